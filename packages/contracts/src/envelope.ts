@@ -1,0 +1,36 @@
+import { z } from 'zod';
+
+/** Every console API answer: `{success, message, data}` (HTTP 200 for business failures). */
+export const envelopeSchema = <T extends z.ZodType>(data: T) =>
+  z.object({ success: z.boolean(), message: z.string(), data: data.optional() });
+
+export interface Envelope<T = unknown> {
+  success: boolean;
+  message: string;
+  data?: T;
+}
+
+/** A page of rows as the console's tables expect it. `page` is 1-based in answers. */
+export const pageSchema = <T extends z.ZodType>(item: T) =>
+  z.object({ items: z.array(item), total: z.number().int(), page: z.number().int(), page_size: z.number().int() });
+
+export interface Page<T> {
+  items: T[];
+  total: number;
+  page: number;
+  page_size: number;
+}
+
+/** Page size options of the console's tables; default 10. */
+export const PAGE_SIZE_DEFAULT = 10;
+export const PAGE_SIZE_MAX = 100;
+
+/**
+ * `p` and `page_size` from the query string. The console sends p=0 on first load and 1-based
+ * pages afterwards; both 0 and 1 mean the first page.
+ */
+export const pageQuerySchema = z.object({
+  p: z.coerce.number().int().min(0).default(1).transform((p) => Math.max(1, p)),
+  page_size: z.coerce.number().int().min(1).max(PAGE_SIZE_MAX).default(PAGE_SIZE_DEFAULT),
+});
+export type PageQuery = z.infer<typeof pageQuerySchema>;

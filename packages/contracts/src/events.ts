@@ -1,0 +1,111 @@
+import { z } from 'zod';
+
+/**
+ * The bus event map: subject -> payload schema. Subjects are `domain.noun.past-tense-verb`.
+ * Every event is published after the change it reports is committed; consumers validate the
+ * payload before acting and must be idempotent (delivery is at least once, deduplicated by the
+ * event id within the dedupe window).
+ */
+
+const userSnapshot = z.object({
+  user_id: z.number().int(),
+  username: z.string(),
+  display_name: z.string(),
+  email: z.string(),
+  role: z.number().int(),
+  status: z.number().int(),
+  group: z.string(),
+});
+
+export const eventSchemas = {
+  /**
+   * Published by identity when a user registered or was created by an admin. Billing opens the
+   * account (QuotaForNewUser, invite rewards); notifier may greet.
+   */
+  'identity.user.registered': userSnapshot.extend({
+    /** Inviter's user id, or 0. */
+    inviter_id: z.number().int(),
+    /** How the user came: self-registration or an admin. */
+    source: z.enum(['register', 'admin', 'setup']),
+  }),
+  /**
+   * Published by identity after any change of a user's profile, role, status or group (state
+   * transfer: the full snapshot). Billing and the relay refresh their copies of status and group.
+   */
+  'identity.user.updated': userSnapshot,
+  /** Published by identity when a user is deregistered (soft delete). Everyone drops the user. */
+  'identity.user.deleted': z.object({ user_id: z.number().int() }),
+  /**
+   * Published by identity when sessions are revoked: one session (`session_hash`) on logout, or
+   * all of a user's sessions (`session_hash` null) on password change, ban or deletion. Gateways
+   * drop what they cached.
+   */
+  'identity.session.revoked': z.object({ user_id: z.number().int(), session_hash: z.string().nullable() }),
+  /**
+   * Published by identity after an option changed. Secret options carry `value: null`: services
+   * that need the secret read it with the `identity.option.snapshot` request. `version` grows with
+   * every write of the key, so a late redelivery never overwrites a newer value.
+   */
+  'identity.option.updated': z.object({
+    key: z.string(),
+    value: z.string().nullable(),
+    secret: z.boolean(),
+    version: z.number().int(),
+  }),
+  /**
+   * Published by any service that needs an email sent (identity: verification codes and
+   * password-reset links). The notifier delivers it over SMTP with the configured options.
+   */
+  'notifier.mail.requested': z.object({
+    to: z.string(),
+    template: z.enum(['verification_code', 'password_reset']),
+    params: z.record(z.string(), z.string()),
+  }),
+} as const;
+
+export type EventSubject = keyof typeof eventSchemas;
+export type EventPayload<S extends EventSubject> = z.infer<(typeof eventSchemas)[S]>;
+
+/** An option row as the snapshot request returns it (secrets included: internal only). */
+export const optionSnapshotRowSchema = z.object({ key: z.string(), value: z.string(), version: z.number().int() });
+
+/** Who a console credential belongs to, as the gateway needs it. */
+export const authPrincipalSchema = z.object({
+  user_id: z.number().int(),
+  username: z.string(),
+  role: z.number().int(),
+  status: z.number().int(),
+  group: z.string(),
+});
+export type AuthPrincipal = z.infer<typeof authPrincipalSchema>;
+
+/**
+ * Request-reply map: subject -> request and response schemas. Used for reads that must be
+ * fresh; the responder is the owning service.
+ */
+export const requestSchemas = {
+  /** Answered by identity: every stored option with its version, secrets included. */
+  'identity.option.snapshot': {
+    request: z.object({}),
+    response: z.object({ options: z.array(optionSnapshotRowSchema) }),
+  },
+  /** Answered by identity: whose session cookie or access token this is (null when invalid, expired, revoked or banned). */
+  'identity.auth.resolve': {
+    request: z.object({ kind: z.enum(['session', 'access_token']), secret: z.string().min(1).max(256) }),
+    response: z.object({ principal: authPrincipalSchema.nullable() }),
+  },
+  /** Answered by billing: balances of up to 100 users, for identity's user rows. */
+  'billing.account.balances': {
+    request: z.object({ user_ids: z.array(z.number().int()).max(100) }),
+    response: z.object({
+      balances: z.record(z.string(), z.object({
+        quota: z.number().int(), used_quota: z.number().int(), request_count: z.number().int(),
+        aff_count: z.number().int(), aff_quota: z.number().int(), aff_history_quota: z.number().int(),
+      })),
+    }),
+  },
+} as const;
+
+export type RequestSubject = keyof typeof requestSchemas;
+export type RequestPayload<S extends RequestSubject> = z.infer<(typeof requestSchemas)[S]['request']>;
+export type ResponsePayload<S extends RequestSubject> = z.infer<(typeof requestSchemas)[S]['response']>;

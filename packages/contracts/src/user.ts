@@ -1,0 +1,160 @@
+import { z } from 'zod';
+import { manageActions } from './roles.js';
+
+/** Limits of spec accounts section 5. */
+export const USERNAME_MAX = 12;
+export const PASSWORD_MIN = 8;
+export const PASSWORD_MAX = 20;
+export const DISPLAY_NAME_MAX = 20;
+export const EMAIL_MAX = 50;
+
+/**
+ * The user as the API shows it. A whitelist: the password hash and the access token are not
+ * fields of this schema, so they cannot leak through it (rule R4).
+ */
+export const userSchema = z.object({
+  id: z.number().int(),
+  username: z.string(),
+  display_name: z.string(),
+  email: z.string(),
+  github_id: z.string(),
+  wechat_id: z.string(),
+  telegram_id: z.string(),
+  linux_do_id: z.string(),
+  role: z.number().int(),
+  status: z.number().int(),
+  group: z.string(),
+  aff_code: z.string(),
+  inviter_id: z.number().int(),
+  quota: z.number().int(),
+  used_quota: z.number().int(),
+  request_count: z.number().int(),
+  aff_count: z.number().int(),
+  aff_quota: z.number().int(),
+  aff_history_quota: z.number().int(),
+  /** Time of deregistration (ISO), or null. */
+  DeletedAt: z.string().nullable(),
+});
+export type User = z.infer<typeof userSchema>;
+
+/** The money-side figures of a user, owned by billing and shown on user rows. */
+export const userBalanceSchema = userSchema.pick({
+  quota: true,
+  used_quota: true,
+  request_count: true,
+  aff_count: true,
+  aff_quota: true,
+  aff_history_quota: true,
+});
+export type UserBalance = z.infer<typeof userBalanceSchema>;
+
+export const emptyBalance: UserBalance = {
+  quota: 0,
+  used_quota: 0,
+  request_count: 0,
+  aff_count: 0,
+  aff_quota: 0,
+  aff_history_quota: 0,
+};
+
+const username = z.string().trim().min(1, 'username is required').max(USERNAME_MAX, `username must be at most ${USERNAME_MAX} characters`);
+const password = z
+  .string()
+  .min(PASSWORD_MIN, `password length must not be less than ${PASSWORD_MIN}`)
+  .max(PASSWORD_MAX, `password must be at most ${PASSWORD_MAX} characters`);
+const displayName = z.string().trim().max(DISPLAY_NAME_MAX, `display_name must be at most ${DISPLAY_NAME_MAX} characters`);
+const email = z.string().trim().max(EMAIL_MAX).pipe(z.email('email is not a valid address'));
+
+/** POST /api/user/register (`?turnstile=` in the query). */
+export const registerBodySchema = z.object({
+  username,
+  password,
+  password2: z.string().optional(),
+  email: z.union([z.literal(''), email]).optional(),
+  verification_code: z.string().trim().max(32).optional(),
+  aff_code: z.string().trim().max(32).optional(),
+}).refine((body) => body.password2 === undefined || body.password2 === body.password, {
+  message: 'the two passwords do not match',
+  path: ['password2'],
+});
+export type RegisterBody = z.infer<typeof registerBodySchema>;
+
+/** POST /api/user/login: `username` may also be the email. */
+export const loginBodySchema = z.object({
+  username: z.string().trim().min(1, 'please enter username and password').max(EMAIL_MAX),
+  password: z.string().min(1, 'please enter username and password').max(128),
+});
+export type LoginBody = z.infer<typeof loginBodySchema>;
+
+/** The login answer: the user, plus whether the factory default password is still in use. */
+export const loginResultSchema = userSchema.extend({ default_password: z.boolean() });
+export type LoginResult = z.infer<typeof loginResultSchema>;
+
+/** PUT /api/user/self: profile fields, or a password change that needs the current password. */
+export const updateSelfBodySchema = z
+  .object({
+    username: username.optional(),
+    display_name: displayName.optional(),
+    password: z.union([z.literal(''), password]).optional(),
+    original_password: z.string().max(128).optional(),
+  })
+  .refine((body) => !body.password || Boolean(body.original_password), {
+    message: 'original_password is required to change the password',
+    path: ['original_password'],
+  });
+export type UpdateSelfBody = z.infer<typeof updateSelfBodySchema>;
+
+/** POST /api/user/ (admin): username and password cannot be empty. */
+export const createUserBodySchema = z.object({
+  username: z.string().trim().min(1, 'username and password cannot be empty').max(USERNAME_MAX, `username must be at most ${USERNAME_MAX} characters`),
+  password: z.string().min(1, 'username and password cannot be empty').pipe(password),
+  display_name: displayName.optional(),
+  role: z.number().int().optional(),
+});
+export type CreateUserBody = z.infer<typeof createUserBodySchema>;
+
+/** PUT /api/user/ (admin): user fields plus id and an integer quota (owned by billing, applied there). */
+export const updateUserBodySchema = z.object({
+  id: z.number().int().positive(),
+  username: username.optional(),
+  display_name: displayName.optional(),
+  password: z.union([z.literal(''), password]).optional(),
+  group: z.string().trim().min(1).max(64).optional(),
+  email: z.union([z.literal(''), email]).optional(),
+  quota: z.coerce.number().int().optional(),
+});
+export type UpdateUserBody = z.infer<typeof updateUserBodySchema>;
+
+/** POST /api/user/manage. */
+export const manageUserBodySchema = z.object({
+  id: z.number().int().positive(),
+  action: z.enum(manageActions),
+});
+export type ManageUserBody = z.infer<typeof manageUserBodySchema>;
+
+/** The answer of /api/user/manage: the row takes these. */
+export const manageUserResultSchema = z.object({ role: z.number().int(), status: z.number().int() });
+
+/** GET /api/user/search. */
+export const userSearchQuerySchema = z.object({
+  keyword: z.string().trim().max(64).default(''),
+  group: z.string().trim().max(64).default(''),
+});
+
+/** POST /api/user/reset: completes a password reset. */
+export const passwordResetBodySchema = z.object({
+  email,
+  token: z.string().trim().min(1, 'token is required').max(128),
+});
+
+/** GET /api/verification and /api/reset_password. */
+export const emailQuerySchema = z.object({
+  email,
+  turnstile: z.string().optional(),
+});
+
+/** GET /api/oauth/email/bind. */
+export const emailBindQuerySchema = z.object({
+  email,
+  code: z.string().trim().min(1, 'please enter email verification code').max(32),
+});

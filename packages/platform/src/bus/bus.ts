@@ -1,0 +1,77 @@
+/**
+ * The Bus port: events (durable, at-least-once, deduplicated by event id) and request-reply
+ * (synchronous reads between services). Two adapters: NATS JetStream (`NATS_URL` set) and
+ * in-process. Both pass the same contract suite (test/contracts/bus.contract.ts).
+ */
+
+/** What a subscriber receives. `id` is unique per logical event and is the dedupe key. */
+export interface BusEvent<T = unknown> {
+  id: string;
+  subject: string;
+  /** ISO-8601 time of publication. */
+  time: string;
+  data: T;
+  /** 1 on first delivery, then 2, 3, ... on redelivery after a handler failure. */
+  attempt: number;
+}
+
+export interface PublishOptions {
+  /** Event id; a second publish with the same id inside the dedupe window is dropped. Default: random UUID. */
+  id?: string;
+}
+
+export interface SubscribeOptions {
+  /**
+   * Durable consumer name: survives restarts, and replicas with the same name share the work.
+   * Omit it for a per-instance subscription (cache invalidation, option mirrors): every instance
+   * gets every event published from the moment it subscribed, and nothing is kept after it goes.
+   */
+  durable?: string;
+  /** Deliveries before the event is given up (and logged). Default 5. */
+  maxDeliver?: number;
+  /** Wait before redelivering an event whose handler threw. Default 1000 ms. */
+  retryDelayMs?: number;
+}
+
+export interface RequestOptions {
+  /** Give up waiting for a reply after this long. Default 5000 ms. */
+  timeoutMs?: number;
+}
+
+export interface Subscription {
+  unsubscribe(): Promise<void>;
+}
+
+export type EventHandler = (event: BusEvent) => Promise<void>;
+export type ReplyHandler = (data: unknown) => Promise<unknown>;
+
+export interface Bus {
+  /** Publishes after the caller's change is committed; resolves once the event is stored. */
+  publish(subject: string, data: unknown, options?: PublishOptions): Promise<BusEvent>;
+  /**
+   * Durable subscription. `subject` may use NATS wildcards (`*` one token, `>` the rest).
+   * Events of one subject reach one consumer in publication order; a handler that throws
+   * gets the event again after `retryDelayMs`, up to `maxDeliver` times.
+   */
+  subscribe(subject: string, handler: EventHandler, options: SubscribeOptions): Promise<Subscription>;
+  /** Sends a request to whoever replies on `subject`; rejects with BusRequestError on timeout or no responder. */
+  request<T = unknown>(subject: string, data: unknown, options?: RequestOptions): Promise<T>;
+  /** Answers requests on `subject`; replicas share the load. A thrown error is sent back to the requester. */
+  reply(subject: string, handler: ReplyHandler): Promise<Subscription>;
+  /** Stops consuming and waits for in-flight handlers. */
+  close(): Promise<void>;
+}
+
+/** A request got no answer: nobody replies on the subject, it timed out, or the responder threw. */
+export class BusRequestError extends Error {
+  constructor(
+    message: string,
+    readonly subject: string,
+    readonly reason: 'timeout' | 'no-responder' | 'remote-error',
+    /** The responder's error code, when reason is remote-error. */
+    readonly code?: string,
+  ) {
+    super(message);
+    this.name = 'BusRequestError';
+  }
+}

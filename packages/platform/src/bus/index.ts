@@ -1,0 +1,22 @@
+import type { Logger } from '../logger.js';
+import type { Bus } from './bus.js';
+import { createMemoryBus } from './memory-bus.js';
+import { createNatsBus } from './nats-bus.js';
+
+export * from './bus.js';
+export { createMemoryBus, type MemoryBusOptions } from './memory-bus.js';
+export { createNatsBus, type NatsBusOptions } from './nats-bus.js';
+
+export interface BusOptions {
+  /** NATS server with JetStream; without it the bus is in-process (one process, nothing survives a restart). */
+  natsUrl?: string;
+  /** Prefix of every subject and stream on NATS, so deployments can share a server. */
+  namespace?: string;
+  logger: Logger;
+}
+
+/** The adapter follows the configuration: NATS when a URL is set, in-process otherwise. */
+export async function createBus(options: BusOptions): Promise<Bus> {
+  if (options.natsUrl) return createNatsBus({ url: options.natsUrl, namespace: options.namespace, logger: options.logger });
+  return createMemoryBus({ logger: options.logger });
+}

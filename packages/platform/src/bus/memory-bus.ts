@@ -1,0 +1,278 @@
+import { randomUUID } from 'node:crypto';
+import type { Logger } from '../logger.js';
+import {
+  BusRequestError,
+  type Bus,
+  type BusEvent,
+  type EventHandler,
+  type PublishOptions,
+  type ReplyHandler,
+  type RequestOptions,
+  type SubscribeOptions,
+  type Subscription,
+} from './bus.js';
+
+export interface MemoryBusOptions {
+  logger: Logger;
+  /** How long an event id is remembered to drop a republished duplicate, like JetStream's duplicate window. Default 2 minutes. */
+  duplicateWindowMs?: number;
+}
+
+/** Events kept per subject (and waiting per consumer), so memory stays bounded like a stream with limits. */
+const maxRetainedEvents = 10_000;
+
+/** An event as stored: data stays JSON so every delivery gets its own copy, as over the wire. */
+interface StoredEvent {
+  seq: number;
+  id: string;
+  subject: string;
+  time: string;
+  json: string | undefined;
+}
+
+interface Delivery {
+  stored: StoredEvent;
+  attempt: number;
+}
+
+/** Like a JetStream consumer with a filter: one per (durable name, subject), or per subscription without a name. */
+interface Consumer {
+  pattern: string;
+  maxDeliver: number;
+  retryDelayMs: number;
+  pending: Delivery[];
+  handlers: EventHandler[];
+  turn: number;
+  /** The handler in progress: one at a time per consumer keeps the per-subject order. */
+  running: Promise<void> | undefined;
+}
+
+/** The in-process Bus: same semantics as the NATS adapter, for the embedded topology and tests. */
+export function createMemoryBus(options: MemoryBusOptions): Bus {
+  const { logger } = options;
+  const duplicateWindowMs = options.duplicateWindowMs ?? 2 * 60_000;
+  const logs = new Map<string, StoredEvent[]>();
+  const consumers = new Map<string, Consumer>();
+  const responders = new Map<string, { handlers: ReplyHandler[]; turn: number }>();
+  /** Event id -> expiry; insertion order is expiry order because the window is fixed. */
+  const recentIds = new Map<string, number>();
+  const timers = new Set<NodeJS.Timeout>();
+  const inFlight = new Set<Promise<unknown>>();
+  let sequence = 0;
+  let closed = false;
+
+  function assertOpen(): void {
+    if (closed) throw new Error('bus is closed');
+  }
+
+  function track<T>(work: Promise<T>): Promise<T> {
+    inFlight.add(work);
+    void work.finally(() => inFlight.delete(work)).catch(() => undefined);
+    return work;
+  }
+
+  function isDuplicate(id: string): boolean {
+    const now = Date.now();
+    for (const [seenId, expiresAt] of recentIds) {
+      if (expiresAt > now) break;
+      recentIds.delete(seenId);
+    }
+    if (recentIds.has(id)) return true;
+    recentIds.set(id, now + duplicateWindowMs);
+    return false;
+  }
+
+  function enqueue(consumer: Consumer, delivery: Delivery, atFront = false): void {
+    if (atFront) consumer.pending.unshift(delivery);
+    else consumer.pending.push(delivery);
+    if (consumer.pending.length > maxRetainedEvents) {
+      const dropped = consumer.pending.shift()!;
+      logger.warn({ subject: dropped.stored.subject, id: dropped.stored.id }, 'bus: consumer backlog full, oldest event dropped');
+    }
+    // Never run a handler inside publish: delivery is asynchronous, as over a network.
+    setImmediate(() => pump(consumer));
+  }
+
+  function pump(consumer: Consumer): void {
+    if (closed || consumer.running || consumer.handlers.length === 0) return;
+    const delivery = consumer.pending.shift();
+    if (!delivery) return;
+    const handler = consumer.handlers[consumer.turn++ % consumer.handlers.length]!;
+    const { stored, attempt } = delivery;
+    const event: BusEvent = { id: stored.id, subject: stored.subject, time: stored.time, data: parse(stored.json), attempt };
+    consumer.running = track(
+      (async () => {
+        try {
+          await handler(event);
+        } catch (error) {
+          fail(consumer, delivery, error);
+        } finally {
+          consumer.running = undefined;
+          pump(consumer);
+        }
+      })(),
+    );
+  }
+
+  function fail(consumer: Consumer, delivery: Delivery, error: unknown): void {
+    const fields = { err: error, subject: delivery.stored.subject, id: delivery.stored.id, attempt: delivery.attempt };
+    if (delivery.attempt >= consumer.maxDeliver) {
+      logger.error(fields, 'bus: event dropped after its last delivery');
+      return;
+    }
+    logger.warn(fields, 'bus: handler failed, event will be redelivered');
+    const timer = setTimeout(() => {
+      timers.delete(timer);
+      // Like a JetStream redelivery: it comes before events not yet delivered.
+      enqueue(consumer, { stored: delivery.stored, attempt: delivery.attempt + 1 }, true);
+    }, consumer.retryDelayMs);
+    timers.add(timer);
+  }
+
+  /** A new durable consumer starts from everything retained (JetStream `deliver_policy: all`). */
+  function createConsumer(pattern: string, subscribeOptions: SubscribeOptions, replay: boolean): Consumer {
+    const retained = replay
+      ? [...logs.entries()]
+          .filter(([subject]) => subjectMatches(pattern, subject))
+          .flatMap(([, events]) => events)
+          .sort((a, b) => a.seq - b.seq)
+          .slice(-maxRetainedEvents)
+      : [];
+    return {
+      pattern,
+      maxDeliver: subscribeOptions.maxDeliver ?? 5,
+      retryDelayMs: subscribeOptions.retryDelayMs ?? 1000,
+      pending: retained.map((stored) => ({ stored, attempt: 1 })),
+      handlers: [],
+      turn: 0,
+      running: undefined,
+    };
+  }
+
+  return {
+    async publish(subject: string, data: unknown, publishOptions?: PublishOptions): Promise<BusEvent> {
+      assertOpen();
+      assertSubject(subject, false);
+      const event: BusEvent = { id: publishOptions?.id ?? randomUUID(), subject, time: new Date().toISOString(), data, attempt: 1 };
+      if (isDuplicate(event.id)) return event;
+      const stored: StoredEvent = { seq: ++sequence, id: event.id, subject, time: event.time, json: JSON.stringify(data) };
+      const log = logs.get(subject) ?? [];
+      log.push(stored);
+      if (log.length > maxRetainedEvents) log.shift();
+      logs.set(subject, log);
+      for (const consumer of consumers.values()) {
+        if (subjectMatches(consumer.pattern, subject)) enqueue(consumer, { stored, attempt: 1 });
+      }
+      return event;
+    },
+
+    async subscribe(subject: string, handler: EventHandler, subscribeOptions: SubscribeOptions): Promise<Subscription> {
+      assertOpen();
+      assertSubject(subject, true);
+      const { durable } = subscribeOptions;
+      // Without a durable name the consumer is this subscription's alone and starts empty.
+      const key = durable ? `${durable}\u0000${subject}` : randomUUID();
+      const consumer = consumers.get(key) ?? createConsumer(subject, subscribeOptions, Boolean(durable));
+      consumers.set(key, consumer);
+      // The latest subscriber's settings win, as when a JetStream consumer is updated.
+      consumer.maxDeliver = subscribeOptions.maxDeliver ?? 5;
+      consumer.retryDelayMs = subscribeOptions.retryDelayMs ?? 1000;
+      consumer.handlers.push(handler);
+      setImmediate(() => pump(consumer));
+      return {
+        async unsubscribe() {
+          const index = consumer.handlers.indexOf(handler);
+          if (index >= 0) consumer.handlers.splice(index, 1);
+          if (!durable) consumers.delete(key);
+          await consumer.running;
+        },
+      };
+    },
+
+    async request<T = unknown>(subject: string, data: unknown, requestOptions?: RequestOptions): Promise<T> {
+      assertOpen();
+      const responder = [...responders.entries()].find(([pattern, entry]) => entry.handlers.length > 0 && subjectMatches(pattern, subject))?.[1];
+      if (!responder) throw new BusRequestError(`no responder for ${subject}`, subject, 'no-responder');
+      const handler = responder.handlers[responder.turn++ % responder.handlers.length]!;
+      const timeoutMs = requestOptions?.timeoutMs ?? 5000;
+      const payload = JSON.stringify(data);
+      const answer = track(
+        (async () => {
+          await new Promise((resolve) => setImmediate(resolve));
+          return JSON.stringify(await handler(parse(payload)));
+        })(),
+      );
+      let timer: NodeJS.Timeout | undefined;
+      const timeout = new Promise<never>((_resolve, reject) => {
+        timer = setTimeout(() => reject(new BusRequestError(`no reply to ${subject} within ${timeoutMs} ms`, subject, 'timeout')), timeoutMs);
+      });
+      try {
+        return parse(await Promise.race([answer, timeout])) as T;
+      } catch (error) {
+        if (error instanceof BusRequestError) throw error;
+        logger.debug({ err: error, subject }, 'bus: responder failed');
+        throw new BusRequestError(errorMessage(error), subject, 'remote-error', errorCode(error));
+      } finally {
+        clearTimeout(timer);
+      }
+    },
+
+    async reply(subject: string, handler: ReplyHandler): Promise<Subscription> {
+      assertOpen();
+      const entry = responders.get(subject) ?? { handlers: [], turn: 0 };
+      entry.handlers.push(handler);
+      responders.set(subject, entry);
+      return {
+        async unsubscribe() {
+          const index = entry.handlers.indexOf(handler);
+          if (index >= 0) entry.handlers.splice(index, 1);
+        },
+      };
+    },
+
+    async close(): Promise<void> {
+      closed = true;
+      for (const timer of timers) clearTimeout(timer);
+      timers.clear();
+      await Promise.allSettled([...inFlight]);
+    },
+  };
+}
+
+function parse(json: string | undefined): unknown {
+  return json === undefined ? undefined : JSON.parse(json);
+}
+
+/** NATS subject matching: `*` is one token, a final `>` is one or more tokens. */
+function subjectMatches(pattern: string, subject: string): boolean {
+  const patternTokens = pattern.split('.');
+  const subjectTokens = subject.split('.');
+  for (const [index, token] of patternTokens.entries()) {
+    if (token === '>') return subjectTokens.length > index;
+    if (index >= subjectTokens.length || (token !== '*' && token !== subjectTokens[index])) return false;
+  }
+  return patternTokens.length === subjectTokens.length;
+}
+
+/** Same rules as the NATS adapter, so a subject that works embedded also works distributed. */
+function assertSubject(subject: string, wildcardsAllowed: boolean): void {
+  const tokens = subject.split('.');
+  const tokenValid = (token: string, index: number): boolean => {
+    if (token === '*') return wildcardsAllowed && index > 0;
+    if (token === '>') return wildcardsAllowed && index > 0 && index === tokens.length - 1;
+    return /^[^\s*>]+$/.test(token);
+  };
+  // `rpc` is where requests travel on NATS; an event stream there would swallow them.
+  if (tokens.length < 2 || tokens[0] === 'rpc' || !tokens.every(tokenValid)) {
+    throw new Error(`invalid event subject "${subject}": expected domain.noun.verb${wildcardsAllowed ? ', wildcards after the domain' : ''}`);
+  }
+}
+
+function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+function errorCode(error: unknown): string | undefined {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' ? code : undefined;
+}

@@ -1,0 +1,340 @@
+import { createHash, randomUUID } from 'node:crypto';
+import {
+  AckPolicy,
+  DeliverPolicy,
+  ErrorCode,
+  Events,
+  StorageType,
+  connect,
+  nanos,
+  type ConsumerConfig,
+  type ConsumerMessages,
+  type JsMsg,
+  type Msg,
+  type NatsConnection,
+  type Subscription as NatsSubscription,
+} from 'nats';
+import type { Logger } from '../logger.js';
+import {
+  BusRequestError,
+  type Bus,
+  type BusEvent,
+  type EventHandler,
+  type PublishOptions,
+  type ReplyHandler,
+  type RequestOptions,
+  type SubscribeOptions,
+  type Subscription,
+} from './bus.js';
+
+export interface NatsBusOptions {
+  url: string;
+  /** Prefix of every subject and stream, so several deployments (or test files) share one server. */
+  namespace?: string;
+  logger: Logger;
+  /** How long JetStream remembers an event id to drop a republished duplicate. Default 2 minutes. */
+  duplicateWindowMs?: number;
+}
+
+/** Events older than this leave the stream, so disk use stays bounded; consumers are expected back sooner. */
+const streamMaxAgeMs = 7 * 24 * 60 * 60_000;
+/** A per-instance consumer left behind by a crashed process is removed by the server after this. */
+const ephemeralIdleMs = 5 * 60_000;
+/** A handler that holds an event longer than this gets it redelivered to a replica. */
+const ackWaitMs = 30_000;
+/** Messages pulled ahead per consumer; small, so buffered ones are handled well within ackWaitMs. */
+const pullBatch = 16;
+/** The queue group that makes replicas of a responder share requests. */
+const responderQueue = 'responders';
+
+/** What travels in a stream message. The subject is stored without the namespace. */
+interface Envelope {
+  id: string;
+  subject: string;
+  time: string;
+  data: unknown;
+}
+
+type ReplyEnvelope = { ok: true; data: unknown } | { ok: false; error: { message: string; code?: string } };
+
+interface RunningConsumer {
+  stop(): Promise<void>;
+}
+
+/**
+ * The Bus on NATS: events go to one JetStream stream per domain (first subject token) with the
+ * event id as message id; requests use core NATS under `rpc.` so the streams never answer them.
+ */
+export async function createNatsBus(options: NatsBusOptions): Promise<Bus> {
+  const { logger, namespace } = options;
+  const duplicateWindowMs = options.duplicateWindowMs ?? 2 * 60_000;
+  // Keep reconnecting however long NATS is away: giving up would leave a service deaf for good.
+  const nc = await connect({ servers: options.url, name: namespace ? `bus:${namespace}` : 'bus', maxReconnectAttempts: -1 });
+  void logConnectionStatus(nc, logger);
+  const js = nc.jetstream();
+  const jsm = await nc.jetstreamManager();
+  const streams = new Map<string, Promise<string>>();
+  const consumers = new Set<RunningConsumer>();
+  const responders = new Set<NatsSubscription>();
+  const replies = new Set<Promise<void>>();
+  let closing: Promise<void> | undefined;
+
+  const qualify = (subject: string): string => (namespace ? `${namespace}.${subject}` : subject);
+  /** Requests live under `rpc.`, beside the event domains, so no stream captures (and acks) them. */
+  const rpcSubject = (subject: string): string => qualify(`rpc.${subject}`);
+
+  function assertOpen(): void {
+    if (closing) throw new Error('bus is closed');
+  }
+
+  /** Creates the domain's stream on first use; the promise is cached so it is checked once. */
+  function ensureStream(domain: string): Promise<string> {
+    let stream = streams.get(domain);
+    if (!stream) {
+      stream = addStreamIfMissing(domain);
+      streams.set(domain, stream);
+      stream.catch(() => streams.delete(domain));
+    }
+    return stream;
+  }
+
+  async function addStreamIfMissing(domain: string): Promise<string> {
+    const name = streamName(namespace, domain);
+    const exists = () => jsm.streams.info(name).then(() => true, () => false);
+    if (await exists()) return name;
+    try {
+      await jsm.streams.add({
+        name,
+        subjects: [qualify(`${domain}.>`)],
+        storage: StorageType.File,
+        duplicate_window: nanos(duplicateWindowMs),
+        max_age: nanos(streamMaxAgeMs),
+      });
+    } catch (error) {
+      // Another instance may have created it in between.
+      if (!(await exists())) throw error;
+    }
+    return name;
+  }
+
+  /** Creates the durable consumer, or updates the settings a redeploy may have changed. */
+  async function upsertConsumer(stream: string, config: Partial<ConsumerConfig> & { durable_name: string }): Promise<void> {
+    try {
+      await jsm.consumers.add(stream, config);
+    } catch (error) {
+      const existing = await jsm.consumers.info(stream, config.durable_name).catch(() => undefined);
+      if (!existing) throw error;
+      await jsm.consumers.update(stream, config.durable_name, { max_deliver: config.max_deliver, ack_wait: config.ack_wait });
+    }
+  }
+
+  async function handle(message: JsMsg, handler: EventHandler, maxDeliver: number, retryDelayMs: number): Promise<void> {
+    let event: BusEvent;
+    try {
+      const envelope = JSON.parse(new TextDecoder().decode(message.data)) as Envelope;
+      event = { ...envelope, attempt: message.info.deliveryCount };
+    } catch (error) {
+      logger.error({ err: error, subject: message.subject, seq: message.seq }, 'bus: undecodable event dropped');
+      message.term();
+      return;
+    }
+    try {
+      await handler(event);
+      message.ack();
+    } catch (error) {
+      const fields = { err: error, subject: event.subject, id: event.id, attempt: event.attempt };
+      if (event.attempt >= maxDeliver) {
+        logger.error(fields, 'bus: event dropped after its last delivery');
+        message.term();
+      } else {
+        logger.warn(fields, 'bus: handler failed, event will be redelivered');
+        message.nak(retryDelayMs);
+      }
+    }
+  }
+
+  /** One message at a time, in stream order: that is the per-subject order guarantee. */
+  async function consumeLoop(messages: ConsumerMessages, stopping: () => boolean, handle: (message: JsMsg) => Promise<void>): Promise<void> {
+    try {
+      for await (const message of messages) {
+        // Hand messages pulled ahead back at once (it counts as a delivery), so a replica need not wait for ackWaitMs.
+        if (stopping()) message.nak();
+        else await handle(message);
+      }
+    } catch (error) {
+      logger.error({ err: error }, 'bus: consumer stopped');
+    }
+  }
+
+  async function answer(message: Msg, handler: ReplyHandler): Promise<void> {
+    let payload: Uint8Array;
+    try {
+      payload = encodeJson({ ok: true, data: await handler(decodeJson(message.data)) } satisfies ReplyEnvelope);
+    } catch (error) {
+      logger.debug({ err: error, subject: message.subject }, 'bus: responder failed');
+      payload = encodeJson({ ok: false, error: { message: errorMessage(error), code: errorCode(error) } } satisfies ReplyEnvelope);
+    }
+    message.respond(payload);
+  }
+
+  return {
+    async publish(subject: string, data: unknown, publishOptions?: PublishOptions): Promise<BusEvent> {
+      assertOpen();
+      await ensureStream(domainOf(subject, false));
+      const envelope: Envelope = { id: publishOptions?.id ?? randomUUID(), subject, time: new Date().toISOString(), data };
+      await js.publish(qualify(subject), encodeJson(envelope), { msgID: envelope.id });
+      return { ...envelope, attempt: 1 };
+    },
+
+    async subscribe(subject: string, handler: EventHandler, subscribeOptions: SubscribeOptions): Promise<Subscription> {
+      assertOpen();
+      const stream = await ensureStream(domainOf(subject, true));
+      const maxDeliver = subscribeOptions.maxDeliver ?? 5;
+      const retryDelayMs = subscribeOptions.retryDelayMs ?? 1000;
+      const { durable } = subscribeOptions;
+      const name = durable ? durableConsumerName(durable, subject) : `${safeName(subject).slice(0, 120)}_${randomUUID()}`;
+      const config: Partial<ConsumerConfig> = {
+        ack_policy: AckPolicy.Explicit,
+        filter_subject: qualify(subject),
+        max_deliver: maxDeliver,
+        ack_wait: nanos(ackWaitMs),
+      };
+      if (durable) {
+        await upsertConsumer(stream, { ...config, durable_name: name, deliver_policy: DeliverPolicy.All });
+      } else {
+        await jsm.consumers.add(stream, { ...config, name, deliver_policy: DeliverPolicy.New, inactive_threshold: nanos(ephemeralIdleMs) });
+      }
+      const messages = await (await js.consumers.get(stream, name)).consume({ max_messages: pullBatch });
+      let stopping: Promise<void> | undefined;
+      const done = consumeLoop(messages, () => stopping !== undefined, (message) => handle(message, handler, maxDeliver, retryDelayMs));
+      const running: RunningConsumer = {
+        stop() {
+          stopping ??= (async () => {
+            await messages.close();
+            await done;
+            // A per-instance consumer keeps nothing for later; the idle threshold covers a crash.
+            if (!durable) await jsm.consumers.delete(stream, name).catch((error: unknown) => logger.warn({ err: error, subject }, 'bus: consumer not deleted'));
+          })();
+          return stopping;
+        },
+      };
+      consumers.add(running);
+      return {
+        async unsubscribe() {
+          consumers.delete(running);
+          await running.stop();
+        },
+      };
+    },
+
+    async request<T = unknown>(subject: string, data: unknown, requestOptions?: RequestOptions): Promise<T> {
+      assertOpen();
+      const timeoutMs = requestOptions?.timeoutMs ?? 5000;
+      let response: Msg;
+      try {
+        response = await nc.request(rpcSubject(subject), encodeJson(data), { timeout: timeoutMs });
+      } catch (error) {
+        const code = errorCode(error);
+        if (code === ErrorCode.NoResponders) throw new BusRequestError(`no responder for ${subject}`, subject, 'no-responder');
+        if (code === ErrorCode.Timeout) throw new BusRequestError(`no reply to ${subject} within ${timeoutMs} ms`, subject, 'timeout');
+        throw error;
+      }
+      const reply = decodeJson(response.data) as ReplyEnvelope;
+      if (!reply.ok) throw new BusRequestError(reply.error.message, subject, 'remote-error', reply.error.code);
+      return reply.data as T;
+    },
+
+    async reply(subject: string, handler: ReplyHandler): Promise<Subscription> {
+      assertOpen();
+      const subscription = nc.subscribe(rpcSubject(subject), {
+        queue: responderQueue,
+        callback: (error, message) => {
+          if (error) {
+            logger.error({ err: error, subject }, 'bus: responder subscription failed');
+            return;
+          }
+          const work = answer(message, handler).catch((failure: unknown) => logger.error({ err: failure, subject }, 'bus: reply not sent'));
+          replies.add(work);
+          void work.finally(() => replies.delete(work));
+        },
+      });
+      responders.add(subscription);
+      // Requests from other connections only find this responder once the server knows it.
+      await nc.flush();
+      return {
+        async unsubscribe() {
+          responders.delete(subscription);
+          await subscription.drain();
+        },
+      };
+    },
+
+    close(): Promise<void> {
+      closing ??= (async () => {
+        await Promise.all([...consumers].map((consumer) => consumer.stop()));
+        await Promise.all([...responders].map((subscription) => subscription.drain()));
+        await Promise.allSettled([...replies]);
+        await nc.drain();
+      })();
+      return closing;
+    },
+  };
+}
+
+async function logConnectionStatus(nc: NatsConnection, logger: Logger): Promise<void> {
+  for await (const status of nc.status()) {
+    if (status.type === Events.Disconnect || status.type === Events.Error) logger.warn({ status: status.type, data: status.data }, 'bus: NATS connection trouble');
+    else if (status.type === Events.Reconnect) logger.info({ data: status.data }, 'bus: NATS reconnected');
+  }
+}
+
+function domainOf(subject: string, wildcardsAllowed: boolean): string {
+  const tokens = subject.split('.');
+  const tokenValid = (token: string, index: number): boolean => {
+    if (token === '*') return wildcardsAllowed && index > 0;
+    if (token === '>') return wildcardsAllowed && index > 0 && index === tokens.length - 1;
+    return /^[^\s*>]+$/.test(token);
+  };
+  // `rpc` is where requests travel; a stream there would swallow them.
+  if (tokens.length < 2 || tokens[0] === 'rpc' || !tokens.every(tokenValid)) {
+    throw new Error(`invalid event subject "${subject}": expected domain.noun.verb${wildcardsAllowed ? ', wildcards after the domain' : ''}`);
+  }
+  return tokens[0]!;
+}
+
+/** Stream names may not contain `.`, `*`, `>` or spaces. */
+function streamName(namespace: string | undefined, domain: string): string {
+  return (namespace ? `${namespace}_${domain}` : domain).toUpperCase().replace(/[^A-Z0-9_-]/g, '_');
+}
+
+/**
+ * A consumer per (durable, subject): a service subscribing several subjects under its own name
+ * gets one consumer each instead of one whose filter each subscribe would overwrite. The digest
+ * keeps names distinct where sanitising would merge them.
+ */
+function durableConsumerName(durable: string, subject: string): string {
+  const digest = createHash('sha256').update(`${durable}\n${subject}`).digest('hex').slice(0, 10);
+  return `${safeName(durable).slice(0, 64)}_${safeName(subject).slice(0, 120)}_${digest}`;
+}
+
+/** Consumer names may not contain `.`, `*`, `>` or spaces. */
+function safeName(text: string): string {
+  return text.replace(/[^A-Za-z0-9_-]/g, '_');
+}
+
+function encodeJson(value: unknown): Uint8Array {
+  return new TextEncoder().encode(JSON.stringify(value) ?? '');
+}
+
+function decodeJson(bytes: Uint8Array): unknown {
+  return bytes.length === 0 ? undefined : JSON.parse(new TextDecoder().decode(bytes));
+}
+
+function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+function errorCode(error: unknown): string | undefined {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' ? code : undefined;
+}

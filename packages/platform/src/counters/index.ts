@@ -1,0 +1,28 @@
+import { Redis } from 'ioredis';
+import type { Counters, Kv } from './counters.js';
+import { createMemoryCounters, createMemoryKv } from './memory-counters.js';
+import { createRedisCounters, createRedisKv } from './redis-counters.js';
+
+export * from './counters.js';
+
+export interface Stores {
+  counters: Counters;
+  kv: Kv;
+  /** Closes the Redis connection, if any. */
+  close(): Promise<void>;
+}
+
+/** Redis when `redisUrl` is set (one connection shared by counters and kv), in-memory otherwise. */
+export function createStores(options: { redisUrl?: string; prefix: string }): Stores {
+  if (!options.redisUrl) {
+    return { counters: createMemoryCounters(), kv: createMemoryKv(), close: async () => {} };
+  }
+  const redis = new Redis(options.redisUrl);
+  return {
+    counters: createRedisCounters(redis, options.prefix),
+    kv: createRedisKv(redis, options.prefix),
+    async close() {
+      await redis.quit();
+    },
+  };
+}

@@ -1,0 +1,102 @@
+import 'reflect-metadata';
+import fs from 'node:fs';
+import path from 'node:path';
+import { DataSource, type EntitySchema, type MixedList } from 'typeorm';
+import type { Logger } from '../logger.js';
+
+/**
+ * The Database port: a TypeORM DataSource on PostgreSQL when a URL is given (one schema per
+ * service), else on SQLite (better-sqlite3, WAL) at DATA_DIR/app.db shared by all services of
+ * the all-in-one process. Schema changes are migrations, written with the QueryRunner API so the
+ * same migration runs on both, and applied at start.
+ */
+export interface DatabaseOptions {
+  /** PostgreSQL URL; SQLite when absent. */
+  url?: string;
+  /** Folder of the SQLite file. */
+  dataDir: string;
+  /** The owning service's name: PostgreSQL schema, and migration table name on SQLite. */
+  schema: string;
+  // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
+  entities: MixedList<Function | string | EntitySchema>;
+  // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
+  migrations: MixedList<Function | string>;
+  logger: Logger;
+  /** PostgreSQL pool size per process. */
+  poolSize?: number;
+}
+
+const identifier = /^[a-z_][a-z0-9_]{0,62}$/;
+
+export function isPostgres(dataSource: DataSource): boolean {
+  return dataSource.options.type === 'postgres';
+}
+
+/** Opens the database and applies pending migrations (serialized between replicas on PostgreSQL). */
+export async function openDatabase(options: DatabaseOptions): Promise<DataSource> {
+  if (!identifier.test(options.schema)) throw new Error(`database schema name '${options.schema}' is not a valid identifier`);
+  const dataSource = options.url ? postgres(options) : sqlite(options);
+  await dataSource.initialize();
+  try {
+    if (options.url) await migratePostgres(dataSource, options.schema);
+    else await dataSource.runMigrations({ transaction: 'each' });
+  } catch (error) {
+    await dataSource.destroy();
+    throw error;
+  }
+  options.logger.debug({ schema: options.schema, type: dataSource.options.type }, 'database ready');
+  return dataSource;
+}
+
+function postgres(options: DatabaseOptions): DataSource {
+  return new DataSource({
+    type: 'postgres',
+    url: options.url,
+    schema: options.schema,
+    entities: options.entities,
+    migrations: options.migrations,
+    migrationsTableName: 'migrations',
+    // Unqualified names resolve to the service's own schema, in queries and migrations alike.
+    extra: { options: `-c search_path=${options.schema}`, max: options.poolSize ?? 10 },
+  });
+}
+
+function sqlite(options: DatabaseOptions): DataSource {
+  fs.mkdirSync(options.dataDir, { recursive: true });
+  return new DataSource({
+    type: 'better-sqlite3',
+    database: path.join(options.dataDir, 'app.db'),
+    entities: options.entities,
+    migrations: options.migrations,
+    migrationsTableName: `${options.schema}_migrations`,
+    enableWAL: true,
+    // Several services share the file in the all-in-one process: wait for a writer instead of failing.
+    timeout: 10_000,
+  });
+}
+
+async function migratePostgres(dataSource: DataSource, schema: string): Promise<void> {
+  const runner = dataSource.createQueryRunner();
+  await runner.connect();
+  try {
+    // One replica migrates at a time; the others wait, then find nothing pending.
+    await runner.query('SELECT pg_advisory_lock(hashtext($1))', [`aigw.migrate.${schema}`]);
+    await runner.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
+    await dataSource.runMigrations({ transaction: 'each' });
+  } finally {
+    await runner.query('SELECT pg_advisory_unlock(hashtext($1))', [`aigw.migrate.${schema}`]).catch(() => undefined);
+    await runner.release();
+  }
+}
+
+/** True when the error is a unique-constraint violation on either database. */
+export function isUniqueViolation(error: unknown): boolean {
+  const candidate = error as { code?: string; driverError?: { code?: string } };
+  const code = candidate?.driverError?.code ?? candidate?.code;
+  return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
+}
+
+/** The n-th (1-based) bind parameter in raw SQL: `$n` on PostgreSQL, `?` on SQLite. Always bind, never splice (rule R6). */
+export function param(dataSource: DataSource, index: number): string {
+  return isPostgres(dataSource) ? `$${index}` : '?';
+}

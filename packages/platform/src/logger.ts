@@ -1,0 +1,69 @@
+import { pino, type Logger, type LoggerOptions } from 'pino';
+
+export type { Logger } from 'pino';
+
+/**
+ * Field paths that never reach a log line. Values that look like secrets anywhere else are
+ * caught by `scrubSecrets` (redaction by pattern, not by length: rule R5).
+ */
+const redactPaths = [
+  'req.headers.authorization',
+  'req.headers.cookie',
+  'req.headers["x-api-key"]',
+  'req.headers["x-goog-api-key"]',
+  'req.headers["mj-api-secret"]',
+  'req.headers["x-aigw-signature"]',
+  'res.headers["set-cookie"]',
+  '*.password',
+  '*.password2',
+  '*.original_password',
+  '*.key',
+  '*.access_token',
+  '*.token',
+  '*.secret',
+];
+
+/** sk- API keys, bearer credentials and long hex/base64 secrets in free text. */
+const secretPattern = /\b(sk-[A-Za-z0-9_-]{6})[A-Za-z0-9_-]+|(Bearer\s+)[A-Za-z0-9._~+/=-]{8,}/g;
+
+/** Replaces secret-looking substrings of a string; everything else is kept. */
+export function scrubSecrets(text: string): string {
+  return text.replace(secretPattern, (_match, skHead: string | undefined, bearer: string | undefined) =>
+    skHead ? `${skHead}***` : `${bearer}***`,
+  );
+}
+
+export interface LoggerConfig {
+  level: string;
+  /** Name of the service, stamped on every line. */
+  service: string;
+}
+
+export function createLogger(config: LoggerConfig, destination?: pino.DestinationStream): Logger {
+  const options: LoggerOptions = {
+    level: config.level,
+    base: { service: config.service },
+    redact: { paths: redactPaths, censor: '[redacted]' },
+    hooks: {
+      logMethod(args, method) {
+        // Scrub the message strings; structured fields are covered by the redact paths.
+        const scrubbed = args.map((arg) => (typeof arg === 'string' ? scrubSecrets(arg) : arg));
+        method.apply(this, scrubbed as Parameters<typeof method>);
+      },
+    },
+    serializers: {
+      err: (error: unknown) => {
+        const serialized = pino.stdSerializers.err(error as Error);
+        if (serialized && typeof serialized.message === 'string') serialized.message = scrubSecrets(serialized.message);
+        if (serialized && typeof serialized.stack === 'string') serialized.stack = scrubSecrets(serialized.stack);
+        return serialized;
+      },
+    },
+  };
+  return destination ? pino(options, destination) : pino(options);
+}
+
+/** A logger that drops everything, for tests that do not look at logs. */
+export function createSilentLogger(): Logger {
+  return pino({ level: 'silent' });
+}

@@ -1,0 +1,59 @@
+import {
+  eventSchemas, requestSchemas,
+  type EventPayload, type EventSubject, type RequestPayload, type RequestSubject, type ResponsePayload,
+} from '@aigw/contracts';
+import type { Bus, BusEvent, RequestOptions, SubscribeOptions, Subscription } from './bus/bus.js';
+import type { Logger } from './logger.js';
+
+/**
+ * Typed access to the bus through the contracts' event and request maps: payloads are checked
+ * on the way out and validated on the way in (consumers validate before acting).
+ */
+
+export function publishEvent<S extends EventSubject>(bus: Bus, subject: S, payload: EventPayload<S>, id?: string): Promise<BusEvent> {
+  const data = eventSchemas[subject].parse(payload);
+  return bus.publish(subject, data, id ? { id } : undefined);
+}
+
+/** Subscribes with validation; an invalid payload is logged and acknowledged (redelivery cannot fix it). */
+export function onEvent<S extends EventSubject>(
+  bus: Bus,
+  subject: S,
+  handler: (payload: EventPayload<S>, event: BusEvent) => Promise<void>,
+  options: SubscribeOptions & { logger: Logger },
+): Promise<Subscription> {
+  const { logger, ...subscribeOptions } = options;
+  return bus.subscribe(
+    subject,
+    async (event) => {
+      const parsed = eventSchemas[subject].safeParse(event.data);
+      if (!parsed.success) {
+        logger.error({ subject, eventId: event.id, issues: parsed.error.issues }, 'dropped an invalid event');
+        return;
+      }
+      await handler(parsed.data as EventPayload<S>, event);
+    },
+    subscribeOptions,
+  );
+}
+
+export async function requestTyped<S extends RequestSubject>(
+  bus: Bus,
+  subject: S,
+  payload: RequestPayload<S>,
+  options?: RequestOptions,
+): Promise<ResponsePayload<S>> {
+  const response = await bus.request(subject, requestSchemas[subject].request.parse(payload), options);
+  return requestSchemas[subject].response.parse(response) as ResponsePayload<S>;
+}
+
+export function replyTyped<S extends RequestSubject>(
+  bus: Bus,
+  subject: S,
+  handler: (payload: RequestPayload<S>) => Promise<ResponsePayload<S>>,
+): Promise<Subscription> {
+  return bus.reply(subject, async (data) => {
+    const payload = requestSchemas[subject].request.parse(data) as RequestPayload<S>;
+    return requestSchemas[subject].response.parse(await handler(payload));
+  });
+}

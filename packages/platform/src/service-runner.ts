@@ -1,0 +1,72 @@
+import type { FastifyPluginAsync, FastifyPluginOptions } from 'fastify';
+import { z } from 'zod';
+import { createApp } from './app.js';
+import { baseConfigShape, loadConfig } from './config.js';
+import { createInfrastructure, type Infrastructure } from './infrastructure.js';
+import { createLogger } from './logger.js';
+
+/** Config every standalone service process reads: the base fields plus its port. */
+export function serviceConfigSchema<T extends z.ZodRawShape>(defaultPort: number, extra: T) {
+  return z.object({
+    ...baseConfigShape,
+    /** Port of this service process. */
+    PORT: z.coerce.number().int().min(0).max(65535).default(defaultPort),
+    INTERNAL_SECRET: baseConfigShape.INTERNAL_SECRET.unwrap(),
+    ...extra,
+  });
+}
+
+/** The fields runService reads. */
+export interface ServiceConfig {
+  LOG_LEVEL: string;
+  HOST: string;
+  PORT: number;
+  NATS_URL?: string;
+  REDIS_URL?: string;
+  NAMESPACE: string;
+  INTERNAL_SECRET: string;
+  BODY_LIMIT_BYTES: number;
+  SHUTDOWN_GRACE_MS: number;
+}
+
+export interface RunServiceOptions<C extends ServiceConfig, P extends FastifyPluginOptions> {
+  name: string;
+  config: C;
+  plugin: FastifyPluginAsync<P>;
+  pluginOptions: (infra: Infrastructure) => P;
+}
+
+/**
+ * The standalone entry every service's main.ts calls: logger, ports, the app with signed
+ * identities, the plugin, health routes, listen, and a graceful drain on SIGTERM/SIGINT.
+ */
+export async function runService<C extends ServiceConfig, P extends FastifyPluginOptions>(options: RunServiceOptions<C, P>): Promise<void> {
+  const { config, name } = options;
+  const logger = createLogger({ level: config.LOG_LEVEL, service: name });
+  const infra = await createInfrastructure(config, logger);
+  const app = createApp({ logger, bodyLimitBytes: config.BODY_LIMIT_BYTES, internalSecret: config.INTERNAL_SECRET });
+  let draining = false;
+  app.get('/healthz', { config: { access: 'public' } }, async () => ({ status: 'ok', service: name }));
+  app.get('/readyz', { config: { access: 'public' } }, async (_request, reply) =>
+    draining ? reply.status(503).send({ status: 'draining', service: name }) : { status: 'ready', service: name });
+  await app.register(options.plugin, options.pluginOptions(infra));
+  app.addHook('onClose', () => infra.close());
+  await app.listen({ host: config.HOST, port: config.PORT });
+
+  const shutdown = async (signal: string) => {
+    if (draining) return;
+    draining = true;
+    logger.info({ signal }, 'draining');
+    const deadline = setTimeout(() => {
+      logger.warn('drain deadline reached, exiting');
+      process.exit(1);
+    }, config.SHUTDOWN_GRACE_MS).unref();
+    await app.close();
+    clearTimeout(deadline);
+    process.exit(0);
+  };
+  process.once('SIGTERM', () => void shutdown('SIGTERM'));
+  process.once('SIGINT', () => void shutdown('SIGINT'));
+}
+
+export { loadConfig };

@@ -1,0 +1,114 @@
+import { connect, type JetStreamManager } from 'nats';
+import type { Bus, BusEvent } from '../src/bus/bus.js';
+import { createBus } from '../src/bus/index.js';
+import { createMemoryBus } from '../src/bus/memory-bus.js';
+import { createNatsBus } from '../src/bus/nats-bus.js';
+import { createSilentLogger } from '../src/logger.js';
+import { testServices, uniqueName } from '../src/testing/services.js';
+import { defineBusContract } from './contracts/bus.contract.js';
+
+defineBusContract('in-process', async ({ logger }) => {
+  const bus = createMemoryBus({ logger });
+  // One process is the whole backend: the peer is the same instance.
+  return { bus, makePeer: async () => bus, cleanup: () => bus.close() };
+});
+
+// One namespace per test file, so files run in parallel on one server and reruns start clean.
+const namespace = uniqueName('bus');
+
+defineBusContract('NATS JetStream', async ({ logger }) => {
+  const { natsUrl } = await testServices();
+  const buses: Bus[] = [];
+  const open = async () => {
+    const bus = await createNatsBus({ url: natsUrl, namespace, logger });
+    buses.push(bus);
+    return bus;
+  };
+  return {
+    bus: await open(),
+    makePeer: open,
+    cleanup: async () => {
+      await Promise.all(buses.map((bus) => bus.close()));
+      await deleteStreams(natsUrl, namespace);
+    },
+  };
+});
+
+describe('in-process bus', () => {
+  it('forgets event ids once the duplicate window has passed', async () => {
+    const bus = createMemoryBus({ logger: createSilentLogger(), duplicateWindowMs: 50 });
+    const received: BusEvent[] = [];
+    await bus.subscribe('billing.topup.completed', async (event) => void received.push(event), { durable: 'window' });
+
+    await bus.publish('billing.topup.completed', { n: 1 }, { id: 'topup-1' });
+    await new Promise((resolve) => setTimeout(resolve, 80));
+    await bus.publish('billing.topup.completed', { n: 2 }, { id: 'topup-1' });
+
+    await waitFor(() => received.length === 2);
+    expect(received.map((event) => event.data)).toEqual([{ n: 1 }, { n: 2 }]);
+    await bus.close();
+  });
+});
+
+describe('createBus', () => {
+  it('is in-process without a NATS URL', async () => {
+    const bus = await createBus({ logger: createSilentLogger() });
+    await bus.reply('identity.option.get', async () => 'in-process');
+    await expect(bus.request('identity.option.get', {})).resolves.toBe('in-process');
+    await bus.close();
+  });
+
+  it('uses NATS when a URL is set', async () => {
+    const { natsUrl } = await testServices();
+    const bus = await createBus({ natsUrl, namespace, logger: createSilentLogger() });
+    const peer = await createNatsBus({ url: natsUrl, namespace, logger: createSilentLogger() });
+    await peer.reply('identity.option.get', async () => 'over NATS');
+    await expect(bus.request('identity.option.get', {})).resolves.toBe('over NATS');
+    await Promise.all([bus.close(), peer.close()]);
+  });
+});
+
+describe('NATS bus', () => {
+  afterEach(async () => {
+    await deleteStreams((await testServices()).natsUrl, namespace);
+  });
+
+  it('removes the consumer of a subscription without a durable name when it goes', async () => {
+    const { natsUrl } = await testServices();
+    const bus = await createNatsBus({ url: natsUrl, namespace, logger: createSilentLogger() });
+    const countConsumers = () => withManager(natsUrl, async (jsm) => (await jsm.streams.info(`${namespace.toUpperCase()}_NOTIFIER`)).state.consumer_count);
+
+    const subscription = await bus.subscribe('notifier.delivery.failed', async () => undefined, {});
+    expect(await countConsumers()).toBe(1);
+    await subscription.unsubscribe();
+
+    expect(await countConsumers()).toBe(0);
+    await bus.close();
+  });
+});
+
+async function withManager<T>(natsUrl: string, work: (jsm: JetStreamManager) => Promise<T>): Promise<T> {
+  const nc = await connect({ servers: natsUrl });
+  try {
+    return await work(await nc.jetstreamManager());
+  } finally {
+    await nc.close();
+  }
+}
+
+async function deleteStreams(natsUrl: string, namespace: string): Promise<void> {
+  const prefix = `${namespace.toUpperCase()}_`;
+  await withManager(natsUrl, async (jsm) => {
+    for await (const name of jsm.streams.names()) {
+      if (name.startsWith(prefix)) await jsm.streams.delete(name);
+    }
+  });
+}
+
+async function waitFor(condition: () => boolean, timeoutMs = 5000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}

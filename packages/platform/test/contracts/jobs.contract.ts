@@ -1,0 +1,170 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Job, Jobs } from '../../src/jobs/jobs.js';
+
+export interface JobsHarness {
+  /**
+   * A Jobs on the shared backend. With a real backend every call is a new instance (another
+   * replica); in memory there is nothing to share, so it is the same instance.
+   */
+  open(): Jobs;
+  /** Closes every instance opened. */
+  close(): Promise<void>;
+}
+
+async function waitFor(condition: () => boolean, timeoutMs = 5000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
+    await sleep(10);
+  }
+}
+
+/** The behaviour every Jobs adapter must have; `factory` gives each test an empty backend. */
+export function defineJobsContract(name: string, factory: () => Promise<JobsHarness>): void {
+  describe(`Jobs contract: ${name}`, () => {
+    let harness: JobsHarness;
+    let jobs: Jobs;
+
+    beforeEach(async () => {
+      harness = await factory();
+      jobs = harness.open();
+    });
+
+    afterEach(async () => {
+      await harness.close();
+    });
+
+    it('runs an added job with its data on the first attempt', async () => {
+      const seen: Job[] = [];
+      await jobs.work('greet', async (job) => {
+        seen.push(job);
+      });
+      await jobs.add('greet', { to: 'world', tags: ['a'] });
+      await waitFor(() => seen.length === 1);
+      expect(seen[0]).toMatchObject({ name: 'greet', data: { to: 'world', tags: ['a'] }, attempt: 1 });
+      expect(typeof seen[0]!.id).toBe('string');
+    });
+
+    it('retries a failing handler with doubling backoff, then gives up', async () => {
+      const runs: Array<{ attempt: number; at: number }> = [];
+      await jobs.work('flaky', async (job) => {
+        runs.push({ attempt: job.attempt, at: Date.now() });
+        throw new Error('boom');
+      });
+      await jobs.add('flaky', {}, { attempts: 3, backoffMs: 60 });
+      await waitFor(() => runs.length === 3);
+      await sleep(400);
+      expect(runs.map((run) => run.attempt)).toEqual([1, 2, 3]);
+      expect(runs[1]!.at - runs[0]!.at).toBeGreaterThanOrEqual(50);
+      expect(runs[2]!.at - runs[1]!.at).toBeGreaterThanOrEqual(110);
+    });
+
+    it('stops retrying once the handler succeeds', async () => {
+      const attempts: number[] = [];
+      await jobs.work('recovers', async (job) => {
+        attempts.push(job.attempt);
+        if (job.attempt === 1) throw new Error('first time fails');
+      });
+      await jobs.add('recovers', {}, { attempts: 5, backoffMs: 20 });
+      await waitFor(() => attempts.length === 2);
+      await sleep(200);
+      expect(attempts).toEqual([1, 2]);
+    });
+
+    it('runs a delayed job no earlier than its delay', async () => {
+      let ranAt = 0;
+      await jobs.work('later', async () => {
+        ranAt = Date.now();
+      });
+      const addedAt = Date.now();
+      await jobs.add('later', {}, { delayMs: 300 });
+      await sleep(150);
+      expect(ranAt).toBe(0);
+      await waitFor(() => ranAt > 0);
+      expect(ranAt - addedAt).toBeGreaterThanOrEqual(280);
+    });
+
+    it('does not add a job whose jobId is still pending, but accepts it again once done', async () => {
+      const ids: string[] = [];
+      await jobs.work('once', async (job) => {
+        ids.push(job.id);
+      });
+      await jobs.add('once', { n: 1 }, { jobId: 'order:42', delayMs: 100 });
+      await jobs.add('once', { n: 2 }, { jobId: 'order:42', delayMs: 100 });
+      await waitFor(() => ids.length === 1);
+      await sleep(200);
+      expect(ids).toEqual(['order:42']);
+      await jobs.add('once', { n: 3 }, { jobId: 'order:42' });
+      await waitFor(() => ids.length === 2);
+    });
+
+    it('repeats every interval with one schedule per name, until unrepeat', async () => {
+      const replica = harness.open();
+      let runs = 0;
+      await jobs.work('tick', async () => {
+        runs += 1;
+      });
+      await jobs.repeat('tick', { every: 'time' }, { everyMs: 200 });
+      await replica.repeat('tick', { every: 'time' }, { everyMs: 200 });
+      await sleep(1050);
+      // One schedule gives about five runs; two would give about ten.
+      expect(runs).toBeGreaterThanOrEqual(3);
+      expect(runs).toBeLessThanOrEqual(7);
+      await jobs.unrepeat('tick');
+      await sleep(50);
+      const afterUnrepeat = runs;
+      await sleep(500);
+      expect(runs).toBe(afterUnrepeat);
+    });
+
+    it('never runs one job on two workers', async () => {
+      const replica = harness.open();
+      const ids: string[] = [];
+      const handler = async (job: Job) => {
+        ids.push(job.id);
+        await sleep(5);
+      };
+      await jobs.work('shared', handler, { concurrency: 2 });
+      await replica.work('shared', handler, { concurrency: 2 });
+      await Promise.all(Array.from({ length: 20 }, (_, index) => jobs.add('shared', { index })));
+      await waitFor(() => ids.length >= 20);
+      await sleep(200);
+      expect(ids).toHaveLength(20);
+      expect(new Set(ids).size).toBe(20);
+    });
+
+    it('runs at most `concurrency` handlers at once', async () => {
+      let active = 0;
+      let mostActive = 0;
+      let done = 0;
+      await jobs.work(
+        'bounded',
+        async () => {
+          active += 1;
+          mostActive = Math.max(mostActive, active);
+          await sleep(60);
+          active -= 1;
+          done += 1;
+        },
+        { concurrency: 2 },
+      );
+      await Promise.all(Array.from({ length: 5 }, () => jobs.add('bounded', {})));
+      await waitFor(() => done === 5);
+      expect(mostActive).toBe(2);
+    });
+
+    it('close waits for a running handler', async () => {
+      let started = false;
+      let finished = false;
+      await jobs.work('slow', async () => {
+        started = true;
+        await sleep(300);
+        finished = true;
+      });
+      await jobs.add('slow', {});
+      await waitFor(() => started);
+      await jobs.close();
+      expect(finished).toBe(true);
+    });
+  });
+}

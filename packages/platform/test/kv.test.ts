@@ -1,0 +1,41 @@
+import { Redis } from 'ioredis';
+import { createMemoryKv } from '../src/counters/memory-counters.js';
+import { createRedisKv } from '../src/counters/redis-counters.js';
+import { testServices, uniqueName } from '../src/testing/services.js';
+import { defineKvContract } from './contracts/kv.contract.js';
+
+defineKvContract('memory', async () => {
+  const kv = createMemoryKv();
+  return { open: () => kv, close: async () => {} };
+});
+
+const prefix = uniqueName('kv');
+let harnesses = 0;
+
+defineKvContract('redis', async () => {
+  const { redisUrl } = await testServices();
+  // A fresh key space per test; every open() is its own connection so takes really race.
+  const testPrefix = `${prefix}:${++harnesses}`;
+  const connections: Redis[] = [];
+  return {
+    open() {
+      const redis = new Redis(redisUrl);
+      connections.push(redis);
+      return createRedisKv(redis, testPrefix);
+    },
+    async close() {
+      await Promise.all(connections.map((redis) => redis.quit()));
+    },
+  };
+});
+
+afterAll(async () => {
+  const redis = new Redis((await testServices()).redisUrl);
+  let cursor = '0';
+  do {
+    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 500);
+    if (keys.length > 0) await redis.del(...keys);
+    cursor = next;
+  } while (cursor !== '0');
+  await redis.quit();
+});

@@ -1,0 +1,117 @@
+import type { FastifyRequest } from 'fastify';
+import {
+  createApp, internalHeaders, OperationalError, readCookie, SESSION_COOKIE, TooManyRequestsError,
+  type App, type AuthContext, type Infrastructure, type Logger,
+} from '@aigw/platform';
+import billingPlugin from '@aigw/billing/plugin';
+import channelsPlugin from '@aigw/channels/plugin';
+import identityPlugin from '@aigw/identity/plugin';
+import notifierPlugin from '@aigw/notifier/plugin';
+import relayPlugin from '@aigw/relay/plugin';
+import { isDistributed, type GatewayConfig } from './config.js';
+import { createCredentialResolver, type CredentialResolver } from './credentials.js';
+import { registerMetrics } from './metrics.js';
+import { registerProxies } from './proxy.js';
+import { allow, isCriticalPath } from './rate-limit.js';
+import { isRelayPath } from './route-table.js';
+import { corsPreflight, securityHeaders } from './security.js';
+import { registerConsole } from './static.js';
+
+export interface GatewayOptions {
+  config: GatewayConfig;
+  logger: Logger;
+  infra: Infrastructure;
+  version: string;
+  /** Folder of the built console. */
+  webDistDir?: string;
+  /** Database schema per service (tests isolate themselves with their own). */
+  schemas?: Partial<Record<'identity', string>>;
+}
+
+/**
+ * The public entry. All-in-one: every service plugin is mounted in this process on the shared
+ * infrastructure. Distributed: each prefix is proxied to its service process.
+ */
+export async function buildGateway(options: GatewayOptions): Promise<App> {
+  const { config, logger, infra } = options;
+  const app = createApp({ logger, bodyLimitBytes: config.BODY_LIMIT_BYTES, trustProxy: config.TRUST_PROXY });
+  const resolver = await createCredentialResolver({ bus: infra.bus, logger, ttlMs: config.CREDENTIAL_CACHE_TTL_MS });
+  let draining = false;
+
+  app.addHook('onRequest', async (request, reply) => {
+    // Identity headers are ours to set; a client sending them is ignored.
+    delete request.headers[internalHeaders.identity];
+    delete request.headers[internalHeaders.signature];
+    const length = Number(request.headers['content-length'] ?? 0);
+    if (length > config.BODY_LIMIT_BYTES) return reply.status(413).send({ success: false, message: 'request body is too large' });
+    await corsPreflight(request, reply);
+    if (reply.sent) return;
+    await enforceRateLimits(request);
+    request.auth = isRelayPath(request.url) ? null : await authenticate(request, resolver);
+  });
+  app.addHook('onSend', securityHeaders);
+
+  const enforceRateLimits = async (request: FastifyRequest) => {
+    const path = request.url.split('?', 1)[0]!;
+    if (isCriticalPath(path) && !(await allow(infra.kv, { name: 'critical', max: config.CRITICAL_RATE_LIMIT, windowMs: config.CRITICAL_RATE_LIMIT_WINDOW_MS }, request.ip))) {
+      throw new TooManyRequestsError();
+    }
+    if (path.startsWith('/api/') && !(await allow(infra.kv, { name: 'api', max: config.GLOBAL_API_RATE_LIMIT, windowMs: config.GLOBAL_API_RATE_LIMIT_WINDOW_MS }, request.ip))) {
+      throw new TooManyRequestsError();
+    }
+  };
+
+  app.get('/healthz', async () => ({ status: 'ok' }));
+  app.get('/readyz', async (_request, reply) => (draining ? reply.status(503).send({ status: 'draining' }) : { status: 'ready' }));
+  app.addHook('preClose', async () => {
+    draining = true;
+  });
+  registerMetrics(app);
+
+  if (isDistributed(config)) {
+    await registerProxies(app, {
+      identity: config.IDENTITY_URL!, billing: config.BILLING_URL!, channels: config.CHANNELS_URL!,
+      relay: config.RELAY_URL!, notifier: config.NOTIFIER_URL!,
+    }, config.INTERNAL_SECRET!);
+  } else {
+    await app.register(identityPlugin, {
+      infra, databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR, schema: options.schemas?.identity,
+      version: options.version, initialRootPassword: config.INITIAL_ROOT_PASSWORD,
+    });
+    await app.register(billingPlugin, { infra });
+    await app.register(channelsPlugin, { infra });
+    await app.register(relayPlugin, { infra });
+    await app.register(notifierPlugin, { infra });
+  }
+  await registerConsole(app, options.webDistDir);
+  app.addHook('onClose', () => resolver.close());
+  return app;
+}
+
+/**
+ * The console caller: a session cookie or a system access token, and the New-Api-User header
+ * naming the same user (the established product's CSRF guard). Anything else is anonymous;
+ * services answer 401 on routes that need a user.
+ */
+async function authenticate(request: FastifyRequest, resolver: CredentialResolver): Promise<AuthContext | null> {
+  const candidates: Array<{ kind: 'session' | 'access_token'; secret: string }> = [];
+  const cookie = readCookie(request, SESSION_COOKIE);
+  if (cookie) candidates.push({ kind: 'session', secret: cookie });
+  const token = request.headers.authorization?.replace(/^Bearer\s+/i, '').trim();
+  if (token && !token.startsWith('sk-')) candidates.push({ kind: 'access_token', secret: token });
+  const claimed = request.headers['new-api-user'];
+  if (candidates.length === 0 || typeof claimed !== 'string') return null;
+  for (const { kind, secret } of candidates) {
+    if (secret.length > 256) continue;
+    let principal;
+    try {
+      principal = await resolver.resolve(kind, secret);
+    } catch (error) {
+      throw new OperationalError('identity did not answer the credential lookup', 'identity_unavailable', 503, error);
+    }
+    if (principal && String(principal.user_id) === claimed.trim()) {
+      return { userId: principal.user_id, username: principal.username, role: principal.role, group: principal.group };
+    }
+  }
+  return null;
+}

@@ -1,0 +1,32 @@
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createInfrastructure, createLogger, loadConfig } from '@aigw/platform';
+import { buildGateway } from './app.js';
+import { gatewayConfigSchema, isDistributed } from './config.js';
+
+const config = loadConfig(gatewayConfigSchema);
+const logger = createLogger({ level: config.LOG_LEVEL, service: 'gateway' });
+const repositoryRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
+const infra = await createInfrastructure(config, logger);
+const app = await buildGateway({
+  config,
+  logger,
+  infra,
+  version: '0.1.0',
+  webDistDir: config.WEB_DIST_DIR ?? path.join(repositoryRoot, 'web', 'dist'),
+});
+app.addHook('onClose', () => infra.close());
+await app.listen({ host: config.HOST, port: config.PORT });
+logger.info({ topology: isDistributed(config) ? 'distributed' : 'all-in-one', port: config.PORT }, 'gateway listening');
+
+let stopping = false;
+const shutdown = async (signal: string) => {
+  if (stopping) return;
+  stopping = true;
+  logger.info({ signal }, 'draining');
+  setTimeout(() => process.exit(1), config.SHUTDOWN_GRACE_MS).unref();
+  await app.close();
+  process.exit(0);
+};
+process.once('SIGTERM', () => void shutdown('SIGTERM'));
+process.once('SIGINT', () => void shutdown('SIGINT'));

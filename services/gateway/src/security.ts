@@ -1,0 +1,47 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { isRelayPath } from './route-table.js';
+
+/**
+ * The console's CSP: scripts only from this origin, no inline script (rule R9); inline styles
+ * are allowed because the component library sets style attributes.
+ */
+const contentSecurityPolicy = [
+  "default-src 'self'",
+  "script-src 'self'",
+  "style-src 'self' 'unsafe-inline'",
+  "img-src 'self' data: https:",
+  "connect-src 'self'",
+  "font-src 'self' data:",
+  "frame-ancestors 'none'",
+  "base-uri 'self'",
+  "form-action 'self'",
+  "object-src 'none'",
+].join('; ');
+
+/** Security headers on every answer; CSP on HTML; no-store on the console API. */
+export async function securityHeaders(request: FastifyRequest, reply: FastifyReply, payload: unknown) {
+  reply.header('X-Content-Type-Options', 'nosniff');
+  reply.header('X-Frame-Options', 'DENY');
+  reply.header('Referrer-Policy', 'strict-origin-when-cross-origin');
+  const type = String(reply.getHeader('content-type') ?? '');
+  if (type.startsWith('text/html')) reply.header('Content-Security-Policy', contentSecurityPolicy);
+  if (request.url.startsWith('/api/')) reply.header('Cache-Control', 'no-store');
+  if (isRelayPath(request.url)) reply.header('Access-Control-Allow-Origin', '*');
+  return payload;
+}
+
+/**
+ * CORS only for the relay paths (client apps in browsers call them with sk- keys, no cookies);
+ * the console API stays same-origin. Answers preflights before routing.
+ */
+export async function corsPreflight(request: FastifyRequest, reply: FastifyReply) {
+  if (request.method !== 'OPTIONS' || !isRelayPath(request.url)) return;
+  const requested = request.headers['access-control-request-headers'];
+  await reply
+    .status(204)
+    .header('Access-Control-Allow-Origin', '*')
+    .header('Access-Control-Allow-Methods', 'GET, POST, PUT, PATCH, DELETE, OPTIONS')
+    .header('Access-Control-Allow-Headers', typeof requested === 'string' ? requested : 'authorization, content-type')
+    .header('Access-Control-Max-Age', '86400')
+    .send();
+}

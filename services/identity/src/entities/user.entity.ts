@@ -1,0 +1,63 @@
+import { Column, Entity, PrimaryGeneratedColumn } from 'typeorm';
+
+/** A console user. The password and access token are stored as hashes only. */
+@Entity({ name: 'users' })
+export class UserEntity {
+  @PrimaryGeneratedColumn({ type: 'integer' })
+  id: number;
+
+  @Column({ type: 'varchar', length: 64, unique: true })
+  username: string;
+
+  @Column({ type: 'varchar', length: 64, default: '' })
+  display_name: string;
+
+  /** argon2id (or a bcrypt hash imported from the established product). */
+  @Column({ type: 'varchar', length: 255 })
+  password_hash: string;
+
+  /** True while the factory default root password is in use; the console warns. */
+  @Column({ type: 'boolean', default: false })
+  password_is_default: boolean;
+
+  @Column({ type: 'varchar', length: 64, default: '' })
+  email: string;
+
+  @Column({ type: 'varchar', length: 64, default: '' })
+  github_id: string;
+
+  @Column({ type: 'varchar', length: 64, default: '' })
+  wechat_id: string;
+
+  @Column({ type: 'varchar', length: 64, default: '' })
+  telegram_id: string;
+
+  @Column({ type: 'varchar', length: 64, default: '' })
+  linux_do_id: string;
+
+  @Column({ type: 'integer', default: 1 })
+  role: number;
+
+  @Column({ type: 'integer', default: 1 })
+  status: number;
+
+  @Column({ type: 'varchar', length: 64, default: 'default' })
+  group: string;
+
+  @Column({ type: 'varchar', length: 32, unique: true })
+  aff_code: string;
+
+  @Column({ type: 'integer', default: 0 })
+  inviter_id: number;
+
+  /** sha256 of the system access token, or null when none was generated. */
+  @Column({ type: 'varchar', length: 64, nullable: true, unique: true })
+  access_token_hash: string | null;
+
+  @Column({ type: 'bigint', transformer: { to: (value: number) => value, from: (value: string | number) => Number(value) } })
+  created_at: number;
+
+  /** Deregistration time (ms since epoch), or null. Deregistered users keep their row. */
+  @Column({ type: 'bigint', nullable: true, transformer: { to: (value: number | null) => value, from: (value: string | number | null) => (value === null ? null : Number(value)) } })
+  deleted_at: number | null;
+}

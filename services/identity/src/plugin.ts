@@ -1,0 +1,75 @@
+import type { FastifyPluginAsync } from 'fastify';
+import { openDatabase, useAccessControl, type Infrastructure } from '@aigw/platform';
+import type { IdentityContext } from './context.js';
+import { OptionEntity } from './entities/option.entity.js';
+import { SessionEntity } from './entities/session.entity.js';
+import { UserEntity } from './entities/user.entity.js';
+import { Initial1732300000000 } from './migrations/1732300000000-initial.js';
+import { createOptionStore } from './options-store.js';
+import { createSessionStore } from './sessions.js';
+import { registerResponders } from './responders.js';
+import { ensureRootUser } from './bootstrap.js';
+import { statusRoutes } from './routes/status.js';
+import { sessionRoutes } from './routes/session.js';
+import { registrationRoutes } from './routes/registration.js';
+import { selfRoutes } from './routes/self.js';
+import { userRoutes } from './routes/users.js';
+import { groupRoutes } from './routes/groups.js';
+import { optionRoutes } from './routes/options.js';
+
+export interface IdentityPluginOptions {
+  infra: Infrastructure;
+  /** PostgreSQL URL; SQLite under dataDir when absent. */
+  databaseUrl?: string;
+  dataDir: string;
+  /** Database schema (PostgreSQL); tests pass their own to isolate themselves. */
+  schema?: string;
+  /** Product version shown in /api/status. */
+  version: string;
+  /** Password of the root user created on first start; the factory default when absent. */
+  initialRootPassword?: string;
+}
+
+const SESSION_SWEEP_EVERY_MS = 3600_000;
+
+/** Identity: users, sessions, access tokens, invites, groups, options and /api/status. */
+const identityPlugin: FastifyPluginAsync<IdentityPluginOptions> = async (app, options) => {
+  useAccessControl(app, 'identity');
+  const { bus, kv, jobs, logger } = options.infra;
+  const db = await openDatabase({
+    url: options.databaseUrl,
+    dataDir: options.dataDir,
+    schema: options.schema ?? 'identity',
+    entities: [UserEntity, SessionEntity, OptionEntity],
+    migrations: [Initial1732300000000],
+    logger,
+  });
+  const optionStore = await createOptionStore(db, bus, logger);
+  const context: IdentityContext = {
+    db, bus, kv, logger,
+    options: optionStore,
+    sessions: createSessionStore(db),
+    version: options.version,
+    startTime: Math.floor(Date.now() / 1000),
+  };
+  const responders = await registerResponders(context);
+  await ensureRootUser(db, bus, logger, options.initialRootPassword);
+
+  await jobs.work('identity.sessions.sweep', async () => {
+    const removed = await context.sessions.sweep();
+    if (removed) logger.info({ removed }, 'expired sessions removed');
+  });
+  await jobs.repeat('identity.sessions.sweep', {}, { everyMs: SESSION_SWEEP_EVERY_MS });
+
+  app.addHook('onClose', async () => {
+    await Promise.all(responders.map((responder) => responder.unsubscribe()));
+    await optionStore.close();
+    await db.destroy();
+  });
+
+  for (const routes of [statusRoutes, sessionRoutes, registrationRoutes, selfRoutes, userRoutes, groupRoutes, optionRoutes]) {
+    await app.register(routes, { context });
+  }
+};
+
+export default identityPlugin;

@@ -1,0 +1,44 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { loginBodySchema, UserStatus, type LoginResult } from '@aigw/contracts';
+import { clearCookie, readCookie, SESSION_COOKIE, setCookie, UserError } from '@aigw/platform';
+import type { IdentityContext } from '../context.js';
+import { UserEntity } from '../entities/user.entity.js';
+import { dummyPasswordHash, hashPassword, needsRehash, verifyPassword } from '../domain/passwords.js';
+import { fetchBalances } from '../balances.js';
+import { publishSessionRevoked } from '../events.js';
+import { SESSION_TTL_MS } from '../sessions.js';
+import { findLoginUser, toUserView } from '../users.js';
+
+const wrongCredentials = 'username or password is wrong, or the user has been banned';
+
+/** Login (username or email) and logout. The session cookie is HttpOnly and SameSite=Strict. */
+export const sessionRoutes: FastifyPluginAsyncZod<{ context: IdentityContext }> = async (app, { context }) => {
+  const { db, options, sessions, bus, logger } = context;
+
+  app.post('/api/user/login', { schema: { body: loginBodySchema }, config: { access: 'public' } }, async (request, reply) => {
+    if (!options.get('PasswordLoginEnabled')) throw new UserError('the administrator has turned off password login');
+    const user = await findLoginUser(db, request.body.username);
+    // Verify against a dummy hash when the user is unknown, so timing does not tell.
+    const valid = await verifyPassword(user?.password_hash ?? (await dummyPasswordHash()), request.body.password);
+    if (!user || !valid) throw new UserError(wrongCredentials);
+    if (user.status !== UserStatus.Enabled) throw new UserError('the user has been banned');
+    if (needsRehash(user.password_hash)) {
+      await db.getRepository(UserEntity).update({ id: user.id }, { password_hash: await hashPassword(request.body.password) });
+    }
+    const { secret } = await sessions.create(user.id);
+    setCookie(reply, SESSION_COOKIE, secret, { maxAgeSeconds: SESSION_TTL_MS / 1000, secure: request.protocol === 'https' });
+    const balance = (await fetchBalances(bus, logger, [user.id])).get(user.id)!;
+    const data: LoginResult = { ...toUserView(user, balance), default_password: user.password_is_default };
+    return { success: true, message: '', data };
+  });
+
+  app.get('/api/user/logout', { config: { access: 'public' } }, async (request, reply) => {
+    const secret = readCookie(request, SESSION_COOKIE);
+    if (secret) {
+      const revoked = await sessions.revoke(secret);
+      if (revoked) await publishSessionRevoked(bus, revoked.userId, revoked.hash);
+    }
+    clearCookie(reply, SESSION_COOKIE);
+    return { success: true, message: '' };
+  });
+};

@@ -1,0 +1,131 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { Brackets } from 'typeorm';
+import {
+  createUserBodySchema, manageUserBodySchema, pageQuerySchema, Role, updateUserBodySchema, UserStatus, userSearchQuerySchema,
+  type ManageAction, type Page, type User,
+} from '@aigw/contracts';
+import { ForbiddenError, NotFoundError, requireAuth, UserError } from '@aigw/platform';
+import type { IdentityContext } from '../context.js';
+import { UserEntity } from '../entities/user.entity.js';
+import { decideUserAction, type UserAction } from '../domain/permissions.js';
+import { hashPassword } from '../domain/passwords.js';
+import { fetchBalances } from '../balances.js';
+import { publishSessionRevoked, publishUserDeleted, publishUserRegistered, publishUserUpdated } from '../events.js';
+import { insertUser, toUserView } from '../users.js';
+
+/** User management for admins. Every action passes `decideUserAction` before anything changes. */
+export const userRoutes: FastifyPluginAsyncZod<{ context: IdentityContext }> = async (app, { context }) => {
+  const { db, bus, logger, sessions } = context;
+  const users = db.getRepository(UserEntity);
+
+  const authorize = (actorRole: number, targetRole: number, action: UserAction) => {
+    const decision = decideUserAction(actorRole, targetRole, action);
+    if (!decision.allowed) throw new ForbiddenError(decision.reason);
+  };
+
+  /** Loads the target, 404 when unknown, then checks the level rules. */
+  const loadTarget = async (actorRole: number, id: number, action: UserAction): Promise<UserEntity> => {
+    const target = await users.findOneBy({ id });
+    if (!target) throw new NotFoundError('user not found');
+    authorize(actorRole, target.role, action);
+    return target;
+  };
+
+  const page = async (rows: UserEntity[], total: number, query: { p: number; page_size: number }): Promise<Page<User>> => {
+    const balances = await fetchBalances(bus, logger, rows.map((row) => row.id));
+    return { items: rows.map((row) => toUserView(row, balances.get(row.id)!)), total, page: query.p, page_size: query.page_size };
+  };
+
+  app.get('/api/user/', { schema: { querystring: pageQuerySchema }, config: { access: 'admin' } }, async (request) => {
+    const { p, page_size } = request.query;
+    const [rows, total] = await users.findAndCount({ order: { id: 'DESC' }, skip: (p - 1) * page_size, take: page_size });
+    return { success: true, message: '', data: await page(rows, total, request.query) };
+  });
+
+  app.get('/api/user/search', { schema: { querystring: pageQuerySchema.extend(userSearchQuerySchema.shape) }, config: { access: 'admin' } }, async (request) => {
+    const { keyword, group, p, page_size } = request.query;
+    const query = users.createQueryBuilder('user').orderBy('user.id', 'DESC').skip((p - 1) * page_size).take(page_size);
+    if (group) query.andWhere('user.group = :group', { group });
+    if (keyword) {
+      const like = `%${keyword.replace(/[\\%_]/g, (char) => `\\${char}`)}%`;
+      query.andWhere(new Brackets((where) => {
+        if (/^\d{1,9}$/.test(keyword)) where.orWhere('user.id = :id', { id: Number(keyword) });
+        where.orWhere("user.username LIKE :like ESCAPE '\\'", { like })
+          .orWhere("user.display_name LIKE :like ESCAPE '\\'", { like })
+          .orWhere("user.email LIKE :like ESCAPE '\\'", { like });
+      }));
+    }
+    const [rows, total] = await query.getManyAndCount();
+    return { success: true, message: '', data: await page(rows, total, request.query) };
+  });
+
+  app.get('/api/user/:id', { schema: { params: z.object({ id: z.coerce.number().int().positive() }) }, config: { access: 'admin' } }, async (request) => {
+    const target = await loadTarget(requireAuth(request).role, request.params.id, 'get');
+    const balance = (await fetchBalances(bus, logger, [target.id])).get(target.id)!;
+    return { success: true, message: '', data: toUserView(target, balance) };
+  });
+
+  app.post('/api/user/', { schema: { body: createUserBodySchema }, config: { access: 'admin' } }, async (request) => {
+    const actor = requireAuth(request);
+    const role = request.body.role ?? Role.Common;
+    authorize(actor.role, role, 'create');
+    const user = await insertUser(db.manager, {
+      username: request.body.username,
+      displayName: request.body.display_name,
+      passwordHash: await hashPassword(request.body.password),
+      role,
+    });
+    await publishUserRegistered(bus, user, 'admin');
+    return { success: true, message: '' };
+  });
+
+  app.put('/api/user/', { schema: { body: updateUserBodySchema }, config: { access: 'admin' } }, async (request) => {
+    const target = await loadTarget(requireAuth(request).role, request.body.id, 'update');
+    const body = request.body;
+    const changes: Partial<UserEntity> = {};
+    if (body.username !== undefined && body.username !== target.username) {
+      if (await users.existsBy({ username: body.username })) throw new UserError('username: already taken');
+      changes.username = body.username;
+    }
+    if (body.display_name !== undefined) changes.display_name = body.display_name;
+    if (body.group !== undefined) changes.group = body.group;
+    if (body.email !== undefined && body.email !== target.email) {
+      if (body.email && (await users.existsBy({ email: body.email }))) throw new UserError('email: already used');
+      changes.email = body.email;
+    }
+    if (body.password) changes.password_hash = await hashPassword(body.password);
+    if (Object.keys(changes).length) await users.update({ id: target.id }, changes);
+    if (changes.password_hash) {
+      await sessions.revokeAll(target.id);
+      await publishSessionRevoked(bus, target.id, null);
+    }
+    await publishUserUpdated(bus, { ...target, ...changes });
+    return { success: true, message: '' };
+  });
+
+  app.post('/api/user/manage', { schema: { body: manageUserBodySchema }, config: { access: 'admin' } }, async (request) => {
+    const target = await loadTarget(requireAuth(request).role, request.body.id, request.body.action);
+    if (target.deleted_at !== null) throw new UserError('the user has been deregistered');
+    const changes = manageChanges(request.body.action);
+    await users.update({ id: target.id }, changes);
+    const updated = { ...target, ...changes };
+    if (changes.status === UserStatus.Disabled || changes.deleted_at) {
+      await sessions.revokeAll(target.id);
+      await publishSessionRevoked(bus, target.id, null);
+    }
+    if (changes.deleted_at) await publishUserDeleted(bus, target.id);
+    else await publishUserUpdated(bus, updated);
+    return { success: true, message: '', data: { role: updated.role, status: updated.status } };
+  });
+};
+
+function manageChanges(action: ManageAction): Partial<UserEntity> {
+  switch (action) {
+    case 'promote': return { role: Role.Admin };
+    case 'demote': return { role: Role.Common };
+    case 'disable': return { status: UserStatus.Disabled };
+    case 'enable': return { status: UserStatus.Enabled };
+    case 'delete': return { deleted_at: Date.now(), access_token_hash: null };
+  }
+}
