@@ -31,7 +31,7 @@ export async function createInfrastructure(config: InfrastructureConfig, logger:
   const namespace = config.NAMESPACE;
   const bus = await createBus({ natsUrl: config.NATS_URL, namespace, logger });
   const jobs = createJobs({ redisUrl: config.REDIS_URL, prefix: namespace ? `aigw-${namespace}` : 'aigw', logger });
-  const stores = createStores({ redisUrl: config.REDIS_URL, prefix: namespace ? `aigw:${namespace}:` : 'aigw:' });
+  const stores = createStores({ redisUrl: config.REDIS_URL, prefix: namespace ? `aigw:${namespace}` : 'aigw', logger });
   logger.info({ bus: config.NATS_URL ? 'nats' : 'in-process', stores: config.REDIS_URL ? 'redis' : 'in-memory' }, 'infrastructure ready');
   return {
     bus,

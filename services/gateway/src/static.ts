@@ -23,7 +23,17 @@ export async function registerConsole(app: App, webDistDir: string | undefined):
   const indexFile = webDistDir ? path.join(webDistDir, 'index.html') : undefined;
   const hasConsole = indexFile !== undefined && fs.existsSync(indexFile);
   if (hasConsole) {
-    await app.register(fastifyStatic, { root: webDistDir!, wildcard: false, index: false, serve: true, prefix: '/' });
+    await app.register(fastifyStatic, {
+      root: webDistDir!,
+      wildcard: false,
+      index: false,
+      // Vite names built assets by content hash: they never change, so browsers keep them.
+      setHeaders: (response, filePath) => {
+        const immutable = filePath.includes(`${path.sep}assets${path.sep}`);
+        response.header('cache-control', immutable ? 'public, max-age=31536000, immutable' : 'no-cache');
+      },
+      cacheControl: false,
+    });
   }
 
   app.setNotFoundHandler(async (request, reply) => {
@@ -33,6 +43,6 @@ export async function registerConsole(app: App, webDistDir: string | undefined):
       return reply.status(404).send({ success: false, message });
     }
     reply.header('Cache-Control', 'no-cache').type('text/html; charset=utf-8');
-    return hasConsole ? reply.sendFile('index.html') : reply.send(placeholder);
+    return hasConsole ? reply.sendFile('index.html', { cacheControl: false }) : reply.send(placeholder);
   });
 }

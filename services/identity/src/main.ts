@@ -17,6 +17,8 @@ await runService({
     infra,
     databaseUrl: config.DATABASE_URL,
     dataDir: config.DATA_DIR,
+    // Deployments sharing one database (and test runs) keep apart by NAMESPACE.
+    schema: config.NAMESPACE ? `${config.NAMESPACE}_identity` : undefined,
     version,
     initialRootPassword: config.INITIAL_ROOT_PASSWORD,
   }),

@@ -1,3 +1,4 @@
+import type { Logger } from '../logger.js';
 import { Redis } from 'ioredis';
 import type { Counters, Kv } from './counters.js';
 import { createMemoryCounters, createMemoryKv } from './memory-counters.js';
@@ -13,11 +14,13 @@ export interface Stores {
 }
 
 /** Redis when `redisUrl` is set (one connection shared by counters and kv), in-memory otherwise. */
-export function createStores(options: { redisUrl?: string; prefix: string }): Stores {
+export function createStores(options: { redisUrl?: string; prefix: string; logger?: Logger }): Stores {
   if (!options.redisUrl) {
     return { counters: createMemoryCounters(), kv: createMemoryKv(), close: async () => {} };
   }
   const redis = new Redis(options.redisUrl);
+  // ioredis reconnects by itself; without a listener it would print every failure unformatted.
+  redis.on('error', (error) => options.logger?.warn({ err: error }, 'redis connection error'));
   return {
     counters: createRedisCounters(redis, options.prefix),
     kv: createRedisKv(redis, options.prefix),

@@ -48,12 +48,11 @@ export const userRoutes: FastifyPluginAsyncZod<{ context: IdentityContext }> = a
     const query = users.createQueryBuilder('user').orderBy('user.id', 'DESC').skip((p - 1) * page_size).take(page_size);
     if (group) query.andWhere('user.group = :group', { group });
     if (keyword) {
-      const like = `%${keyword.replace(/[\\%_]/g, (char) => `\\${char}`)}%`;
+      // Case-insensitive on both databases; %, _ and \ in the keyword match themselves.
+      const like = `%${keyword.toLowerCase().replace(/[\\%_]/g, (char) => `\\${char}`)}%`;
       query.andWhere(new Brackets((where) => {
         if (/^\d{1,9}$/.test(keyword)) where.orWhere('user.id = :id', { id: Number(keyword) });
-        where.orWhere("user.username LIKE :like ESCAPE '\\'", { like })
-          .orWhere("user.display_name LIKE :like ESCAPE '\\'", { like })
-          .orWhere("user.email LIKE :like ESCAPE '\\'", { like });
+        for (const column of ['username', 'display_name', 'email']) where.orWhere(`LOWER(user.${column}) LIKE :like ESCAPE '\\'`, { like });
       }));
     }
     const [rows, total] = await query.getManyAndCount();

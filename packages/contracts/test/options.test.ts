@@ -1,0 +1,46 @@
+import { decodeOptionValue, defaultOptionValues, encodeOptionValue, isSecretOption, optionKeys, pageQuerySchema } from '../src';
+
+describe('option codecs', () => {
+  it('round-trips every default through its stored form', () => {
+    const defaults = defaultOptionValues();
+    for (const key of optionKeys) {
+      const decoded = decodeOptionValue(key, encodeOptionValue(key, defaults[key]));
+      expect(decoded).toEqual({ ok: true, value: defaults[key] });
+    }
+  });
+
+  it('parses booleans, numbers and JSON from strings, and names the key when it cannot', () => {
+    expect(decodeOptionValue('RegisterEnabled', 'false')).toEqual({ ok: true, value: false });
+    expect(decodeOptionValue('RegisterEnabled', true)).toEqual({ ok: true, value: true });
+    expect(decodeOptionValue('RegisterEnabled', 'yes')).toEqual({ ok: false, message: 'RegisterEnabled: expected true or false' });
+    expect(decodeOptionValue('QuotaForNewUser', '250')).toEqual({ ok: true, value: 250 });
+    expect(decodeOptionValue('QuotaForNewUser', '-1')).toMatchObject({ ok: false, message: expect.stringMatching(/^QuotaForNewUser: /) });
+    expect(decodeOptionValue('QuotaForNewUser', '1.5')).toMatchObject({ ok: false });
+    expect(decodeOptionValue('QuotaForNewUser', 'abc')).toEqual({ ok: false, message: 'QuotaForNewUser: expected a number' });
+    expect(decodeOptionValue('GroupRatio', '{"default":1,"vip":0.5}')).toEqual({ ok: true, value: { default: 1, vip: 0.5 } });
+    expect(decodeOptionValue('GroupRatio', '{oops')).toEqual({ ok: false, message: 'GroupRatio: not a legal JSON string' });
+    expect(decodeOptionValue('GroupRatio', '{"vip":"x"}')).toMatchObject({ ok: false, message: expect.stringMatching(/^GroupRatio\.vip: /) });
+  });
+
+  it('strips trailing slashes from addresses', () => {
+    expect(decodeOptionValue('ServerAddress', 'https://gw.example.com///')).toEqual({ ok: true, value: 'https://gw.example.com' });
+    expect(decodeOptionValue('ServerAddress', 'not a url')).toMatchObject({ ok: false });
+  });
+
+  it('marks secrets', () => {
+    expect(isSecretOption('SMTPToken')).toBe(true);
+    expect(isSecretOption('GitHubClientSecret')).toBe(true);
+    expect(isSecretOption('SMTPServer')).toBe(false);
+    // Every key the established product hides by suffix is a secret here too.
+    for (const key of optionKeys) if (/(Token|Secret|Key)$/.test(key) && key !== 'TurnstileSiteKey') expect(isSecretOption(key)).toBe(true);
+  });
+});
+
+describe('pageQuerySchema', () => {
+  it('treats p=0 and p=1 as the first page and defaults the size to 10', () => {
+    expect(pageQuerySchema.parse({ p: '0' })).toEqual({ p: 1, page_size: 10 });
+    expect(pageQuerySchema.parse({ p: '1', page_size: '20' })).toEqual({ p: 1, page_size: 20 });
+    expect(pageQuerySchema.parse({})).toEqual({ p: 1, page_size: 10 });
+    expect(pageQuerySchema.safeParse({ page_size: '1000' }).success).toBe(false);
+  });
+});

@@ -1,0 +1,175 @@
+import { backends, waitFor } from '@aigw/platform/testing';
+import type { BusEvent } from '@aigw/platform';
+import { ROOT_PASSWORD, startGateway, type TestGateway } from './support/gateway';
+
+describe.each(backends)('accounts (%s)', (backend) => {
+  let gateway: TestGateway;
+  const mails: BusEvent[] = [];
+
+  beforeAll(async () => {
+    gateway = await startGateway(backend);
+    await gateway.env.infra.bus.subscribe('notifier.mail.requested', async (event) => void mails.push(event), {});
+  });
+  afterAll(async () => {
+    await gateway?.close();
+  });
+
+  const userCount = async (session: Awaited<ReturnType<TestGateway['login']>>) =>
+    (await gateway.call('GET', '/api/user/?p=1&page_size=100', { session })).json().data.total as number;
+
+  it('answers /api/status with the envelope', async () => {
+    const response = await gateway.call('GET', '/api/status');
+    expect(response.statusCode).toBe(200);
+    expect(response.json()).toMatchObject({ success: true, data: { system_name: 'New API', quota_per_unit: 500000, setup: true } });
+  });
+
+  it('registers, refuses bad input naming the field, and writes nothing on failure', async () => {
+    const root = await gateway.login('root', ROOT_PASSWORD);
+    const before = await userCount(root);
+
+    const short = (await gateway.register('shorty', 'abc')).json();
+    expect(short).toEqual({ success: false, message: expect.stringContaining('password') });
+    expect(short.message).toMatch(/less than 8/);
+    const mismatch = (await gateway.call('POST', '/api/user/register', { body: { username: 'mismatch', password: '12345678', password2: '87654321' } })).json();
+    expect(mismatch.message).toMatch(/password2: the two passwords do not match/);
+    const noName = (await gateway.call('POST', '/api/user/register', { body: { password: '12345678' } })).json();
+    expect(noName).toMatchObject({ success: false, message: expect.stringMatching(/^username/) });
+    const longName = (await gateway.register('a-very-long-username', '12345678')).json();
+    expect(longName.message).toMatch(/username: username must be at most 12/);
+    expect(await userCount(root)).toBe(before);
+
+    expect((await gateway.register('alice', 'alice-pass-1')).json()).toEqual({ success: true, message: '' });
+    const again = (await gateway.register('alice', 'another-pass')).json();
+    expect(again).toEqual({ success: false, message: 'username: already taken' });
+    expect(await userCount(root)).toBe(before + 1);
+  });
+
+  it('ignores fields a user may not set at registration (mass assignment)', async () => {
+    await gateway.register('mallory', 'mallory-pass', { role: 100, quota: 1e9, group: 'vip', status: 1 });
+    const session = await gateway.login('mallory', 'mallory-pass');
+    const self = (await gateway.call('GET', '/api/user/self', { session })).json().data;
+    expect(self).toMatchObject({ role: 1, group: 'default', quota: 0 });
+  });
+
+  it('records the inviter from aff_code', async () => {
+    const inviter = await gateway.login('alice', 'alice-pass-1');
+    const code = (await gateway.call('GET', '/api/user/aff', { session: inviter })).json().data as string;
+    expect(code).toMatch(/^[A-Za-z0-9]{4}$/);
+    await gateway.register('invitee', 'invitee-pass', { aff_code: code });
+    const session = await gateway.login('invitee', 'invitee-pass');
+    expect((await gateway.call('GET', '/api/user/self', { session })).json().data.inviter_id).toBe(inviter.id);
+  });
+
+  it('logs in, needs New-Api-User to match, and never shows secrets', async () => {
+    const response = await gateway.call('POST', '/api/user/login', { body: { username: 'alice', password: 'alice-pass-1' } });
+    const body = response.json();
+    expect(body).toMatchObject({ success: true, data: { username: 'alice', role: 1, status: 1, default_password: false } });
+    expect(JSON.stringify(body)).not.toMatch(/password_hash|argon2|access_token/);
+    const cookie = response.headers['set-cookie'] as string;
+    expect(cookie).toMatch(/HttpOnly/);
+    expect(cookie).toMatch(/SameSite=Strict/);
+    const session = { id: body.data.id as number, cookie: response.cookies[0]!.value };
+
+    expect((await gateway.call('GET', '/api/user/self', { session })).statusCode).toBe(200);
+    const missing = await gateway.call('GET', '/api/user/self', { headers: { cookie: `session=${session.cookie}` } });
+    expect(missing.statusCode).toBe(401);
+    expect(missing.json()).toEqual({ success: false, message: expect.any(String) });
+    const wrong = await gateway.call('GET', '/api/user/self', { session, headers: { 'new-api-user': String(session.id + 1) } });
+    expect(wrong.statusCode).toBe(401);
+    expect((await gateway.call('GET', '/api/user/self')).statusCode).toBe(401);
+  });
+
+  it('refuses wrong credentials without telling which part was wrong', async () => {
+    const wrong = (await gateway.call('POST', '/api/user/login', { body: { username: 'alice', password: 'nope-nope' } })).json();
+    expect(wrong).toEqual({ success: false, message: expect.stringMatching(/wrong/) });
+    const unknown = (await gateway.call('POST', '/api/user/login', { body: { username: 'nobody', password: 'nope-nope' } })).json();
+    expect(unknown.message).toBe(wrong.message);
+    const empty = (await gateway.call('POST', '/api/user/login', { body: { username: '', password: '' } })).json();
+    expect(empty.message).toMatch(/please enter username and password/);
+  });
+
+  it('logs in with the email too', async () => {
+    const root = await gateway.login('root', ROOT_PASSWORD);
+    const bob = await (async () => {
+      await gateway.register('bob', 'bob-pass-123');
+      return gateway.login('bob', 'bob-pass-123');
+    })();
+    expect((await gateway.call('PUT', '/api/user/', { session: root, body: { id: bob.id, email: 'bob@example.com' } })).json().success).toBe(true);
+    const byEmail = (await gateway.call('POST', '/api/user/login', { body: { username: 'bob@example.com', password: 'bob-pass-123' } })).json();
+    expect(byEmail).toMatchObject({ success: true, data: { username: 'bob' } });
+  });
+
+  it('changes the password only with the current one, and ends the other sessions', async () => {
+    await gateway.register('carol', 'carol-pass-1');
+    const first = await gateway.login('carol', 'carol-pass-1');
+    const second = await gateway.login('carol', 'carol-pass-1');
+    const refused = (await gateway.call('PUT', '/api/user/self', { session: first, body: { password: 'carol-pass-2' } })).json();
+    expect(refused.message).toMatch(/original_password/);
+    const wrongCurrent = (await gateway.call('PUT', '/api/user/self', { session: first, body: { password: 'carol-pass-2', original_password: 'bad-bad-bad' } })).json();
+    expect(wrongCurrent.success).toBe(false);
+    const changed = (await gateway.call('PUT', '/api/user/self', { session: first, body: { password: 'carol-pass-2', original_password: 'carol-pass-1' } })).json();
+    expect(changed.success).toBe(true);
+    expect((await gateway.call('GET', '/api/user/self', { session: first })).statusCode).toBe(200);
+    await waitFor(async () => (await gateway.call('GET', '/api/user/self', { session: second })).statusCode === 401, 5_000, 'second session revoked');
+    expect((await gateway.call('POST', '/api/user/login', { body: { username: 'carol', password: 'carol-pass-1' } })).json().success).toBe(false);
+    await gateway.login('carol', 'carol-pass-2');
+  });
+
+  it('logs out: the cookie stops working', async () => {
+    const session = await gateway.login('alice', 'alice-pass-1');
+    const out = await gateway.call('GET', '/api/user/logout', { session });
+    expect(out.json()).toEqual({ success: true, message: '' });
+    await waitFor(async () => (await gateway.call('GET', '/api/user/self', { session })).statusCode === 401, 5_000, 'logged out');
+  });
+
+  it('generates a system access token that works with New-Api-User, and replaces the previous one', async () => {
+    const session = await gateway.login('alice', 'alice-pass-1');
+    const token = (await gateway.call('GET', '/api/user/token', { session })).json().data as string;
+    expect(token).toMatch(/^[A-Za-z0-9]{32}$/);
+    const viaToken = await gateway.call('GET', '/api/user/self', { headers: { authorization: token, 'new-api-user': String(session.id) } });
+    expect(viaToken.json()).toMatchObject({ success: true, data: { username: 'alice' } });
+    const bearer = await gateway.call('GET', '/api/user/self', { headers: { authorization: `Bearer ${token}`, 'new-api-user': String(session.id) } });
+    expect(bearer.statusCode).toBe(200);
+    const replacement = (await gateway.call('GET', '/api/user/token', { session })).json().data as string;
+    expect(replacement).not.toBe(token);
+    await waitFor(async () => (await gateway.call('GET', '/api/user/self', { headers: { authorization: token, 'new-api-user': String(session.id) } })).statusCode === 401, 5_000, 'old token revoked');
+  });
+
+  it('deletes its own account: deregistered, the name stays taken, the session ends', async () => {
+    await gateway.register('dave', 'dave-pass-12');
+    const session = await gateway.login('dave', 'dave-pass-12');
+    expect((await gateway.call('DELETE', '/api/user/self', { session })).json().success).toBe(true);
+    await waitFor(async () => (await gateway.call('GET', '/api/user/self', { session })).statusCode === 401, 5_000, 'deleted session');
+    expect((await gateway.call('POST', '/api/user/login', { body: { username: 'dave', password: 'dave-pass-12' } })).json().success).toBe(false);
+    expect((await gateway.register('dave', 'dave-pass-12')).json()).toEqual({ success: false, message: 'username: already taken' });
+    const root = await gateway.login('root', ROOT_PASSWORD);
+    expect((await gateway.call('DELETE', '/api/user/self', { session: root })).json()).toMatchObject({ success: false });
+  });
+
+  it('verifies emails with a code kept in kv, and resets passwords with a one-time link', async () => {
+    const root = await gateway.login('root', ROOT_PASSWORD);
+    await gateway.call('PUT', '/api/option/', { session: root, body: { key: 'EmailVerificationEnabled', value: 'true' } });
+    const withoutCode = (await gateway.register('erin', 'erin-pass-12', { email: 'erin@example.com' })).json();
+    expect(withoutCode.message).toMatch(/verification_code/);
+
+    expect((await gateway.call('GET', '/api/verification?email=erin@example.com')).json().success).toBe(true);
+    const locked = (await gateway.call('GET', '/api/verification?email=erin@example.com')).json();
+    expect(locked).toMatchObject({ success: false, message: expect.stringMatching(/30 seconds/) });
+    await waitFor(() => mails.some((mail) => (mail.data as { to: string }).to === 'erin@example.com'), 5_000, 'verification mail');
+    const code = (mails.find((mail) => (mail.data as { to: string }).to === 'erin@example.com')!.data as { params: { code: string } }).params.code;
+    expect((await gateway.register('erin', 'erin-pass-12', { email: 'erin@example.com', verification_code: 'zzzzzz' })).json().success).toBe(false);
+    expect((await gateway.register('erin', 'erin-pass-12', { email: 'erin@example.com', verification_code: code })).json().success).toBe(true);
+    await gateway.call('PUT', '/api/option/', { session: root, body: { key: 'EmailVerificationEnabled', value: 'false' } });
+
+    expect((await gateway.call('GET', '/api/reset_password?email=nobody@example.com')).json().success).toBe(true);
+    expect((await gateway.call('GET', '/api/reset_password?email=erin@example.com')).json().success).toBe(true);
+    await waitFor(() => mails.some((mail) => (mail.data as { template: string }).template === 'password_reset'), 5_000, 'reset mail');
+    expect(mails.filter((mail) => (mail.data as { template: string }).template === 'password_reset')).toHaveLength(1);
+    const link = new URL((mails.find((mail) => (mail.data as { template: string }).template === 'password_reset')!.data as { params: { link: string } }).params.link);
+    const token = link.searchParams.get('token')!;
+    const reset = (await gateway.call('POST', '/api/user/reset', { body: { email: 'erin@example.com', token } })).json();
+    expect(reset).toMatchObject({ success: true, data: expect.stringMatching(/^[A-Za-z0-9]{12}$/) });
+    expect((await gateway.call('POST', '/api/user/reset', { body: { email: 'erin@example.com', token } })).json().success).toBe(false);
+    await gateway.login('erin', reset.data);
+  });
+});

@@ -1,0 +1,254 @@
+// End to end, distributed: every service as its own process (the cluster launcher, compiled
+// dist/) on PostgreSQL + NATS + Redis, driven through the gateway with plain fetch. Proves that
+// register, login, admin user management and option changes work across processes, that a
+// revocation reaches the gateway over the bus, and that an option change reaches billing.
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import { signIdentity, type AuthContext } from '@aigw/platform';
+import { createTestEnvironment, waitFor, type TestEnvironment } from '@aigw/platform/testing';
+import { entryOf, serviceNames, startCluster, type Cluster, type ProcessName } from '../../../tools/cluster/cluster.mjs';
+
+jest.setTimeout(120_000);
+
+const rootPassword = 'root-pass-1234';
+const root: AuthContext = { userId: 1, username: 'root', role: 100, group: 'default' };
+
+interface Envelope<T = any> {
+  success: boolean;
+  message: string;
+  data?: T;
+}
+
+/** A console client: keeps the session cookie and sends New-Api-User like the console does. */
+class Client {
+  cookie?: string;
+  userId?: number;
+
+  constructor(private readonly baseUrl: string) {}
+
+  async call<T = any>(method: string, url: string, body?: unknown, headers: Record<string, string> = {}): Promise<{ status: number; body: Envelope<T> }> {
+    const response = await fetch(`${this.baseUrl}${url}`, {
+      method,
+      headers: {
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        ...(this.cookie ? { cookie: this.cookie } : {}),
+        ...(this.userId ? { 'new-api-user': String(this.userId) } : {}),
+        ...headers,
+      },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const session = response.headers.getSetCookie().find((cookie) => cookie.startsWith('session='));
+    if (session) {
+      const pair = session.split(';', 1)[0]!;
+      this.cookie = pair === 'session=' ? undefined : pair;
+    }
+    return { status: response.status, body: (await response.json()) as Envelope<T> };
+  }
+
+  async login(username: string, password: string): Promise<Envelope> {
+    const { body } = await this.call('POST', '/api/user/login', { username, password });
+    if (body.success) this.userId = body.data.id;
+    return body;
+  }
+}
+
+/** Free TCP ports on 127.0.0.1, held together while choosing so they differ. */
+async function freePorts(count: number): Promise<number[]> {
+  const servers = await Promise.all(Array.from({ length: count }, () => new Promise<net.Server>((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve(server));
+  })));
+  const ports = servers.map((server) => (server.address() as net.AddressInfo).port);
+  await Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))));
+  return ports;
+}
+
+let environment: TestEnvironment | undefined;
+let cluster: Cluster | undefined;
+let secret: string;
+const logs: string[] = [];
+
+beforeAll(async () => {
+  for (const name of [...serviceNames, 'gateway'] as const) {
+    try {
+      entryOf(name);
+    } catch (error) {
+      throw new Error(`the cluster test starts the compiled services: ${(error as Error).message} (npm test runs it in pretest)`);
+    }
+  }
+  environment = await createTestEnvironment('real');
+  secret = crypto.randomBytes(32).toString('base64url');
+  const [gateway, ...servicePorts] = await freePorts(1 + serviceNames.length);
+  const ports: Partial<Record<ProcessName, number>> = { gateway };
+  serviceNames.forEach((name, index) => (ports[name] = servicePorts[index]));
+  try {
+    cluster = await startCluster({
+      env: {
+        PATH: process.env.PATH,
+        ...environment.processEnv(),
+        HOST: '127.0.0.1',
+        INTERNAL_SECRET: secret,
+        INITIAL_ROOT_PASSWORD: rootPassword,
+        LOG_LEVEL: 'warn',
+        GLOBAL_API_RATE_LIMIT: '0',
+        CRITICAL_RATE_LIMIT: '1000',
+        SHUTDOWN_GRACE_MS: '5000',
+      },
+      ports,
+      log: (name, line) => {
+        logs.push(`[${name}] ${line}`);
+        if (process.env.CLUSTER_TEST_VERBOSE) process.stdout.write(`[${name}] ${line}\n`);
+      },
+    });
+  } catch (error) {
+    throw new Error(`${(error as Error).message}\n--- cluster output ---\n${logs.slice(-60).join('\n')}`);
+  }
+});
+
+afterAll(async () => {
+  await cluster?.stop();
+  await environment?.cleanup();
+});
+
+describe('the distributed cluster, through the gateway', () => {
+  let alice: Client;
+  let admin: Client;
+  let aliceId: number;
+
+  const gateway = () => new Client(cluster!.gatewayUrl);
+
+  test('GET /api/status answers from identity', async () => {
+    const { status, body } = await gateway().call('GET', '/api/status');
+    expect(status).toBe(200);
+    expect(body.success).toBe(true);
+    expect(body.data.version).toEqual(expect.any(String));
+  });
+
+  test('registration: a user, a duplicate username, a too-short password', async () => {
+    const anonymous = gateway();
+    const registered = await anonymous.call('POST', '/api/user/register', { username: 'alice', password: 'alice-pass-1', password2: 'alice-pass-1' });
+    expect(registered.body).toMatchObject({ success: true });
+
+    const duplicate = await anonymous.call('POST', '/api/user/register', { username: 'alice', password: 'other-pass-1', password2: 'other-pass-1' });
+    expect(duplicate.body.success).toBe(false);
+    expect(duplicate.body.message).toMatch(/username/);
+
+    const short = await anonymous.call('POST', '/api/user/register', { username: 'carol', password: 'short', password2: 'short' });
+    expect(short.body.success).toBe(false);
+    expect(short.body.message).toMatch(/password/);
+  });
+
+  test('login, and New-Api-User must name the logged-in user', async () => {
+    alice = gateway();
+    const login = await alice.login('alice', 'alice-pass-1');
+    expect(login).toMatchObject({ success: true, data: { username: 'alice', role: 1, status: 1 } });
+    expect(alice.cookie).toMatch(/^session=./);
+    aliceId = alice.userId!;
+
+    const self = await alice.call('GET', '/api/user/self');
+    expect(self.status).toBe(200);
+    expect(self.body.data).toMatchObject({ id: aliceId, username: 'alice' });
+    expect(self.body.data).not.toHaveProperty('password_hash');
+
+    const withoutHeader = await alice.call('GET', '/api/user/self', undefined, { 'new-api-user': '' });
+    expect(withoutHeader.status).toBe(401);
+    const otherId = await alice.call('GET', '/api/user/self', undefined, { 'new-api-user': String(aliceId + 1000) });
+    expect(otherId.status).toBe(401);
+    const wrongLogin = await gateway().login('alice', 'wrong-pass-1');
+    expect(wrongLogin.success).toBe(false);
+  });
+
+  test('an ordinary user gets 403 on admin routes and changes nothing', async () => {
+    expect((await alice.call('GET', '/api/user/')).status).toBe(403);
+    const promote = await alice.call('POST', '/api/user/manage', { id: aliceId, action: 'promote' });
+    expect(promote.status).toBe(403);
+    expect(promote.body.success).toBe(false);
+    expect((await alice.call('PUT', '/api/option/', { key: 'SystemName', value: 'Hijacked' })).status).toBe(403);
+    const self = await alice.call('GET', '/api/user/self');
+    expect(self.body.data).toMatchObject({ role: 1, status: 1 });
+    expect((await gateway().call('GET', '/api/status')).body.data.system_name).not.toBe('Hijacked');
+  });
+
+  test('root lists and searches users', async () => {
+    admin = gateway();
+    expect(await admin.login('root', rootPassword)).toMatchObject({ success: true, data: { id: 1, role: 100 } });
+
+    const page0 = await admin.call('GET', '/api/user/?p=0&page_size=10');
+    const page1 = await admin.call('GET', '/api/user/?p=1&page_size=10');
+    expect(page0.body.success).toBe(true);
+    expect(page0.body.data.total).toBeGreaterThanOrEqual(2);
+    expect(page0.body.data.items.map((user: { id: number }) => user.id)).toEqual(page1.body.data.items.map((user: { id: number }) => user.id));
+    expect(page0.body.data.items.map((user: { username: string }) => user.username)).toEqual(expect.arrayContaining(['root', 'alice']));
+
+    const search = await admin.call('GET', '/api/user/search?keyword=alic&p=1&page_size=10');
+    expect(search.body.success).toBe(true);
+    expect(search.body.data.items).toEqual([expect.objectContaining({ id: aliceId, username: 'alice' })]);
+  });
+
+  test('disabling a user ends their session at the gateway (revocation over the bus)', async () => {
+    // The gateway has alice's session cached now (TTL 60 s): only the bus event can drop it in time.
+    expect((await alice.call('GET', '/api/user/self')).status).toBe(200);
+    const disabled = await admin.call('POST', '/api/user/manage', { id: aliceId, action: 'disable' });
+    expect(disabled.body).toMatchObject({ success: true, data: { status: 2 } });
+    await waitFor(async () => (await alice.call('GET', '/api/user/self')).status === 401, 10_000, 'disabled session refused');
+    expect((await gateway().login('alice', 'alice-pass-1')).success).toBe(false);
+
+    const enabled = await admin.call('POST', '/api/user/manage', { id: aliceId, action: 'enable' });
+    expect(enabled.body).toMatchObject({ success: true, data: { status: 1 } });
+    expect(await alice.login('alice', 'alice-pass-1')).toMatchObject({ success: true });
+  });
+
+  test('promote, demote, and root cannot manage itself', async () => {
+    expect((await admin.call('POST', '/api/user/manage', { id: aliceId, action: 'promote' })).body).toMatchObject({ success: true, data: { role: 10 } });
+    expect((await admin.call('POST', '/api/user/manage', { id: aliceId, action: 'demote' })).body).toMatchObject({ success: true, data: { role: 1 } });
+    for (const action of ['demote', 'disable', 'delete']) {
+      const refused = await admin.call('POST', '/api/user/manage', { id: 1, action });
+      expect(refused.body.success).toBe(false);
+    }
+    expect((await admin.call('GET', '/api/user/self')).body.data).toMatchObject({ id: 1, role: 100, status: 1 });
+  });
+
+  test('root edits and creates users', async () => {
+    expect((await admin.call('PUT', '/api/user/', { id: aliceId, display_name: 'Alice C' })).body).toMatchObject({ success: true });
+    expect((await admin.call('GET', `/api/user/${aliceId}`)).body.data).toMatchObject({ display_name: 'Alice C' });
+
+    expect((await admin.call('POST', '/api/user/', { username: 'bob', password: 'bob-pass-123', display_name: 'Bob' })).body).toMatchObject({ success: true });
+    const search = await admin.call('GET', '/api/user/search?keyword=bob');
+    expect(search.body.data.items).toEqual([expect.objectContaining({ username: 'bob', display_name: 'Bob', role: 1 })]);
+    expect(await gateway().login('bob', 'bob-pass-123')).toMatchObject({ success: true });
+  });
+
+  test('an option change shows in /api/status and reaches billing over the bus', async () => {
+    expect((await admin.call('PUT', '/api/option/', { key: 'SystemName', value: 'Cluster Test' })).body).toMatchObject({ success: true });
+    expect((await gateway().call('GET', '/api/status')).body.data.system_name).toBe('Cluster Test');
+
+    const billingOptions = async (headers: Record<string, string>) => {
+      const response = await fetch(`${cluster!.servicesUrls.billing}/internal/billing/options`, { headers });
+      return { status: response.status, body: (await response.json()) as Envelope<Record<string, unknown>> };
+    };
+    const signed = (key: string, auth: AuthContext = root) => signIdentity(key, 'GET', '/internal/billing/options', auth, '127.0.0.1');
+    await waitFor(async () => (await billingOptions(signed(secret))).body.data?.SystemName === 'Cluster Test', 10_000, 'billing sees SystemName');
+
+    expect((await billingOptions({})).status).toBe(401);
+    expect((await billingOptions(signed(crypto.randomBytes(32).toString('base64url')))).status).toBe(401);
+    expect((await billingOptions(signed(secret, { ...root, userId: aliceId, username: 'alice', role: 1 }))).status).toBe(403);
+    // The gateway does not expose /internal/ in the distributed topology.
+    expect((await admin.call('GET', '/internal/billing/options')).status).toBe(404);
+  });
+
+  test('logout ends the session', async () => {
+    const cookie = alice.cookie;
+    expect((await alice.call('GET', '/api/user/self')).status).toBe(200);
+    expect((await alice.call('GET', '/api/user/logout')).body).toMatchObject({ success: true });
+    alice.cookie = cookie; // replay the old cookie
+    await waitFor(async () => (await alice.call('GET', '/api/user/self')).status === 401, 10_000, 'logged-out session refused');
+  });
+});
+
+test('the compiled services exist where the launcher looks', () => {
+  for (const name of [...serviceNames, 'gateway'] as const) expect(fs.existsSync(entryOf(name))).toBe(true);
+  expect(path.isAbsolute(entryOf('gateway'))).toBe(true);
+});

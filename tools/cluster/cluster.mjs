@@ -1,0 +1,138 @@
+// The distributed topology as child processes: each service from its compiled dist/main.js on
+// its own port, then the gateway proxying to them. Used by launch.mjs (npm run start:cluster)
+// and by the end-to-end test (services/gateway/test/cluster.test.ts).
+import { spawn } from 'node:child_process';
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import readline from 'node:readline';
+import { fileURLToPath } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+
+/** Started first, in parallel; the gateway starts once every one answers /healthz. */
+export const serviceNames = ['identity', 'billing', 'channels', 'relay', 'notifier'];
+export const defaultPorts = { gateway: 3000, identity: 3001, billing: 3002, channels: 3003, relay: 3004, notifier: 3005 };
+
+const envDefaults = {
+  DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/postgres',
+  NATS_URL: 'nats://127.0.0.1:4222',
+  REDIS_URL: 'redis://127.0.0.1:6379',
+};
+
+const defaultLog = (name, line, stream = 'stdout') => process[stream].write(`[${name}] ${line}\n`);
+
+/** Path of a service's compiled entry; throws when the build is missing. */
+export function entryOf(name) {
+  const file = path.join(root, 'services', name, 'dist', 'main.js');
+  if (!fs.existsSync(file)) throw new Error(`${path.relative(root, file)} does not exist: compile first (npx tsc -b)`);
+  return file;
+}
+
+/**
+ * Starts the services, waits for each /healthz, then starts the gateway.
+ * - env: the children's environment (default process.env); DATABASE_URL, NATS_URL and REDIS_URL
+ *   default to the local servers, INTERNAL_SECRET to a random one for this cluster.
+ * - ports: { gateway, identity, billing, channels, relay, notifier }, defaults 3000-3005.
+ * - log(name, line, stream): every child output line; default prints `[name] line`.
+ * - onCrash({ name, code, signal }): after startup, a child exited on its own; called once the
+ *   others are stopped.
+ * - readyTimeoutMs / stopTimeoutMs: how long to wait for /healthz, and for an exit before SIGKILL.
+ * Resolves to { gatewayUrl, servicesUrls, internalSecret, stop() }; on a startup failure it stops
+ * whatever it started and rejects.
+ */
+export async function startCluster(options = {}) {
+  const { log = defaultLog, onCrash, readyTimeoutMs = 60_000, stopTimeoutMs = 15_000 } = options;
+  const ports = { ...defaultPorts, ...options.ports };
+  const env = { ...envDefaults, ...definedOnly(options.env ?? process.env) };
+  env.INTERNAL_SECRET ||= crypto.randomBytes(32).toString('base64url');
+  const entries = Object.fromEntries([...serviceNames, 'gateway'].map((name) => [name, entryOf(name)]));
+  const servicesUrls = Object.fromEntries(serviceNames.map((name) => [name, `http://127.0.0.1:${ports[name]}`]));
+
+  const children = new Map();
+  let stopping = false;
+  let ready = false;
+  let crashed;
+  const killAll = () => {
+    for (const child of children.values()) if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+  };
+  process.once('exit', killAll); // never leave children behind when this process ends
+
+  const start = (name, extraEnv) => {
+    // Own process group: a terminal's Ctrl-C reaches only the launcher, which stops them in order.
+    const child = spawn(process.execPath, [entries[name]], {
+      cwd: root,
+      env: { ...env, ...extraEnv, PORT: String(ports[name]) },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    });
+    child.exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+    for (const stream of ['stdout', 'stderr']) {
+      readline.createInterface({ input: child[stream], crlfDelay: Infinity }).on('line', (line) => log(name, line, stream));
+    }
+    child.once('error', (error) => log('cluster', `${name}: ${error.message}`, 'stderr'));
+    void child.exited.then(({ code, signal }) => {
+      if (stopping) return;
+      crashed ??= { name, code, signal };
+      log('cluster', `${name} exited unexpectedly (${signal ?? `code ${code}`}); stopping the others`, 'stderr');
+      void stop().then(() => ready && onCrash?.(crashed)); // during startup, startCluster rejects instead
+    });
+    children.set(name, child);
+    return child;
+  };
+
+  const stopOne = async (name) => {
+    const child = children.get(name);
+    if (!child || child.exitCode !== null || child.signalCode !== null) return;
+    const timer = setTimeout(() => child.kill('SIGKILL'), stopTimeoutMs);
+    child.kill('SIGTERM');
+    await child.exited;
+    clearTimeout(timer);
+  };
+
+  let stopped;
+  const stop = () => {
+    stopping = true;
+    stopped ??= (async () => {
+      await stopOne('gateway');
+      await Promise.all(serviceNames.map(stopOne));
+      process.removeListener('exit', killAll);
+    })();
+    return stopped;
+  };
+
+  const waitHealthy = async (name, url) => {
+    const child = children.get(name);
+    const deadline = Date.now() + readyTimeoutMs;
+    for (;;) {
+      if (crashed) throw new Error(`${crashed.name} exited during startup (${crashed.signal ?? `code ${crashed.code}`})`);
+      try {
+        const response = await fetch(`${url}/healthz`, { signal: AbortSignal.timeout(1_000) });
+        if (response.ok) return;
+      } catch {
+        // not listening yet
+      }
+      if (child.exitCode !== null) throw new Error(`${name} exited during startup (code ${child.exitCode})`);
+      if (Date.now() > deadline) throw new Error(`${name} did not answer ${url}/healthz within ${readyTimeoutMs} ms`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  };
+
+  try {
+    for (const name of serviceNames) start(name);
+    await Promise.all(serviceNames.map((name) => waitHealthy(name, servicesUrls[name])));
+    start('gateway', Object.fromEntries(serviceNames.map((name) => [`${name.toUpperCase()}_URL`, servicesUrls[name]])));
+    const gatewayUrl = `http://127.0.0.1:${ports.gateway}`;
+    await waitHealthy('gateway', gatewayUrl);
+    ready = true;
+    log('cluster', `ready: gateway ${gatewayUrl}, ${serviceNames.map((name) => `${name} :${ports[name]}`).join(', ')}`);
+    return { gatewayUrl, servicesUrls, internalSecret: env.INTERNAL_SECRET, stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
+
+function definedOnly(env) {
+  return Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value !== ''));
+}
