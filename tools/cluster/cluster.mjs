@@ -86,8 +86,9 @@ export async function startCluster(options = {}) {
     if (!child || child.exitCode !== null || child.signalCode !== null) return;
     const timer = setTimeout(() => child.kill('SIGKILL'), stopTimeoutMs);
     child.kill('SIGTERM');
-    await child.exited;
+    const { code, signal } = await child.exited;
     clearTimeout(timer);
+    if (code || signal === 'SIGKILL') log('cluster', `${name} did not stop cleanly (${signal ?? `code ${code}`})`, 'stderr');
   };
 
   let stopped;

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { signIdentity } from '@aigw/platform';
+import { createTestEnvironment, waitFor } from '@aigw/platform/testing';
 import { owningService } from '../src/route-table';
 import { ROOT_PASSWORD, startGateway, type TestGateway } from './support/gateway';
 
@@ -140,5 +141,29 @@ describe.each(['in-process', 'real'] as const)('rate limits (%s)', (backend) => 
     let status = 200;
     for (let i = 0; i < 10 && status === 200; i++) status = (await gateway.call('GET', '/api/status')).statusCode;
     expect(status).toBe(429);
+  });
+});
+
+describe.each(['in-process', 'real'] as const)('sessions across restarts and replicas (%s)', (backend) => {
+  it('keeps a session valid after a restart and on a second gateway, and revokes it on both', async () => {
+    const environment = await createTestEnvironment(backend);
+    const first = await startGateway(backend, {}, environment);
+    const second = await startGateway(backend, {}, environment);
+    try {
+      const session = await first.login('root', ROOT_PASSWORD);
+      expect((await second.call('GET', '/api/user/self', { session })).statusCode).toBe(200);
+      await first.close();
+      const restarted = await startGateway(backend, {}, environment);
+      try {
+        expect((await restarted.call('GET', '/api/user/self', { session })).statusCode).toBe(200);
+        await restarted.call('GET', '/api/user/logout', { session });
+        await waitFor(async () => (await second.call('GET', '/api/user/self', { session })).statusCode === 401, 5_000, 'revoked on the other replica');
+      } finally {
+        await restarted.close();
+      }
+    } finally {
+      await second.close();
+      await environment.cleanup();
+    }
   });
 });

@@ -3,7 +3,7 @@ import {
   decodeOptionValue, defaultOptionValues, encodeOptionValue, isOptionKey, isSecretOption, optionKeys,
   type OptionKey, type OptionRow, type OptionValues,
 } from '@aigw/contracts';
-import { onEvent, param, UserError, type Bus, type Logger, type Subscription } from '@aigw/platform';
+import { onEvent, param, queryRows, UserError, type Bus, type Logger, type Subscription } from '@aigw/platform';
 import { OptionEntity } from './entities/option.entity.js';
 import { publishOptionUpdated } from './events.js';
 
@@ -52,7 +52,7 @@ export async function createOptionStore(db: DataSource, bus: Bus, logger: Logger
   const write = async (key: OptionKey, value: unknown): Promise<void> => {
     const encoded = encodeOptionValue(key, value);
     // One atomic statement, so concurrent writers on several replicas never reuse a version.
-    const rows: Array<{ version: number | string }> = await db.query(
+    const rows = await queryRows<{ version: number | string }>(db,
       `INSERT INTO options ("key", "value", "version") VALUES (${param(db, 1)}, ${param(db, 2)}, 1)
        ON CONFLICT ("key") DO UPDATE SET "value" = excluded."value", "version" = options."version" + 1
        RETURNING "version"`,

@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import fs from 'node:fs';
 import path from 'node:path';
-import { DataSource, type EntitySchema, type MixedList } from 'typeorm';
+import { DataSource, type EntityManager, type EntitySchema, type MixedList } from 'typeorm';
 import type { Logger } from '../logger.js';
 
 /**
@@ -99,4 +99,20 @@ export function isUniqueViolation(error: unknown): boolean {
 /** The n-th (1-based) bind parameter in raw SQL: `$n` on PostgreSQL, `?` on SQLite. Always bind, never splice (rule R6). */
 export function param(dataSource: DataSource, index: number): string {
   return isPostgres(dataSource) ? `$${index}` : '?';
+}
+
+/**
+ * Raw SQL returning rows (RETURNING included) in the same shape on both databases; TypeORM's
+ * own `query` wraps UPDATE/DELETE results differently per driver. Inside a transaction pass
+ * its EntityManager.
+ */
+export async function queryRows<T>(target: DataSource | EntityManager, sql: string, parameters: unknown[] = []): Promise<T[]> {
+  const manager = target instanceof DataSource ? target.manager : target;
+  const runner = manager.queryRunner ?? manager.connection.createQueryRunner();
+  try {
+    const result = await runner.query(sql, parameters, true);
+    return result.records as T[];
+  } finally {
+    if (!manager.queryRunner) await runner.release();
+  }
 }

@@ -31,8 +31,9 @@ export interface TestGateway {
  * The all-in-one gateway with every service mounted, on the given backend, isolated by the test
  * environment's namespace. Rate limits are off unless the test sets them.
  */
-export async function startGateway(backend: Backend, env: Record<string, string> = {}): Promise<TestGateway> {
-  const environment = await createTestEnvironment(backend);
+export async function startGateway(backend: Backend, env: Record<string, string> = {}, shared?: TestEnvironment): Promise<TestGateway> {
+  // A shared environment outlives this gateway (restart tests): closing leaves it to its owner.
+  const environment = shared ?? (await createTestEnvironment(backend));
   const config = gatewayConfigSchema.parse({
     DATA_DIR: environment.dataDir,
     DATABASE_URL: environment.databaseUrl,
@@ -76,7 +77,7 @@ export async function startGateway(backend: Backend, env: Record<string, string>
       call('POST', '/api/user/register', { body: { username, password, password2: password, ...extra } }),
     async close() {
       await app.close();
-      await environment.cleanup();
+      if (!shared) await environment.cleanup();
     },
   };
 }

@@ -1,0 +1,98 @@
+import { Column, Entity, PrimaryGeneratedColumn, Table, type DataSource, type MigrationInterface, type QueryRunner } from 'typeorm';
+import { createSilentLogger } from '../../src/logger';
+import { isUniqueViolation, openDatabase, param, queryRows, type DatabaseOptions } from '../../src/database/data-source';
+
+@Entity({ name: 'contract_items' })
+class Item {
+  @PrimaryGeneratedColumn({ type: 'integer' })
+  id: number;
+
+  @Column({ type: 'varchar', length: 32, unique: true })
+  name: string;
+
+  @Column({ type: 'bigint', transformer: { to: (value: number) => value, from: (value: string | number) => Number(value) } })
+  amount: number;
+}
+
+class CreateItems1700000000000 implements MigrationInterface {
+  name = 'CreateItems1700000000000';
+  async up(runner: QueryRunner) {
+    await runner.createTable(new Table({
+      name: 'contract_items',
+      columns: [
+        { name: 'id', type: 'integer', isPrimary: true, isGenerated: true, generationStrategy: 'increment' },
+        { name: 'name', type: 'varchar', length: '32', isUnique: true },
+        { name: 'amount', type: 'bigint', isNullable: false },
+      ],
+    }));
+  }
+  async down(runner: QueryRunner) {
+    await runner.dropTable('contract_items');
+  }
+}
+
+export type DatabaseTarget = Pick<DatabaseOptions, 'url' | 'dataDir' | 'schema'> & { cleanup(): Promise<void> };
+
+/** The Database port's contract: both adapters (PostgreSQL, SQLite) must pass it. */
+export function defineDatabaseContract(name: string, target: () => Promise<DatabaseTarget>) {
+  describe(`Database contract: ${name}`, () => {
+    let settings: DatabaseTarget;
+    let db: DataSource;
+    const open = () => openDatabase({ ...settings, entities: [Item], migrations: [CreateItems1700000000000], logger: createSilentLogger() });
+
+    beforeAll(async () => {
+      settings = await target();
+      db = await open();
+    });
+    afterAll(async () => {
+      await db?.destroy();
+      await settings?.cleanup();
+    });
+
+    it('runs migrations at open, once, and again is a no-op', async () => {
+      expect(await db.showMigrations()).toBe(false);
+      const second = await open();
+      expect(await second.showMigrations()).toBe(false);
+      await second.destroy();
+    });
+
+    it('stores and reads entities; bigint columns come back as numbers beyond 2^31', async () => {
+      const saved = await db.getRepository(Item).save({ name: 'first', amount: 2 ** 40 });
+      expect(await db.getRepository(Item).findOneByOrFail({ id: saved.id })).toEqual({ id: saved.id, name: 'first', amount: 2 ** 40 });
+    });
+
+    it('recognises unique violations', async () => {
+      const error = await db.getRepository(Item).insert({ name: 'first', amount: 1 }).catch((caught: unknown) => caught);
+      expect(isUniqueViolation(error)).toBe(true);
+      expect(isUniqueViolation(new Error('other'))).toBe(false);
+    });
+
+    it('binds raw parameters with the right placeholder', async () => {
+      const rows = await queryRows<{ amount: number | string }>(db,
+        `UPDATE contract_items SET amount = amount + ${param(db, 1)} WHERE name = ${param(db, 2)} RETURNING amount`,
+        [5, 'first'],
+      );
+      expect(Number(rows[0]!.amount)).toBe(2 ** 40 + 5);
+    });
+
+    it('rolls a failed transaction back entirely', async () => {
+      await expect(db.transaction(async (manager) => {
+        await manager.insert(Item, { name: 'in-tx', amount: 1 });
+        await manager.insert(Item, { name: 'first', amount: 1 });
+      })).rejects.toBeDefined();
+      expect(await db.getRepository(Item).existsBy({ name: 'in-tx' })).toBe(false);
+    });
+
+    it('serializes concurrent increments inside transactions', async () => {
+      const { id } = await db.getRepository(Item).save({ name: 'counter', amount: 0 });
+      await Promise.all(Array.from({ length: 20 }, () =>
+        db.query(`UPDATE contract_items SET amount = amount + 1 WHERE id = ${param(db, 1)}`, [id])));
+      expect((await db.getRepository(Item).findOneByOrFail({ id })).amount).toBe(20);
+    });
+
+    it('refuses a schema name that is not an identifier', async () => {
+      await expect(openDatabase({ ...settings, schema: 'bad;drop', entities: [Item], migrations: [], logger: createSilentLogger() }))
+        .rejects.toThrow(/not a valid identifier/);
+    });
+  });
+}
