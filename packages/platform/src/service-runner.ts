@@ -50,7 +50,6 @@ export async function runService<C extends ServiceConfig, P extends FastifyPlugi
   app.get('/readyz', { config: { access: 'public' } }, async (_request, reply) =>
     draining ? reply.status(503).send({ status: 'draining', service: name }) : { status: 'ready', service: name });
   await app.register(options.plugin, options.pluginOptions(infra));
-  app.addHook('onClose', () => infra.close());
   await app.listen({ host: config.HOST, port: config.PORT });
 
   const shutdown = async (signal: string) => {
@@ -61,7 +60,9 @@ export async function runService<C extends ServiceConfig, P extends FastifyPlugi
       logger.warn('drain deadline reached, exiting');
       process.exit(1);
     }, config.SHUTDOWN_GRACE_MS).unref();
+    // Plugins' onClose hooks still use the ports (unsubscribe, last publishes): close them after.
     await app.close();
+    await infra.close();
     clearTimeout(deadline);
     process.exit(0);
   };

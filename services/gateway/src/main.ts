@@ -15,7 +15,6 @@ const app = await buildGateway({
   version: '0.1.0',
   webDistDir: config.WEB_DIST_DIR ?? path.join(repositoryRoot, 'web', 'dist'),
 });
-app.addHook('onClose', () => infra.close());
 await app.listen({ host: config.HOST, port: config.PORT });
 logger.info({ topology: isDistributed(config) ? 'distributed' : 'all-in-one', port: config.PORT }, 'gateway listening');
 
@@ -25,7 +24,9 @@ const shutdown = async (signal: string) => {
   stopping = true;
   logger.info({ signal }, 'draining');
   setTimeout(() => process.exit(1), config.SHUTDOWN_GRACE_MS).unref();
+  // Plugins' onClose hooks still use the ports: close them after the app.
   await app.close();
+  await infra.close();
   process.exit(0);
 };
 process.once('SIGTERM', () => void shutdown('SIGTERM'));

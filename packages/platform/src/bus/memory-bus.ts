@@ -11,6 +11,7 @@ import {
   type SubscribeOptions,
   type Subscription,
 } from './bus.js';
+import { errorCode, errorMessage, eventDomain } from './subjects.js';
 
 export interface MemoryBusOptions {
   logger: Logger;
@@ -152,7 +153,7 @@ export function createMemoryBus(options: MemoryBusOptions): Bus {
   return {
     async publish(subject: string, data: unknown, publishOptions?: PublishOptions): Promise<BusEvent> {
       assertOpen();
-      assertSubject(subject, false);
+      eventDomain(subject, false);
       const event: BusEvent = { id: publishOptions?.id ?? randomUUID(), subject, time: new Date().toISOString(), data, attempt: 1 };
       if (isDuplicate(event.id)) return event;
       const stored: StoredEvent = { seq: ++sequence, id: event.id, subject, time: event.time, json: JSON.stringify(data) };
@@ -168,7 +169,7 @@ export function createMemoryBus(options: MemoryBusOptions): Bus {
 
     async subscribe(subject: string, handler: EventHandler, subscribeOptions: SubscribeOptions): Promise<Subscription> {
       assertOpen();
-      assertSubject(subject, true);
+      eventDomain(subject, true);
       const { durable } = subscribeOptions;
       // Without a durable name the consumer is this subscription's alone and starts empty.
       const key = durable ? `${durable}\u0000${subject}` : randomUUID();
@@ -254,25 +255,3 @@ function subjectMatches(pattern: string, subject: string): boolean {
   return patternTokens.length === subjectTokens.length;
 }
 
-/** Same rules as the NATS adapter, so a subject that works embedded also works distributed. */
-function assertSubject(subject: string, wildcardsAllowed: boolean): void {
-  const tokens = subject.split('.');
-  const tokenValid = (token: string, index: number): boolean => {
-    if (token === '*') return wildcardsAllowed && index > 0;
-    if (token === '>') return wildcardsAllowed && index > 0 && index === tokens.length - 1;
-    return /^[^\s*>]+$/.test(token);
-  };
-  // `rpc` is where requests travel on NATS; an event stream there would swallow them.
-  if (tokens.length < 2 || tokens[0] === 'rpc' || !tokens.every(tokenValid)) {
-    throw new Error(`invalid event subject "${subject}": expected domain.noun.verb${wildcardsAllowed ? ', wildcards after the domain' : ''}`);
-  }
-}
-
-function errorMessage(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
-
-function errorCode(error: unknown): string | undefined {
-  const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === 'string' ? code : undefined;
-}

@@ -26,6 +26,7 @@ import {
   type SubscribeOptions,
   type Subscription,
 } from './bus.js';
+import { errorCode, errorMessage, eventDomain } from './subjects.js';
 
 export interface NatsBusOptions {
   url: string;
@@ -180,7 +181,7 @@ export async function createNatsBus(options: NatsBusOptions): Promise<Bus> {
   return {
     async publish(subject: string, data: unknown, publishOptions?: PublishOptions): Promise<BusEvent> {
       assertOpen();
-      await ensureStream(domainOf(subject, false));
+      await ensureStream(eventDomain(subject, false));
       const envelope: Envelope = { id: publishOptions?.id ?? randomUUID(), subject, time: new Date().toISOString(), data };
       await js.publish(qualify(subject), encodeJson(envelope), { msgID: envelope.id });
       return { ...envelope, attempt: 1 };
@@ -188,7 +189,7 @@ export async function createNatsBus(options: NatsBusOptions): Promise<Bus> {
 
     async subscribe(subject: string, handler: EventHandler, subscribeOptions: SubscribeOptions): Promise<Subscription> {
       assertOpen();
-      const stream = await ensureStream(domainOf(subject, true));
+      const stream = await ensureStream(eventDomain(subject, true));
       const maxDeliver = subscribeOptions.maxDeliver ?? 5;
       const retryDelayMs = subscribeOptions.retryDelayMs ?? 1000;
       const { durable } = subscribeOptions;
@@ -221,6 +222,8 @@ export async function createNatsBus(options: NatsBusOptions): Promise<Bus> {
       consumers.add(running);
       return {
         async unsubscribe() {
+          // After close() the connection is gone and close() already stopped everything.
+          if (closing) return;
           consumers.delete(running);
           await running.stop();
         },
@@ -263,6 +266,7 @@ export async function createNatsBus(options: NatsBusOptions): Promise<Bus> {
       await nc.flush();
       return {
         async unsubscribe() {
+          if (closing) return;
           responders.delete(subscription);
           await subscription.drain();
         },
@@ -286,20 +290,6 @@ async function logConnectionStatus(nc: NatsConnection, logger: Logger): Promise<
     if (status.type === Events.Disconnect || status.type === Events.Error) logger.warn({ status: status.type, data: status.data }, 'bus: NATS connection trouble');
     else if (status.type === Events.Reconnect) logger.info({ data: status.data }, 'bus: NATS reconnected');
   }
-}
-
-function domainOf(subject: string, wildcardsAllowed: boolean): string {
-  const tokens = subject.split('.');
-  const tokenValid = (token: string, index: number): boolean => {
-    if (token === '*') return wildcardsAllowed && index > 0;
-    if (token === '>') return wildcardsAllowed && index > 0 && index === tokens.length - 1;
-    return /^[^\s*>]+$/.test(token);
-  };
-  // `rpc` is where requests travel; a stream there would swallow them.
-  if (tokens.length < 2 || tokens[0] === 'rpc' || !tokens.every(tokenValid)) {
-    throw new Error(`invalid event subject "${subject}": expected domain.noun.verb${wildcardsAllowed ? ', wildcards after the domain' : ''}`);
-  }
-  return tokens[0]!;
 }
 
 /** Stream names may not contain `.`, `*`, `>` or spaces. */
@@ -328,13 +318,4 @@ function encodeJson(value: unknown): Uint8Array {
 
 function decodeJson(bytes: Uint8Array): unknown {
   return bytes.length === 0 ? undefined : JSON.parse(new TextDecoder().decode(bytes));
-}
-
-function errorMessage(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
-
-function errorCode(error: unknown): string | undefined {
-  const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === 'string' ? code : undefined;
 }

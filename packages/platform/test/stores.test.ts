@@ -1,0 +1,52 @@
+import { Redis } from 'ioredis';
+import { createMemoryCounters, createMemoryKv } from '../src/counters/memory-counters.js';
+import { createRedisCounters, createRedisKv } from '../src/counters/redis-counters.js';
+import { testServices, uniqueName } from '../src/testing/services.js';
+import { defineCountersContract } from './contracts/counters.contract.js';
+import { defineKvContract } from './contracts/kv.contract.js';
+
+const prefix = uniqueName('stores');
+let harnesses = 0;
+
+/** A fresh Redis key space per test; every open() is its own connection, so concurrent calls really race. */
+function redisHarness<T>(make: (redis: Redis, prefix: string) => T) {
+  return async () => {
+    const { redisUrl } = await testServices();
+    const testPrefix = `${prefix}:${++harnesses}`;
+    const connections: Redis[] = [];
+    return {
+      open() {
+        const redis = new Redis(redisUrl);
+        connections.push(redis);
+        return make(redis, testPrefix);
+      },
+      async close() {
+        await Promise.all(connections.map((redis) => redis.quit()));
+      },
+    };
+  };
+}
+
+/** In memory one instance is the whole backend: every open() returns it. */
+function memoryHarness<T>(store: () => T) {
+  return async () => {
+    const instance = store();
+    return { open: () => instance, close: async () => {} };
+  };
+}
+
+defineCountersContract('memory', memoryHarness(createMemoryCounters));
+defineCountersContract('redis', redisHarness(createRedisCounters));
+defineKvContract('memory', memoryHarness(createMemoryKv));
+defineKvContract('redis', redisHarness(createRedisKv));
+
+afterAll(async () => {
+  const redis = new Redis((await testServices()).redisUrl);
+  let cursor = '0';
+  do {
+    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 500);
+    if (keys.length > 0) await redis.del(...keys);
+    cursor = next;
+  } while (cursor !== '0');
+  await redis.quit();
+});
