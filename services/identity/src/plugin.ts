@@ -16,6 +16,7 @@ import { selfRoutes } from './routes/self.js';
 import { userRoutes } from './routes/users.js';
 import { groupRoutes } from './routes/groups.js';
 import { optionRoutes } from './routes/options.js';
+import { telegramRoutes } from './routes/telegram.js';
 
 export interface IdentityPluginOptions {
   infra: Infrastructure;
@@ -67,7 +68,7 @@ const identityPlugin: FastifyPluginAsync<IdentityPluginOptions> = async (app, op
     await db.destroy();
   });
 
-  for (const routes of [statusRoutes, sessionRoutes, registrationRoutes, selfRoutes, userRoutes, groupRoutes, optionRoutes]) {
+  for (const routes of [statusRoutes, sessionRoutes, registrationRoutes, selfRoutes, userRoutes, groupRoutes, optionRoutes, telegramRoutes]) {
     await app.register(routes, { context });
   }
 };

@@ -1,3 +1,4 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { loginBodySchema, UserStatus, type LoginResult } from '@aigw/contracts';
 import { clearCookie, readCookie, SESSION_COOKIE, setCookie, UserError } from '@aigw/platform';
@@ -9,11 +10,19 @@ import { publishSessionRevoked } from '../events.js';
 import { SESSION_TTL_MS } from '../sessions.js';
 import { findLoginUser, toUserView } from '../users.js';
 
+/** Starts a session for `user` (cookie set on the reply) and returns what the login answers. */
+export async function signIn(context: IdentityContext, request: FastifyRequest, reply: FastifyReply, user: UserEntity): Promise<LoginResult> {
+  const { secret } = await context.sessions.create(user.id);
+  setCookie(reply, SESSION_COOKIE, secret, { maxAgeSeconds: SESSION_TTL_MS / 1000, secure: request.protocol === 'https' });
+  const balance = (await fetchBalances(context.bus, context.logger, [user.id])).get(user.id)!;
+  return { ...toUserView(user, balance), default_password: user.password_is_default };
+}
+
 const wrongCredentials = 'username or password is wrong, or the user has been banned';
 
 /** Login (username or email) and logout. The session cookie is HttpOnly and SameSite=Strict. */
 export const sessionRoutes: FastifyPluginAsyncZod<{ context: IdentityContext }> = async (app, { context }) => {
-  const { db, options, sessions, bus, logger } = context;
+  const { db, options, sessions, bus } = context;
 
   app.post('/api/user/login', { schema: { body: loginBodySchema }, config: { access: 'public' } }, async (request, reply) => {
     if (!options.get('PasswordLoginEnabled')) throw new UserError('the administrator has turned off password login');
@@ -25,11 +34,7 @@ export const sessionRoutes: FastifyPluginAsyncZod<{ context: IdentityContext }> 
     if (needsRehash(user.password_hash)) {
       await db.getRepository(UserEntity).update({ id: user.id }, { password_hash: await hashPassword(request.body.password) });
     }
-    const { secret } = await sessions.create(user.id);
-    setCookie(reply, SESSION_COOKIE, secret, { maxAgeSeconds: SESSION_TTL_MS / 1000, secure: request.protocol === 'https' });
-    const balance = (await fetchBalances(bus, logger, [user.id])).get(user.id)!;
-    const data: LoginResult = { ...toUserView(user, balance), default_password: user.password_is_default };
-    return { success: true, message: '', data };
+    return { success: true, message: '', data: await signIn(context, request, reply, user) };
   });
 
   app.get('/api/user/logout', { config: { access: 'public' } }, async (request, reply) => {

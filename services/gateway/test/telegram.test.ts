@@ -1,0 +1,42 @@
+import { signTelegramFields } from '../../identity/test/support/telegram';
+import { ROOT_PASSWORD, startGateway, type TestGateway } from './support/gateway';
+
+describe('Telegram login and binding (in-process)', () => {
+  let gateway: TestGateway;
+  const botToken = '123456:TEST-bot-token';
+  const widget = (id: string) =>
+    new URLSearchParams(signTelegramFields({ id, first_name: 'Ann', auth_date: String(Math.floor(Date.now() / 1000)) }, botToken)).toString();
+
+  beforeAll(async () => {
+    gateway = await startGateway('in-process');
+    const root = await gateway.login('root', ROOT_PASSWORD);
+    await gateway.call('PUT', '/api/option/', { session: root, body: { key: 'TelegramBotName', value: 'test_bot' } });
+    await gateway.call('PUT', '/api/option/', { session: root, body: { key: 'TelegramBotToken', value: botToken } });
+    expect((await gateway.call('PUT', '/api/option/', { session: root, body: { key: 'TelegramOAuthEnabled', value: 'true' } })).json().success).toBe(true);
+    await gateway.register('ann', 'ann-password');
+  });
+  afterAll(async () => {
+    await gateway?.close();
+  });
+
+  it('logs in only accounts that bound Telegram, after binding from a session', async () => {
+    const before = (await gateway.call('GET', `/api/oauth/telegram/login?${widget('777')}`)).json();
+    expect(before).toMatchObject({ success: false, message: expect.stringMatching(/not bound/) });
+
+    const session = await gateway.login('ann', 'ann-password');
+    expect((await gateway.call('GET', `/api/oauth/telegram/bind?${widget('777')}`, { session })).json().success).toBe(true);
+    expect((await gateway.call('GET', '/api/user/self', { session })).json().data.telegram_id).toBe('777');
+
+    const login = await gateway.call('GET', `/api/oauth/telegram/login?${widget('777')}`);
+    expect(login.json()).toMatchObject({ success: true, data: { username: 'ann' } });
+    expect(login.cookies.find((cookie) => cookie.name === 'session')).toBeDefined();
+  });
+
+  it('refuses a forged widget answer and a Telegram account bound to someone else', async () => {
+    const forged = widget('777').replace('first_name=Ann', 'first_name=Eve');
+    expect((await gateway.call('GET', `/api/oauth/telegram/login?${forged}`)).json().message).toMatch(/invalid/);
+    await gateway.register('bob', 'bob-password');
+    const bob = await gateway.login('bob', 'bob-password');
+    expect((await gateway.call('GET', `/api/oauth/telegram/bind?${widget('777')}`, { session: bob })).json().message).toMatch(/already bound/);
+  });
+});
