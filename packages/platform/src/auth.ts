@@ -84,15 +84,16 @@ export function requireAuth(request: FastifyRequest): AuthContext {
 
 /**
  * Called at the top of every service plugin: every route registered in it must declare
- * `config.access` (the app refuses to start otherwise), and the access is enforced before the
- * handler runs.
+ * `config.access` (the app refuses to start otherwise), and the access is enforced as the
+ * request arrives, before its body is read or validated (so a refused caller learns nothing
+ * about the route's input).
  */
 export function useAccessControl(app: FastifyInstance, service: string): void {
   app.addHook('onRoute', (route) => {
     const access = route.config?.access;
     if (!access) throw new Error(`${service}: route ${String(route.method)} ${route.url} declares no config.access`);
   });
-  app.addHook('preHandler', async (request) => {
+  app.addHook('onRequest', async (request) => {
     assertAccess(request, request.routeOptions.config.access ?? 'root');
   });
 }

@@ -130,3 +130,19 @@ describe.each(backends)('user management (%s)', (backend) => {
     expect(groups).toEqual({ default: { ratio: 1, desc: 'default group' }, vip: { ratio: 1, desc: 'vip group' } });
   });
 });
+
+describe('access is checked before input', () => {
+  it('answers 401/403 to invalid bodies on admin routes, never a validation message', async () => {
+    const gateway = await startGateway('in-process');
+    try {
+      await gateway.register('plain', 'plain-password');
+      const user = await gateway.login('plain', 'plain-password');
+      const anonymous = await gateway.call('POST', '/api/user/manage', { body: { id: 'x' } });
+      expect(anonymous.statusCode).toBe(401);
+      const ordinary = await gateway.call('PUT', '/api/option/', { session: user, body: { nonsense: true } });
+      expect(ordinary.statusCode).toBe(403);
+    } finally {
+      await gateway.close();
+    }
+  });
+});
