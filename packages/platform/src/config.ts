@@ -19,6 +19,8 @@ export const baseConfigShape = {
   DATA_DIR: z.string().default('./data'),
   /** NATS URL (JetStream enabled); when unset the bus is in-process. */
   NATS_URL: z.string().optional(),
+  /** Copies of each JetStream event stream; 3 on a production JetStream cluster (DESIGN section 5). */
+  NATS_STREAM_REPLICAS: z.coerce.number().int().min(1).max(5).default(1),
   /** Redis URL; when unset jobs, counters and the kv store are in-process. */
   REDIS_URL: z.string().optional(),
   /** Prefix of bus subjects, stream names and Redis keys, to share servers between deployments. */

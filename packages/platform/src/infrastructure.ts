@@ -23,13 +23,14 @@ export interface Infrastructure {
 
 export interface InfrastructureConfig {
   NATS_URL?: string;
+  NATS_STREAM_REPLICAS?: number;
   REDIS_URL?: string;
   NAMESPACE: string;
 }
 
 export async function createInfrastructure(config: InfrastructureConfig, logger: Logger): Promise<Infrastructure> {
   const namespace = config.NAMESPACE;
-  const bus = await createBus({ natsUrl: config.NATS_URL, namespace, logger });
+  const bus = await createBus({ natsUrl: config.NATS_URL, namespace, streamReplicas: config.NATS_STREAM_REPLICAS, logger });
   const jobs = createJobs({ redisUrl: config.REDIS_URL, prefix: namespace ? `aigw-${namespace}` : 'aigw', logger });
   const stores = createStores({ redisUrl: config.REDIS_URL, prefix: namespace ? `aigw:${namespace}` : 'aigw', logger });
   logger.info({ bus: config.NATS_URL ? 'nats' : 'in-process', stores: config.REDIS_URL ? 'redis' : 'in-memory' }, 'infrastructure ready');

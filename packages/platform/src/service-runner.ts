@@ -22,6 +22,7 @@ export interface ServiceConfig {
   HOST: string;
   PORT: number;
   NATS_URL?: string;
+  NATS_STREAM_REPLICAS?: number;
   REDIS_URL?: string;
   NAMESPACE: string;
   INTERNAL_SECRET: string;

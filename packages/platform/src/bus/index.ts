@@ -12,11 +12,13 @@ export interface BusOptions {
   natsUrl?: string;
   /** Prefix of every subject and stream on NATS, so deployments can share a server. */
   namespace?: string;
+  /** Copies of each event stream in a JetStream cluster. */
+  streamReplicas?: number;
   logger: Logger;
 }
 
 /** The adapter follows the configuration: NATS when a URL is set, in-process otherwise. */
 export async function createBus(options: BusOptions): Promise<Bus> {
-  if (options.natsUrl) return createNatsBus({ url: options.natsUrl, namespace: options.namespace, logger: options.logger });
+  if (options.natsUrl) return createNatsBus({ url: options.natsUrl, namespace: options.namespace, streamReplicas: options.streamReplicas, logger: options.logger });
   return createMemoryBus({ logger: options.logger });
 }

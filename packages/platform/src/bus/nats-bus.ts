@@ -35,6 +35,8 @@ export interface NatsBusOptions {
   logger: Logger;
   /** How long JetStream remembers an event id to drop a republished duplicate. Default 2 minutes. */
   duplicateWindowMs?: number;
+  /** Copies of each stream in a JetStream cluster (3 in production: a single node loses acked messages on a crash). Default 1. */
+  streamReplicas?: number;
 }
 
 /** Events older than this leave the stream, so disk use stays bounded; consumers are expected back sooner. */
@@ -69,6 +71,7 @@ interface RunningConsumer {
 export async function createNatsBus(options: NatsBusOptions): Promise<Bus> {
   const { logger, namespace } = options;
   const duplicateWindowMs = options.duplicateWindowMs ?? 2 * 60_000;
+  const streamReplicas = options.streamReplicas ?? 1;
   // Keep reconnecting however long NATS is away: giving up would leave a service deaf for good.
   const nc = await connect({ servers: options.url, name: namespace ? `bus:${namespace}` : 'bus', maxReconnectAttempts: -1 });
   void logConnectionStatus(nc, logger);
@@ -110,6 +113,7 @@ export async function createNatsBus(options: NatsBusOptions): Promise<Bus> {
         storage: StorageType.File,
         duplicate_window: nanos(duplicateWindowMs),
         max_age: nanos(streamMaxAgeMs),
+        num_replicas: streamReplicas,
       });
     } catch (error) {
       // Another instance may have created it in between.
