@@ -38,6 +38,17 @@ export async function buildGateway(options: GatewayOptions): Promise<App> {
   const resolver = await createCredentialResolver({ bus: infra.bus, logger, ttlMs: config.CREDENTIAL_CACHE_TTL_MS });
   let draining = false;
 
+  /** Per-IP limits: the critical ones (login, registration, verification, reset), then the whole console API. */
+  const enforceRateLimits = async (request: FastifyRequest) => {
+    const path = request.url.split('?', 1)[0]!;
+    if (isCriticalPath(path) && !(await allow(infra.kv, { name: 'critical', max: config.CRITICAL_RATE_LIMIT, windowMs: config.CRITICAL_RATE_LIMIT_WINDOW_MS }, request.ip))) {
+      throw new TooManyRequestsError();
+    }
+    if (path.startsWith('/api/') && !(await allow(infra.kv, { name: 'api', max: config.GLOBAL_API_RATE_LIMIT, windowMs: config.GLOBAL_API_RATE_LIMIT_WINDOW_MS }, request.ip))) {
+      throw new TooManyRequestsError();
+    }
+  };
+
   app.addHook('onRequest', async (request, reply) => {
     // Identity headers are ours to set; a client sending them is ignored.
     delete request.headers[internalHeaders.identity];
@@ -50,16 +61,6 @@ export async function buildGateway(options: GatewayOptions): Promise<App> {
     request.auth = isRelayPath(request.url) ? null : await authenticate(request, resolver);
   });
   app.addHook('onSend', securityHeaders);
-
-  const enforceRateLimits = async (request: FastifyRequest) => {
-    const path = request.url.split('?', 1)[0]!;
-    if (isCriticalPath(path) && !(await allow(infra.kv, { name: 'critical', max: config.CRITICAL_RATE_LIMIT, windowMs: config.CRITICAL_RATE_LIMIT_WINDOW_MS }, request.ip))) {
-      throw new TooManyRequestsError();
-    }
-    if (path.startsWith('/api/') && !(await allow(infra.kv, { name: 'api', max: config.GLOBAL_API_RATE_LIMIT, windowMs: config.GLOBAL_API_RATE_LIMIT_WINDOW_MS }, request.ip))) {
-      throw new TooManyRequestsError();
-    }
-  };
 
   app.get('/healthz', async () => ({ status: 'ok' }));
   app.get('/readyz', async (_request, reply) => (draining ? reply.status(503).send({ status: 'draining' }) : { status: 'ready' }));
