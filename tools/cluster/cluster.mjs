@@ -32,7 +32,8 @@ export function entryOf(name) {
 /**
  * Starts the services, waits for each /healthz, then starts the gateway.
  * - env: the children's environment (default process.env); DATABASE_URL, NATS_URL and REDIS_URL
- *   default to the local servers, INTERNAL_SECRET to a random one for this cluster.
+ *   default to the local servers, INTERNAL_SECRET to a random one for this cluster,
+ *   TOKEN_KEY_SECRET to one kept in DATA_DIR/secrets (token keys stay readable across restarts).
  * - ports: { gateway, identity, billing, channels, relay, notifier }, defaults 3000-3005.
  * - log(name, line, stream): every child output line; default prints `[name] line`.
  * - onCrash({ name, code, signal }): after startup, a child exited on its own; called once the
@@ -46,6 +47,8 @@ export async function startCluster(options = {}) {
   const ports = { ...defaultPorts, ...options.ports };
   const env = { ...envDefaults, ...definedOnly(options.env ?? process.env) };
   env.INTERNAL_SECRET ||= crypto.randomBytes(32).toString('base64url');
+  // Token keys are encrypted with this: it must survive restarts, so keep one under DATA_DIR.
+  env.TOKEN_KEY_SECRET ||= persistentSecret(path.join(env.DATA_DIR || './data', 'secrets', 'cluster-token-key'));
   const entries = Object.fromEntries([...serviceNames, 'gateway'].map((name) => [name, entryOf(name)]));
   const servicesUrls = Object.fromEntries(serviceNames.map((name) => [name, `http://127.0.0.1:${ports[name]}`]));
 
@@ -136,4 +139,12 @@ export async function startCluster(options = {}) {
 
 function definedOnly(env) {
   return Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value !== ''));
+}
+
+function persistentSecret(file) {
+  if (fs.existsSync(file)) return fs.readFileSync(file, 'utf8').trim();
+  fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+  const secret = crypto.randomBytes(32).toString('base64url');
+  fs.writeFileSync(file, secret, { mode: 0o600 });
+  return secret;
 }

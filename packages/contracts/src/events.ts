@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { resolvedTokenSchema, usageRecordSchema } from './billing.js';
 
 /**
  * The bus event map: subject -> payload schema. Subjects are `domain.noun.past-tense-verb`.
@@ -61,6 +62,23 @@ export const eventSchemas = {
     template: z.enum(['verification_code', 'password_reset']),
     params: z.record(z.string(), z.string()),
   }),
+  /**
+   * Published by billing after a token was created or changed (the relay refreshes its cache).
+   * Carries the resolved view (no key) and the key hash that caches are keyed by.
+   */
+  'billing.token.updated': resolvedTokenSchema.extend({ key_hash: z.string() }),
+  /** Published by billing after a token was deleted. */
+  'billing.token.deleted': z.object({ token_id: z.number().int(), user_id: z.number().int(), key_hash: z.string() }),
+  /**
+   * Published by billing after an account's balance was changed outside usage (top-up,
+   * redemption, admin edit, transfer, grant), or its owner's status or group changed.
+   */
+  'billing.account.updated': z.object({ user_id: z.number().int(), quota: z.number().int(), status: z.number().int(), group: z.string() }),
+  /**
+   * Published by the relay once per logical request, after settling the live counters
+   * (id = request id, also the JetStream message id). Billing persists it exactly once.
+   */
+  'relay.usage.recorded': usageRecordSchema,
 } as const;
 
 export type EventSubject = keyof typeof eventSchemas;
@@ -103,6 +121,21 @@ export const requestSchemas = {
         aff_count: z.number().int(), aff_quota: z.number().int(), aff_history_quota: z.number().int(),
       })),
     }),
+  },
+  /** Answered by billing: the token behind an sk- key hash, for the relay's cache (null when unknown). */
+  'billing.token.resolve': {
+    request: z.object({ key_hash: z.string().regex(/^[0-9a-f]{64}$/) }),
+    response: z.object({ token: resolvedTokenSchema.nullable() }),
+  },
+  /** Answered by billing: seeds the live counters of a user (and a limited token) from the database. */
+  'billing.quota.seed': {
+    request: z.object({ user_id: z.number().int().positive(), token_id: z.number().int().min(0) }),
+    response: z.object({ user: z.number().int().nullable(), token: z.number().int().nullable() }),
+  },
+  /** Answered by billing: an admin sets a user's quota from the user editor (identity forwards it). */
+  'billing.account.set_quota': {
+    request: z.object({ user_id: z.number().int().positive(), quota: z.number().int(), actor_id: z.number().int(), actor_username: z.string() }),
+    response: z.object({ quota: z.number().int() }),
   },
 } as const;
 

@@ -4,3 +4,4 @@ export * from './user.js';
 export * from './options.js';
 export * from './status.js';
 export * from './events.js';
+export * from './billing.js';

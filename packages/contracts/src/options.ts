@@ -112,6 +112,7 @@ export const optionDefinitions = {
   SensitiveWords: text('sensitive', 'test_sensitive', 'Sensitive words, one per line.'),
   // log
   LogConsumeEnabled: bool('log', true, 'Write consume logs.'),
+  LogRetentionDays: nonNegativeInt('log', 0, 'Delete logs older than this many days, daily (0 = keep forever).'),
   // dashboard
   DataExportEnabled: bool('dashboard', true, 'Hourly quota data for the dashboard.'),
   DataExportInterval: define('number', z.number().int().min(1))('dashboard', 5, 'Minutes between dashboard data flushes.'),

@@ -13,3 +13,4 @@ export * from './infrastructure.js';
 export * from './cookies.js';
 export * from './service-runner.js';
 export * from './diagnostics.js';
+export * from './secrets.js';

@@ -1,16 +1,50 @@
 import type { FastifyPluginAsync } from 'fastify';
-import { createOptionsMirror, registerDiagnostics, useAccessControl, type Infrastructure } from '@aigw/platform';
+import {
+  createOptionsMirror, deriveKey, openDatabase, registerDiagnostics, useAccessControl, type Infrastructure, type Subscription,
+} from '@aigw/platform';
+import type { BillingContext } from './context.js';
+import { billingEntities } from './entities/index.js';
+import { billingMigrations } from './migrations/index.js';
+import { registerAccountResponders, subscribeAccountEvents } from './accounts.js';
+import { accountRoutes } from './routes/accounts.js';
 
 export interface BillingPluginOptions {
   infra: Infrastructure;
+  /** PostgreSQL URL; SQLite under dataDir when absent. */
+  databaseUrl?: string;
+  dataDir: string;
+  /** Database schema (PostgreSQL); tests pass their own. */
+  schema?: string;
+  /** Secret from which the key encrypting token keys at rest is derived. */
+  tokenKeySecret: string;
 }
 
-/** Billing: accounts (balances), API tokens, redemption codes, top-ups, pricing, usage logs and stats. Built in its own issue; for now it mirrors the options and answers its health route. */
-const billingPlugin: FastifyPluginAsync<BillingPluginOptions> = async (app, { infra }) => {
+/** Billing: accounts, API tokens, redemption codes, usage ledger, logs, dashboard data and pricing. */
+const billingPlugin: FastifyPluginAsync<BillingPluginOptions> = async (app, options) => {
   useAccessControl(app, 'billing');
-  const options = await createOptionsMirror({ bus: infra.bus, logger: infra.logger });
-  app.addHook('onClose', () => options.close());
-  registerDiagnostics(app, 'billing', options);
+  const { bus, kv, counters, jobs, logger } = options.infra;
+  const db = await openDatabase({
+    url: options.databaseUrl, dataDir: options.dataDir, schema: options.schema ?? 'billing',
+    entities: billingEntities, migrations: billingMigrations, logger,
+  });
+  const mirror = await createOptionsMirror({ bus, logger });
+  const context: BillingContext = {
+    db, bus, kv, counters, jobs, logger, options: mirror, tokenKeySecret: deriveKey(options.tokenKeySecret, 'billing.token-key'),
+  };
+
+  const subscriptions: Subscription[] = [
+    ...(await subscribeAccountEvents(context)),
+    ...(await registerAccountResponders(context)),
+  ];
+
+  app.addHook('onClose', async () => {
+    await Promise.all(subscriptions.map((subscription) => subscription.unsubscribe()));
+    await mirror.close();
+    await db.destroy();
+  });
+
+  registerDiagnostics(app, 'billing', mirror);
+  for (const routes of [accountRoutes]) await app.register(routes, { context });
 };
 
 export default billingPlugin;

@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import {
-  createApp, internalHeaders, OperationalError, readCookie, SESSION_COOKIE, TooManyRequestsError,
+  createApp, internalHeaders, loadOrCreateSecret, OperationalError, readCookie, SESSION_COOKIE, TooManyRequestsError,
   type App, type AuthContext, type Infrastructure, type Logger,
 } from '@aigw/platform';
 import billingPlugin from '@aigw/billing/plugin';
@@ -25,7 +25,7 @@ export interface GatewayOptions {
   /** Folder of the built console. */
   webDistDir?: string;
   /** Database schema per service (tests isolate themselves with their own). */
-  schemas?: Partial<Record<'identity', string>>;
+  schemas?: Partial<Record<'identity' | 'billing', string>>;
 }
 
 /**
@@ -79,7 +79,10 @@ export async function buildGateway(options: GatewayOptions): Promise<App> {
       infra, databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR, schema: options.schemas?.identity,
       version: options.version, initialRootPassword: config.INITIAL_ROOT_PASSWORD,
     });
-    await app.register(billingPlugin, { infra });
+    await app.register(billingPlugin, {
+      infra, databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR, schema: options.schemas?.billing,
+      tokenKeySecret: config.TOKEN_KEY_SECRET ?? loadOrCreateSecret(config.DATA_DIR, 'token-key'),
+    });
     await app.register(channelsPlugin, { infra });
     await app.register(relayPlugin, { infra });
     await app.register(notifierPlugin, { infra });

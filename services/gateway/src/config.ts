@@ -19,6 +19,8 @@ export const gatewayConfigSchema = z
     WEB_DIST_DIR: z.string().optional(),
     /** Trust X-Forwarded-For / -Proto from an ingress or load balancer in front. */
     TRUST_PROXY: z.enum(['true', 'false']).default('false').transform((value) => value === 'true'),
+    /** All-in-one: secret for encrypting API token keys at rest (default: generated once under DATA_DIR/secrets). */
+    TOKEN_KEY_SECRET: z.string().min(32).optional(),
     /** All-in-one: password of the root user created on first start. */
     INITIAL_ROOT_PASSWORD: z.string().min(8).max(20).optional(),
     /** Login, registration, verification and reset calls allowed per IP per window. */

@@ -1,0 +1,205 @@
+import { z } from 'zod';
+
+/**
+ * Billing's wire shapes. Quota is an integer number of units (500000 = $1). Every amount a user
+ * can send is bounded, so no arithmetic on it can overflow or wrap (rule R7).
+ */
+export const MAX_QUOTA = 1_000_000_000_000_000; // 10^15 units = $2 billion, far inside 2^53
+export const quotaSchema = z.number().int('must be an integer').min(0, 'must not be negative').max(MAX_QUOTA, 'is too large');
+/** Admin edits may lower a balance: a signed amount within the same bounds. */
+export const signedQuotaSchema = z.number().int('must be an integer').min(-MAX_QUOTA, 'is too small').max(MAX_QUOTA, 'is too large');
+
+/** Token status: 1 enabled, 2 disabled, 3 expired, 4 exhausted. */
+export const TokenStatus = { Enabled: 1, Disabled: 2, Expired: 3, Exhausted: 4 } as const;
+/** Redemption status: 1 unused, 2 disabled, 3 used. */
+export const RedemptionStatus = { Unused: 1, Disabled: 2, Used: 3 } as const;
+/** Log types: 1 top-up, 2 consume, 3 manage (admin), 4 system. 0 means all in queries. */
+export const LogType = { All: 0, Topup: 1, Consume: 2, Manage: 3, System: 4 } as const;
+
+export const TOKEN_NAME_MAX = 50;
+export const TOKEN_BATCH_MAX = 100;
+export const REDEMPTION_NAME_MAX = 20;
+export const REDEMPTION_BATCH_MAX = 100;
+
+/** The token as its owner sees it: the key masked (`sk-abcd…wxyz`), never whole. */
+export const tokenViewSchema = z.object({
+  id: z.number().int(),
+  user_id: z.number().int(),
+  name: z.string(),
+  key: z.string(),
+  status: z.number().int(),
+  created_time: z.number().int(),
+  accessed_time: z.number().int(),
+  expired_time: z.number().int(),
+  remain_quota: z.number().int(),
+  unlimited_quota: z.boolean(),
+  used_quota: z.number().int(),
+  model_limits_enabled: z.boolean(),
+  model_limits: z.string(),
+  allow_ips: z.string(),
+  group: z.string(),
+});
+export type TokenView = z.infer<typeof tokenViewSchema>;
+
+const tokenFields = {
+  name: z.string().trim().min(1, 'name is required').max(TOKEN_NAME_MAX, `name must be at most ${TOKEN_NAME_MAX} characters`),
+  remain_quota: quotaSchema.default(0),
+  /** Unix seconds, or -1 for never. */
+  expired_time: z.number().int().min(-1).max(253_402_300_799).default(-1),
+  unlimited_quota: z.boolean().default(false),
+  model_limits_enabled: z.boolean().default(false),
+  /** Comma-separated model names. */
+  model_limits: z.string().max(4096).default(''),
+  /** One IP or CIDR per line (commas accepted). */
+  allow_ips: z.string().max(4096).default(''),
+  /** '' means the owner's own group. */
+  group: z.string().trim().max(64).default(''),
+};
+
+/** POST /api/token/: `count` > 1 creates extras named `<name>-xxxxxx`. */
+export const createTokenBodySchema = z.object({
+  ...tokenFields,
+  count: z.number().int().min(1, 'count must be a positive integer').max(TOKEN_BATCH_MAX, `count must be at most ${TOKEN_BATCH_MAX}`).default(1),
+});
+export type CreateTokenBody = z.infer<typeof createTokenBodySchema>;
+
+/** PUT /api/token/ (every field optional but the id); with ?status_only=true only status counts. */
+export const updateTokenBodySchema = z.object({
+  id: z.number().int().positive(),
+  name: tokenFields.name.optional(),
+  remain_quota: quotaSchema.optional(),
+  expired_time: z.number().int().min(-1).max(253_402_300_799).optional(),
+  unlimited_quota: z.boolean().optional(),
+  model_limits_enabled: z.boolean().optional(),
+  model_limits: z.string().max(4096).optional(),
+  allow_ips: z.string().max(4096).optional(),
+  group: z.string().trim().max(64).optional(),
+  status: z.union([z.literal(1), z.literal(2)]).optional(),
+});
+export type UpdateTokenBody = z.infer<typeof updateTokenBodySchema>;
+
+export const redemptionViewSchema = z.object({
+  id: z.number().int(),
+  user_id: z.number().int(),
+  name: z.string(),
+  key: z.string(),
+  status: z.number().int(),
+  quota: z.number().int(),
+  created_time: z.number().int(),
+  redeemed_time: z.number().int(),
+  used_user_id: z.number().int(),
+});
+export type RedemptionView = z.infer<typeof redemptionViewSchema>;
+
+export const createRedemptionBodySchema = z.object({
+  name: z.string().trim().min(1, 'name is required').max(REDEMPTION_NAME_MAX, `name must be 1 to ${REDEMPTION_NAME_MAX} characters`),
+  quota: quotaSchema.default(100000),
+  count: z.number().int().min(1, 'count must be above 0').max(REDEMPTION_BATCH_MAX, `count must be at most ${REDEMPTION_BATCH_MAX}`).default(1),
+});
+
+export const updateRedemptionBodySchema = z.object({
+  id: z.number().int().positive(),
+  name: createRedemptionBodySchema.shape.name.optional(),
+  quota: quotaSchema.optional(),
+  status: z.union([z.literal(1), z.literal(2)]).optional(),
+});
+
+/** POST /api/user/topup. */
+export const redeemBodySchema = z.object({ key: z.string().trim().min(1, 'please enter the redemption code').max(64) });
+/** POST /api/user/aff_transfer. */
+export const affTransferBodySchema = z.object({ quota: quotaSchema });
+
+export const logViewSchema = z.object({
+  id: z.number().int(),
+  created_at: z.number().int(),
+  type: z.number().int(),
+  content: z.string(),
+  user_id: z.number().int(),
+  username: z.string(),
+  token_id: z.number().int(),
+  token_name: z.string(),
+  model_name: z.string(),
+  quota: z.number().int(),
+  prompt_tokens: z.number().int(),
+  completion_tokens: z.number().int(),
+  use_time: z.number().int(),
+  is_stream: z.boolean(),
+  channel: z.number().int(),
+  group: z.string(),
+  other: z.string(),
+});
+export type LogView = z.infer<typeof logViewSchema>;
+
+const timestamp = z.coerce.number().int().min(0).max(253_402_300_799);
+/** Filters of GET /api/log/ and /api/log/stat (admin); the self routes ignore username and channel. */
+export const logQuerySchema = z.object({
+  type: z.coerce.number().int().min(0).max(4).default(0),
+  username: z.string().trim().max(64).default(''),
+  token_name: z.string().trim().max(64).default(''),
+  model_name: z.string().trim().max(128).default(''),
+  start_timestamp: timestamp.optional(),
+  end_timestamp: timestamp.optional(),
+  channel: z.coerce.number().int().min(0).default(0),
+  group: z.string().trim().max(64).default(''),
+});
+export type LogQuery = z.infer<typeof logQuerySchema>;
+
+export const dataQuerySchema = z.object({
+  username: z.string().trim().max(64).default(''),
+  start_timestamp: timestamp.optional(),
+  end_timestamp: timestamp.optional(),
+});
+
+/** One row of GET /api/pricing. quota_type 0 = by ratio per token, 1 = fixed price per call. */
+export const pricingRowSchema = z.object({
+  model_name: z.string(),
+  quota_type: z.union([z.literal(0), z.literal(1)]),
+  model_ratio: z.number(),
+  model_price: z.number(),
+  completion_ratio: z.number(),
+  enable_groups: z.array(z.string()),
+});
+export type PricingRow = z.infer<typeof pricingRowSchema>;
+
+/** What the relay needs to check an sk- token without asking again (no key, no secret). */
+export const resolvedTokenSchema = z.object({
+  token_id: z.number().int(),
+  user_id: z.number().int(),
+  name: z.string(),
+  status: z.number().int(),
+  expired_time: z.number().int(),
+  unlimited_quota: z.boolean(),
+  model_limits_enabled: z.boolean(),
+  model_limits: z.array(z.string()),
+  allow_ips: z.array(z.string()),
+  /** The token's group, or the owner's group when the token has none. */
+  group: z.string(),
+  owner_status: z.number().int(),
+  owner_group: z.string(),
+});
+export type ResolvedToken = z.infer<typeof resolvedTokenSchema>;
+
+/** The usage of one relayed request, as the relay reports it. */
+export const usageRecordSchema = z.object({
+  /** Unique per logical request (retries included): the ledger's idempotency key. */
+  request_id: z.string().min(1).max(64),
+  user_id: z.number().int().positive(),
+  /** 0 for playground requests, which bill the user only. */
+  token_id: z.number().int().min(0),
+  token_name: z.string().max(64),
+  model_name: z.string().max(128),
+  group: z.string().max(64),
+  channel_id: z.number().int().min(0),
+  prompt_tokens: z.number().int().min(0).max(100_000_000),
+  completion_tokens: z.number().int().min(0).max(100_000_000),
+  /** The charge, already computed with the price helpers. */
+  quota: quotaSchema,
+  use_time_ms: z.number().int().min(0),
+  is_stream: z.boolean(),
+  /** Unix seconds when the request started. */
+  created_at: z.number().int(),
+  content: z.string().max(1024).default(''),
+  /** Billing details shown in the log (ratios, frt, admin_info...). */
+  other: z.record(z.string(), z.unknown()).default({}),
+});
+export type UsageRecord = z.infer<typeof usageRecordSchema>;

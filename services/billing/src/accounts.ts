@@ -1,0 +1,109 @@
+import { LogType, Role, type EventPayload } from '@aigw/contracts';
+import { onEvent, publishEvent, replyTyped, UserError, type Subscription } from '@aigw/platform';
+import type { BillingContext } from './context.js';
+import { AccountEntity, LedgerKind } from './entities/index.js';
+import { adjustLiveUser, applyToAccount, ensureAccount, formatQuota, writeLog } from './ledger.js';
+
+/** The super admin's starting balance ($200), as in the established product. */
+export const ROOT_INITIAL_QUOTA = 100_000_000;
+
+/** Status billing keeps for a deregistered user: tokens stop working. */
+export const ACCOUNT_DELETED = 0;
+
+/**
+ * Accounts follow identity's users: opened on registration with the configured grants (new-user
+ * quota, invitee and inviter rewards), and kept in step with status and group changes.
+ * Every handler is idempotent: events arrive at least once.
+ */
+export async function subscribeAccountEvents(context: BillingContext): Promise<Subscription[]> {
+  const { bus, logger } = context;
+  return Promise.all([
+    onEvent(bus, 'identity.user.registered', (payload) => openAccount(context, payload), { durable: 'billing-accounts', logger }),
+    onEvent(bus, 'identity.user.updated', async (payload) => {
+      await context.db.transaction(async (manager) => {
+        await ensureAccount(manager, payload.user_id, { username: payload.username, group: payload.group, status: payload.status });
+        await manager.update(AccountEntity, { user_id: payload.user_id }, { username: payload.username, group: payload.group, status: payload.status });
+      });
+      await publishAccountUpdated(context, payload.user_id);
+    }, { durable: 'billing-accounts', logger }),
+    onEvent(bus, 'identity.user.deleted', async ({ user_id }) => {
+      await context.db.getRepository(AccountEntity).update({ user_id }, { status: ACCOUNT_DELETED });
+      await publishAccountUpdated(context, user_id);
+    }, { durable: 'billing-accounts', logger }),
+  ]);
+}
+
+async function openAccount(context: BillingContext, user: EventPayload<'identity.user.registered'>): Promise<void> {
+  const { options } = context;
+  const perUnit = options.get('QuotaPerUnit');
+  const grants: Array<{ userId: number; amount: number; content: string }> = [];
+  let inviterReward = 0;
+  const opened = await context.db.transaction(async (manager) => {
+    if (await manager.existsBy(AccountEntity, { user_id: user.user_id })) return false; // redelivered
+    await ensureAccount(manager, user.user_id, { username: user.username, group: user.group, status: user.status });
+    const newUserQuota = user.source === 'setup' && user.role >= Role.Root ? ROOT_INITIAL_QUOTA : options.get('QuotaForNewUser');
+    if (newUserQuota > 0) grants.push({ userId: user.user_id, amount: newUserQuota, content: `new user gift ${formatQuota(newUserQuota, perUnit)}` });
+    if (user.inviter_id > 0) {
+      const inviteeQuota = options.get('QuotaForInvitee');
+      if (inviteeQuota > 0) grants.push({ userId: user.user_id, amount: inviteeQuota, content: `invite code gift ${formatQuota(inviteeQuota, perUnit)}` });
+      inviterReward = options.get('QuotaForInviter');
+      await ensureAccount(manager, user.inviter_id);
+      await manager.increment(AccountEntity, { user_id: user.inviter_id }, 'aff_count', 1);
+      if (inviterReward > 0) {
+        await manager.increment(AccountEntity, { user_id: user.inviter_id }, 'aff_quota', inviterReward);
+        await manager.increment(AccountEntity, { user_id: user.inviter_id }, 'aff_history_quota', inviterReward);
+        await writeLog(manager, { userId: user.inviter_id, type: LogType.System, content: `invited a user: reward ${formatQuota(inviterReward, perUnit)} (pending transfer)` });
+      }
+    }
+    for (const grant of grants) {
+      await applyToAccount(manager, { userId: grant.userId, kind: LedgerKind.Grant, amount: grant.amount });
+      await writeLog(manager, { userId: grant.userId, type: LogType.System, content: grant.content, quota: grant.amount, username: user.username });
+    }
+    return true;
+  });
+  if (!opened) return;
+  for (const grant of grants) await adjustLiveUser(context.counters, grant.userId, grant.amount);
+  await publishAccountUpdated(context, user.user_id);
+}
+
+export async function publishAccountUpdated(context: BillingContext, userId: number): Promise<void> {
+  const account = await context.db.getRepository(AccountEntity).findOneBy({ user_id: userId });
+  if (!account) return;
+  await publishEvent(context.bus, 'billing.account.updated', { user_id: userId, quota: account.quota, status: account.status, group: account.group });
+}
+
+/** Request-reply for identity: balances of a page of users, and the admin's quota edit. */
+export async function registerAccountResponders(context: BillingContext): Promise<Subscription[]> {
+  const { bus, db, options } = context;
+  const accounts = db.getRepository(AccountEntity);
+  return Promise.all([
+    replyTyped(bus, 'billing.account.balances', async ({ user_ids }) => {
+      const rows = user_ids.length ? await accounts.createQueryBuilder('account').where('account.user_id IN (:...ids)', { ids: user_ids }).getMany() : [];
+      return {
+        balances: Object.fromEntries(rows.map((row) => [String(row.user_id), {
+          quota: row.quota, used_quota: row.used_quota, request_count: row.request_count,
+          aff_count: row.aff_count, aff_quota: row.aff_quota, aff_history_quota: row.aff_history_quota,
+        }])),
+      };
+    }),
+    replyTyped(bus, 'billing.account.set_quota', async ({ user_id, quota, actor_username }) => {
+      if (!Number.isSafeInteger(quota) || Math.abs(quota) > 1e15) throw new UserError('quota: out of range');
+      const perUnit = options.get('QuotaPerUnit');
+      const delta = await db.transaction(async (manager) => {
+        await ensureAccount(manager, user_id);
+        const current = (await manager.findOneByOrFail(AccountEntity, { user_id })).quota;
+        const change = quota - current;
+        if (change === 0) return 0;
+        await applyToAccount(manager, { userId: user_id, kind: LedgerKind.Admin, amount: change });
+        await writeLog(manager, {
+          userId: user_id, type: LogType.Manage, quota: change,
+          content: `admin ${actor_username} changed the quota from ${formatQuota(current, perUnit)} to ${formatQuota(quota, perUnit)}`,
+        });
+        return change;
+      });
+      await adjustLiveUser(context.counters, user_id, delta);
+      if (delta !== 0) await publishAccountUpdated(context, user_id);
+      return { quota };
+    }),
+  ]);
+}

@@ -1,0 +1,11 @@
+import { AccountEntity } from './account.entity.js';
+import { LedgerEntryEntity } from './ledger-entry.entity.js';
+import { LogEntity } from './log.entity.js';
+import { QuotaDataEntity } from './quota-data.entity.js';
+import { RedemptionEntity } from './redemption.entity.js';
+import { TokenEntity } from './token.entity.js';
+
+export { AccountEntity, LedgerEntryEntity, LogEntity, QuotaDataEntity, RedemptionEntity, TokenEntity };
+export { LedgerKind } from './ledger-entry.entity.js';
+
+export const billingEntities = [AccountEntity, LedgerEntryEntity, TokenEntity, RedemptionEntity, LogEntity, QuotaDataEntity];

@@ -1,0 +1,66 @@
+import { Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
+import { bigintNumber } from './columns.js';
+
+/**
+ * An API token (sk- key). The key is stored as its sha256 (lookup), its first characters
+ * (display) and encrypted with AES-GCM (so the owner can reveal it again on purpose).
+ */
+@Entity({ name: 'tokens' })
+export class TokenEntity {
+  @PrimaryGeneratedColumn({ type: 'integer' })
+  id: number;
+
+  @Index()
+  @Column({ type: 'integer' })
+  user_id: number;
+
+  @Column({ type: 'varchar', length: 64 })
+  name: string;
+
+  /** sha256 hex of the 48-character key (without sk-). */
+  @Column({ type: 'varchar', length: 64, unique: true })
+  key_hash: string;
+
+  /** First characters of the key, for the masked display. */
+  @Column({ type: 'varchar', length: 16 })
+  key_prefix: string;
+
+  /** AES-256-GCM of the key: iv.tag.ciphertext, base64url. */
+  @Column({ type: 'text' })
+  key_encrypted: string;
+
+  /** 1 enabled or 2 disabled as set by the owner; expired/exhausted are derived on read. */
+  @Column({ type: 'integer', default: 1 })
+  status: number;
+
+  @Column({ type: 'bigint', transformer: bigintNumber })
+  created_time: number;
+
+  @Column({ type: 'bigint', default: 0, transformer: bigintNumber })
+  accessed_time: number;
+
+  /** Unix seconds, -1 for never. */
+  @Column({ type: 'bigint', default: -1, transformer: bigintNumber })
+  expired_time: number;
+
+  @Column({ type: 'bigint', default: 0, transformer: bigintNumber })
+  remain_quota: number;
+
+  @Column({ type: 'boolean', default: false })
+  unlimited_quota: boolean;
+
+  @Column({ type: 'bigint', default: 0, transformer: bigintNumber })
+  used_quota: number;
+
+  @Column({ type: 'boolean', default: false })
+  model_limits_enabled: boolean;
+
+  @Column({ type: 'text', default: '' })
+  model_limits: string;
+
+  @Column({ type: 'text', default: '' })
+  allow_ips: string;
+
+  @Column({ type: 'varchar', length: 64, default: '' })
+  group: string;
+}

@@ -1,0 +1,96 @@
+import type { EntityManager } from 'typeorm';
+import { param, queryRows, type Counters } from '@aigw/platform';
+import { AccountEntity, LedgerEntryEntity, LogEntity, type LedgerKind } from './entities/index.js';
+
+/**
+ * The money core. Every balance change goes through `applyToAccount` inside a database
+ * transaction: one conditional UPDATE of the account and one ledger row, so the persisted
+ * balance always equals the sum of the account's ledger entries (see reconcile.ts). The live
+ * counters used by the relay's hot path are adjusted by the same delta after commit.
+ */
+
+/** Live counter keys of the quota hot path. */
+export const counterKeys = {
+  user: (userId: number) => `quota:user:${userId}`,
+  token: (tokenId: number) => `quota:token:${tokenId}`,
+};
+
+export interface AccountChange {
+  userId: number;
+  kind: LedgerKind;
+  /** Signed change of the balance. */
+  amount: number;
+  /** Idempotency key for usage: a second application of the same request id fails the unique key. */
+  requestId?: string;
+  /**
+   * Refuse the change when it would leave less than this (e.g. 0 for transfers). Omit to allow
+   * any result (admin edits may set a negative balance; usage may overdraw by at most its hold).
+   */
+  floor?: number;
+  /** Also add to used_quota and request_count (usage). */
+  usage?: { used: number; requests: number };
+}
+
+/**
+ * Applies a balance change in the caller's transaction. Returns the new balance, or null when
+ * the floor refused it (nothing written).
+ */
+export async function applyToAccount(manager: EntityManager, change: AccountChange): Promise<number | null> {
+  const db = manager.connection;
+  const values: unknown[] = [change.amount, change.userId];
+  let sql = `UPDATE accounts SET quota = quota + ${param(db, 1)}`;
+  if (change.usage) {
+    values.push(change.usage.used, change.usage.requests);
+    sql += `, used_quota = used_quota + ${param(db, 3)}, request_count = request_count + ${param(db, 4)}`;
+  }
+  sql += ` WHERE user_id = ${param(db, 2)}`;
+  if (change.floor !== undefined) {
+    values.push(change.floor - change.amount);
+    sql += ` AND quota >= ${param(db, values.length)}`;
+  }
+  const rows = await queryRows<{ quota: number | string }>(manager, `${sql} RETURNING quota`, values);
+  if (rows.length === 0) return null;
+  await manager.insert(LedgerEntryEntity, {
+    user_id: change.userId, kind: change.kind, amount: change.amount, request_id: change.requestId ?? null, created_at: Date.now(),
+  });
+  return Number(rows[0]!.quota);
+}
+
+/** Creates the account row if it does not exist yet (idempotent). */
+export async function ensureAccount(manager: EntityManager, userId: number, profile: { username?: string; group?: string; status?: number } = {}): Promise<void> {
+  await manager.createQueryBuilder().insert().into(AccountEntity)
+    .values({
+      user_id: userId, username: profile.username ?? '', group: profile.group ?? 'default', status: profile.status ?? 1,
+      quota: 0, used_quota: 0, request_count: 0, aff_count: 0, aff_quota: 0, aff_history_quota: 0, created_at: Date.now(),
+    })
+    .orIgnore()
+    .execute();
+}
+
+export interface LogInput {
+  userId: number;
+  type: number;
+  content: string;
+  quota?: number;
+  username?: string;
+}
+
+/** Writes an account log row (top-up, manage, system) in the caller's transaction. */
+export async function writeLog(manager: EntityManager, input: LogInput): Promise<void> {
+  let username = input.username;
+  if (username === undefined) username = (await manager.findOneBy(AccountEntity, { user_id: input.userId }))?.username ?? '';
+  await manager.insert(LogEntity, {
+    user_id: input.userId, username, type: input.type, content: input.content, quota: input.quota ?? 0,
+    created_at: Math.floor(Date.now() / 1000), request_id: null,
+  });
+}
+
+/** After commit: moves the live counter by the same delta, if the counter is loaded (else it seeds from the database later). */
+export async function adjustLiveUser(counters: Counters, userId: number, delta: number): Promise<void> {
+  if (delta !== 0) await counters.adjust(counterKeys.user(userId), delta);
+}
+
+/** `$12.34` for log texts, from quota units. */
+export function formatQuota(quota: number, quotaPerUnit: number): string {
+  return `$${(quota / quotaPerUnit).toFixed(2)}`;
+}
