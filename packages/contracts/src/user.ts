@@ -121,7 +121,8 @@ export const updateUserBodySchema = z.object({
   password: z.union([z.literal(''), password]).optional(),
   group: z.string().trim().min(1).max(64).optional(),
   email: z.union([z.literal(''), email]).optional(),
-  quota: z.coerce.number().int().optional(),
+  /** The new balance (the console's "add quota" dialog sends current + added, which may be lower). */
+  quota: z.number().int('quota must be an integer').min(-1e15, 'quota is too small').max(1e15, 'quota is too large').optional(),
 });
 export type UpdateUserBody = z.infer<typeof updateUserBodySchema>;
 

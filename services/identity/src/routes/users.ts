@@ -5,7 +5,7 @@ import {
   createUserBodySchema, manageUserBodySchema, pageQuerySchema, Role, updateUserBodySchema, UserStatus, userSearchQuerySchema,
   type ManageAction, type Page, type User,
 } from '@aigw/contracts';
-import { ForbiddenError, NotFoundError, requireAuth, UserError } from '@aigw/platform';
+import { BusRequestError, ForbiddenError, NotFoundError, OperationalError, requestTyped, requireAuth, UserError } from '@aigw/platform';
 import type { IdentityContext } from '../context.js';
 import { UserEntity } from '../entities/user.entity.js';
 import { decideUserAction, type UserAction } from '../domain/permissions.js';
@@ -30,6 +30,15 @@ export const userRoutes: FastifyPluginAsyncZod<{ context: IdentityContext }> = a
     if (!target) throw new NotFoundError('user not found');
     authorize(actorRole, target.role, action);
     return target;
+  };
+
+  const setQuota = async (userId: number, quota: number, actor: { userId: number; username: string }) => {
+    try {
+      await requestTyped(bus, 'billing.account.set_quota', { user_id: userId, quota, actor_id: actor.userId, actor_username: actor.username }, { timeoutMs: 5_000 });
+    } catch (error) {
+      if (error instanceof BusRequestError && error.reason === 'remote-error') throw new UserError(`quota: ${error.message}`);
+      throw new OperationalError('billing did not answer the quota change', 'billing_unavailable', 503, error);
+    }
   };
 
   const page = async (rows: UserEntity[], total: number, query: { p: number; page_size: number }): Promise<Page<User>> => {
@@ -94,6 +103,9 @@ export const userRoutes: FastifyPluginAsyncZod<{ context: IdentityContext }> = a
       changes.email = body.email;
     }
     if (body.password) changes.password_hash = await hashPassword(body.password);
+    // The balance is billing's: it applies the edit (with its ledger entry and manage log) first,
+    // so a refusal there leaves the profile untouched too.
+    if (body.quota !== undefined) await setQuota(target.id, body.quota, requireAuth(request));
     if (Object.keys(changes).length) await users.update({ id: target.id }, changes);
     if (changes.password_hash) {
       await sessions.revokeAll(target.id);

@@ -1,0 +1,73 @@
+import { backends, waitFor } from '@aigw/platform/testing';
+import { ROOT_PASSWORD, startGateway, type Session, type TestGateway } from '../../gateway/test/support/gateway';
+
+describe.each(backends)('accounts (%s)', (backend) => {
+  let gateway: TestGateway;
+  let root: Session;
+
+  beforeAll(async () => {
+    gateway = await startGateway(backend);
+    root = await gateway.login('root', ROOT_PASSWORD);
+    for (const [key, value] of [['QuotaForNewUser', 1000], ['QuotaForInvitee', 300], ['QuotaForInviter', 700000], ['QuotaPerUnit', 500000]] as const) {
+      expect((await gateway.call('PUT', '/api/option/', { session: root, body: { key, value } })).json().success).toBe(true);
+    }
+    // Billing applies options from events: wait until it has the grant settings.
+    await waitFor(async () => (await gateway.call('GET', '/internal/billing/options', { session: root })).json().data.QuotaForInviter === 700000, 5_000, 'options mirrored');
+  });
+  afterAll(async () => {
+    await gateway?.close();
+  });
+
+  const self = async (session: Session) => (await gateway.call('GET', '/api/user/self', { session })).json().data;
+  const logs = async (session: Session) => (await gateway.call('GET', '/api/log/self?p=1&page_size=100', { session })).json().data?.items ?? [];
+
+  it('gives the super admin the starting balance and shows it on user rows', async () => {
+    await waitFor(async () => (await self(root)).quota === 100_000_000, 5_000, 'root account');
+    const rows = (await gateway.call('GET', '/api/user/', { session: root })).json().data.items;
+    expect(rows.find((row: { id: number }) => row.id === root.id)).toMatchObject({ quota: 100_000_000 });
+  });
+
+  it('opens accounts with the new-user gift, and rewards invitee and inviter', async () => {
+    await gateway.register('inviter', 'inviter-pass');
+    const inviter = await gateway.login('inviter', 'inviter-pass');
+    await waitFor(async () => (await self(inviter)).quota === 1000, 5_000, 'inviter account');
+    const code = (await gateway.call('GET', '/api/user/aff', { session: inviter })).json().data;
+    await gateway.register('invitee', 'invitee-pass', { aff_code: code });
+    const invitee = await gateway.login('invitee', 'invitee-pass');
+    await waitFor(async () => (await self(invitee)).quota === 1300, 5_000, 'invitee account');
+    await waitFor(async () => (await self(inviter)).aff_count === 1, 5_000, 'inviter reward');
+    expect(await self(inviter)).toMatchObject({ quota: 1000, aff_count: 1, aff_quota: 700000, aff_history_quota: 700000 });
+  });
+
+  it('transfers invite earnings: at least one unit, at most what is pending, atomically', async () => {
+    const inviter = await gateway.login('inviter', 'inviter-pass');
+    const small = (await gateway.call('POST', '/api/user/aff_transfer', { session: inviter, body: { quota: 1000 } })).json();
+    expect(small).toEqual({ success: false, message: 'quota: minimum transfer amount is $1.00' });
+    const tooMuch = (await gateway.call('POST', '/api/user/aff_transfer', { session: inviter, body: { quota: 800000 } })).json();
+    expect(tooMuch.message).toMatch(/^quota: more than/);
+    for (const bad of [-1, 1.5, '600000', 2 ** 63]) {
+      expect((await gateway.call('POST', '/api/user/aff_transfer', { session: inviter, body: { quota: bad } })).json().message).toMatch(/^quota/);
+    }
+    // Two concurrent transfers of 600000 against 700000 pending: exactly one wins.
+    const results = await Promise.all([1, 2].map(() => gateway.call('POST', '/api/user/aff_transfer', { session: inviter, body: { quota: 600000 } })));
+    expect(results.filter((response) => response.json().success)).toHaveLength(1);
+    expect(await self(inviter)).toMatchObject({ quota: 601000, aff_quota: 100000, aff_history_quota: 700000 });
+  });
+
+  it('lets an admin set a balance from the user editor, lower too, with a manage log', async () => {
+    await gateway.register('edited', 'edited-pass');
+    const edited = await gateway.login('edited', 'edited-pass');
+    await waitFor(async () => (await self(edited)).quota === 1000, 5_000, 'edited account');
+    expect((await gateway.call('PUT', '/api/user/', { session: root, body: { id: edited.id, quota: 5000 } })).json().success).toBe(true);
+    expect((await self(edited)).quota).toBe(5000);
+    expect((await gateway.call('PUT', '/api/user/', { session: root, body: { id: edited.id, quota: -200 } })).json().success).toBe(true);
+    expect((await self(edited)).quota).toBe(-200);
+    for (const bad of ['100', 1.5, 2 ** 63, Number.NaN]) {
+      const refused = (await gateway.call('PUT', '/api/user/', { session: root, body: { id: edited.id, quota: bad, display_name: 'changed' } })).json();
+      expect(refused).toMatchObject({ success: false, message: expect.stringMatching(/^quota/) });
+    }
+    expect((await gateway.call('GET', `/api/user/${edited.id}`, { session: root })).json().data).toMatchObject({ quota: -200, display_name: 'edited' });
+    const manage = (await logs(edited)).filter((row: { type: number }) => row.type === 3);
+    expect(manage.map((row: { content: string }) => row.content)).toEqual(expect.arrayContaining([expect.stringMatching(/from \$0\.00 to \$0\.01/)]));
+  });
+});
