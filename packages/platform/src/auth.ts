@@ -69,6 +69,20 @@ export function verifyIdentity(secret: string, request: FastifyRequest): SignedI
   }
 }
 
+export interface DeclaredRoute {
+  service: string;
+  method: string;
+  url: string;
+  access: Access;
+}
+
+const routeTables = new WeakMap<object, DeclaredRoute[]>();
+
+/** Every service route of an app with its declared access: the authorization matrix tests walk it (rule R11). */
+export function declaredRoutes(app: FastifyInstance): DeclaredRoute[] {
+  return [...(routeTables.get(app.server) ?? [])];
+}
+
 /** Checks the route's declared access against `request.auth`; throws 401 or 403. */
 export function assertAccess(request: FastifyRequest, access: Access): void {
   if (access === 'public') return;
@@ -89,9 +103,12 @@ export function requireAuth(request: FastifyRequest): AuthContext {
  * about the route's input).
  */
 export function useAccessControl(app: FastifyInstance, service: string): void {
+  const table = routeTables.get(app.server) ?? [];
+  routeTables.set(app.server, table);
   app.addHook('onRoute', (route) => {
     const access = route.config?.access;
     if (!access) throw new Error(`${service}: route ${String(route.method)} ${route.url} declares no config.access`);
+    for (const method of [route.method].flat()) if (method !== 'HEAD') table.push({ service, method, url: route.url, access });
   });
   app.addHook('onRequest', async (request) => {
     assertAccess(request, request.routeOptions.config.access ?? 'root');

@@ -1,0 +1,123 @@
+import { declaredRoutes, publishEvent } from '@aigw/platform';
+import { backends, waitFor } from '@aigw/platform/testing';
+import { ROOT_PASSWORD, startGateway, type Session, type TestGateway } from '../../gateway/test/support/gateway';
+
+type Principal = 'anonymous' | 'userA' | 'userB' | 'admin' | 'root';
+/** ok: served (2xx, the envelope may still report a business failure); or the refusal status. */
+type Outcome = 'ok' | 401 | 403 | 404;
+
+interface Row {
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  /** The route pattern as registered. */
+  route: string;
+  /** The concrete call, with A's objects filled in. */
+  url: (ids: Ids) => string;
+  body?: (ids: Ids) => unknown;
+  expect: Record<Principal, Outcome>;
+}
+
+interface Ids {
+  tokenA: number;
+  redemption: number;
+}
+
+const personal: Record<Principal, Outcome> = { anonymous: 401, userA: 'ok', userB: 'ok', admin: 'ok', root: 'ok' };
+/** A's own object: everyone else, admins included, gets the same 404 as for a missing id. */
+const ownedByA: Record<Principal, Outcome> = { anonymous: 401, userA: 'ok', userB: 404, admin: 404, root: 404 };
+const adminOnly: Record<Principal, Outcome> = { anonymous: 401, userA: 403, userB: 403, admin: 'ok', root: 'ok' };
+const everyone: Record<Principal, Outcome> = { anonymous: 'ok', userA: 'ok', userB: 'ok', admin: 'ok', root: 'ok' };
+
+/** Every billing route. A route missing here fails the completeness test (rule R11, API9). */
+const matrix: Row[] = [
+  { method: 'GET', route: '/api/token', url: () => '/api/token/?p=0&size=10', expect: personal },
+  { method: 'GET', route: '/api/token/search', url: () => '/api/token/search?keyword=a', expect: personal },
+  { method: 'GET', route: '/api/token/:id', url: (ids) => `/api/token/${ids.tokenA}`, expect: ownedByA },
+  { method: 'POST', route: '/api/token', url: () => '/api/token/', body: () => ({ name: 'matrix', remain_quota: 10 }), expect: personal },
+  { method: 'PUT', route: '/api/token', url: () => '/api/token/', body: (ids) => ({ id: ids.tokenA, name: 'renamed' }), expect: ownedByA },
+  { method: 'POST', route: '/api/token/:id/key', url: (ids) => `/api/token/${ids.tokenA}/key`, expect: ownedByA },
+  { method: 'DELETE', route: '/api/token/:id', url: (ids) => `/api/token/${ids.tokenA}`, expect: ownedByA },
+  { method: 'POST', route: '/api/user/topup', url: () => '/api/user/topup', body: () => ({ key: 'not-a-code' }), expect: personal },
+  { method: 'POST', route: '/api/user/aff_transfer', url: () => '/api/user/aff_transfer', body: () => ({ quota: 500000 }), expect: personal },
+  { method: 'GET', route: '/api/log/self', url: () => '/api/log/self?p=1', expect: personal },
+  { method: 'GET', route: '/api/log/self/stat', url: () => '/api/log/self/stat', expect: personal },
+  { method: 'GET', route: '/api/data/self', url: () => '/api/data/self', expect: personal },
+  { method: 'GET', route: '/api/redemption', url: () => '/api/redemption/?p=1', expect: adminOnly },
+  { method: 'GET', route: '/api/redemption/search', url: () => '/api/redemption/search?keyword=x', expect: adminOnly },
+  { method: 'GET', route: '/api/redemption/:id', url: (ids) => `/api/redemption/${ids.redemption}`, expect: adminOnly },
+  { method: 'POST', route: '/api/redemption', url: () => '/api/redemption/', body: () => ({ name: 'matrix', quota: 1, count: 1 }), expect: adminOnly },
+  { method: 'PUT', route: '/api/redemption', url: () => '/api/redemption/', body: (ids) => ({ id: ids.redemption, name: 'renamed' }), expect: adminOnly },
+  { method: 'DELETE', route: '/api/redemption/:id', url: () => '/api/redemption/999999', expect: { ...adminOnly, admin: 404, root: 404 } },
+  { method: 'GET', route: '/api/log', url: () => '/api/log/?p=1', expect: adminOnly },
+  { method: 'GET', route: '/api/log/stat', url: () => '/api/log/stat', expect: adminOnly },
+  { method: 'DELETE', route: '/api/log', url: () => '/api/log/?target_timestamp=1', expect: adminOnly },
+  { method: 'GET', route: '/api/data', url: () => '/api/data/', expect: adminOnly },
+  { method: 'GET', route: '/api/pricing', url: () => '/api/pricing', expect: everyone },
+  { method: 'GET', route: '/internal/billing/health', url: () => '/internal/billing/health', expect: everyone },
+  { method: 'GET', route: '/internal/billing/options', url: () => '/internal/billing/options', expect: { anonymous: 401, userA: 403, userB: 403, admin: 403, root: 'ok' } },
+];
+
+const normalize = (route: string) => (route.length > 1 ? route.replace(/\/$/, '') : route);
+
+describe.each(backends)('billing authorization (%s)', (backend) => {
+  let gateway: TestGateway;
+  const sessions = {} as Record<Exclude<Principal, 'anonymous'>, Session>;
+  let ids: Ids;
+
+  beforeAll(async () => {
+    gateway = await startGateway(backend);
+    sessions.root = await gateway.login('root', ROOT_PASSWORD);
+    for (const name of ['userA', 'userB', 'admin']) await gateway.register(name.toLowerCase(), `${name.toLowerCase()}-password`);
+    for (const name of ['userA', 'userB', 'admin'] as const) sessions[name] = await gateway.login(name.toLowerCase(), `${name.toLowerCase()}-password`);
+    await gateway.call('POST', '/api/user/manage', { session: sessions.root, body: { id: sessions.admin.id, action: 'promote' } });
+    sessions.admin = await gateway.login('admin', 'admin-password');
+
+    const created = (await gateway.call('POST', '/api/token/', { session: sessions.userA, body: { name: 'a-token', remain_quota: 1000 } })).json();
+    expect(created.success).toBe(true);
+    const tokenA = created.data[0].id as number;
+    await gateway.call('POST', '/api/redemption/', { session: sessions.root, body: { name: 'matrix', quota: 5, count: 1 } });
+    const redemption = (await gateway.call('GET', '/api/redemption/?p=1', { session: sessions.root })).json().data.items[0].id as number;
+    ids = { tokenA, redemption };
+
+    // A usage log of A's, so the log views have something to leak if they could.
+    await publishEvent(gateway.env.infra.bus, 'relay.usage.recorded', {
+      request_id: 'matrix-a-1', user_id: sessions.userA.id, token_id: tokenA, token_name: 'a-token', model_name: 'gpt-4o',
+      group: 'default', channel_id: 7, prompt_tokens: 10, completion_tokens: 5, quota: 20, use_time_ms: 100, is_stream: false,
+      created_at: Math.floor(Date.now() / 1000), content: '', other: { admin_info: { use_channel: [7] } },
+    });
+    await waitFor(async () => (await gateway.call('GET', '/api/log/self?p=1', { session: sessions.userA })).json().data.total > 0, 5_000, 'usage logged');
+  });
+  afterAll(async () => {
+    await gateway?.close();
+  });
+
+  it('has a row for every billing route', () => {
+    const routes = declaredRoutes(gateway.app).filter((route) => route.service === 'billing').map((route) => `${route.method} ${normalize(route.url)}`);
+    const covered = new Set(matrix.map((row) => `${row.method} ${normalize(row.route)}`));
+    expect(routes.filter((route) => !covered.has(route))).toEqual([]);
+    expect([...covered].filter((route) => !routes.includes(route))).toEqual([]);
+  });
+
+  // DELETE of A's token last, so the earlier rows find it.
+  const ordered = [...matrix.filter((row) => !(row.method === 'DELETE' && row.route === '/api/token/:id')), ...matrix.filter((row) => row.method === 'DELETE' && row.route === '/api/token/:id')];
+  const principals: Principal[] = ['anonymous', 'userB', 'admin', 'root', 'userA'];
+
+  it.each(ordered.map((row) => [`${row.method} ${row.route}`, row] as const))('%s', async (_name, row) => {
+    const outcomes: Record<string, Outcome | number> = {};
+    for (const principal of principals) {
+      const session = principal === 'anonymous' ? undefined : sessions[principal];
+      const response = await gateway.call(row.method, row.url(ids), { session, body: row.body?.(ids) });
+      outcomes[principal] = response.statusCode === 200 ? 'ok' : response.statusCode;
+      if (response.statusCode >= 400) expect(response.json()).toMatchObject({ success: false });
+    }
+    expect(outcomes).toEqual(row.expect);
+  });
+
+  it("never shows A's tokens or logs to B", async () => {
+    const tokens = (await gateway.call('GET', '/api/token/?p=1&size=100', { session: sessions.userB })).json().data.items;
+    expect(tokens.every((token: { user_id: number }) => token.user_id === sessions.userB.id)).toBe(true);
+    const logs = (await gateway.call('GET', '/api/log/self?p=1&page_size=100', { session: sessions.userB })).json().data.items;
+    expect(logs.every((log: { user_id: number }) => log.user_id === sessions.userB.id)).toBe(true);
+    const own = (await gateway.call('GET', '/api/log/self?p=1&page_size=100', { session: sessions.userA })).json().data.items;
+    expect(JSON.stringify(own)).not.toContain('admin_info');
+  });
+});
