@@ -1,7 +1,7 @@
 import { LogType, Role, type EventPayload } from '@aigw/contracts';
 import { onEvent, publishEvent, replyTyped, UserError, type Subscription } from '@aigw/platform';
 import type { BillingContext } from './context.js';
-import { AccountEntity, LedgerKind } from './entities/index.js';
+import { AccountEntity, LedgerEntryEntity, LedgerKind } from './entities/index.js';
 import { adjustLiveUser, applyToAccount, ensureAccount, formatQuota, writeLog } from './ledger.js';
 
 /** The super admin's starting balance ($200), as in the established product. */
@@ -36,17 +36,27 @@ export async function subscribeAccountEvents(context: BillingContext): Promise<S
 async function openAccount(context: BillingContext, user: EventPayload<'identity.user.registered'>): Promise<void> {
   const { options } = context;
   const perUnit = options.get('QuotaPerUnit');
-  const grants: Array<{ userId: number; amount: number; content: string }> = [];
-  let inviterReward = 0;
+  const granted: number[] = [];
   const opened = await context.db.transaction(async (manager) => {
-    if (await manager.existsBy(AccountEntity, { user_id: user.user_id })) return false; // redelivered
+    // An update of the user may have opened the row already (events of different subjects are
+    // not ordered), so the registration is marked by its own ledger entry, not by the row.
+    const marker = `registered:${user.user_id}`;
     await ensureAccount(manager, user.user_id, { username: user.username, group: user.group, status: user.status });
+    if (await manager.existsBy(LedgerEntryEntity, { request_id: marker })) return false; // redelivered
     const newUserQuota = user.source === 'setup' && user.role >= Role.Root ? ROOT_INITIAL_QUOTA : options.get('QuotaForNewUser');
-    if (newUserQuota > 0) grants.push({ userId: user.user_id, amount: newUserQuota, content: `new user gift ${formatQuota(newUserQuota, perUnit)}` });
+    await applyToAccount(manager, { userId: user.user_id, kind: LedgerKind.Grant, amount: newUserQuota, requestId: marker });
+    if (newUserQuota > 0) {
+      granted.push(newUserQuota);
+      await writeLog(manager, { userId: user.user_id, type: LogType.System, content: `new user gift ${formatQuota(newUserQuota, perUnit)}`, quota: newUserQuota, username: user.username });
+    }
     if (user.inviter_id > 0) {
       const inviteeQuota = options.get('QuotaForInvitee');
-      if (inviteeQuota > 0) grants.push({ userId: user.user_id, amount: inviteeQuota, content: `invite code gift ${formatQuota(inviteeQuota, perUnit)}` });
-      inviterReward = options.get('QuotaForInviter');
+      if (inviteeQuota > 0) {
+        granted.push(inviteeQuota);
+        await applyToAccount(manager, { userId: user.user_id, kind: LedgerKind.Grant, amount: inviteeQuota });
+        await writeLog(manager, { userId: user.user_id, type: LogType.System, content: `invite code gift ${formatQuota(inviteeQuota, perUnit)}`, quota: inviteeQuota, username: user.username });
+      }
+      const inviterReward = options.get('QuotaForInviter');
       await ensureAccount(manager, user.inviter_id);
       await manager.increment(AccountEntity, { user_id: user.inviter_id }, 'aff_count', 1);
       if (inviterReward > 0) {
@@ -55,14 +65,10 @@ async function openAccount(context: BillingContext, user: EventPayload<'identity
         await writeLog(manager, { userId: user.inviter_id, type: LogType.System, content: `invited a user: reward ${formatQuota(inviterReward, perUnit)} (pending transfer)` });
       }
     }
-    for (const grant of grants) {
-      await applyToAccount(manager, { userId: grant.userId, kind: LedgerKind.Grant, amount: grant.amount });
-      await writeLog(manager, { userId: grant.userId, type: LogType.System, content: grant.content, quota: grant.amount, username: user.username });
-    }
     return true;
   });
   if (!opened) return;
-  for (const grant of grants) await adjustLiveUser(context.counters, grant.userId, grant.amount);
+  await adjustLiveUser(context.counters, user.user_id, granted.reduce((sum, amount) => sum + amount, 0));
   await publishAccountUpdated(context, user.user_id);
 }
 
