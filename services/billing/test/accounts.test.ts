@@ -1,3 +1,4 @@
+import { publishEvent } from '@aigw/platform';
 import { backends, waitFor } from '@aigw/platform/testing';
 import { ROOT_PASSWORD, startGateway, type Session, type TestGateway } from '../../gateway/test/support/gateway';
 
@@ -37,6 +38,18 @@ describe.each(backends)('accounts (%s)', (backend) => {
     await waitFor(async () => (await self(invitee)).quota === 1300, 5_000, 'invitee account');
     await waitFor(async () => (await self(inviter)).aff_count === 1, 5_000, 'inviter reward');
     expect(await self(inviter)).toMatchObject({ quota: 1000, aff_count: 1, aff_quota: 700000, aff_history_quota: 700000 });
+  });
+
+  it('grants once, even when the update event comes first and the registration arrives twice', async () => {
+    const bus = gateway.env.infra.bus;
+    const user = { user_id: 9001, username: 'ghost', display_name: 'ghost', email: '', role: 1, status: 1, group: 'default' };
+    await publishEvent(bus, 'identity.user.updated', user);
+    await publishEvent(bus, 'identity.user.registered', { ...user, inviter_id: 0, source: 'register' }, 'first-delivery');
+    await publishEvent(bus, 'identity.user.registered', { ...user, inviter_id: 0, source: 'register' }, 'second-delivery');
+    const balance = async () => ((await bus.request('billing.account.balances', { user_ids: [9001] })) as { balances: Record<string, { quota: number }> }).balances['9001']?.quota;
+    await waitFor(async () => (await balance()) === 1000, 5_000, 'granted');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(await balance()).toBe(1000);
   });
 
   it('transfers invite earnings: at least one unit, at most what is pending, atomically', async () => {
