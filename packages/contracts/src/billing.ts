@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { idSchema } from './envelope.js';
 
 /**
  * Billing's wire shapes. Quota is an integer number of units (500000 = $1). Every amount a user
@@ -65,7 +66,7 @@ export type CreateTokenBody = z.infer<typeof createTokenBodySchema>;
 
 /** PUT /api/token/ (every field optional but the id); with ?status_only=true only status counts. */
 export const updateTokenBodySchema = z.object({
-  id: z.number().int().positive(),
+  id: idSchema,
   name: tokenFields.name.optional(),
   remain_quota: quotaSchema.optional(),
   expired_time: z.number().int().min(-1).max(253_402_300_799).optional(),
@@ -74,7 +75,8 @@ export const updateTokenBodySchema = z.object({
   model_limits: z.string().max(4096).optional(),
   allow_ips: z.string().max(4096).optional(),
   group: z.string().trim().max(64).optional(),
-  status: z.union([z.literal(1), z.literal(2)]).optional(),
+  /** Only `?status_only=true` applies it (1 or 2); a full edit echoes the shown status (1-4) and it is ignored. */
+  status: z.number().int().min(1).max(4).optional(),
 });
 export type UpdateTokenBody = z.infer<typeof updateTokenBodySchema>;
 
@@ -98,7 +100,7 @@ export const createRedemptionBodySchema = z.object({
 });
 
 export const updateRedemptionBodySchema = z.object({
-  id: z.number().int().positive(),
+  id: idSchema,
   name: createRedemptionBodySchema.shape.name.optional(),
   quota: quotaSchema.optional(),
   status: z.union([z.literal(1), z.literal(2)]).optional(),

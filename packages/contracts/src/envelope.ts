@@ -34,3 +34,6 @@ export const pageQuerySchema = z.object({
   page_size: z.coerce.number().int().min(1).max(PAGE_SIZE_MAX).default(PAGE_SIZE_DEFAULT),
 });
 export type PageQuery = z.infer<typeof pageQuerySchema>;
+
+/** A row id in a path, query or body: a positive 32-bit integer (the columns are 32-bit). */
+export const idSchema = z.coerce.number().int('id must be an integer').positive('id must be positive').max(2_147_483_647, 'id is too large');

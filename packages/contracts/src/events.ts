@@ -137,6 +137,14 @@ export const requestSchemas = {
     request: z.object({ user_id: z.number().int().positive(), quota: z.number().int(), actor_id: z.number().int(), actor_username: z.string() }),
     response: z.object({ quota: z.number().int() }),
   },
+  /**
+   * Answered by channels (its own issue): every model an enabled channel offers, with the groups
+   * it is offered in. Billing's pricing page lists these.
+   */
+  'channels.model.enabled': {
+    request: z.object({}),
+    response: z.object({ models: z.array(z.object({ model: z.string(), groups: z.array(z.string()) })) }),
+  },
 } as const;
 
 export type RequestSubject = keyof typeof requestSchemas;

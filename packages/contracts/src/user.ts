@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { manageActions } from './roles.js';
+import { idSchema } from './envelope.js';
 
 /** Limits of spec accounts section 5. */
 export const USERNAME_MAX = 12;
@@ -115,7 +116,7 @@ export type CreateUserBody = z.infer<typeof createUserBodySchema>;
 
 /** PUT /api/user/ (admin): user fields plus id and an integer quota (owned by billing, applied there). */
 export const updateUserBodySchema = z.object({
-  id: z.number().int().positive(),
+  id: idSchema.pipe(z.number()),
   username: username.optional(),
   display_name: displayName.optional(),
   password: z.union([z.literal(''), password]).optional(),
@@ -128,7 +129,7 @@ export type UpdateUserBody = z.infer<typeof updateUserBodySchema>;
 
 /** POST /api/user/manage. */
 export const manageUserBodySchema = z.object({
-  id: z.number().int().positive(),
+  id: idSchema,
   action: z.enum(manageActions),
 });
 export type ManageUserBody = z.infer<typeof manageUserBodySchema>;

@@ -43,6 +43,8 @@ async function openAccount(context: BillingContext, user: EventPayload<'identity
     const marker = `registered:${user.user_id}`;
     await ensureAccount(manager, user.user_id, { username: user.username, group: user.group, status: user.status });
     if (await manager.existsBy(LedgerEntryEntity, { request_id: marker })) return false; // redelivered
+    // A row opened earlier by another path (top-up, seed) has no profile yet.
+    await manager.update(AccountEntity, { user_id: user.user_id, username: '' }, { username: user.username, group: user.group, status: user.status });
     const newUserQuota = user.source === 'setup' && user.role >= Role.Root ? ROOT_INITIAL_QUOTA : options.get('QuotaForNewUser');
     await applyToAccount(manager, { userId: user.user_id, kind: LedgerKind.Grant, amount: newUserQuota, requestId: marker });
     if (newUserQuota > 0) {

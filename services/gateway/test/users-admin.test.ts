@@ -99,6 +99,9 @@ describe.each(backends)('user management (%s)', (backend) => {
     expect((await manage(root, target.id, 'demote')).json().data).toEqual({ role: 1, status: 1 });
     for (const action of ['demote', 'disable', 'delete']) expect((await manage(root, root.id, action)).statusCode).toBe(403);
     expect((await manage(root, 9999, 'disable')).statusCode).toBe(404);
+    // Ids beyond the 32-bit columns are bad input, not a database error.
+    expect((await manage(root, 99_999_999_999, 'disable')).json()).toMatchObject({ success: false, message: expect.stringMatching(/^id: id is too large/) });
+    expect((await gateway.call('GET', '/api/user/99999999999', { session: root })).json()).toMatchObject({ success: false, message: expect.stringMatching(/id is too large/) });
     expect((await manage(root, target.id, 'explode')).json()).toMatchObject({ success: false, message: expect.stringMatching(/^action/) });
   });
 

@@ -2,7 +2,7 @@ import { Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
 import { bigintNumber } from './columns.js';
 
 /**
- * An API token (sk- key). The key is stored as its sha256 (lookup), its first characters
+ * An API token (sk- key). The key is stored as its sha256 (lookup), its first and last characters
  * (display) and encrypted with AES-GCM (so the owner can reveal it again on purpose).
  */
 @Entity({ name: 'tokens' })
@@ -21,7 +21,7 @@ export class TokenEntity {
   @Column({ type: 'varchar', length: 64, unique: true })
   key_hash: string;
 
-  /** First characters of the key, for the masked display. */
+  /** First 4 and last 4 characters of the key, for the masked display (`sk-abcd**********wxyz`). */
   @Column({ type: 'varchar', length: 16 })
   key_prefix: string;
 

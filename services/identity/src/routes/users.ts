@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { Brackets } from 'typeorm';
 import {
-  createUserBodySchema, manageUserBodySchema, pageQuerySchema, Role, updateUserBodySchema, UserStatus, userSearchQuerySchema,
+  createUserBodySchema, idSchema, manageUserBodySchema, pageQuerySchema, Role, updateUserBodySchema, UserStatus, userSearchQuerySchema,
   type ManageAction, type Page, type User,
 } from '@aigw/contracts';
 import { BusRequestError, ForbiddenError, NotFoundError, OperationalError, requestTyped, requireAuth, UserError } from '@aigw/platform';
@@ -68,7 +68,7 @@ export const userRoutes: FastifyPluginAsyncZod<{ context: IdentityContext }> = a
     return { success: true, message: '', data: await page(rows, total, request.query) };
   });
 
-  app.get('/api/user/:id', { schema: { params: z.object({ id: z.coerce.number().int().positive() }) }, config: { access: 'admin' } }, async (request) => {
+  app.get('/api/user/:id', { schema: { params: z.object({ id: idSchema }) }, config: { access: 'admin' } }, async (request) => {
     const target = await loadTarget(requireAuth(request).role, request.params.id, 'get');
     const balance = (await fetchBalances(bus, logger, [target.id])).get(target.id)!;
     return { success: true, message: '', data: toUserView(target, balance) };

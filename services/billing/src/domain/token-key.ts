@@ -1,0 +1,91 @@
+import crypto from 'node:crypto';
+
+/**
+ * sk- token keys: generation, the sha256 the database looks them up by (rule R5), AES-256-GCM
+ * so the owner can reveal a key again on purpose, and the masked form every list shows.
+ * Pure functions: no database, no Fastify.
+ */
+
+export const KEY_LENGTH = 48;
+export const KEY_PREFIX = 'sk-';
+/** Characters of the key shown at each end of the masked form. */
+export const VISIBLE_CHARS = 4;
+
+const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+// 248 = 4 × 62: bytes at or above it are dropped so every character is equally likely.
+const UNBIASED_LIMIT = 256 - (256 % ALPHABET.length);
+
+/** `length` characters from [A-Za-z0-9], uniformly, from the CSPRNG. */
+export function randomAlphanumeric(length: number): string {
+  let out = '';
+  while (out.length < length) {
+    for (const byte of crypto.randomBytes(length)) {
+      if (byte < UNBIASED_LIMIT && out.length < length) out += ALPHABET[byte % ALPHABET.length];
+    }
+  }
+  return out;
+}
+
+/** A new 48-character key (without sk-). */
+export function generateKey(): string {
+  return randomAlphanumeric(KEY_LENGTH);
+}
+
+/** sha256 hex of the key without sk-: the column tokens are found by. */
+export function hashKey(key: string): string {
+  return crypto.createHash('sha256').update(key, 'utf8').digest('hex');
+}
+
+/**
+ * What `key_prefix` stores: the first and the last 4 characters (8 of 48, which leaves 238
+ * random bits unknown). Keeping both ends lets lists mask without decrypting anything, so a
+ * read never needs the encryption secret.
+ */
+export function visibleChars(key: string): string {
+  return key.slice(0, VISIBLE_CHARS) + key.slice(-VISIBLE_CHARS);
+}
+
+/** `sk-abcd**********wxyz` from the stored visible characters. */
+export function maskKey(visible: string): string {
+  return `${KEY_PREFIX}${visible.slice(0, VISIBLE_CHARS)}**********${visible.slice(VISIBLE_CHARS)}`;
+}
+
+/** AES-256-GCM with a random 12-byte IV; stored as `iv.tag.ciphertext` in base64url. */
+export function encryptKey(key: string, secret: Buffer): string {
+  const iv = crypto.randomBytes(12);
+  const cipher = crypto.createCipheriv('aes-256-gcm', secret, iv);
+  const ciphertext = Buffer.concat([cipher.update(key, 'utf8'), cipher.final()]);
+  return [iv, cipher.getAuthTag(), ciphertext].map((part) => part.toString('base64url')).join('.');
+}
+
+/** Inverse of `encryptKey`; throws when the value was tampered with or the secret differs. */
+export function decryptKey(stored: string, secret: Buffer): string {
+  const [iv, tag, ciphertext] = stored.split('.').map((part) => Buffer.from(part, 'base64url'));
+  if (!iv || !tag || !ciphertext || iv.length !== 12 || tag.length !== 16) throw new Error('malformed encrypted key');
+  const decipher = crypto.createDecipheriv('aes-256-gcm', secret, iv);
+  decipher.setAuthTag(tag);
+  return Buffer.concat([decipher.update(ciphertext), decipher.final()]).toString('utf8');
+}
+
+export interface ParsedSkKey {
+  /** The 48-character key, without sk-. */
+  key: string;
+  /** The channel an admin pinned with `sk-<key>-<channelId>`, when present. */
+  channelId?: number;
+}
+
+const skKeyPattern = /^(?:sk-)?([A-Za-z0-9]{48})(?:-(\d{1,9}))?$/;
+
+/**
+ * Reads a key as clients send it (established 2.4): optional `Bearer `, optional `sk-`, the
+ * 48-character key, optional `-<channelId>`. Anything else is null, so a malformed value never
+ * reaches a database lookup.
+ */
+export function parseSkKey(raw: string): ParsedSkKey | null {
+  const value = raw.trim().replace(/^Bearer\s+/i, '');
+  const match = skKeyPattern.exec(value);
+  if (!match) return null;
+  const channelId = match[2] === undefined ? undefined : Number(match[2]);
+  if (channelId !== undefined && channelId < 1) return null;
+  return channelId === undefined ? { key: match[1]! } : { key: match[1]!, channelId };
+}
