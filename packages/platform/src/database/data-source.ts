@@ -37,6 +37,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<DataSource
   if (!identifier.test(options.schema)) throw new Error(`database schema name '${options.schema}' is not a valid identifier`);
   const dataSource = options.url ? postgres(options) : sqlite(options);
   await dataSource.initialize();
+  if (!options.url) serializeTransactions(dataSource);
   try {
     if (options.url) await migratePostgres(dataSource, options.schema);
     else await dataSource.runMigrations({ transaction: 'each' });
@@ -73,6 +74,22 @@ function sqlite(options: DatabaseOptions): DataSource {
     // Several services share the file in the all-in-one process: wait for a writer instead of failing.
     timeout: 10_000,
   });
+}
+
+/**
+ * TypeORM's better-sqlite3 driver has one connection: two transactions begun together would nest
+ * (or fail), and a rollback could undo the other's work. So on SQLite transactions take turns,
+ * in order; SQLite allows one writer at a time anyway. (PostgreSQL gives each its own connection.)
+ */
+function serializeTransactions(dataSource: DataSource): void {
+  const manager = dataSource.manager;
+  const begin = manager.transaction.bind(manager) as (...args: unknown[]) => Promise<unknown>;
+  let tail: Promise<unknown> = Promise.resolve();
+  manager.transaction = ((...args: unknown[]) => {
+    const turn = tail.then(() => begin(...args));
+    tail = turn.catch(() => undefined);
+    return turn;
+  }) as EntityManager['transaction'];
 }
 
 async function migratePostgres(dataSource: DataSource, schema: string): Promise<void> {

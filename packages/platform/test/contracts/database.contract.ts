@@ -90,6 +90,18 @@ export function defineDatabaseContract(name: string, target: () => Promise<Datab
       expect((await db.getRepository(Item).findOneByOrFail({ id })).amount).toBe(20);
     });
 
+    it('runs concurrent transactions side by side without mixing them', async () => {
+      const results = await Promise.allSettled(Array.from({ length: 10 }, (_, index) => db.transaction(async (manager) => {
+        await manager.insert(Item, { name: `tx-${index}`, amount: index });
+        await new Promise((resolve) => setTimeout(resolve, 5)); // a turn of the event loop inside
+        if (index % 2) throw new Error('roll this one back');
+        await manager.increment(Item, { name: `tx-${index}` }, 'amount', 100);
+      })));
+      expect(results.filter((result) => result.status === 'fulfilled')).toHaveLength(5);
+      const rows = await db.getRepository(Item).createQueryBuilder('item').where("item.name LIKE 'tx-%'").orderBy('item.amount').getMany();
+      expect(rows.map((row) => [row.name, row.amount])).toEqual([[ 'tx-0', 100 ], [ 'tx-2', 102 ], [ 'tx-4', 104 ], [ 'tx-6', 106 ], [ 'tx-8', 108 ]]);
+    });
+
     it('refuses a schema name that is not an identifier', async () => {
       await expect(openDatabase({ ...settings, schema: 'bad;drop', entities: [Item], migrations: [], logger: createSilentLogger() }))
         .rejects.toThrow(/not a valid identifier/);
