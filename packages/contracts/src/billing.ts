@@ -94,14 +94,15 @@ export const redemptionViewSchema = z.object({
 export type RedemptionView = z.infer<typeof redemptionViewSchema>;
 
 export const createRedemptionBodySchema = z.object({
-  name: z.string().trim().min(1, 'name is required').max(REDEMPTION_NAME_MAX, `name must be 1 to ${REDEMPTION_NAME_MAX} characters`),
+  /** Blank: the quota as money (`$0.20`). */
+  name: z.string().trim().max(REDEMPTION_NAME_MAX, `name must be 1 to ${REDEMPTION_NAME_MAX} characters`).default(''),
   quota: quotaSchema.default(100000),
   count: z.number().int().min(1, 'count must be above 0').max(REDEMPTION_BATCH_MAX, `count must be at most ${REDEMPTION_BATCH_MAX}`).default(1),
 });
 
 export const updateRedemptionBodySchema = z.object({
   id: idSchema,
-  name: createRedemptionBodySchema.shape.name.optional(),
+  name: z.string().trim().min(1, 'name is required').max(REDEMPTION_NAME_MAX, `name must be 1 to ${REDEMPTION_NAME_MAX} characters`).optional(),
   quota: quotaSchema.optional(),
   status: z.union([z.literal(1), z.literal(2)]).optional(),
 });

@@ -1,13 +1,14 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { createRedemptionBodySchema, pageQuerySchema, redeemBodySchema, updateRedemptionBodySchema } from '@aigw/contracts';
+import { createRedemptionBodySchema, idSchema, pageQuerySchema, redeemBodySchema, updateRedemptionBodySchema } from '@aigw/contracts';
 import { requireAuth, UserError } from '@aigw/platform';
 import type { BillingContext } from '../context.js';
+import { formatQuota } from '../ledger.js';
 import {
   createRedemptions, deleteRedemption, editRedemption, getRedemption, listRedemptions, redeem, setRedemptionStatus, toRedemptionView,
 } from '../redemptions.js';
 
-const idParams = z.object({ id: z.coerce.number().int().positive() });
+const idParams = z.object({ id: idSchema });
 /** `?status_only=true` turns PUT into an enable/disable switch. */
 const updateQuery = z.object({ status_only: z.string().optional().transform((value) => value === 'true') });
 
@@ -31,7 +32,9 @@ export const redemptionRoutes: FastifyPluginAsyncZod<{ context: BillingContext }
   });
 
   app.post('/api/redemption/', { schema: { body: createRedemptionBodySchema }, config: { access: 'admin' } }, async (request) => {
-    const keys = await createRedemptions(db, { creatorId: requireAuth(request).userId, ...request.body });
+    // A blank name defaults to the quota as money, as the console's form does.
+    const name = request.body.name || formatQuota(request.body.quota, context.options.get('QuotaPerUnit'));
+    const keys = await createRedemptions(db, { creatorId: requireAuth(request).userId, ...request.body, name });
     return { success: true, message: '', data: keys };
   });
 
