@@ -186,21 +186,21 @@ export type ResolvedToken = z.infer<typeof resolvedTokenSchema>;
 export const usageRecordSchema = z.object({
   /** Unique per logical request (retries included): the ledger's idempotency key. */
   request_id: z.string().min(1).max(64),
-  user_id: z.number().int().positive(),
+  user_id: z.number().int().positive().max(2_147_483_647),
   /** 0 for playground requests, which bill the user only. */
-  token_id: z.number().int().min(0),
+  token_id: z.number().int().min(0).max(2_147_483_647),
   token_name: z.string().max(64),
   model_name: z.string().max(128),
   group: z.string().max(64),
-  channel_id: z.number().int().min(0),
+  channel_id: z.number().int().min(0).max(2_147_483_647),
   prompt_tokens: z.number().int().min(0).max(100_000_000),
   completion_tokens: z.number().int().min(0).max(100_000_000),
   /** The charge, already computed with the price helpers. */
   quota: quotaSchema,
-  use_time_ms: z.number().int().min(0),
+  use_time_ms: z.number().int().min(0).max(86_400_000),
   is_stream: z.boolean(),
   /** Unix seconds when the request started. */
-  created_at: z.number().int(),
+  created_at: z.number().int().min(0).max(253_402_300_799),
   content: z.string().max(1024).default(''),
   /** Billing details shown in the log (ratios, frt, admin_info...). */
   other: z.record(z.string(), z.unknown()).default({}),

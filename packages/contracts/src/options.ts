@@ -39,7 +39,8 @@ const nonNegativeNumber = define('number', z.number().min(0));
 const text = define('string', z.string().max(65536));
 const url = define('string', z.union([z.literal(''), z.url().max(2048)]).transform((value) => value.replace(/\/+$/, '')));
 const secret = (group: OptionGroup, doc: string) => define('string', z.string().max(4096))(group, '', doc, true);
-const ratioMap = define('json', z.record(z.string().min(1), z.number().min(0)));
+/** Ratios and prices are bounded, so no price computation can overflow (rule R7). */
+const ratioMap = define('json', z.record(z.string().min(1), z.number().min(0).max(1_000_000)));
 const nameMap = define('json', z.record(z.string().min(1), z.string()));
 const chatList = define('json', z.array(z.record(z.string().min(1), z.string())));
 const jsonObject = define('json', z.record(z.string(), z.unknown()));

@@ -14,3 +14,4 @@ export * from './cookies.js';
 export * from './service-runner.js';
 export * from './diagnostics.js';
 export * from './secrets.js';
+export * from './quota/quota-gate.js';

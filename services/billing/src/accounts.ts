@@ -1,5 +1,5 @@
 import { LogType, Role, type EventPayload } from '@aigw/contracts';
-import { onEvent, publishEvent, replyTyped, UserError, type Subscription } from '@aigw/platform';
+import { isPostgres, onEvent, publishEvent, queryRows, replyTyped, UserError, type Subscription } from '@aigw/platform';
 import type { BillingContext } from './context.js';
 import { AccountEntity, LedgerEntryEntity, LedgerKind } from './entities/index.js';
 import { adjustLiveUser, applyToAccount, ensureAccount, formatQuota, writeLog } from './ledger.js';
@@ -99,7 +99,11 @@ export async function registerAccountResponders(context: BillingContext): Promis
       const perUnit = options.get('QuotaPerUnit');
       const delta = await db.transaction(async (manager) => {
         await ensureAccount(manager, user_id);
-        const current = (await manager.findOneByOrFail(AccountEntity, { user_id })).quota;
+        // Locked on PostgreSQL so usage committing meanwhile cannot slip between read and write
+        // (SQLite transactions already take turns).
+        const current = isPostgres(db)
+          ? Number((await queryRows<{ quota: string }>(manager, `SELECT quota FROM accounts WHERE user_id = $1 FOR UPDATE`, [user_id]))[0]!.quota)
+          : (await manager.findOneByOrFail(AccountEntity, { user_id })).quota;
         const change = quota - current;
         if (change === 0) return 0;
         await applyToAccount(manager, { userId: user_id, kind: LedgerKind.Admin, amount: change });

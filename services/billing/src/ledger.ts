@@ -1,5 +1,5 @@
 import type { EntityManager } from 'typeorm';
-import { param, queryRows, type Counters } from '@aigw/platform';
+import { counterKeys, param, queryRows, type Counters } from '@aigw/platform';
 import { AccountEntity, LedgerEntryEntity, LogEntity, type LedgerKind } from './entities/index.js';
 
 /**
@@ -9,11 +9,8 @@ import { AccountEntity, LedgerEntryEntity, LogEntity, type LedgerKind } from './
  * counters used by the relay's hot path are adjusted by the same delta after commit.
  */
 
-/** Live counter keys of the quota hot path. */
-export const counterKeys = {
-  user: (userId: number) => `quota:user:${userId}`,
-  token: (tokenId: number) => `quota:token:${tokenId}`,
-};
+/** Live counter keys of the quota hot path: defined once, with the quota gate in platform. */
+export { counterKeys } from '@aigw/platform';
 
 export interface AccountChange {
   userId: number;
@@ -37,13 +34,15 @@ export interface AccountChange {
  */
 export async function applyToAccount(manager: EntityManager, change: AccountChange): Promise<number | null> {
   const db = manager.connection;
-  const values: unknown[] = [change.amount, change.userId];
+  // Values are pushed in the order their placeholders appear: SQLite's `?` binds by position.
+  const values: unknown[] = [change.amount];
   let sql = `UPDATE accounts SET quota = quota + ${param(db, 1)}`;
   if (change.usage) {
     values.push(change.usage.used, change.usage.requests);
-    sql += `, used_quota = used_quota + ${param(db, 3)}, request_count = request_count + ${param(db, 4)}`;
+    sql += `, used_quota = used_quota + ${param(db, 2)}, request_count = request_count + ${param(db, 3)}`;
   }
-  sql += ` WHERE user_id = ${param(db, 2)}`;
+  values.push(change.userId);
+  sql += ` WHERE user_id = ${param(db, values.length)}`;
   if (change.floor !== undefined) {
     values.push(change.floor - change.amount);
     sql += ` AND quota >= ${param(db, values.length)}`;

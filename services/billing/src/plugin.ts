@@ -7,6 +7,15 @@ import { billingEntities } from './entities/index.js';
 import { billingMigrations } from './migrations/index.js';
 import { registerAccountResponders, subscribeAccountEvents } from './accounts.js';
 import { accountRoutes } from './routes/accounts.js';
+import { redemptionRoutes } from './routes/redemptions.js';
+import { logRoutes } from './routes/logs.js';
+import { dataRoutes } from './routes/data.js';
+import { registerLogRetention } from './logs.js';
+import { tokenRoutes } from './routes/tokens.js';
+import { registerTokenResponders } from './token-responders.js';
+import { registerQuotaResponders } from './quota-responders.js';
+import { subscribeUsage } from './usage-consumer.js';
+import { pricingRoutes } from './routes/pricing.js';
 
 export interface BillingPluginOptions {
   infra: Infrastructure;
@@ -35,6 +44,9 @@ const billingPlugin: FastifyPluginAsync<BillingPluginOptions> = async (app, opti
   const subscriptions: Subscription[] = [
     ...(await subscribeAccountEvents(context)),
     ...(await registerAccountResponders(context)),
+    ...(await registerTokenResponders(context)),
+    await registerQuotaResponders(context),
+    await subscribeUsage(context),
   ];
 
   app.addHook('onClose', async () => {
@@ -44,7 +56,8 @@ const billingPlugin: FastifyPluginAsync<BillingPluginOptions> = async (app, opti
   });
 
   registerDiagnostics(app, 'billing', mirror);
-  for (const routes of [accountRoutes]) await app.register(routes, { context });
+  await registerLogRetention(context);
+  for (const routes of [accountRoutes, redemptionRoutes, logRoutes, dataRoutes, tokenRoutes, pricingRoutes]) await app.register(routes, { context });
 };
 
 export default billingPlugin;

@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import { AsyncLocalStorage } from 'node:async_hooks';
 import fs from 'node:fs';
 import path from 'node:path';
 import { DataSource, type EntityManager, type EntitySchema, type MixedList } from 'typeorm';
@@ -77,19 +78,38 @@ function sqlite(options: DatabaseOptions): DataSource {
 }
 
 /**
- * TypeORM's better-sqlite3 driver has one connection: two transactions begun together would nest
- * (or fail), and a rollback could undo the other's work. So on SQLite transactions take turns,
- * in order; SQLite allows one writer at a time anyway. (PostgreSQL gives each its own connection.)
+ * TypeORM's better-sqlite3 driver has one connection for everything. Two transactions begun
+ * together would nest (or fail), and a statement from elsewhere run while a transaction is open
+ * would become part of it, undone by its rollback. So on SQLite transactions take turns, and a
+ * statement from outside the open transaction waits until it ends (SQLite allows one writer at
+ * a time anyway). PostgreSQL gives each transaction its own connection and needs none of this.
  */
 function serializeTransactions(dataSource: DataSource): void {
   const manager = dataSource.manager;
   const begin = manager.transaction.bind(manager) as (...args: unknown[]) => Promise<unknown>;
+  const owner = new AsyncLocalStorage<object>();
   let tail: Promise<unknown> = Promise.resolve();
+  let open: { token: object; ended: Promise<unknown> } | undefined;
+
   manager.transaction = ((...args: unknown[]) => {
-    const turn = tail.then(() => begin(...args));
+    const token = {};
+    const turn = tail.then(() => {
+      const run = owner.run(token, () => begin(...args));
+      open = { token, ended: run.catch(() => undefined) };
+      return run.finally(() => {
+        if (open?.token === token) open = undefined;
+      });
+    });
     tail = turn.catch(() => undefined);
     return turn;
   }) as EntityManager['transaction'];
+
+  const runner = dataSource.driver.createQueryRunner('master');
+  const query = runner.query.bind(runner) as (...args: unknown[]) => Promise<unknown>;
+  runner.query = (async (...args: unknown[]) => {
+    while (open && owner.getStore() !== open.token) await open.ended;
+    return query(...args);
+  }) as typeof runner.query;
 }
 
 async function migratePostgres(dataSource: DataSource, schema: string): Promise<void> {

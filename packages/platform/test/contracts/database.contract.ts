@@ -102,6 +102,22 @@ export function defineDatabaseContract(name: string, target: () => Promise<Datab
       expect(rows.map((row) => [row.name, row.amount])).toEqual([[ 'tx-0', 100 ], [ 'tx-2', 102 ], [ 'tx-4', 104 ], [ 'tx-6', 106 ], [ 'tx-8', 108 ]]);
     });
 
+    it('keeps a write made elsewhere while a transaction is open, even when that transaction rolls back', async () => {
+      let inside!: () => void;
+      const entered = new Promise<void>((resolve) => (inside = resolve));
+      const failing = db.transaction(async (manager) => {
+        await manager.insert(Item, { name: 'doomed', amount: 1 });
+        inside();
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        throw new Error('roll back');
+      });
+      await entered;
+      await db.getRepository(Item).insert({ name: 'bystander', amount: 1 });
+      await expect(failing).rejects.toThrow('roll back');
+      expect(await db.getRepository(Item).existsBy({ name: 'bystander' })).toBe(true);
+      expect(await db.getRepository(Item).existsBy({ name: 'doomed' })).toBe(false);
+    });
+
     it('refuses a schema name that is not an identifier', async () => {
       await expect(openDatabase({ ...settings, schema: 'bad;drop', entities: [Item], migrations: [], logger: createSilentLogger() }))
         .rejects.toThrow(/not a valid identifier/);

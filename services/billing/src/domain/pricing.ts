@@ -1,0 +1,182 @@
+import { MAX_QUOTA } from '@aigw/contracts';
+
+/**
+ * Price helpers (spec section 9, reference section 4.5-4.7), pure functions over the option maps.
+ *
+ * Arithmetic: every input is bounded (tokens are integers up to 10^8, ratios and prices finite,
+ * non-negative, at most 10^6), invalid ones throw a RangeError, and every result is a
+ * non-negative safe integer clamped to MAX_QUOTA, so no input can wrap a charge or turn it
+ * negative (rule R7). The formulas are evaluated EXACTLY: each ratio is read as the decimal
+ * its shortest representation shows (what the admin typed: 1.25, 0.075), the products are
+ * computed on BigInt fractions, and the result is rounded half away from zero once, at the end,
+ * as the reference does with decimal arithmetic. Floating point would be off by one unit for
+ * some inputs that land next to .5 (e.g. 0.075 is not exact in binary).
+ */
+
+export const MAX_TOKENS = 100_000_000;
+export const MAX_RATIO = 1_000_000;
+/** The ratio unpriced models get in self-use mode (the established product's default). */
+export const SELF_USE_MODEL_RATIO = 37.5;
+
+export type RateMap = Readonly<Record<string, number>>;
+
+/** Exact name first, then the longest `prefix*` entry the name starts with (`gpt-4-gizmo-*`). */
+export function lookupRate(map: RateMap, model: string): number | undefined {
+  if (Object.hasOwn(map, model)) return map[model];
+  let best: { length: number; value: number } | undefined;
+  for (const [key, value] of Object.entries(map)) {
+    if (!key.endsWith('*')) continue;
+    const prefix = key.slice(0, -1);
+    if (model.startsWith(prefix) && (!best || prefix.length > best.length)) best = { length: prefix.length, value };
+  }
+  return best?.value;
+}
+
+export type ModelPricing = { kind: 'price'; modelPrice: number } | { kind: 'ratio'; modelRatio: number };
+
+/** Per-call price first, else the ratio; unknown → null (refused) unless self-use mode (ratio 37.5). */
+export function modelPricing(maps: { ModelPrice: RateMap; ModelRatio: RateMap }, model: string, selfUseMode: boolean): ModelPricing | null {
+  const price = lookupRate(maps.ModelPrice, model);
+  if (price !== undefined) return { kind: 'price', modelPrice: price };
+  const ratio = lookupRate(maps.ModelRatio, model);
+  if (ratio !== undefined) return { kind: 'ratio', modelRatio: ratio };
+  return selfUseMode ? { kind: 'ratio', modelRatio: SELF_USE_MODEL_RATIO } : null;
+}
+
+/**
+ * Built-in completion ratios per model family (reference 4.5 item 3 and 5.2), used when the
+ * CompletionRatio option has no entry: the option's defaults do not list these families, and
+ * billing completions of gpt-4o at the prompt price would undercharge fourfold. First match wins.
+ */
+const familyCompletionRatios: Array<[prefix: string, ratio: number]> = [
+  ['gpt-4o', 4], ['gpt-4-turbo', 3], ['gpt-4.5', 2], ['gpt-4', 2], ['gpt-3.5-turbo', 3], ['o1', 4], ['o3', 4],
+  ['claude-3', 5], ['gemini', 4], ['deepseek-chat', 4], ['deepseek-reasoner', 4], ['mistral', 3],
+];
+
+/** The option (exact, then wildcard) wins; then the family rules; else 1. */
+export function completionRatio(map: RateMap, model: string): number {
+  return lookupRate(map, model) ?? familyCompletionRatios.find(([prefix]) => model.startsWith(prefix))?.[1] ?? 1;
+}
+
+/** Price multiplier of cached prompt tokens; 1 (full price) when not configured. */
+export function cacheRatio(map: RateMap, model: string): number {
+  return lookupRate(map, model) ?? 1;
+}
+
+/** The group's multiplier; 1 when the group has none (the relay refuses unknown token groups before). */
+export function groupRatio(map: RateMap, group: string): number {
+  return Object.hasOwn(map, group) ? map[group]! : 1;
+}
+
+export interface UsageInput {
+  promptTokens: number;
+  completionTokens: number;
+  /** Prompt tokens read from the upstream's prompt cache (part of promptTokens). */
+  cachedTokens: number;
+  modelRatio: number;
+  completionRatio: number;
+  cacheRatio: number;
+  groupRatio: number;
+}
+
+/**
+ * round(((prompt − cached) + cached × cacheRatio + completion × completionRatio) × modelRatio × groupRatio);
+ * 0 when no tokens were used; at least 1 when the model × group ratio is not zero. Cached
+ * tokens above the prompt tokens count as prompt tokens (an upstream cannot cache more than it read).
+ */
+export function quotaForUsage(input: UsageInput): number {
+  const prompt = tokens(input.promptTokens, 'promptTokens');
+  const completion = tokens(input.completionTokens, 'completionTokens');
+  const cached = Math.min(tokens(input.cachedTokens, 'cachedTokens'), prompt);
+  const model = decimal(input.modelRatio, 'modelRatio');
+  const group = decimal(input.groupRatio, 'groupRatio');
+  const cache = decimal(input.cacheRatio, 'cacheRatio');
+  const completionWeight = decimal(input.completionRatio, 'completionRatio');
+  if (prompt + completion === 0) return 0;
+  const weighted = add(add(integer(prompt - cached), mul(integer(cached), cache)), mul(integer(completion), completionWeight));
+  const quota = roundClamped(mul(mul(weighted, model), group));
+  return quota === 0 && model.n !== 0n && group.n !== 0n ? 1 : quota;
+}
+
+/** A per-call price: round(price × QuotaPerUnit × groupRatio). */
+export function quotaForCall(input: { modelPrice: number; groupRatio: number; quotaPerUnit: number }): number {
+  const price = decimal(input.modelPrice, 'modelPrice');
+  const perUnit = decimal(input.quotaPerUnit, 'quotaPerUnit', 1_000_000_000);
+  return roundClamped(mul(mul(price, perUnit), decimal(input.groupRatio, 'groupRatio')));
+}
+
+export interface ReservationInput {
+  pricing: ModelPricing;
+  groupRatio: number;
+  quotaPerUnit: number;
+  promptTokens: number;
+  /** max_tokens (or max_completion_tokens) of the request; 0 or absent when it gave none. */
+  maxTokens?: number;
+  /** The PreConsumedQuota option: tokens held when the request gives no max_tokens. */
+  preConsumedTokens: number;
+  completionRatio: number;
+}
+
+/**
+ * What to hold before forwarding. A per-call price is charged in full. Without max_tokens:
+ * PreConsumedQuota tokens at the model × group ratio (the reference). With max_tokens: the
+ * prompt plus max_tokens priced as completion, i.e. the most the request can cost (the
+ * reference leaves the completion ratio out here, which under-holds and invites overdrafts).
+ */
+export function reservationFor(input: ReservationInput): number {
+  const { pricing } = input;
+  if (pricing.kind === 'price') return quotaForCall({ modelPrice: pricing.modelPrice, groupRatio: input.groupRatio, quotaPerUnit: input.quotaPerUnit });
+  const maxTokens = tokens(input.maxTokens ?? 0, 'maxTokens');
+  if (maxTokens === 0) {
+    return quotaForUsage({
+      promptTokens: tokens(input.preConsumedTokens, 'preConsumedTokens'), completionTokens: 0, cachedTokens: 0,
+      modelRatio: pricing.modelRatio, completionRatio: 1, cacheRatio: 1, groupRatio: input.groupRatio,
+    });
+  }
+  return quotaForUsage({
+    promptTokens: input.promptTokens, completionTokens: maxTokens, cachedTokens: 0,
+    modelRatio: pricing.modelRatio, completionRatio: input.completionRatio, cacheRatio: 1, groupRatio: input.groupRatio,
+  });
+}
+
+// ---- exact arithmetic on non-negative fractions n / d (d a power of ten or a product of them)
+
+interface Fraction {
+  n: bigint;
+  d: bigint;
+}
+
+function tokens(value: number, what: string): number {
+  if (!Number.isSafeInteger(value) || value < 0 || value > MAX_TOKENS) throw new RangeError(`${what} must be an integer from 0 to ${MAX_TOKENS}, got ${value}`);
+  return value;
+}
+
+function integer(value: number): Fraction {
+  return { n: BigInt(value), d: 1n };
+}
+
+/** The decimal a finite number prints as (1.25 → 125/100, 1e-7 → 1/10^7). */
+function decimal(value: number, what: string, max = MAX_RATIO): Fraction {
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0 || value > max) {
+    throw new RangeError(`${what} must be a finite number from 0 to ${max}, got ${value}`);
+  }
+  const match = /^(\d+)(?:\.(\d+))?(?:e([+-]\d+))?$/.exec(String(value))!;
+  const fraction = match[2] ?? '';
+  const scale = fraction.length - Number(match[3] ?? 0);
+  const digits = BigInt(match[1]! + fraction);
+  return scale >= 0 ? { n: digits, d: 10n ** BigInt(scale) } : { n: digits * 10n ** BigInt(-scale), d: 1n };
+}
+
+function mul(a: Fraction, b: Fraction): Fraction {
+  return { n: a.n * b.n, d: a.d * b.d };
+}
+
+function add(a: Fraction, b: Fraction): Fraction {
+  return a.d === b.d ? { n: a.n + b.n, d: a.d } : { n: a.n * b.d + b.n * a.d, d: a.d * b.d };
+}
+
+/** Half away from zero (all values are non-negative), then clamped to MAX_QUOTA. */
+function roundClamped(value: Fraction): number {
+  const rounded = (2n * value.n + value.d) / (2n * value.d);
+  return rounded > BigInt(MAX_QUOTA) ? MAX_QUOTA : Number(rounded);
+}

@@ -1,0 +1,162 @@
+import type { EntityManager } from 'typeorm';
+import { LogType, type UsageRecord } from '@aigw/contracts';
+import { isUniqueViolation, onEvent, param, queryRows, type Subscription } from '@aigw/platform';
+import type { BillingContext } from './context.js';
+import { AccountEntity, LedgerEntryEntity, LedgerKind, LogEntity } from './entities/index.js';
+import { applyToAccount, ensureAccount } from './ledger.js';
+import { recordUsageHour } from './usage-data.js';
+
+/**
+ * The usage ledger: persists `relay.usage.recorded` exactly once per request id. Everything one
+ * request changes (consume log, account balance + used_quota + request_count through a ledger
+ * row, the token's remain/used, the hourly aggregate) is written in ONE transaction, and the
+ * bus acknowledges the event only after it committed, so a crash can lose nothing and half-apply
+ * nothing. The live counters are not touched: the relay settled them before publishing.
+ *
+ * Idempotency: the ledger row's request_id is unique. A redelivered event (or the same request
+ * published under another event id) finds its ledger row and is skipped; two deliveries racing
+ * on different replicas collide on the unique key, and the loser (its transaction rolled back)
+ * checks the winner committed and skips too. No retry can apply twice.
+ *
+ * Batches (group commit): the Bus port acknowledges an event when its handler returns, so a
+ * batch cannot be formed by acknowledging early. Instead the consumer subscribes several times
+ * under one durable name (on NATS: parallel pull loops on the one JetStream consumer) and the
+ * handlers park their events here; whatever arrived while the previous transaction ran is
+ * applied in the next one, and each handler returns (acks) after that commit. If a batch fails,
+ * its events are retried one transaction each, so only the failing event is redelivered. Usage
+ * deltas commute, so giving up the per-subject order costs nothing. The in-process bus runs one
+ * handler at a time, so there every batch holds one event. usage-ledger.test.ts logs the rates.
+ */
+
+/** Deliveries in flight at once: the largest batch. */
+export const USAGE_PARALLEL_DELIVERIES = 16;
+
+/**
+ * Usage is money: an event is never given up after a few failures (the database may be away for
+ * a while). 1000 deliveries 5 s apart ride out well over an hour of outage.
+ */
+const deliveryPolicy = { maxDeliver: 1000, retryDelayMs: 5_000 };
+
+export type UsageOutcome = 'applied' | 'duplicate';
+
+type UsageContext = Pick<BillingContext, 'db' | 'options'>;
+
+interface Parked {
+  usage: UsageRecord;
+  resolve(outcome: UsageOutcome): void;
+  reject(error: unknown): void;
+}
+
+export async function subscribeUsage(context: BillingContext): Promise<Subscription> {
+  const { bus, logger } = context;
+  const apply = createUsageBatcher(context);
+  const subscriptions: Subscription[] = [];
+  // One after the other: each subscribe creates or updates the same durable consumer.
+  for (let index = 0; index < USAGE_PARALLEL_DELIVERIES; index++) {
+    subscriptions.push(await onEvent(bus, 'relay.usage.recorded', async (usage) => {
+      if ((await apply(usage)) === 'duplicate') logger.debug({ requestId: usage.request_id }, 'usage already applied; redelivery skipped');
+    }, { durable: 'billing-usage', logger, ...deliveryPolicy }));
+  }
+  return { unsubscribe: async () => void (await Promise.all(subscriptions.map((subscription) => subscription.unsubscribe()))) };
+}
+
+/** Parks events and applies them in serial transactions, each taking everything parked meanwhile. */
+export function createUsageBatcher(context: UsageContext): (usage: UsageRecord) => Promise<UsageOutcome> {
+  let parked: Parked[] = [];
+  let draining = false;
+
+  async function drain(): Promise<void> {
+    // Let the other deliveries of this burst park first.
+    await new Promise((resolve) => setImmediate(resolve));
+    while (parked.length > 0) {
+      const batch = parked;
+      parked = [];
+      await applyParked(context, batch);
+    }
+    draining = false;
+  }
+
+  return (usage) => new Promise<UsageOutcome>((resolve, reject) => {
+    parked.push({ usage, resolve, reject });
+    if (draining) return;
+    draining = true;
+    void drain();
+  });
+}
+
+async function applyParked(context: UsageContext, batch: Parked[]): Promise<void> {
+  if (batch.length > 1) {
+    // Rows are locked in user order, so two replicas' batches cannot deadlock on each other's accounts.
+    batch.sort((a, b) => a.usage.user_id - b.usage.user_id);
+    try {
+      const outcomes = await context.db.transaction(async (manager) => {
+        const results: UsageOutcome[] = [];
+        for (const { usage } of batch) results.push(await applyInTransaction(context, manager, usage));
+        return results;
+      });
+      batch.forEach((entry, index) => entry.resolve(outcomes[index]!));
+      return;
+    } catch {
+      // Rolled back whole: one transaction each, so only the failing event is redelivered.
+    }
+  }
+  for (const entry of batch) await applyUsage(context, entry.usage).then(entry.resolve, entry.reject);
+}
+
+/** Applies one usage record in its own transaction; 'duplicate' when its request id was applied before. */
+export async function applyUsage(context: UsageContext, usage: UsageRecord): Promise<UsageOutcome> {
+  const { db } = context;
+  try {
+    return await db.transaction((manager) => applyInTransaction(context, manager, usage));
+  } catch (error) {
+    // On PostgreSQL the violation aborted the transaction: decide outside it. A unique violation
+    // with the ledger row present means a concurrent delivery won; anything else is retried.
+    if (isUniqueViolation(error) && (await db.manager.existsBy(LedgerEntryEntity, { request_id: usage.request_id }))) return 'duplicate';
+    throw error;
+  }
+}
+
+async function applyInTransaction(context: Pick<BillingContext, 'options'>, manager: EntityManager, usage: UsageRecord): Promise<UsageOutcome> {
+  const { options } = context;
+  if (await manager.existsBy(LedgerEntryEntity, { request_id: usage.request_id })) return 'duplicate';
+  let account = await manager.findOneBy(AccountEntity, { user_id: usage.user_id });
+  if (!account) {
+    // Usage may outrun the registration event; the identity event fills in the profile later.
+    await ensureAccount(manager, usage.user_id);
+    account = await manager.findOneByOrFail(AccountEntity, { user_id: usage.user_id });
+  }
+  const quota = usage.quota;
+
+  if (options.get('LogConsumeEnabled')) {
+    await manager.insert(LogEntity, {
+      request_id: usage.request_id, user_id: usage.user_id, username: account.username, created_at: usage.created_at,
+      type: LogType.Consume, content: usage.content, token_id: usage.token_id, token_name: usage.token_name,
+      model_name: usage.model_name, quota, prompt_tokens: usage.prompt_tokens, completion_tokens: usage.completion_tokens,
+      use_time: Math.floor(usage.use_time_ms / 1000), is_stream: usage.is_stream, channel_id: usage.channel_id,
+      group: usage.group, other: JSON.stringify(usage.other),
+    });
+  }
+
+  // No floor: the relay already admitted the request; a charge above its hold is the bounded overdraft.
+  // `0 - quota` rather than `-quota`: a free request must store 0, not -0.
+  await applyToAccount(manager, {
+    userId: usage.user_id, kind: LedgerKind.Usage, amount: 0 - quota, requestId: usage.request_id, usage: { used: quota, requests: 1 },
+  });
+
+  if (usage.token_id > 0) {
+    const db = manager.connection;
+    // remain_quota only moves for limited tokens; the owner check keeps a forged token id harmless.
+    await queryRows(manager,
+      `UPDATE tokens SET remain_quota = CASE WHEN unlimited_quota THEN remain_quota ELSE remain_quota - ${param(db, 1)} END, ` +
+      `used_quota = used_quota + ${param(db, 2)}, accessed_time = ${param(db, 3)} WHERE id = ${param(db, 4)} AND user_id = ${param(db, 5)} RETURNING id`,
+      [quota, quota, Math.floor(Date.now() / 1000), usage.token_id, usage.user_id]);
+  }
+
+  if (options.get('DataExportEnabled')) {
+    await recordUsageHour(manager, {
+      userId: usage.user_id, username: account.username, modelName: usage.model_name, createdAt: usage.created_at,
+      quota, tokens: usage.prompt_tokens + usage.completion_tokens,
+    });
+  }
+  return 'applied';
+}

@@ -1,0 +1,203 @@
+import { defaultOptionValues, MAX_QUOTA } from '@aigw/contracts';
+import { replyTyped, type Subscription } from '@aigw/platform';
+import { backends, waitFor } from '@aigw/platform/testing';
+import { ROOT_PASSWORD, startGateway, type TestGateway } from '../../gateway/test/support/gateway';
+import {
+  cacheRatio, completionRatio, groupRatio, lookupRate, MAX_RATIO, MAX_TOKENS, modelPricing, quotaForCall, quotaForUsage, reservationFor,
+  SELF_USE_MODEL_RATIO, type UsageInput,
+} from '../src/domain/pricing.js';
+
+const options = defaultOptionValues();
+const usage = (overrides: Partial<UsageInput>): UsageInput => ({
+  promptTokens: 0, completionTokens: 0, cachedTokens: 0, modelRatio: 1, completionRatio: 1, cacheRatio: 1, groupRatio: 1, ...overrides,
+});
+
+describe('quotaForUsage (reference 4.7 text formula)', () => {
+  it.each([
+    // [what, input, expected quota]
+    ['gpt-4o: 1000 prompt + 500 completion at ratio 1.25, completion 4', usage({ promptTokens: 1000, completionTokens: 500, modelRatio: 1.25, completionRatio: 4 }), 3750],
+    ['the same in group ratio 1.5', usage({ promptTokens: 1000, completionTokens: 500, modelRatio: 1.25, completionRatio: 4, groupRatio: 1.5 }), 5625],
+    ['400 of the 1000 prompt tokens cached at 0.5', usage({ promptTokens: 1000, completionTokens: 500, cachedTokens: 400, modelRatio: 1.25, completionRatio: 4, cacheRatio: 0.5 }), 3500],
+    ['claude-3-5-sonnet, cache read 0.1', usage({ promptTokens: 2000, cachedTokens: 1000, completionTokens: 100, modelRatio: 1.5, completionRatio: 5, cacheRatio: 0.1 }), 2400],
+    ['gpt-4o-mini, one prompt token: below 1 becomes the minimum 1', usage({ promptTokens: 1, modelRatio: 0.075 }), 1],
+    ['every token cached at ratio 0: still the minimum 1', usage({ promptTokens: 10, cachedTokens: 10, modelRatio: 1, cacheRatio: 0 }), 1],
+    ['no tokens at all: 0 (upstream timeout)', usage({ modelRatio: 37.5, groupRatio: 2 }), 0],
+    ['a free model (ratio 0): 0', usage({ promptTokens: 1000, completionTokens: 1000, modelRatio: 0 }), 0],
+    ['a free group (ratio 0): 0', usage({ promptTokens: 1000, modelRatio: 1.25, groupRatio: 0 }), 0],
+    ['half rounds up: 100 × 0.075 = 7.5', usage({ promptTokens: 100, modelRatio: 0.075 }), 8],
+    ['exact, where floating point says 31.499…: 45 × 0.7 = 31.5', usage({ promptTokens: 45, modelRatio: 0.7 }), 32],
+    ['cached above prompt counts as prompt, never negative', usage({ promptTokens: 10, cachedTokens: 50, modelRatio: 1, cacheRatio: 0.5 }), 5],
+    ['tiny ratio printed with an exponent (1e-7)', usage({ promptTokens: MAX_TOKENS, modelRatio: 1e-7 }), 10],
+    ['the largest inputs clamp to MAX_QUOTA instead of wrapping', usage({ promptTokens: MAX_TOKENS, completionTokens: MAX_TOKENS, modelRatio: MAX_RATIO, completionRatio: MAX_RATIO, groupRatio: MAX_RATIO }), MAX_QUOTA],
+  ])('%s', (_what, input, expected) => {
+    const quota = quotaForUsage(input);
+    expect(quota).toBe(expected);
+    expect(Number.isSafeInteger(quota)).toBe(true);
+  });
+
+  it.each([
+    ['promptTokens', -1], ['promptTokens', 1.5], ['promptTokens', Number.NaN], ['promptTokens', MAX_TOKENS + 1], ['completionTokens', 2 ** 63],
+    ['cachedTokens', -5], ['modelRatio', -0.5], ['modelRatio', Number.NaN], ['completionRatio', Infinity], ['groupRatio', MAX_RATIO + 1],
+    ['cacheRatio', -1],
+  ] as Array<[keyof UsageInput, number]>)('rejects %s = %p naming it', (field, value) => {
+    expect(() => quotaForUsage(usage({ promptTokens: 10, [field]: value }))).toThrow(new RegExp(`^${field}`));
+    expect(() => quotaForUsage(usage({ promptTokens: 10, [field]: value }))).toThrow(RangeError);
+  });
+
+  it('rejects values that are not numbers', () => {
+    expect(() => quotaForUsage(usage({ modelRatio: '1' as unknown as number }))).toThrow(RangeError);
+    expect(() => quotaForUsage(usage({ promptTokens: '5' as unknown as number }))).toThrow(RangeError);
+  });
+});
+
+describe('quotaForCall (per-call price)', () => {
+  it.each([
+    ['dall-e-3 0.04 × 500000', { modelPrice: 0.04, groupRatio: 1, quotaPerUnit: 500000 }, 20000],
+    ['dall-e-3 in group 1.5', { modelPrice: 0.04, groupRatio: 1.5, quotaPerUnit: 500000 }, 30000],
+    ['mj_describe 0.05 in group 0.8', { modelPrice: 0.05, groupRatio: 0.8, quotaPerUnit: 500000 }, 20000],
+    ['suno_lyrics 0.01', { modelPrice: 0.01, groupRatio: 1, quotaPerUnit: 500000 }, 5000],
+    ['a free action (price 0)', { modelPrice: 0, groupRatio: 1, quotaPerUnit: 500000 }, 0],
+    ['the largest inputs clamp to MAX_QUOTA', { modelPrice: MAX_RATIO, groupRatio: MAX_RATIO, quotaPerUnit: 1e9 }, MAX_QUOTA],
+  ])('%s', (_what, input, expected) => {
+    expect(quotaForCall(input)).toBe(expected);
+  });
+
+  it('rejects a negative, NaN or unbounded price and quota per unit', () => {
+    expect(() => quotaForCall({ modelPrice: -0.04, groupRatio: 1, quotaPerUnit: 500000 })).toThrow(/^modelPrice/);
+    expect(() => quotaForCall({ modelPrice: Number.NaN, groupRatio: 1, quotaPerUnit: 500000 })).toThrow(RangeError);
+    expect(() => quotaForCall({ modelPrice: 0.04, groupRatio: 1, quotaPerUnit: Infinity })).toThrow(/^quotaPerUnit/);
+  });
+});
+
+describe('price lookups from the options', () => {
+  it('prefers the per-call price, then the ratio; unknown models are refused unless self-use mode', () => {
+    expect(modelPricing(options, 'dall-e-3', false)).toEqual({ kind: 'price', modelPrice: 0.04 });
+    expect(modelPricing(options, 'gpt-4o', false)).toEqual({ kind: 'ratio', modelRatio: 1.25 });
+    expect(modelPricing({ ModelPrice: { 'gpt-4o': 0.5 }, ModelRatio: { 'gpt-4o': 1.25 } }, 'gpt-4o', false)).toEqual({ kind: 'price', modelPrice: 0.5 });
+    expect(modelPricing(options, 'no-such-model', false)).toBeNull();
+    expect(modelPricing(options, 'no-such-model', true)).toEqual({ kind: 'ratio', modelRatio: SELF_USE_MODEL_RATIO });
+  });
+
+  it("matches '*' suffix wildcards after exact names, the longest prefix first", () => {
+    expect(modelPricing(options, 'gpt-4-gizmo-g-abc123', false)).toEqual({ kind: 'price', modelPrice: 0.1 });
+    expect(completionRatio(options.CompletionRatio, 'gpt-4-gizmo-g-abc123')).toBe(2);
+    expect(completionRatio(options.CompletionRatio, 'gpt-4o-gizmo-g-abc123')).toBe(3);
+    const map = { 'a-*': 1, 'a-b-*': 2, 'a-b-c': 3 };
+    expect(lookupRate(map, 'a-b-c')).toBe(3);
+    expect(lookupRate(map, 'a-b-x')).toBe(2);
+    expect(lookupRate(map, 'a-x')).toBe(1);
+    expect(lookupRate(map, 'b')).toBeUndefined();
+    // Inherited object keys are not prices.
+    expect(lookupRate(map, 'toString')).toBeUndefined();
+  });
+
+  it('completion ratio: the option first, then the model family, else 1', () => {
+    expect(completionRatio(options.CompletionRatio, 'gpt-4o')).toBe(4);
+    expect(completionRatio(options.CompletionRatio, 'gpt-4o-mini')).toBe(4);
+    expect(completionRatio(options.CompletionRatio, 'gpt-3.5-turbo')).toBe(3);
+    expect(completionRatio(options.CompletionRatio, 'claude-3-5-sonnet-20241022')).toBe(5);
+    expect(completionRatio(options.CompletionRatio, 'gpt-4-all')).toBe(2);
+    expect(completionRatio({ 'gpt-4o': 2 }, 'gpt-4o')).toBe(2);
+    expect(completionRatio(options.CompletionRatio, 'text-embedding-3-small')).toBe(1);
+  });
+
+  it('cache ratio and group ratio default to 1', () => {
+    expect(cacheRatio(options.CacheRatio, 'gpt-4o')).toBe(0.5);
+    expect(cacheRatio(options.CacheRatio, 'deepseek-chat')).toBe(0.25);
+    expect(cacheRatio(options.CacheRatio, 'gpt-3.5-turbo')).toBe(1);
+    expect(groupRatio({ default: 1, vip: 0.8 }, 'vip')).toBe(0.8);
+    expect(groupRatio({ default: 1 }, 'unknown')).toBe(1);
+    expect(groupRatio({ default: 1 }, 'constructor')).toBe(1);
+  });
+});
+
+describe('reservationFor (pre-consume, reference 4.5 item 6)', () => {
+  const gpt4o = { kind: 'ratio', modelRatio: 1.25 } as const;
+  const base = { groupRatio: 1, quotaPerUnit: 500000, promptTokens: 200, preConsumedTokens: 500, completionRatio: 4 };
+
+  it('holds PreConsumedQuota tokens at the model × group ratio when there is no max_tokens', () => {
+    expect(reservationFor({ ...base, pricing: gpt4o })).toBe(625);
+    expect(reservationFor({ ...base, pricing: gpt4o, maxTokens: 0, groupRatio: 2 })).toBe(1250);
+  });
+
+  it('holds prompt + max_tokens (priced as completion) when max_tokens is given: the most it can cost', () => {
+    expect(reservationFor({ ...base, pricing: gpt4o, maxTokens: 1000 })).toBe(5250);
+    const worst = quotaForUsage(usage({ promptTokens: 200, completionTokens: 1000, modelRatio: 1.25, completionRatio: 4 }));
+    expect(reservationFor({ ...base, pricing: gpt4o, maxTokens: 1000 })).toBeGreaterThanOrEqual(worst);
+  });
+
+  it('holds the full per-call price', () => {
+    expect(reservationFor({ ...base, pricing: { kind: 'price', modelPrice: 0.04 }, groupRatio: 1.5 })).toBe(30000);
+  });
+
+  it('a free model holds nothing; bad max_tokens are refused', () => {
+    expect(reservationFor({ ...base, pricing: { kind: 'ratio', modelRatio: 0 } })).toBe(0);
+    expect(() => reservationFor({ ...base, pricing: gpt4o, maxTokens: -1 })).toThrow(/^maxTokens/);
+    expect(() => reservationFor({ ...base, pricing: gpt4o, maxTokens: 2 ** 31 })).toThrow(RangeError);
+  });
+});
+
+describe.each(backends)('GET /api/pricing (%s)', (backend) => {
+  let gateway: TestGateway;
+  let channels: Subscription | undefined;
+  const pricing = async (session?: Awaited<ReturnType<TestGateway['login']>>) => {
+    const response = await gateway.call('GET', '/api/pricing', { session });
+    expect(response.statusCode).toBe(200);
+    return response.json();
+  };
+  const row = (body: { data: Array<{ model_name: string }> }, model: string) => body.data.find((entry) => entry.model_name === model);
+
+  beforeAll(async () => {
+    gateway = await startGateway(backend);
+  });
+  afterAll(async () => {
+    await channels?.unsubscribe();
+    await gateway?.close();
+  });
+
+  it('without channels answering, lists every priced model in every group; guests see the default group', async () => {
+    const body = await pricing();
+    expect(body).toMatchObject({ success: true, group_ratio: { default: 1 }, usable_group: { default: 'default group' } });
+    expect(Object.keys(body.group_ratio)).toEqual(['default']);
+    expect(row(body, 'gpt-4o')).toEqual({
+      model_name: 'gpt-4o', quota_type: 0, model_ratio: 1.25, model_price: 0, completion_ratio: 4, enable_groups: ['default', 'svip', 'vip'],
+    });
+    expect(row(body, 'dall-e-3')).toMatchObject({ quota_type: 1, model_price: 0.04, model_ratio: 0 });
+    expect(body.data.some((entry: { model_name: string }) => entry.model_name.includes('*'))).toBe(false);
+  });
+
+  it('signed-in users see their usable groups, their own group included', async () => {
+    expect((await gateway.register('pricey', 'pricey-pass')).json().success).toBe(true);
+    const session = await gateway.login('pricey', 'pricey-pass');
+    const body = await pricing(session);
+    expect(body.usable_group).toEqual({ default: 'default group', vip: 'vip group' });
+    expect(body.group_ratio).toEqual({ default: 1, vip: 1 });
+
+    const root = await gateway.login('root', ROOT_PASSWORD);
+    expect((await gateway.call('PUT', '/api/user/', { session: root, body: { id: session.id, group: 'svip' } })).json().success).toBe(true);
+    const moved = await gateway.login('pricey', 'pricey-pass');
+    await waitFor(async () => 'svip' in (await pricing(moved)).usable_group, 10_000, 'own group listed');
+    expect((await pricing(moved)).group_ratio).toEqual({ default: 1, vip: 1, svip: 1 });
+  });
+
+  it('lists the models channels offer, with their groups, priced through wildcards; unpriced ones only in self-use mode', async () => {
+    channels = await replyTyped(gateway.env.infra.bus, 'channels.model.enabled', async () => ({
+      models: [
+        { model: 'gpt-4o', groups: ['vip', 'default'] },
+        { model: 'gpt-4o', groups: ['svip', 'default'] },
+        { model: 'gpt-4-gizmo-g-abc', groups: ['default'] },
+        { model: 'mystery-model', groups: ['default'] },
+      ],
+    }));
+    const body = await pricing();
+    expect(body.data).toEqual([
+      { model_name: 'gpt-4-gizmo-g-abc', quota_type: 1, model_ratio: 0, model_price: 0.1, completion_ratio: 0, enable_groups: ['default'] },
+      { model_name: 'gpt-4o', quota_type: 0, model_ratio: 1.25, model_price: 0, completion_ratio: 4, enable_groups: ['default', 'svip', 'vip'] },
+    ]);
+
+    const root = await gateway.login('root', ROOT_PASSWORD);
+    expect((await gateway.call('PUT', '/api/option/', { session: root, body: { key: 'SelfUseModeEnabled', value: 'true' } })).json().success).toBe(true);
+    await waitFor(async () => row(await pricing(), 'mystery-model') !== undefined, 10_000, 'self-use mode reached billing');
+    expect(row(await pricing(), 'mystery-model')).toMatchObject({ quota_type: 0, model_ratio: 37.5, completion_ratio: 1 });
+  });
+});

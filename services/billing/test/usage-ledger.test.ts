@@ -1,0 +1,297 @@
+import { randomUUID } from 'node:crypto';
+import type { DataSource } from 'typeorm';
+import { defaultOptionValues, type UsageRecord } from '@aigw/contracts';
+import { counterKeys, createQuotaGate, createSilentLogger, openDatabase, publishEvent, requestTyped, type OptionsMirror } from '@aigw/platform';
+import { backends, testServices, waitFor } from '@aigw/platform/testing';
+import { connect } from 'nats';
+import { ROOT_PASSWORD, startGateway, type Session, type TestGateway } from '../../gateway/test/support/gateway';
+import { AccountEntity, billingEntities, LedgerEntryEntity, LogEntity, QuotaDataEntity, TokenEntity } from '../src/entities/index';
+import { billingMigrations } from '../src/migrations/index';
+import { reconcile } from '../src/reconcile';
+import { applyUsage, createUsageBatcher } from '../src/usage-consumer';
+
+/** A small seeded PRNG (mulberry32), so a failing randomised run can be replayed. */
+function prng(seed: number) {
+  let state = seed >>> 0;
+  const next = () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  return { next, int: (min: number, max: number) => min + Math.floor(next() * (max - min + 1)) };
+}
+
+interface TestUser {
+  session: Session;
+  username: string;
+  limitedToken: number;
+  unlimitedToken: number;
+}
+
+describe.each(backends)('usage ledger (%s)', (backend) => {
+  let gateway: TestGateway;
+  let db: DataSource;
+  let root: Session;
+  const database = backend === 'real' ? 'PostgreSQL' : 'SQLite';
+
+  const newUser = async (username: string, quota: number): Promise<TestUser> => {
+    expect((await gateway.register(username, `${username}-pass`)).json().success).toBe(true);
+    const session = await gateway.login(username, `${username}-pass`);
+    await waitFor(() => db.getRepository(AccountEntity).existsBy({ user_id: session.id }), 10_000, `account of ${username}`);
+    expect((await gateway.call('PUT', '/api/user/', { session: root, body: { id: session.id, quota } })).json().success).toBe(true);
+    const token = async (body: Record<string, unknown>) => (await gateway.call('POST', '/api/token/', { session, body })).json().data[0].id as number;
+    return {
+      session, username,
+      limitedToken: await token({ name: 'limited', remain_quota: 5_000_000 }),
+      unlimitedToken: await token({ name: 'unlimited', unlimited_quota: true }),
+    };
+  };
+
+  const record = (user: TestUser, overrides: Partial<UsageRecord> = {}): UsageRecord => ({
+    request_id: randomUUID(), user_id: user.session.id, token_id: user.limitedToken, token_name: 'limited', model_name: 'gpt-4o',
+    group: 'default', channel_id: 3, prompt_tokens: 1000, completion_tokens: 500, quota: 3750, use_time_ms: 2500, is_stream: true,
+    created_at: Math.floor(Date.now() / 1000), content: '', other: { model_ratio: 1.25, completion_ratio: 4 }, ...overrides,
+  });
+  const publish = (usage: UsageRecord, eventId?: string) => publishEvent(gateway.env.infra.bus, 'relay.usage.recorded', usage, eventId);
+  const applied = (requestId: string) => db.getRepository(LedgerEntryEntity).existsBy({ request_id: requestId });
+  const self = async (user: TestUser) => (await gateway.call('GET', '/api/user/self', { session: user.session })).json().data as { quota: number; used_quota: number; request_count: number };
+  const tokenRow = (id: number) => db.getRepository(TokenEntity).findOneByOrFail({ id });
+  const defaults = { get: (key: string) => (defaultOptionValues() as Record<string, unknown>)[key] } as unknown as OptionsMirror;
+
+  /**
+   * Every usage event published so far was handled (applied or skipped). In-process, events are
+   * handled in order, one at a time; on NATS billing handles several at once, so ask JetStream
+   * whether its consumer has nothing pending or unacknowledged.
+   */
+  const usageConsumerIdle = async (): Promise<boolean> => {
+    if (backend !== 'real') return true;
+    const nc = await connect({ servers: (await testServices()).natsUrl });
+    try {
+      const jsm = await nc.jetstreamManager();
+      const stream = `${gateway.env.namespace}_relay`.toUpperCase().replace(/[^A-Z0-9_-]/g, '_');
+      for await (const info of jsm.consumers.list(stream)) {
+        if (info.name.startsWith('billing-usage_')) return info.num_pending === 0 && info.num_ack_pending === 0;
+      }
+      return false;
+    } finally {
+      await nc.close();
+    }
+  };
+
+  beforeAll(async () => {
+    gateway = await startGateway(backend);
+    const { env } = gateway;
+    // A second connection to billing's own tables, to check what the consumer wrote.
+    db = await openDatabase({
+      url: env.databaseUrl, dataDir: env.dataDir, schema: env.schema('billing'),
+      entities: billingEntities, migrations: billingMigrations, logger: createSilentLogger(),
+    });
+    root = await gateway.login('root', ROOT_PASSWORD);
+  });
+  afterAll(async () => {
+    await db?.destroy();
+    await gateway?.close();
+  });
+
+  it('applies a usage event in full: log row, ledger row, balance, token and hourly data', async () => {
+    const alice = await newUser('alice', 1_000_000);
+    const usage = record(alice, { content: 'hello', other: { frt: 120 } });
+    await publish(usage);
+    await waitFor(() => applied(usage.request_id), 10_000, 'usage applied');
+
+    expect(await self(alice)).toMatchObject({ quota: 1_000_000 - 3750, used_quota: 3750, request_count: 1 });
+    const log = await db.getRepository(LogEntity).findOneByOrFail({ request_id: usage.request_id });
+    expect(log).toMatchObject({
+      user_id: alice.session.id, username: 'alice', type: 2, quota: 3750, prompt_tokens: 1000, completion_tokens: 500, use_time: 2,
+      is_stream: true, channel_id: 3, group: 'default', token_id: alice.limitedToken, token_name: 'limited', model_name: 'gpt-4o', content: 'hello',
+      created_at: usage.created_at,
+    });
+    expect(JSON.parse(log.other)).toEqual({ frt: 120 });
+    expect(await db.getRepository(LedgerEntryEntity).findOneByOrFail({ request_id: usage.request_id })).toMatchObject({ kind: 'usage', amount: -3750 });
+    expect(await tokenRow(alice.limitedToken)).toMatchObject({ remain_quota: 5_000_000 - 3750, used_quota: 3750 });
+    const hour = Math.floor(usage.created_at / 3600) * 3600;
+    expect(await db.getRepository(QuotaDataEntity).findOneByOrFail({ user_id: alice.session.id, model_name: 'gpt-4o', created_at: hour }))
+      .toMatchObject({ count: 1, quota: 3750, token_used: 1500 });
+
+    // An unlimited token only counts what it used; a playground request (token 0) touches no token.
+    const unlimited = record(alice, { token_id: alice.unlimitedToken, quota: 100 });
+    const playground = record(alice, { token_id: 0, quota: 50 });
+    await publish(unlimited);
+    await publish(playground);
+    await waitFor(async () => (await applied(unlimited.request_id)) && applied(playground.request_id), 10_000, 'usage applied');
+    expect(await tokenRow(alice.unlimitedToken)).toMatchObject({ remain_quota: 0, used_quota: 100 });
+    expect(await self(alice)).toMatchObject({ quota: 1_000_000 - 3900, used_quota: 3900, request_count: 3 });
+  });
+
+  it('applies the same request once when it is delivered twice (same event id, and different event ids)', async () => {
+    const bob = await newUser('bob', 1_000_000);
+    const usage = record(bob, { quota: 1234 });
+    await publish(usage, 'event-1'); // dropped by the bus dedupe when repeated with the same id
+    await publish(usage, 'event-1');
+    await publish(usage, `event-2-${usage.request_id}`); // a new event id: only billing's unique key can catch it
+    await publish(usage);
+    // Once the marker is applied and the consumer is idle, every copy was handled.
+    const marker = record(bob, { quota: 1 });
+    await publish(marker);
+    await waitFor(() => applied(marker.request_id), 10_000, 'marker applied');
+    await waitFor(usageConsumerIdle, 10_000, 'usage consumer idle');
+
+    expect(await db.getRepository(LogEntity).countBy({ request_id: usage.request_id })).toBe(1);
+    expect(await db.getRepository(LedgerEntryEntity).countBy({ request_id: usage.request_id })).toBe(1);
+    expect(await self(bob)).toMatchObject({ quota: 1_000_000 - 1235, used_quota: 1235, request_count: 2 });
+    expect(await tokenRow(bob.limitedToken)).toMatchObject({ remain_quota: 5_000_000 - 1235, used_quota: 1235 });
+  });
+
+  it('two concurrent applications of one request: one applies, the other finds it applied', async () => {
+    const carol = await newUser('carol', 1_000_000);
+    const options = defaults;
+    const usage = record(carol, { quota: 777 });
+    const apply = () => applyUsage({ db, options }, usage);
+    // PostgreSQL: three pooled connections really race (the losers hit the unique key); on
+    // SQLite the platform makes transactions take turns, so the later ones find the ledger row.
+    const outcomes = await Promise.all([apply(), apply(), apply()]);
+    expect(outcomes.sort()).toEqual(['applied', 'duplicate', 'duplicate']);
+    expect(await applyUsage({ db, options }, usage)).toBe('duplicate');
+    expect(await self(carol)).toMatchObject({ quota: 1_000_000 - 777, used_quota: 777, request_count: 1 });
+  });
+
+  it('applies a burst of 200 events in full, and measures the rate', async () => {
+    const dave = await newUser('dave', 100_000_000);
+    const burst = Array.from({ length: 200 }, (_, index) => record(dave, { quota: index + 1 }));
+    const started = performance.now();
+    await Promise.all(burst.map((usage) => publish(usage)));
+    const ledger = db.getRepository(LedgerEntryEntity);
+    await waitFor(async () => (await ledger.countBy({ user_id: dave.session.id, kind: 'usage' })) === 200, 30_000, 'burst applied');
+    const viaBus = performance.now() - started;
+    const total = (200 * 201) / 2;
+    expect(await self(dave)).toMatchObject({ quota: 100_000_000 - total, used_quota: total, request_count: 200 });
+
+    // The consumer's own cost, without the bus: one transaction per event, then parked in batches.
+    const options = defaults;
+    const timed = async (work: () => Promise<unknown>) => {
+      const begun = performance.now();
+      await work();
+      return performance.now() - begun;
+    };
+    const single = Array.from({ length: 300 }, () => record(dave, { quota: 1 }));
+    const singleMs = await timed(async () => {
+      for (const usage of single) await applyUsage({ db, options }, usage);
+    });
+    const batched = Array.from({ length: 300 }, () => record(dave, { quota: 1 }));
+    const batcher = createUsageBatcher({ db, options });
+    // 16 in flight at a time, as the parallel deliveries give them.
+    const batchedMs = await timed(async () => {
+      for (let offset = 0; offset < batched.length; offset += 16) await Promise.all(batched.slice(offset, offset + 16).map(batcher));
+    });
+    const rate = (events: number, ms: number) => `${((events / ms) * 1000).toFixed(0)} events/s`;
+    console.log(
+      `usage ledger on ${database}: 200 events via the ${backend === 'real' ? 'NATS' : 'in-process'} bus applied in ${viaBus.toFixed(0)} ms ` +
+      `(${rate(200, viaBus)}); without the bus: one transaction per event ${rate(300, singleMs)}, batches of 16 ${rate(300, batchedMs)}`,
+    );
+    expect(await self(dave)).toMatchObject({ quota: 100_000_000 - total - 600, request_count: 800 });
+  });
+
+  it('seeds the live counters from the database (SET NX), and the quota gate settles in step with the ledger', async () => {
+    const erin = await newUser('erin', 50_000);
+    const { bus, counters } = gateway.env.infra;
+    expect(await requestTyped(bus, 'billing.quota.seed', { user_id: erin.session.id, token_id: erin.limitedToken })).toEqual({ user: 50_000, token: 5_000_000 });
+    // A live counter is never overwritten by a seed; an unlimited or foreign token has no counter.
+    await counters.adjust(counterKeys.user(erin.session.id), -1000);
+    expect(await requestTyped(bus, 'billing.quota.seed', { user_id: erin.session.id, token_id: erin.unlimitedToken })).toEqual({ user: 49_000, token: null });
+    const frank = await newUser('frank', 10);
+    expect((await requestTyped(bus, 'billing.quota.seed', { user_id: frank.session.id, token_id: erin.limitedToken })).token).toBeNull();
+    await counters.delete(counterKeys.user(erin.session.id));
+
+    // The relay's path: reserve (seeding on the miss), settle to the actual charge, publish usage.
+    const gate = createQuotaGate({ ...gateway.env.infra, logger: createSilentLogger(), holdTtlMs: 30_000 });
+    const requestId = randomUUID();
+    const held = await gate.reserve({ requestId, userId: erin.session.id, tokenId: erin.limitedToken, unlimitedToken: false, amount: 40_000 });
+    expect(held).toMatchObject({ ok: true, remaining: { user: 10_000, token: 4_960_000 } });
+    expect(await gate.reserve({ requestId: randomUUID(), userId: erin.session.id, tokenId: 0, unlimitedToken: false, amount: 10_001 }))
+      .toEqual({ ok: false, reason: 'insufficient_user_quota' });
+    await gate.settle(requestId, 3750);
+    const usage = record(erin, { request_id: requestId, quota: 3750 });
+    await publish(usage);
+    await waitFor(() => applied(requestId), 10_000, 'usage applied');
+    expect(await counters.get(counterKeys.user(erin.session.id))).toBe((await self(erin)).quota);
+    expect(await counters.get(counterKeys.token(erin.limitedToken))).toBe((await tokenRow(erin.limitedToken)).remain_quota);
+  });
+
+  it('a randomised run of 1,000 mixed operations reconciles exactly', async () => {
+    const random = prng(20241123);
+    const users = [] as Array<TestUser & { quota: number; used: number; requests: number; remain: number; unlimitedUsed: number; usageIds: Set<string> }>;
+    for (const name of ['r1', 'r2', 'r3', 'r4', 'r5']) {
+      users.push({ ...(await newUser(`mix-${name}`, 10_000_000)), quota: 10_000_000, used: 0, requests: 0, remain: 5_000_000, unlimitedUsed: 0, usageIds: new Set() });
+    }
+    // Redemption codes in four denominations, handed out as the run draws top-ups.
+    const codes: Array<{ key: string; quota: number }> = [];
+    for (const quota of [100_000, 250_000, 500_000, 1_000_000]) {
+      const created = (await gateway.call('POST', '/api/redemption/', { session: root, body: { name: `mix-${quota}`, quota, count: 60 } })).json();
+      expect(created.success).toBe(true);
+      codes.push(...(created.data as string[]).map((key) => ({ key, quota })));
+    }
+    const usageRows = (user: TestUser) => db.getRepository(LedgerEntryEntity).countBy({ user_id: user.session.id, kind: 'usage' });
+    const counts = { usage: 0, duplicate: 0, topup: 0, admin: 0 };
+
+    const started = performance.now();
+    for (let step = 0; step < 1000; step++) {
+      const user = users[random.int(0, users.length - 1)]!;
+      const draw = random.next();
+      if (draw < 0.7) {
+        const kind = random.int(0, 2); // limited token, unlimited token, playground
+        const quota = random.int(0, 20_000);
+        const usage = record(user, { quota, token_id: [user.limitedToken, user.unlimitedToken, 0][kind]!, prompt_tokens: random.int(0, 5000) });
+        await publish(usage);
+        user.quota -= quota;
+        user.used += quota;
+        user.requests += 1;
+        if (kind === 0) user.remain -= quota;
+        if (kind === 1) user.unlimitedUsed += quota;
+        user.usageIds.add(usage.request_id);
+        counts.usage += 1;
+        if (random.next() < 0.1) {
+          await publish(usage); // redelivered under a new event id: must not count
+          counts.duplicate += 1;
+        }
+      } else if (draw < 0.9 && codes.length > 0) {
+        const code = codes.splice(random.int(0, codes.length - 1), 1)[0]!;
+        const redeemed = (await gateway.call('POST', '/api/user/topup', { session: user.session, body: { key: code.key } })).json();
+        expect(redeemed).toMatchObject({ success: true, data: code.quota });
+        user.quota += code.quota;
+        counts.topup += 1;
+      } else {
+        // The editor sets an absolute balance: wait for this user's usage in flight, so the test knows what it replaces.
+        await waitFor(async () => (await usageRows(user)) === user.usageIds.size, 20_000, 'usage drained before an admin edit');
+        const quota = user.quota + random.int(-2_000_000, 2_000_000);
+        expect((await gateway.call('PUT', '/api/user/', { session: root, body: { id: user.session.id, quota } })).json().success).toBe(true);
+        user.quota = quota;
+        counts.admin += 1;
+      }
+    }
+    for (const user of users) await waitFor(async () => (await usageRows(user)) === user.usageIds.size, 30_000, 'usage drained');
+    const elapsed = performance.now() - started;
+
+    expect(await reconcile(db)).toEqual([]);
+    for (const user of users) {
+      expect(await self(user)).toMatchObject({ quota: user.quota, used_quota: user.used, request_count: user.requests });
+      expect(await tokenRow(user.limitedToken)).toMatchObject({ remain_quota: user.remain, used_quota: 5_000_000 - user.remain });
+      expect(await tokenRow(user.unlimitedToken)).toMatchObject({ used_quota: user.unlimitedUsed });
+      expect(await db.getRepository(LogEntity).countBy({ user_id: user.session.id, type: 2 })).toBe(user.usageIds.size);
+    }
+    console.log(`usage ledger on ${database}: randomised run ${JSON.stringify(counts)} in ${elapsed.toFixed(0)} ms`);
+  });
+
+  it('reconcile reports an account whose balance no longer matches its ledger', async () => {
+    const grace = await newUser('grace', 1000);
+    // A hand edit behind the ledger's back (the kind of drift the nightly check exists to catch).
+    await db.getRepository(AccountEntity).update({ user_id: grace.session.id }, { quota: 1500, used_quota: 7 });
+    const mismatches = await reconcile(db);
+    expect(mismatches).toEqual([{
+      user_id: grace.session.id, quota: 1500, used_quota: 7, ledger_total: 1000, grants: 0, topups: 0, admin: 1000, transfers: 0, usage: 0,
+    }]);
+    await db.getRepository(AccountEntity).update({ user_id: grace.session.id }, { quota: 1000, used_quota: 0 });
+    expect(await reconcile(db)).toEqual([]);
+  });
+});
