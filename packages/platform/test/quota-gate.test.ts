@@ -41,7 +41,7 @@ describe.each(backends)('quota gate (%s)', (backend) => {
     await env?.cleanup();
   });
 
-  const reserve = (userId: number, tokenId: number, amount: number, unlimitedToken = false, requestId = randomUUID()) =>
+  const reserve = (userId: number, tokenId: number, amount: number, unlimitedToken = false, requestId: string = randomUUID()) =>
     gate.reserve({ requestId, userId, tokenId, unlimitedToken, amount });
 
   it('200 parallel reserves against a balance covering 50 succeed exactly 50 times; the counter never goes below zero', async () => {

@@ -1,11 +1,11 @@
 import type { DataSource } from 'typeorm';
-import { createJobs, createOptionsMirror, createSilentLogger, openDatabase, type OptionsMirror } from '@aigw/platform';
+import { createJobs, createOptionsMirror, createSilentLogger, type OptionsMirror } from '@aigw/platform';
 import { backends, waitFor } from '@aigw/platform/testing';
 import { ROOT_PASSWORD, startGateway, type Session, type TestGateway } from '../../gateway/test/support/gateway';
 import type { BillingContext } from '../src/context';
-import { billingEntities, LogEntity } from '../src/entities/index';
-import { billingMigrations } from '../src/migrations/index';
+import { LogEntity } from '../src/entities/index';
 import { deleteLogsBefore, registerLogRetention, runLogRetention } from '../src/logs';
+import { openBillingDatabase } from './support/billing-db';
 
 const DAY = 86_400;
 const adminInfo = JSON.stringify({ admin_info: { use_channel: ['3', '7'] }, model_ratio: 2.5, frt: 120 });
@@ -30,10 +30,7 @@ describe.each(backends)('logs (%s)', (backend) => {
   beforeAll(async () => {
     gateway = await startGateway(backend);
     const { env } = gateway;
-    db = await openDatabase({
-      url: env.databaseUrl, dataDir: env.dataDir, schema: env.schema('billing'),
-      entities: billingEntities, migrations: billingMigrations, logger: createSilentLogger(),
-    });
+    db = await openBillingDatabase(env);
     root = await gateway.login('root', ROOT_PASSWORD);
     for (const name of ['alice', 'bob']) expect((await gateway.register(name, `${name}-pass`)).json().success).toBe(true);
     alice = await gateway.login('alice', 'alice-pass');

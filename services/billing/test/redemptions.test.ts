@@ -1,10 +1,9 @@
 import type { DataSource } from 'typeorm';
-import { createSilentLogger, openDatabase } from '@aigw/platform';
 import { backends, waitFor } from '@aigw/platform/testing';
 import { ROOT_PASSWORD, startGateway, type Session, type TestGateway } from '../../gateway/test/support/gateway';
-import { AccountEntity, billingEntities, LedgerEntryEntity, LogEntity, RedemptionEntity } from '../src/entities/index';
-import { billingMigrations } from '../src/migrations/index';
+import { AccountEntity, LedgerEntryEntity, LogEntity, RedemptionEntity } from '../src/entities/index';
 import { INVALID_CODE_MESSAGE } from '../src/redemptions';
+import { openBillingDatabase } from './support/billing-db';
 
 describe.each(backends)('redemption codes (%s)', (backend) => {
   let gateway: TestGateway;
@@ -27,10 +26,7 @@ describe.each(backends)('redemption codes (%s)', (backend) => {
     gateway = await startGateway(backend);
     const { env } = gateway;
     // A second connection to billing's own tables, to check what the routes wrote.
-    db = await openDatabase({
-      url: env.databaseUrl, dataDir: env.dataDir, schema: env.schema('billing'),
-      entities: billingEntities, migrations: billingMigrations, logger: createSilentLogger(),
-    });
+    db = await openBillingDatabase(env);
     root = await gateway.login('root', ROOT_PASSWORD);
     alice = await newUser('alice');
   });

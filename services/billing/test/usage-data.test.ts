@@ -1,10 +1,9 @@
 import type { DataSource } from 'typeorm';
-import { createSilentLogger, openDatabase } from '@aigw/platform';
 import { backends } from '@aigw/platform/testing';
 import { ROOT_PASSWORD, startGateway, type Session, type TestGateway } from '../../gateway/test/support/gateway';
-import { billingEntities, QuotaDataEntity } from '../src/entities/index';
-import { billingMigrations } from '../src/migrations/index';
+import { QuotaDataEntity } from '../src/entities/index';
 import { recordUsageHour, type UsageHour } from '../src/usage-data';
+import { openBillingDatabase } from './support/billing-db';
 
 const HOUR = 3600;
 const DAY = 24 * HOUR;
@@ -26,10 +25,7 @@ describe.each(backends)('usage data (%s)', (backend) => {
   beforeAll(async () => {
     gateway = await startGateway(backend);
     const { env } = gateway;
-    db = await openDatabase({
-      url: env.databaseUrl, dataDir: env.dataDir, schema: env.schema('billing'),
-      entities: billingEntities, migrations: billingMigrations, logger: createSilentLogger(),
-    });
+    db = await openBillingDatabase(env);
     root = await gateway.login('root', ROOT_PASSWORD);
     for (const name of ['alice', 'bob']) expect((await gateway.register(name, `${name}-pass`)).json().success).toBe(true);
     alice = await gateway.login('alice', 'alice-pass');

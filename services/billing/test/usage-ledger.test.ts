@@ -1,14 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import { defaultOptionValues, type UsageRecord } from '@aigw/contracts';
-import { counterKeys, createQuotaGate, createSilentLogger, openDatabase, publishEvent, requestTyped, type OptionsMirror } from '@aigw/platform';
+import { counterKeys, createQuotaGate, createSilentLogger, publishEvent, requestTyped, type OptionsMirror } from '@aigw/platform';
 import { backends, testServices, waitFor } from '@aigw/platform/testing';
 import { connect } from 'nats';
 import { ROOT_PASSWORD, startGateway, type Session, type TestGateway } from '../../gateway/test/support/gateway';
-import { AccountEntity, billingEntities, LedgerEntryEntity, LogEntity, QuotaDataEntity, TokenEntity } from '../src/entities/index';
-import { billingMigrations } from '../src/migrations/index';
+import { AccountEntity, LedgerEntryEntity, LogEntity, QuotaDataEntity, TokenEntity } from '../src/entities/index';
 import { reconcile } from '../src/reconcile';
 import { applyUsage, createUsageBatcher } from '../src/usage-consumer';
+import { openBillingDatabase } from './support/billing-db';
 
 /** A small seeded PRNG (mulberry32), so a failing randomised run can be replayed. */
 function prng(seed: number) {
@@ -84,10 +84,7 @@ describe.each(backends)('usage ledger (%s)', (backend) => {
     gateway = await startGateway(backend);
     const { env } = gateway;
     // A second connection to billing's own tables, to check what the consumer wrote.
-    db = await openDatabase({
-      url: env.databaseUrl, dataDir: env.dataDir, schema: env.schema('billing'),
-      entities: billingEntities, migrations: billingMigrations, logger: createSilentLogger(),
-    });
+    db = await openBillingDatabase(env);
     root = await gateway.login('root', ROOT_PASSWORD);
   });
   afterAll(async () => {

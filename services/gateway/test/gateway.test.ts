@@ -25,14 +25,12 @@ describe('route table', () => {
 
 describe('gateway (all-in-one, in-process)', () => {
   let gateway: TestGateway;
-  let webDir: string;
 
   beforeAll(async () => {
     gateway = await startGateway('in-process', { BODY_LIMIT_BYTES: String(64 * 1024) });
   });
   afterAll(async () => {
     await gateway?.close();
-    if (webDir) fs.rmSync(webDir, { recursive: true, force: true });
   });
 
   it('answers oversized bodies with 413 and writes nothing', async () => {
