@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { resolvedTokenSchema, usageRecordSchema } from './billing.js';
+import { channelFailureSchema, channelOperationSchema, routingChannelSchema } from './channels.js';
 
 /**
  * The bus event map: subject -> payload schema. Subjects are `domain.noun.past-tense-verb`.
@@ -79,6 +80,14 @@ export const eventSchemas = {
    * (id = request id, also the JetStream message id). Billing persists it exactly once.
    */
   'relay.usage.recorded': usageRecordSchema,
+  /** Published by channels after a channel was created or changed (state transfer: the routing row, never the key). */
+  'channels.channel.updated': routingChannelSchema,
+  /** Published by channels after a channel was deleted. */
+  'channels.channel.deleted': z.object({ id: z.number().int() }),
+  /** Published by the relay after an upstream attempt failed; channels applies the auto-disable rules. */
+  'relay.channel.failed': channelFailureSchema,
+  /** Published by the relay after a channel answered well (a test, or traffic); channels may auto-enable it. */
+  'relay.channel.succeeded': z.object({ channel_id: z.number().int(), response_time_ms: z.number().int().min(0), test: z.boolean() }),
 } as const;
 
 export type EventSubject = keyof typeof eventSchemas;
@@ -144,6 +153,36 @@ export const requestSchemas = {
   'channels.model.enabled': {
     request: z.object({}),
     response: z.object({ models: z.array(z.object({ model: z.string(), groups: z.array(z.string()) })) }),
+  },
+  /** Answered by channels: the decrypted key of an enabled channel, for the relay's memory only. */
+  'channels.channel.key': {
+    request: z.object({ channel_id: z.number().int() }),
+    response: z.object({ key: z.string() }),
+  },
+  /** Answered by channels: every channel's routing row (the relay's start-up snapshot). */
+  'channels.routing.snapshot': {
+    request: z.object({}),
+    response: z.object({ channels: z.array(routingChannelSchema) }),
+  },
+  /**
+   * Answered by the relay: a channel operation with given credentials (channel tests, fetching
+   * the upstream's model list, reading its balance). The relay owns provider protocols and egress.
+   */
+  'relay.channel.operate': {
+    request: z.object({
+      operation: channelOperationSchema,
+      channel: routingChannelSchema,
+      key: z.string(),
+      model: z.string().max(128).default(''),
+    }),
+    response: z.object({
+      ok: z.boolean(),
+      message: z.string(),
+      status_code: z.number().int(),
+      response_time_ms: z.number().int(),
+      models: z.array(z.string()).default([]),
+      balance: z.number().nullable().default(null),
+    }),
   },
 } as const;
 

@@ -5,3 +5,5 @@ export * from './options.js';
 export * from './status.js';
 export * from './events.js';
 export * from './billing.js';
+export * from './channels.js';
+export * from './pricing.js';

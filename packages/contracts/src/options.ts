@@ -122,6 +122,7 @@ export const optionDefinitions = {
   ChannelDisableThreshold: nonNegativeNumber('monitoring', 5, 'Seconds; a channel test slower than this disables the channel (0 = never).'),
   AutomaticDisableChannelEnabled: bool('monitoring', false, 'Disable channels automatically on authentication and quota errors.'),
   AutomaticEnableChannelEnabled: bool('monitoring', false, 'Re-enable automatically disabled channels that pass a test.'),
+  AllowPrivateNetworkUpstreams: bool('monitoring', false, 'Let channels (and model fetches) reach loopback, private and link-local addresses; off blocks them (rule R1).'),
   AutomaticDisableKeywords: text('monitoring', defaultDisableKeywords, 'Upstream error phrases that disable a channel, one per line.'),
   // chat
   Chats: chatList('chat', defaultChats, '"Open in chat app" links; {key} and {address} are filled in.'),

@@ -1,4 +1,4 @@
-import { MAX_QUOTA } from '@aigw/contracts';
+import { MAX_QUOTA } from './billing.js';
 
 /**
  * Price helpers (spec section 9, reference section 4.5-4.7), pure functions over the option maps.

@@ -15,3 +15,4 @@ export * from './service-runner.js';
 export * from './diagnostics.js';
 export * from './secrets.js';
 export * from './quota/quota-gate.js';
+export * from './net/ip-allow.js';

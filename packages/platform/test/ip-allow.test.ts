@@ -1,4 +1,4 @@
-import { compileAllowList, ipAllowed, parseAllowIps } from '../src/domain/ip-allow.js';
+import { compileAllowList, ipAllowed, parseAllowIps } from '../src/net/ip-allow.js';
 
 describe('allowed IPs', () => {
   it('accepts IPv4 and IPv6 addresses and ranges, one per line or comma separated, deduplicated', () => {

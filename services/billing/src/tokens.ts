@@ -7,7 +7,7 @@ import { NotFoundError, publishEvent, UserError } from '@aigw/platform';
 import type { BillingContext } from './context.js';
 import { AccountEntity, TokenEntity } from './entities/index.js';
 import { counterKeys } from './ledger.js';
-import { parseAllowIps } from './domain/ip-allow.js';
+import { parseAllowIps } from '@aigw/platform';
 import {
   decryptKey, encryptKey, generateKey, hashKey, KEY_LENGTH, KEY_PREFIX, maskKey, randomAlphanumeric, VISIBLE_CHARS, visibleChars,
 } from './domain/token-key.js';

@@ -1,11 +1,10 @@
-import { defaultOptionValues, MAX_QUOTA } from '@aigw/contracts';
 import { replyTyped, type Subscription } from '@aigw/platform';
 import { backends, waitFor } from '@aigw/platform/testing';
 import { ROOT_PASSWORD, startGateway, type TestGateway } from '../../gateway/test/support/gateway';
 import {
-  cacheRatio, completionRatio, groupRatio, lookupRate, MAX_RATIO, MAX_TOKENS, modelPricing, quotaForCall, quotaForUsage, reservationFor,
-  SELF_USE_MODEL_RATIO, type UsageInput,
-} from '../src/domain/pricing.js';
+  cacheRatio, completionRatio, defaultOptionValues, groupRatio, lookupRate, MAX_QUOTA, MAX_RATIO, MAX_TOKENS, modelPricing, quotaForCall,
+  quotaForUsage, reservationFor, SELF_USE_MODEL_RATIO, type UsageInput,
+} from '@aigw/contracts';
 
 const options = defaultOptionValues();
 const usage = (overrides: Partial<UsageInput>): UsageInput => ({

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { PricingRow } from '@aigw/contracts';
 import { BusRequestError, requestTyped } from '@aigw/platform';
 import type { BillingContext } from '../context.js';
-import { completionRatio, modelPricing } from '../domain/pricing.js';
+import { completionRatio, modelPricing } from '@aigw/contracts';
 
 interface OfferedModel {
   model: string;

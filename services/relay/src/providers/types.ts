@@ -1,0 +1,100 @@
+import type { RoutingChannel } from '@aigw/contracts';
+
+/**
+ * Provider adapters (STYLE 9-13): pure data in, data out. They never see Fastify's request or
+ * reply, never do I/O; the relay core sends what they build through the egress client and feeds
+ * them what comes back. Clients speak OpenAI's chat format to us; each provider maps it to its
+ * upstream protocol and back.
+ */
+
+/** Token usage in OpenAI's terms, normalised across providers (cached prompt tokens included in prompt). */
+export interface Usage {
+  prompt_tokens: number;
+  completion_tokens: number;
+  /** Prompt tokens served from the provider's cache (billed at the cache ratio). */
+  cached_tokens: number;
+}
+
+/** What a provider needs to know about the call. */
+export interface ProviderContext {
+  channel: RoutingChannel;
+  /** The channel's decrypted key. */
+  key: string;
+  /** The model name sent upstream (after the channel's model mapping). */
+  upstreamModel: string;
+  /** The model the client asked for (logs and billing use this one). */
+  requestedModel: string;
+  stream: boolean;
+}
+
+/** An HTTP call for the egress client. */
+export interface UpstreamRequest {
+  method: 'GET' | 'POST';
+  url: string;
+  headers: Record<string, string>;
+  /** JSON text. */
+  body?: string;
+}
+
+/** A parsed chat answer: the OpenAI-format body for the client, and the usage if the upstream gave it. */
+export interface ChatResult {
+  body: Record<string, unknown>;
+  usage: Usage | null;
+}
+
+/** One server-sent event from the upstream. */
+export interface StreamEvent {
+  event?: string;
+  data: string;
+}
+
+/** What one upstream event becomes. */
+export interface StreamOutput {
+  /** OpenAI chunk JSON to send to the client as `data: ...`, or undefined to send nothing. */
+  data?: string;
+  /** Completion text this event produced (counted when the upstream reports no usage). */
+  text?: string;
+  /** Usage, when the upstream reported it (the last report wins). */
+  usage?: Usage;
+  /** The upstream reported an error inside the stream. */
+  error?: { message: string; type: string; code: string };
+}
+
+/** Converts one upstream stream into OpenAI chunks; one instance per request. */
+export interface StreamConverter {
+  onEvent(event: StreamEvent): StreamOutput[];
+  /** The upstream stream ended. */
+  onEnd(): StreamOutput[];
+}
+
+/** An upstream error answer, normalised. */
+export interface ProviderError {
+  message: string;
+  type: string;
+  code: string;
+}
+
+export interface ProviderDefinition {
+  /** Stable name, for logs and fixtures. */
+  id: string;
+  /** Whether the upstream honours `stream_options.include_usage` (the relay injects it then). */
+  streamUsage: boolean;
+  chat: {
+    request(body: Record<string, unknown>, context: ProviderContext): UpstreamRequest;
+    response(json: unknown, context: ProviderContext): ChatResult;
+    stream(context: ProviderContext): StreamConverter;
+  };
+  /** OpenAI-format embeddings and legacy completions/moderations, where the provider has them. */
+  passthrough?: {
+    request(path: '/v1/embeddings' | '/v1/completions' | '/v1/moderations', body: Record<string, unknown>, context: ProviderContext): UpstreamRequest;
+    /** Usage of a passthrough answer, when present. */
+    usage(json: unknown): Usage | null;
+  };
+  /** The upstream's model list, for "fetch models" and channel tests. */
+  models?: {
+    request(context: Omit<ProviderContext, 'upstreamModel' | 'requestedModel' | 'stream'>): UpstreamRequest;
+    parse(json: unknown): string[];
+  };
+  /** Maps an upstream error body to our error; `retryable` is decided by the relay from the status. */
+  error(status: number, bodyText: string): ProviderError;
+}
