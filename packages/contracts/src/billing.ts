@@ -179,6 +179,8 @@ export const resolvedTokenSchema = z.object({
   group: z.string(),
   owner_status: z.number().int(),
   owner_group: z.string(),
+  /** The owner's role: only admins may pin a channel with `sk-<key>-<channelId>`. */
+  owner_role: z.number().int(),
 });
 export type ResolvedToken = z.infer<typeof resolvedTokenSchema>;
 

@@ -74,7 +74,7 @@ export const eventSchemas = {
    * Published by billing after an account's balance was changed outside usage (top-up,
    * redemption, admin edit, transfer, grant), or its owner's status or group changed.
    */
-  'billing.account.updated': z.object({ user_id: z.number().int(), quota: z.number().int(), status: z.number().int(), group: z.string() }),
+  'billing.account.updated': z.object({ user_id: z.number().int(), quota: z.number().int(), status: z.number().int(), group: z.string(), role: z.number().int() }),
   /**
    * Published by the relay once per logical request, after settling the live counters
    * (id = request id, also the JetStream message id). Billing persists it exactly once.

@@ -16,3 +16,4 @@ export * from './diagnostics.js';
 export * from './secrets.js';
 export * from './quota/quota-gate.js';
 export * from './net/ip-allow.js';
+export * from './egress/index.js';

@@ -21,8 +21,8 @@ export async function subscribeAccountEvents(context: BillingContext): Promise<S
     onEvent(bus, 'identity.user.registered', (payload) => openAccount(context, payload), { durable: 'billing-accounts', logger }),
     onEvent(bus, 'identity.user.updated', async (payload) => {
       await context.db.transaction(async (manager) => {
-        await ensureAccount(manager, payload.user_id, { username: payload.username, group: payload.group, status: payload.status });
-        await manager.update(AccountEntity, { user_id: payload.user_id }, { username: payload.username, group: payload.group, status: payload.status });
+        await ensureAccount(manager, payload.user_id, { username: payload.username, group: payload.group, status: payload.status, role: payload.role });
+        await manager.update(AccountEntity, { user_id: payload.user_id }, { username: payload.username, group: payload.group, status: payload.status, role: payload.role });
       });
       await publishAccountUpdated(context, payload.user_id);
     }, { durable: 'billing-accounts', logger }),
@@ -41,10 +41,10 @@ async function openAccount(context: BillingContext, user: EventPayload<'identity
     // An update of the user may have opened the row already (events of different subjects are
     // not ordered), so the registration is marked by its own ledger entry, not by the row.
     const marker = `registered:${user.user_id}`;
-    await ensureAccount(manager, user.user_id, { username: user.username, group: user.group, status: user.status });
+    await ensureAccount(manager, user.user_id, { username: user.username, group: user.group, status: user.status, role: user.role });
     if (await manager.existsBy(LedgerEntryEntity, { request_id: marker })) return false; // redelivered
     // A row opened earlier by another path (top-up, seed) has no profile yet.
-    await manager.update(AccountEntity, { user_id: user.user_id, username: '' }, { username: user.username, group: user.group, status: user.status });
+    await manager.update(AccountEntity, { user_id: user.user_id, username: '' }, { username: user.username, group: user.group, status: user.status, role: user.role });
     const newUserQuota = user.source === 'setup' && user.role >= Role.Root ? ROOT_INITIAL_QUOTA : options.get('QuotaForNewUser');
     await applyToAccount(manager, { userId: user.user_id, kind: LedgerKind.Grant, amount: newUserQuota, requestId: marker });
     if (newUserQuota > 0) {
@@ -77,7 +77,7 @@ async function openAccount(context: BillingContext, user: EventPayload<'identity
 export async function publishAccountUpdated(context: BillingContext, userId: number): Promise<void> {
   const account = await context.db.getRepository(AccountEntity).findOneBy({ user_id: userId });
   if (!account) return;
-  await publishEvent(context.bus, 'billing.account.updated', { user_id: userId, quota: account.quota, status: account.status, group: account.group });
+  await publishEvent(context.bus, 'billing.account.updated', { user_id: userId, quota: account.quota, status: account.status, group: account.group, role: account.role });
 }
 
 /** Request-reply for identity: balances of a page of users, and the admin's quota edit. */

@@ -56,10 +56,10 @@ export async function applyToAccount(manager: EntityManager, change: AccountChan
 }
 
 /** Creates the account row if it does not exist yet (idempotent). */
-export async function ensureAccount(manager: EntityManager, userId: number, profile: { username?: string; group?: string; status?: number } = {}): Promise<void> {
+export async function ensureAccount(manager: EntityManager, userId: number, profile: { username?: string; group?: string; status?: number; role?: number } = {}): Promise<void> {
   await manager.createQueryBuilder().insert().into(AccountEntity)
     .values({
-      user_id: userId, username: profile.username ?? '', group: profile.group ?? 'default', status: profile.status ?? 1,
+      user_id: userId, username: profile.username ?? '', group: profile.group ?? 'default', status: profile.status ?? 1, role: profile.role ?? 1,
       quota: 0, used_quota: 0, request_count: 0, aff_count: 0, aff_quota: 0, aff_history_quota: 0, created_at: Date.now(),
     })
     .orIgnore()

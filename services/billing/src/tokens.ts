@@ -227,7 +227,7 @@ function toResolved(row: TokenEntity, account: AccountEntity): ResolvedToken {
     unlimited_quota: row.unlimited_quota, model_limits_enabled: row.model_limits_enabled,
     model_limits: row.model_limits ? row.model_limits.split(',') : [],
     allow_ips: row.allow_ips ? row.allow_ips.split('\n') : [],
-    group: row.group || account.group, owner_status: account.status, owner_group: account.group,
+    group: row.group || account.group, owner_status: account.status, owner_group: account.group, owner_role: account.role,
   };
 }
 

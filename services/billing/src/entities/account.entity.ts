@@ -2,7 +2,7 @@ import { Column, Entity, PrimaryColumn } from 'typeorm';
 import { bigintNumber } from './columns.js';
 
 /**
- * A user's money: the persisted balance and counters. username, group and status are copies
+ * A user's money: the persisted balance and counters. username, group, role and status are copies
  * kept from identity's events (billing never reads identity's tables).
  */
 @Entity({ name: 'accounts' })
@@ -15,6 +15,10 @@ export class AccountEntity {
 
   @Column({ type: 'varchar', length: 64, default: 'default' })
   group: string;
+
+  /** 1 ordinary, 10 admin, 100 super admin. */
+  @Column({ type: 'integer', default: 1 })
+  role: number;
 
   /** 1 enabled, 2 banned, 0 deregistered. */
   @Column({ type: 'integer', default: 1 })

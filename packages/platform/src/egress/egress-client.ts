@@ -1,0 +1,226 @@
+import { promises as dns } from 'node:dns';
+import type { IncomingHttpHeaders } from 'node:http';
+import { isIP, type LookupFunction } from 'node:net';
+import { Agent, buildConnector, type Dispatcher } from 'undici';
+import { classifyAddress } from './address-policy.js';
+import { EgressBlockedError, EgressError, toEgressError } from './egress-errors.js';
+
+/** The root option that lifts the address rule (declared in contracts; named here to avoid the import). */
+export const ALLOW_PRIVATE_NETWORK_OPTION = 'AllowPrivateNetworkUpstreams';
+
+/** Ports below 1024 other than 80/443 are where internal services (ssh 22, smtp 25, redis-ish admin ports) live. */
+const isAllowedPort = (port: number) => port === 80 || port === 443 || port >= 1024;
+
+export interface ResolvedAddress {
+  address: string;
+  family: number;
+}
+
+export interface EgressClientOptions {
+  /** Read on every request and every new connection, so flipping the root option takes effect at once. */
+  allowPrivateNetwork: () => boolean;
+  /** DNS lookup + TCP + TLS handshake, per connection. */
+  connectTimeoutMs: number;
+  /** From the request being sent to the response headers arriving. */
+  headersTimeoutMs: number;
+  /** Longest silence between two body chunks (a stream idle guard, not a total time). */
+  bodyTimeoutMs: number;
+  /** How long an idle pooled connection is kept; also caps what a server's Keep-Alive hint may ask. */
+  keepAliveTimeoutMs: number;
+  /** Connections per origin; unlimited when absent. */
+  connections?: number;
+  /** Option name quoted in the blocked-address message. */
+  privateNetworkOption?: string;
+  /** Resolves a hostname to all its addresses; defaults to the OS resolver (dns.lookup). Tests inject names here. */
+  resolve?: (hostname: string) => Promise<ResolvedAddress[]>;
+}
+
+export interface EgressRequestInit {
+  method?: Dispatcher.HttpMethod;
+  headers?: Record<string, string>;
+  body?: Dispatcher.DispatchOptions['body'];
+  signal?: AbortSignal;
+}
+
+export interface EgressResponse {
+  statusCode: number;
+  headers: IncomingHttpHeaders;
+  /** undici's streaming body: iterate it chunk by chunk (SSE), or consume it; always consume or destroy it. */
+  body: Dispatcher.ResponseData['body'];
+}
+
+export interface EgressJsonResponse {
+  statusCode: number;
+  headers: IncomingHttpHeaders;
+  /** The raw answer, for error excerpts. */
+  text: string;
+  /** The parsed JSON, or undefined when the answer is empty or not JSON (error pages often are not). */
+  data: unknown;
+}
+
+export interface EgressClient {
+  request(url: string | URL, init?: EgressRequestInit): Promise<EgressResponse>;
+  /** For small answers (model lists, balances, webhooks): the body is read up to maxBytes (default 1 MiB). */
+  fetchJson(url: string | URL, init?: EgressRequestInit, limits?: { maxBytes?: number }): Promise<EgressJsonResponse>;
+  /** Destroys the pool: in-flight requests fail, later ones are refused. */
+  close(): Promise<void>;
+}
+
+/**
+ * The process's one way out to the network (rule R1). Every URL is checked for scheme, userinfo
+ * and port; every address (literal, or each one DNS returned) is checked against the
+ * special-purpose registry; the socket then connects to exactly the address that was checked,
+ * so a second DNS answer (rebinding) never gets a say. Redirects are returned, never followed.
+ */
+export function createEgressClient(options: EgressClientOptions): EgressClient {
+  const optionName = options.privateNetworkOption ?? ALLOW_PRIVATE_NETWORK_OPTION;
+  const resolve = options.resolve ?? ((hostname: string) => dns.lookup(hostname, { all: true }));
+
+  function blockedAddress(host: string, address: string): EgressBlockedError | undefined {
+    if (options.allowPrivateNetwork()) return undefined;
+    const range = classifyAddress(address);
+    if (!range) return undefined;
+    const shown = host === address ? address : `${host} (resolves to ${address})`;
+    return new EgressBlockedError(
+      `egress blocked: ${shown} is a ${range.label} address (${range.cidr}); private-network upstreams are off, a root admin can allow them with the option ${optionName}`,
+      'address', address, range,
+    );
+  }
+
+  // net.connect calls this instead of dns.lookup and connects to what it hands back: the check
+  // and the connection use the same answer. Node asks for `all` when it races IPv4/IPv6.
+  const guardedLookup: LookupFunction = (hostname, lookupOptions, callback) => {
+    resolve(hostname).then((answers) => {
+      // One bad record poisons the whole answer: mixing a public and a private record is the
+      // classic way to get a checker and a connector to disagree.
+      for (const { address } of answers) {
+        const blocked = blockedAddress(hostname, address);
+        if (blocked) throw blocked;
+      }
+      const usable = answers.filter((answer) => !lookupOptions.family || answer.family === lookupOptions.family);
+      if (usable.length === 0) throw Object.assign(new Error(`no address for ${hostname}`), { code: 'ENOTFOUND' });
+      if (lookupOptions.all) callback(null, usable);
+      else callback(null, usable[0]!.address, usable[0]!.family);
+    }).catch((error: NodeJS.ErrnoException) => callback(error, ''));
+  };
+
+  const baseConnect = buildConnector({ timeout: options.connectTimeoutMs, lookup: guardedLookup });
+  // net.connect skips the lookup for IP literals, so those are checked here (request() has
+  // already checked them too; this keeps the agent safe on its own).
+  const connect: buildConnector.connector = (target, callback) => {
+    const blocked = isIP(target.hostname) ? blockedAddress(target.hostname, target.hostname) : undefined;
+    if (blocked) callback(blocked, null);
+    else baseConnect(target, callback);
+  };
+
+  const createAgent = () => new Agent({
+    connect,
+    pipelining: 1,
+    connections: options.connections ?? null,
+    headersTimeout: options.headersTimeoutMs,
+    bodyTimeout: options.bodyTimeoutMs,
+    keepAliveTimeout: options.keepAliveTimeoutMs,
+    keepAliveMaxTimeout: options.keepAliveTimeoutMs,
+  });
+
+  let agent = createAgent();
+  let privateAllowed = options.allowPrivateNetwork();
+  let closed = false;
+
+  /** Pooled sockets were checked under the old policy: when it tightens, start a fresh pool. */
+  function currentAgent(): Agent {
+    const allowed = options.allowPrivateNetwork();
+    if (privateAllowed && !allowed) {
+      void agent.close().catch(() => undefined); // in-flight requests finish, idle sockets go
+      agent = createAgent();
+    }
+    privateAllowed = allowed;
+    return agent;
+  }
+
+  /** Everything that can be judged from the URL alone, before any socket exists. */
+  function checkUrl(raw: string | URL): URL {
+    let url: URL;
+    try {
+      // The WHATWG parser is the normaliser: 2130706433, 0x7f.1 and [::ffff:127.0.0.1] come out
+      // as the canonical addresses the checks below understand.
+      url = new URL(raw);
+    } catch {
+      throw new EgressBlockedError('egress blocked: not a valid absolute URL', 'invalid_url');
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+      throw new EgressBlockedError(`egress blocked: scheme ${url.protocol} is not allowed (http and https only)`, 'scheme');
+    }
+    if (url.username || url.password) {
+      throw new EgressBlockedError('egress blocked: credentials in the URL are not allowed; send them in a header', 'userinfo');
+    }
+    if (url.port && !isAllowedPort(Number(url.port))) {
+      throw new EgressBlockedError(`egress blocked: port ${url.port} is not allowed (80, 443 or 1024 and above)`, 'port');
+    }
+    const host = url.hostname.replace(/^\[|\]$/g, '');
+    const blocked = isIP(host) ? blockedAddress(host, host) : undefined;
+    if (blocked) throw blocked;
+    return url;
+  }
+
+  async function request(raw: string | URL, init: EgressRequestInit = {}): Promise<EgressResponse> {
+    const url = checkUrl(raw);
+    if (closed) throw new EgressError('closed', url);
+    const dispatchOptions = {
+      origin: url.origin,
+      path: `${url.pathname}${url.search}`,
+      method: init.method ?? 'GET',
+      headers: init.headers,
+      body: init.body,
+      signal: init.signal,
+      // undici 7 only follows redirects through its redirect interceptor, which we never add;
+      // 0 also switches it off per request should someone compose one onto this agent.
+      maxRedirections: 0,
+    };
+    try {
+      const { statusCode, headers, body } = await currentAgent().request(dispatchOptions);
+      return { statusCode, headers, body };
+    } catch (error) {
+      throw toEgressError(error, url, init.signal);
+    }
+  }
+
+  async function fetchJson(raw: string | URL, init: EgressRequestInit = {}, limits: { maxBytes?: number } = {}): Promise<EgressJsonResponse> {
+    const maxBytes = limits.maxBytes ?? 1024 * 1024;
+    const response = await request(raw, init);
+    const url = new URL(raw);
+    const chunks: Buffer[] = [];
+    try {
+      // Refuse early on an honest Content-Length; count anyway, since a server may omit or lie.
+      if (Number(response.headers['content-length']) > maxBytes) throw new EgressError('too_large', url);
+      let size = 0;
+      for await (const chunk of response.body as AsyncIterable<Buffer>) {
+        size += chunk.length;
+        if (size > maxBytes) throw new EgressError('too_large', url);
+        chunks.push(chunk);
+      }
+    } catch (error) {
+      // Stop reading (and free the socket); undici reports that as an abort error nobody needs.
+      response.body.on('error', () => undefined).destroy();
+      throw toEgressError(error, url, init.signal);
+    }
+    const text = Buffer.concat(chunks).toString('utf8');
+    let data: unknown;
+    try {
+      data = text ? JSON.parse(text) : undefined;
+    } catch {
+      data = undefined;
+    }
+    return { statusCode: response.statusCode, headers: response.headers, text, data };
+  }
+
+  return {
+    request,
+    fetchJson,
+    async close() {
+      if (closed) return;
+      closed = true;
+      await agent.destroy();
+    },
+  };
+}
