@@ -33,7 +33,8 @@ export function entryOf(name) {
  * Starts the services, waits for each /healthz, then starts the gateway.
  * - env: the children's environment (default process.env); DATABASE_URL, NATS_URL and REDIS_URL
  *   default to the local servers, INTERNAL_SECRET to a random one for this cluster,
- *   TOKEN_KEY_SECRET to one kept in DATA_DIR/secrets (token keys stay readable across restarts).
+ *   TOKEN_KEY_SECRET and CHANNEL_KEY_SECRET to ones kept in DATA_DIR/secrets (token and channel keys stay
+ *   readable across restarts).
  * - ports: { gateway, identity, billing, channels, relay, notifier }, defaults 3000-3005.
  * - log(name, line, stream): every child output line; default prints `[name] line`.
  * - onCrash({ name, code, signal }): after startup, a child exited on its own; called once the
@@ -49,6 +50,8 @@ export async function startCluster(options = {}) {
   env.INTERNAL_SECRET ||= crypto.randomBytes(32).toString('base64url');
   // Token keys are encrypted with this: it must survive restarts, so keep one under DATA_DIR.
   env.TOKEN_KEY_SECRET ||= persistentSecret(path.join(env.DATA_DIR || './data', 'secrets', 'cluster-token-key'));
+  // Channel keys likewise.
+  env.CHANNEL_KEY_SECRET ||= persistentSecret(path.join(env.DATA_DIR || './data', 'secrets', 'cluster-channel-key'));
   const entries = Object.fromEntries([...serviceNames, 'gateway'].map((name) => [name, entryOf(name)]));
   const servicesUrls = Object.fromEntries(serviceNames.map((name) => [name, `http://127.0.0.1:${ports[name]}`]));
 

@@ -70,6 +70,7 @@ export const channelViewSchema = z.object({
 });
 export type ChannelView = z.infer<typeof channelViewSchema>;
 
+/** Every editable channel field, without defaults (PUT sends only what changed). */
 const channelFields = {
   type: z.number().int().refine((type) => (channelTypeValues as number[]).includes(type), 'type is not a known channel type'),
   name: z.string().trim().min(1, 'name is required').max(128),
@@ -77,36 +78,50 @@ const channelFields = {
   group: z.string().trim().min(1, 'group is required').max(1024),
   /** Comma-separated models. */
   models: z.string().trim().min(1, 'models is required').max(65536),
-  base_url: z.string().trim().max(2048).default(''),
-  other: z.string().max(4096).default(''),
-  model_mapping: jsonText('model_mapping').default(''),
-  status_code_mapping: jsonText('status_code_mapping').default(''),
-  param_override: jsonText('param_override').default(''),
-  setting: jsonText('setting').default(''),
-  test_model: z.string().trim().max(128).default(''),
-  auto_ban: z.number().int().min(0).max(1).default(1),
-  tag: z.string().trim().max(64).default(''),
-  priority: z.number().int().min(-999).max(1_000_000).default(0),
-  weight: z.number().int().min(0).max(1_000_000).default(0),
-  openai_organization: z.string().trim().max(128).default(''),
-  status: z.union([z.literal(1), z.literal(2)]).default(1),
+  base_url: z.string().trim().max(2048),
+  other: z.string().max(4096),
+  model_mapping: jsonText('model_mapping'),
+  status_code_mapping: jsonText('status_code_mapping'),
+  param_override: jsonText('param_override'),
+  setting: jsonText('setting'),
+  test_model: z.string().trim().max(128),
+  auto_ban: z.number().int().min(0).max(1),
+  tag: z.string().trim().max(64),
+  priority: z.number().int().min(-999).max(1_000_000),
+  weight: z.number().int().min(0).max(1_000_000),
+  openai_organization: z.string().trim().max(128),
 };
 
 /** POST /api/channel/: a key per line creates one channel per key (batch). */
 export const createChannelBodySchema = z.object({
   ...channelFields,
+  base_url: channelFields.base_url.default(''),
+  other: channelFields.other.default(''),
+  model_mapping: channelFields.model_mapping.default(''),
+  status_code_mapping: channelFields.status_code_mapping.default(''),
+  param_override: channelFields.param_override.default(''),
+  setting: channelFields.setting.default(''),
+  test_model: channelFields.test_model.default(''),
+  auto_ban: channelFields.auto_ban.default(1),
+  tag: channelFields.tag.default(''),
+  priority: channelFields.priority.default(0),
+  weight: channelFields.weight.default(0),
+  openai_organization: channelFields.openai_organization.default(''),
+  status: z.union([z.literal(1), z.literal(2)]).default(1),
   key: z.string().trim().min(1, 'key is required').max(1_000_000),
 });
+export type CreateChannelBody = z.infer<typeof createChannelBodySchema>;
 
-/** PUT /api/channel/: the id and the changed fields; an empty or absent key keeps the stored one. */
+/** PUT /api/channel/: the id and only the changed fields; an empty or absent key keeps the stored one. */
 export const updateChannelBodySchema = z.object({
   id: idSchema,
-  ...Object.fromEntries(Object.entries(channelFields).map(([name, schema]) => [name, (schema as z.ZodType).optional()])) as {
+  ...(Object.fromEntries(Object.entries(channelFields).map(([name, schema]) => [name, schema.optional()])) as {
     [K in keyof typeof channelFields]: z.ZodOptional<(typeof channelFields)[K]>;
-  },
+  }),
   status: z.number().int().min(1).max(3).optional(),
   key: z.string().trim().max(1_000_000).optional(),
 });
+export type UpdateChannelBody = z.infer<typeof updateChannelBodySchema>;
 
 /** The routing facts of a channel, as the relay caches them (no key: it is fetched by request). */
 export const routingChannelSchema = z.object({

@@ -1,4 +1,4 @@
-import { replyTyped, type Subscription } from '@aigw/platform';
+import { BusRequestError } from '@aigw/platform';
 import { backends, waitFor } from '@aigw/platform/testing';
 import { ROOT_PASSWORD, startGateway, type TestGateway } from '../../gateway/test/support/gateway';
 import {
@@ -138,7 +138,6 @@ describe('reservationFor (pre-consume, reference 4.5 item 6)', () => {
 
 describe.each(backends)('GET /api/pricing (%s)', (backend) => {
   let gateway: TestGateway;
-  let channels: Subscription | undefined;
   const pricing = async (session?: Awaited<ReturnType<TestGateway['login']>>) => {
     const response = await gateway.call('GET', '/api/pricing', { session });
     expect(response.statusCode).toBe(200);
@@ -150,12 +149,23 @@ describe.each(backends)('GET /api/pricing (%s)', (backend) => {
     gateway = await startGateway(backend);
   });
   afterAll(async () => {
-    await channels?.unsubscribe();
     await gateway?.close();
   });
 
   it('without channels answering, lists every priced model in every group; guests see the default group', async () => {
-    const body = await pricing();
+    // Channels runs in this process: make its answer fail as if it were down.
+    const bus = gateway.env.infra.bus;
+    const request = bus.request.bind(bus);
+    bus.request = (async (subject: string, data: unknown, options?: { timeoutMs?: number }) => {
+      if (subject === 'channels.model.enabled') throw new BusRequestError('no responders', subject, 'no-responder');
+      return request(subject, data, options);
+    }) as typeof bus.request;
+    let body;
+    try {
+      body = await pricing();
+    } finally {
+      bus.request = request;
+    }
     expect(body).toMatchObject({ success: true, group_ratio: { default: 1 }, usable_group: { default: 'default group' } });
     expect(Object.keys(body.group_ratio)).toEqual(['default']);
     expect(row(body, 'gpt-4o')).toEqual({
@@ -180,21 +190,19 @@ describe.each(backends)('GET /api/pricing (%s)', (backend) => {
   });
 
   it('lists the models channels offer, with their groups, priced through wildcards; unpriced ones only in self-use mode', async () => {
-    channels = await replyTyped(gateway.env.infra.bus, 'channels.model.enabled', async () => ({
-      models: [
-        { model: 'gpt-4o', groups: ['vip', 'default'] },
-        { model: 'gpt-4o', groups: ['svip', 'default'] },
-        { model: 'gpt-4-gizmo-g-abc', groups: ['default'] },
-        { model: 'mystery-model', groups: ['default'] },
-      ],
-    }));
+    const root = await gateway.login('root', ROOT_PASSWORD);
+    for (const [models, group] of [['gpt-4o', 'vip,default'], ['gpt-4o,gpt-4-gizmo-g-abc,mystery-model', 'svip,default']] as const) {
+      const created = (await gateway.call('POST', '/api/channel/', { session: root, body: { type: 1, name: `c-${group}`, key: `k-${group}`, models, group } })).json();
+      expect(created.success).toBe(true);
+    }
+    // Billing keeps the channels' answer for a few seconds.
+    await waitFor(async () => (await pricing()).data.some((entry: { model_name: string }) => entry.model_name === 'gpt-4-gizmo-g-abc'), 10_000, 'channels listed');
     const body = await pricing();
     expect(body.data).toEqual([
-      { model_name: 'gpt-4-gizmo-g-abc', quota_type: 1, model_ratio: 0, model_price: 0.1, completion_ratio: 0, enable_groups: ['default'] },
+      { model_name: 'gpt-4-gizmo-g-abc', quota_type: 1, model_ratio: 0, model_price: 0.1, completion_ratio: 0, enable_groups: ['default', 'svip'] },
       { model_name: 'gpt-4o', quota_type: 0, model_ratio: 1.25, model_price: 0, completion_ratio: 4, enable_groups: ['default', 'svip', 'vip'] },
     ]);
 
-    const root = await gateway.login('root', ROOT_PASSWORD);
     expect((await gateway.call('PUT', '/api/option/', { session: root, body: { key: 'SelfUseModeEnabled', value: 'true' } })).json().success).toBe(true);
     await waitFor(async () => row(await pricing(), 'mystery-model') !== undefined, 10_000, 'self-use mode reached billing');
     expect(row(await pricing(), 'mystery-model')).toMatchObject({ quota_type: 0, model_ratio: 37.5, completion_ratio: 1 });

@@ -278,7 +278,7 @@ describe.each(backends)('API tokens (%s)', (backend) => {
       token: {
         token_id: token.id, user_id: alice.id, name: 'relay', status: 1, expired_time: -1, unlimited_quota: false,
         model_limits_enabled: false, model_limits: ['gpt-4o', 'o3'], allow_ips: ['1.2.3.4', '10.0.0.0/8'],
-        group: 'default', owner_status: 1, owner_group: 'default',
+        group: 'default', owner_status: 1, owner_group: 'default', owner_role: 1,
       },
     });
     await put(alice, { id: token.id, group: 'vip' });

@@ -1,5 +1,20 @@
+import { z } from 'zod';
 import { loadConfig, runService, serviceConfigSchema } from '@aigw/platform';
 import channelsPlugin from './plugin.js';
 
-const config = loadConfig(serviceConfigSchema(3003, {}));
-await runService({ name: 'channels', config, plugin: channelsPlugin, pluginOptions: (infra) => ({ infra }) });
+const config = loadConfig(serviceConfigSchema(3003, {
+  /** Secret the key encrypting channel keys at rest is derived from; every channels replica needs the same. */
+  CHANNEL_KEY_SECRET: z.string().min(32, 'CHANNEL_KEY_SECRET must be at least 32 characters'),
+}));
+await runService({
+  name: 'channels',
+  config,
+  plugin: channelsPlugin,
+  pluginOptions: (infra) => ({
+    infra,
+    databaseUrl: config.DATABASE_URL,
+    dataDir: config.DATA_DIR,
+    schema: config.NAMESPACE ? `${config.NAMESPACE}_channels` : undefined,
+    keySecret: config.CHANNEL_KEY_SECRET,
+  }),
+});

@@ -1,16 +1,51 @@
 import type { FastifyPluginAsync } from 'fastify';
-import { createOptionsMirror, registerDiagnostics, useAccessControl, type Infrastructure } from '@aigw/platform';
+import {
+  createOptionsMirror, deriveKey, openDatabase, registerDiagnostics, useAccessControl, type Infrastructure, type Subscription,
+} from '@aigw/platform';
+import type { ChannelsContext } from './context.js';
+import { channelsEntities } from './entities/index.js';
+import { channelsMigrations } from './migrations/index.js';
+import { registerResponders } from './responders.js';
+import { subscribeHealth } from './health.js';
+import { registerSweeps } from './operations.js';
+import { channelRoutes } from './routes/channels.js';
+import { channelTagRoutes } from './routes/channel-tags.js';
+import { channelOperationRoutes } from './routes/channel-operations.js';
+import { modelRoutes } from './routes/models.js';
 
 export interface ChannelsPluginOptions {
   infra: Infrastructure;
+  /** PostgreSQL URL; SQLite under dataDir when absent. */
+  databaseUrl?: string;
+  dataDir: string;
+  /** Database schema (PostgreSQL); tests pass their own. */
+  schema?: string;
+  /** Secret from which the key encrypting channel keys at rest is derived. */
+  keySecret: string;
 }
 
-/** Channels: upstream channels, abilities, tags, tests, balances and model lists. Built in its own issue; for now it mirrors the options and answers its health route. */
-const channelsPlugin: FastifyPluginAsync<ChannelsPluginOptions> = async (app, { infra }) => {
+/** Channels: upstream channels, the abilities routing index, tags, tests, balances and model lists. */
+const channelsPlugin: FastifyPluginAsync<ChannelsPluginOptions> = async (app, options) => {
   useAccessControl(app, 'channels');
-  const options = await createOptionsMirror({ bus: infra.bus, logger: infra.logger });
-  app.addHook('onClose', () => options.close());
-  registerDiagnostics(app, 'channels', options);
+  const { bus, jobs, logger } = options.infra;
+  const db = await openDatabase({
+    url: options.databaseUrl, dataDir: options.dataDir, schema: options.schema ?? 'channels',
+    entities: channelsEntities, migrations: channelsMigrations, logger,
+  });
+  const mirror = await createOptionsMirror({ bus, logger });
+  const context: ChannelsContext = { db, bus, jobs, logger, options: mirror, keySecret: deriveKey(options.keySecret, 'channels.key') };
+
+  const subscriptions: Subscription[] = [...(await registerResponders(context)), ...(await subscribeHealth(context))];
+  await registerSweeps(context);
+
+  app.addHook('onClose', async () => {
+    await Promise.all(subscriptions.map((subscription) => subscription.unsubscribe()));
+    await mirror.close();
+    await db.destroy();
+  });
+
+  registerDiagnostics(app, 'channels', mirror);
+  for (const routes of [channelRoutes, channelTagRoutes, channelOperationRoutes, modelRoutes]) await app.register(routes, { context });
 };
 
 export default channelsPlugin;

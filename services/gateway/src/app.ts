@@ -24,8 +24,10 @@ export interface GatewayOptions {
   version: string;
   /** Folder of the built console. */
   webDistDir?: string;
+  /** Build the relay's tokenizers at start rather than on the first request (production). */
+  preloadTokenizers?: boolean;
   /** Database schema per service (tests isolate themselves with their own). */
-  schemas?: Partial<Record<'identity' | 'billing', string>>;
+  schemas?: Partial<Record<'identity' | 'billing' | 'channels', string>>;
 }
 
 /**
@@ -83,8 +85,11 @@ export async function buildGateway(options: GatewayOptions): Promise<App> {
       infra, databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR, schema: options.schemas?.billing,
       tokenKeySecret: config.TOKEN_KEY_SECRET ?? loadOrCreateSecret(config.DATA_DIR, 'token-key'),
     });
-    await app.register(channelsPlugin, { infra });
-    await app.register(relayPlugin, { infra });
+    await app.register(channelsPlugin, {
+      infra, databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR, schema: options.schemas?.channels,
+      keySecret: config.CHANNEL_KEY_SECRET ?? loadOrCreateSecret(config.DATA_DIR, 'channel-key'),
+    });
+    await app.register(relayPlugin, { infra, preloadTokenizers: options.preloadTokenizers, limits: { streamIdleTimeoutMs: config.STREAMING_TIMEOUT_MS } });
     await app.register(notifierPlugin, { infra });
   }
   await registerConsole(app, options.webDistDir);

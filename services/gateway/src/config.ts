@@ -21,6 +21,8 @@ export const gatewayConfigSchema = z
     TRUST_PROXY: z.enum(['true', 'false']).default('false').transform((value) => value === 'true'),
     /** All-in-one: secret for encrypting API token keys at rest (default: generated once under DATA_DIR/secrets). */
     TOKEN_KEY_SECRET: z.string().min(32).optional(),
+    /** All-in-one: secret for encrypting channel keys at rest (default: generated once under DATA_DIR/secrets). */
+    CHANNEL_KEY_SECRET: z.string().min(32).optional(),
     /** All-in-one: password of the root user created on first start. */
     INITIAL_ROOT_PASSWORD: z.string().min(8).max(20).optional(),
     /** Login, registration, verification and reset calls allowed per IP per window. */
@@ -29,6 +31,8 @@ export const gatewayConfigSchema = z
     /** Console API calls allowed per IP per window (0 = unlimited). */
     GLOBAL_API_RATE_LIMIT: z.coerce.number().int().min(0).default(180),
     GLOBAL_API_RATE_LIMIT_WINDOW_MS: z.coerce.number().int().positive().default(180_000),
+    /** All-in-one relay: silence allowed between two streamed chunks before the stream is ended. */
+    STREAMING_TIMEOUT_MS: z.coerce.number().int().positive().default(60_000),
     /** How long a resolved console credential is trusted before asking identity again. */
     CREDENTIAL_CACHE_TTL_MS: z.coerce.number().int().positive().default(60_000),
   })

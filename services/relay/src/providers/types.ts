@@ -34,6 +34,8 @@ export interface UpstreamRequest {
   headers: Record<string, string>;
   /** JSON text. */
   body?: string;
+  /** Request parameters the upstream cannot take, dropped (STYLE 12): for the log, never silent. */
+  warnings?: string[];
 }
 
 /** A parsed chat answer: the OpenAI-format body for the client, and the usage if the upstream gave it. */
@@ -56,6 +58,11 @@ export interface StreamOutput {
   text?: string;
   /** Usage, when the upstream reported it (the last report wins). */
   usage?: Usage;
+  /**
+   * `data` is the usage-only chunk (empty `choices`) that `stream_options.include_usage` adds:
+   * the relay drops it when the client did not ask for usage.
+   */
+  usageOnly?: boolean;
   /** The upstream reported an error inside the stream. */
   error?: { message: string; type: string; code: string };
 }

@@ -1,0 +1,211 @@
+import { In, type EntityManager, type FindOptionsWhere } from 'typeorm';
+import { ChannelStatus, type CreateChannelBody, type UpdateChannelBody } from '@aigw/contracts';
+import { isPostgres, NotFoundError, UserError } from '@aigw/platform';
+import type { ChannelsContext } from './context.js';
+import { AbilityEntity, ChannelEntity } from './entities/index.js';
+import { replaceAbilities } from './abilities.js';
+import { publishDeleted, publishUpdated } from './events.js';
+import { checkStringMap, copyName, normaliseList, nowSeconds, withStatusReason } from './domain/channel-fields.js';
+import { encryptKey, hashKey, MAX_BATCH_KEYS, splitKeys } from './domain/channel-key.js';
+
+/**
+ * The channel write paths. Each one changes channels and their abilities in ONE transaction,
+ * bumps `version` on every routing change, and publishes the routing rows after commit.
+ */
+
+export type ChannelChange = Partial<Omit<ChannelEntity, 'id' | 'version'>>;
+type Where = FindOptionsWhere<ChannelEntity> | Array<FindOptionsWhere<ChannelEntity>>;
+
+const notFound = () => new NotFoundError('channel not found');
+
+/**
+ * Applies `change` to every channel `where` selects, in one transaction, and publishes the
+ * changed rows. On PostgreSQL the rows are locked (in id order, so two sweeps cannot deadlock)
+ * before `change` sees them; SQLite transactions already take turns. `change` returns null to
+ * leave a row alone, or throws to roll everything back.
+ */
+export async function changeChannels(context: ChannelsContext, where: Where, change: (row: ChannelEntity) => ChannelChange | null): Promise<ChannelEntity[]> {
+  const { db } = context;
+  const changed = await db.transaction(async (manager) => {
+    const rows = await manager.find(ChannelEntity, { where, order: { id: 'ASC' }, ...(isPostgres(db) ? { lock: { mode: 'pessimistic_write' as const } } : {}) });
+    const out: ChannelEntity[] = [];
+    for (const row of rows) {
+      const changes = change(row);
+      if (!changes) continue;
+      const next = Object.assign(new ChannelEntity(), row, changes, { version: row.version + 1 });
+      await manager.update(ChannelEntity, { id: row.id }, { ...changes, version: next.version });
+      await replaceAbilities(manager, next);
+      out.push(next);
+    }
+    return out;
+  });
+  await publishUpdated(context, changed);
+  return changed;
+}
+
+/** Deletes the channels `where` selects with their abilities; returns the ids deleted. */
+export async function deleteChannels(context: ChannelsContext, where: Where): Promise<number[]> {
+  const ids = await context.db.transaction(async (manager) => {
+    const rows = await manager.find(ChannelEntity, { where, select: { id: true }, order: { id: 'ASC' } });
+    const found = rows.map((row) => row.id);
+    await deleteByIds(manager, found);
+    return found;
+  });
+  await publishDeleted(context, ids);
+  return ids;
+}
+
+async function deleteByIds(manager: EntityManager, ids: number[]): Promise<void> {
+  // Chunks keep the IN lists short on both databases.
+  for (let start = 0; start < ids.length; start += 500) {
+    const chunk = ids.slice(start, start + 500);
+    await manager.createQueryBuilder().delete().from(AbilityEntity).where('channel_id IN (:...chunk)', { chunk }).execute();
+    await manager.delete(ChannelEntity, { id: In(chunk) });
+  }
+}
+
+export async function getChannel(context: ChannelsContext, id: number): Promise<ChannelEntity> {
+  const row = await context.db.getRepository(ChannelEntity).findOneBy({ id });
+  if (!row) throw notFound();
+  return row;
+}
+
+function listOrThrow(field: 'group' | 'models', text: string): string {
+  const result = normaliseList(field, text);
+  if (!result.ok) throw new UserError(result.message);
+  return result.value;
+}
+
+function checkMaps(body: { model_mapping?: string; status_code_mapping?: string }): void {
+  for (const field of ['model_mapping', 'status_code_mapping'] as const) {
+    const problem = body[field] === undefined ? null : checkStringMap(field, body[field]);
+    if (problem) throw new UserError(problem);
+  }
+}
+
+/** Creates one channel per key line (batch create) in one transaction; returns the new ids. */
+export async function createChannels(context: ChannelsContext, body: CreateChannelBody): Promise<number[]> {
+  const { key, ...fields } = body;
+  const keys = splitKeys(key);
+  if (keys.length === 0) throw new UserError('key: key is required');
+  if (keys.length > MAX_BATCH_KEYS) throw new UserError(`key: at most ${MAX_BATCH_KEYS} keys (lines) at once`);
+  checkMaps(fields);
+  const common = { ...fields, group: listOrThrow('group', fields.group), models: listOrThrow('models', fields.models), created_time: nowSeconds() };
+  const created = await context.db.transaction(async (manager) => {
+    const rows: ChannelEntity[] = [];
+    for (const one of keys) {
+      const row = manager.create(ChannelEntity, { ...common, key_encrypted: encryptKey(one, context.keySecret), key_hash: hashKey(one), other_info: '', version: 1 });
+      // A copy goes in: on PostgreSQL the insert writes RETURNING values (bigints as strings) back into its argument.
+      row.id = (await manager.insert(ChannelEntity, { ...row })).identifiers[0]!.id as number;
+      const stored = await manager.findOneByOrFail(ChannelEntity, { id: row.id });
+      await replaceAbilities(manager, stored);
+      rows.push(stored);
+    }
+    return rows;
+  });
+  await publishUpdated(context, created);
+  return created.map((row) => row.id);
+}
+
+/**
+ * A partial edit: absent fields keep their value, an empty or absent key keeps the stored one.
+ * Status is 1 or 2 by hand; a 3 is accepted only when it is already the status (the console
+ * sends the displayed status back with a full edit).
+ */
+export async function updateChannel(context: ChannelsContext, body: UpdateChannelBody): Promise<ChannelEntity> {
+  const { id, key, status, ...fields } = body;
+  checkMaps(fields);
+  const changes: ChannelChange = Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined));
+  if (fields.group !== undefined) changes.group = listOrThrow('group', fields.group);
+  if (fields.models !== undefined) changes.models = listOrThrow('models', fields.models);
+  if (key) Object.assign(changes, { key_encrypted: encryptKey(key, context.keySecret), key_hash: hashKey(key) });
+  const [row] = await changeChannels(context, { id }, (current) => {
+    if (status === undefined || status === current.status) return changes;
+    if (status !== ChannelStatus.Enabled && status !== ChannelStatus.ManuallyDisabled) throw new UserError('status: must be 1 (enabled) or 2 (disabled)');
+    // The reason describes an automatic disable; a hand-set status replaces it.
+    return { ...changes, status, other_info: withStatusReason(current.other_info, null, nowSeconds()) };
+  });
+  if (!row) throw notFound();
+  return row;
+}
+
+export interface CopyOptions {
+  suffix: string;
+  /** Zero the copy's balance and used quota (the default). */
+  resetBalance: boolean;
+}
+
+/**
+ * Copies a channel under a suffixed name: key, settings and status included (a copy of a
+ * disabled channel starts disabled); test results start empty. Returns the copy's id.
+ */
+export async function copyChannel(context: ChannelsContext, id: number, options: CopyOptions): Promise<number> {
+  const copy = await context.db.transaction(async (manager) => {
+    const source = await manager.findOneBy(ChannelEntity, { id });
+    if (!source) throw notFound();
+    const { id: _sourceId, ...fields } = source;
+    const values = {
+      ...fields, name: copyName(source.name, options.suffix), created_time: nowSeconds(), version: 1,
+      response_time: 0, test_time: 0, ...(options.resetBalance ? { balance: 0, balance_updated_time: 0, used_quota: 0 } : {}),
+    };
+    const newId = (await manager.insert(ChannelEntity, { ...values })).identifiers[0]!.id as number;
+    const stored = await manager.findOneByOrFail(ChannelEntity, { id: newId });
+    await replaceAbilities(manager, stored);
+    return stored;
+  });
+  await publishUpdated(context, [copy]);
+  return copy.id;
+}
+
+export async function deleteChannel(context: ChannelsContext, id: number): Promise<void> {
+  if ((await deleteChannels(context, { id })).length === 0) throw notFound();
+}
+
+/** Status by hand for every channel with the tag; returns how many changed. */
+export async function setStatusByTag(context: ChannelsContext, tag: string, status: 1 | 2): Promise<number> {
+  const now = nowSeconds();
+  const changed = await changeChannels(context, { tag }, (row) =>
+    (row.status === status ? null : { status, other_info: withStatusReason(row.other_info, null, now) }));
+  return changed.length;
+}
+
+export interface TagEdit {
+  tag: string;
+  /** Renames the tag; '' dissolves it. */
+  new_tag?: string;
+  model_mapping?: string;
+  groups?: string;
+  models?: string;
+  priority?: number;
+  weight?: number;
+}
+
+/** Applies a tag edit to every channel with the tag; empty fields mean no change. Returns how many channels changed. */
+export async function editTag(context: ChannelsContext, edit: TagEdit): Promise<number> {
+  const changes: ChannelChange = {};
+  if (edit.new_tag !== undefined && edit.new_tag !== edit.tag) changes.tag = edit.new_tag;
+  if (edit.model_mapping) {
+    checkMaps({ model_mapping: edit.model_mapping });
+    changes.model_mapping = edit.model_mapping;
+  }
+  if (edit.groups) changes.group = listOrThrow('group', edit.groups);
+  if (edit.models) changes.models = listOrThrow('models', edit.models);
+  if (edit.priority !== undefined) changes.priority = edit.priority;
+  if (edit.weight !== undefined) changes.weight = edit.weight;
+  if (Object.keys(changes).length === 0) throw new UserError('没有任何修改！');
+  return (await changeChannels(context, { tag: edit.tag }, () => changes)).length;
+}
+
+/** Sets the tag of the given channels; returns how many exist. */
+export async function setTag(context: ChannelsContext, ids: number[], tag: string): Promise<number> {
+  return (await changeChannels(context, { id: In(ids) }, () => ({ tag }))).length;
+}
+
+/** Records a test's response time (not a routing fact: no new version, no event). */
+export async function recordTest(context: ChannelsContext, id: number, responseTimeMs: number): Promise<void> {
+  await context.db.getRepository(ChannelEntity).update({ id }, { response_time: Math.max(0, Math.round(responseTimeMs)), test_time: nowSeconds() });
+}
+
+export async function recordBalance(context: ChannelsContext, id: number, balance: number): Promise<void> {
+  await context.db.getRepository(ChannelEntity).update({ id }, { balance, balance_updated_time: nowSeconds() });
+}

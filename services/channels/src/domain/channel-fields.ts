@@ -1,0 +1,92 @@
+import type { ChannelView, RoutingChannel } from '@aigw/contracts';
+
+/**
+ * Conversions between the stored channel and what leaves the service: the admin view (a
+ * whitelist, never the key: rule R4) and the routing row the relay caches. Pure functions.
+ */
+
+/** The stored columns these conversions read; the entity satisfies it. */
+export type StoredChannel = ChannelView & { version: number };
+
+/** Longest group and model names: the abilities columns' widths. */
+export const GROUP_NAME_MAX = 64;
+export const MODEL_NAME_MAX = 255;
+
+/** `a, b,,a` -> ['a', 'b']. */
+export function splitList(text: string): string[] {
+  return [...new Set(text.split(',').map((item) => item.trim()).filter(Boolean))];
+}
+
+/** A comma list as stored: trimmed, distinct, no blanks. Returns an error naming the field when an item is too long. */
+export function normaliseList(field: 'group' | 'models', text: string): { ok: true; value: string } | { ok: false; message: string } {
+  const items = splitList(text);
+  const max = field === 'group' ? GROUP_NAME_MAX : MODEL_NAME_MAX;
+  const long = items.find((item) => item.length > max);
+  if (long) return { ok: false, message: `${field}: "${long.slice(0, 40)}…" is longer than ${max} characters` };
+  if (items.length === 0) return { ok: false, message: `${field}: at least one is required` };
+  return { ok: true, value: items.join(',') };
+}
+
+/** Parses JSON text the contracts already checked is an object ('' is empty). */
+export function parseObject(text: string): Record<string, unknown> {
+  if (text.trim() === '') return {};
+  try {
+    const value: unknown = JSON.parse(text);
+    return value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
+}
+
+/**
+ * A mapping of names (model_mapping, status_code_mapping): string values, numbers accepted as
+ * their text (`{"400": 500}`). Anything else is an error message naming the field.
+ */
+export function checkStringMap(field: string, text: string): string | null {
+  for (const [name, value] of Object.entries(parseObject(text))) {
+    if (typeof value !== 'string' && typeof value !== 'number') return `${field}: the value of "${name}" must be a string`;
+  }
+  return null;
+}
+
+export function toStringMap(text: string): Record<string, string> {
+  return Object.fromEntries(Object.entries(parseObject(text)).flatMap(([name, value]) =>
+    typeof value === 'string' || typeof value === 'number' ? [[name, String(value)]] : []));
+}
+
+export function toChannelView(row: StoredChannel): ChannelView {
+  return {
+    id: row.id, type: row.type, name: row.name, status: row.status, group: row.group, models: row.models,
+    base_url: row.base_url, other: row.other, model_mapping: row.model_mapping, status_code_mapping: row.status_code_mapping,
+    param_override: row.param_override, setting: row.setting, test_model: row.test_model, auto_ban: row.auto_ban,
+    tag: row.tag, priority: row.priority, weight: row.weight, openai_organization: row.openai_organization,
+    response_time: row.response_time, balance: row.balance, balance_updated_time: row.balance_updated_time,
+    used_quota: row.used_quota, created_time: row.created_time, test_time: row.test_time, other_info: row.other_info,
+  };
+}
+
+export function toRoutingRow(row: StoredChannel): RoutingChannel {
+  return {
+    id: row.id, type: row.type, name: row.name, status: row.status, groups: splitList(row.group), models: splitList(row.models),
+    base_url: row.base_url, other: row.other, model_mapping: toStringMap(row.model_mapping),
+    status_code_mapping: toStringMap(row.status_code_mapping), param_override: parseObject(row.param_override),
+    setting: parseObject(row.setting), priority: row.priority, weight: row.weight, tag: row.tag, auto_ban: row.auto_ban,
+    openai_organization: row.openai_organization, version: row.version,
+  };
+}
+
+/** other_info with the status reason and time set (or, with reason null, removed). */
+export function withStatusReason(otherInfo: string, reason: string | null, now: number): string {
+  const { status_reason: _reason, status_time: _time, ...rest } = parseObject(otherInfo);
+  return JSON.stringify(reason === null ? rest : { ...rest, status_reason: reason.slice(0, 512), status_time: now });
+}
+
+/** Longest channel name (the column). */
+export const CHANNEL_NAME_MAX = 128;
+
+/** The copy's name: the suffix appended, the base shortened so the whole still fits. */
+export function copyName(name: string, suffix: string): string {
+  return name.slice(0, Math.max(0, CHANNEL_NAME_MAX - suffix.length)) + suffix;
+}
+
+export const nowSeconds = () => Math.floor(Date.now() / 1000);

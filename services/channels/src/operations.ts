@@ -1,0 +1,146 @@
+import { In } from 'typeorm';
+import { ChannelStatus, type ResponsePayload, type RoutingChannel } from '@aigw/contracts';
+import { BusRequestError, requestTyped, UserError } from '@aigw/platform';
+import type { ChannelsContext } from './context.js';
+import { ChannelEntity } from './entities/index.js';
+import { getChannel, recordBalance, recordTest } from './channels.js';
+import { applyFailure, applySuccess } from './health.js';
+import { slowTestFailure } from './domain/auto-disable.js';
+import { splitList, toRoutingRow } from './domain/channel-fields.js';
+import { decryptKey } from './domain/channel-key.js';
+
+/**
+ * Tests, balances and upstream model lists. The relay owns provider protocols and egress (R1),
+ * so channels hands it the channel and its key by request (`relay.channel.operate`) and acts on
+ * the answer: records times and balances, and applies the auto-disable/enable rules.
+ */
+
+type Operation = 'test' | 'models' | 'balance';
+type OperateAnswer = ResponsePayload<'relay.channel.operate'>;
+
+/** An upstream may be slow; the relay applies its own upstream timeout inside this. */
+const OPERATE_TIMEOUT_MS = 60_000;
+
+export const TEST_ALL_JOB = 'channels.test-all';
+export const BALANCE_ALL_JOB = 'channels.balance-all';
+
+export function channelKey(context: ChannelsContext, row: ChannelEntity): string {
+  try {
+    return decryptKey(row.key_encrypted, context.keySecret);
+  } catch (error) {
+    context.logger.error({ err: error, channelId: row.id }, 'a stored channel key does not decrypt (was CHANNEL_KEY_SECRET changed?)');
+    throw new UserError('key: the stored key cannot be read; enter the key again');
+  }
+}
+
+async function operate(context: ChannelsContext, operation: Operation, channel: RoutingChannel, key: string, model = ''): Promise<OperateAnswer> {
+  try {
+    return await requestTyped(context.bus, 'relay.channel.operate', { operation, channel, key, model }, { timeoutMs: OPERATE_TIMEOUT_MS });
+  } catch (error) {
+    if (!(error instanceof BusRequestError)) throw error;
+    context.logger.warn({ err: error, operation, channelId: channel.id }, 'the relay did not carry out a channel operation');
+    // Our own trouble, not the channel's: it must not count against the channel.
+    throw new UserError(error.reason === 'remote-error' ? `relay: ${error.message}` : 'relay: the relay did not answer; try again later');
+  }
+}
+
+export interface TestResult {
+  success: boolean;
+  message: string;
+  /** Seconds. */
+  time: number;
+}
+
+/**
+ * Tests one channel with `model` (else its test model, else its first model), records the
+ * time, and applies the rules: a failure or a test slower than ChannelDisableThreshold may
+ * disable it; a passing test may enable an automatically disabled one.
+ */
+export async function testChannel(context: ChannelsContext, id: number, model = ''): Promise<TestResult> {
+  const row = await getChannel(context, id);
+  const chosen = model || row.test_model || splitList(row.models)[0] || '';
+  const started = Date.now();
+  const answer = await operate(context, 'test', toRoutingRow(row), channelKey(context, row), chosen);
+  const elapsedMs = answer.response_time_ms > 0 ? answer.response_time_ms : Date.now() - started;
+  await recordTest(context, id, elapsedMs);
+  const time = elapsedMs / 1000;
+  if (!answer.ok) {
+    await applyFailure(context, id, { status_code: answer.status_code, error_code: '', error_type: '', message: answer.message, test: true });
+    return { success: false, message: answer.message || `test failed (status ${answer.status_code})`, time };
+  }
+  const slow = slowTestFailure(elapsedMs, context.options.get('ChannelDisableThreshold'));
+  if (slow) {
+    await applyFailure(context, id, slow);
+    return { success: false, message: slow.message, time };
+  }
+  await applySuccess(context, id);
+  return { success: true, message: '', time };
+}
+
+/** Every channel a sweep covers: enabled ones, and automatically disabled ones (a pass may enable them). */
+async function sweepIds(context: ChannelsContext, statuses: number[]): Promise<number[]> {
+  const rows = await context.db.getRepository(ChannelEntity).find({ where: { status: In(statuses) }, select: { id: true }, order: { id: 'ASC' } });
+  return rows.map((row) => row.id);
+}
+
+/** One channel's trouble must not end the sweep: it is logged and the next one goes. */
+async function sweep(context: ChannelsContext, what: string, ids: number[], each: (id: number) => Promise<unknown>): Promise<void> {
+  for (const id of ids) {
+    try {
+      await each(id);
+    } catch (error) {
+      context.logger.warn({ err: error, channelId: id }, `${what}: channel skipped`);
+    }
+  }
+}
+
+export async function updateBalance(context: ChannelsContext, id: number): Promise<number> {
+  const row = await getChannel(context, id);
+  const answer = await operate(context, 'balance', toRoutingRow(row), channelKey(context, row));
+  if (!answer.ok || answer.balance === null) throw new UserError(answer.message || 'the upstream did not report a balance');
+  // Balance never disables a channel: auto-ban applies to request failures only (reference 10, #2).
+  await recordBalance(context, id, answer.balance);
+  return answer.balance;
+}
+
+/** The upstream's model list for a stored channel. */
+export async function fetchModels(context: ChannelsContext, id: number): Promise<string[]> {
+  const row = await getChannel(context, id);
+  return modelsFrom(await operate(context, 'models', toRoutingRow(row), channelKey(context, row)));
+}
+
+/** The upstream's model list for a channel being filled in (nothing stored yet). */
+export async function fetchModelsUnsaved(context: ChannelsContext, input: { type: number; base_url: string; key: string }): Promise<string[]> {
+  const channel: RoutingChannel = {
+    id: 0, type: input.type, name: '', status: ChannelStatus.Enabled, groups: [], models: [], base_url: input.base_url, other: '',
+    model_mapping: {}, status_code_mapping: {}, param_override: {}, setting: {}, priority: 0, weight: 0, tag: '', auto_ban: 0,
+    openai_organization: '', version: 0,
+  };
+  // A batch of keys (one per line) shares an upstream: the first one lists its models.
+  const key = input.key.trim().split(/\r?\n/)[0]!.trim();
+  return modelsFrom(await operate(context, 'models', channel, key));
+}
+
+function modelsFrom(answer: OperateAnswer): string[] {
+  if (!answer.ok) throw new UserError(answer.message || `the upstream refused the model list (status ${answer.status_code})`);
+  return [...new Set(answer.models)].sort();
+}
+
+/** The background jobs behind "test all" and "update all balances". */
+export async function registerSweeps(context: ChannelsContext): Promise<void> {
+  await context.jobs.work(TEST_ALL_JOB, async () => {
+    const ids = await sweepIds(context, [ChannelStatus.Enabled, ChannelStatus.AutoDisabled]);
+    await sweep(context, 'test all', ids, (id) => testChannel(context, id));
+    context.logger.info({ channels: ids.length }, 'all channels tested');
+  });
+  await context.jobs.work(BALANCE_ALL_JOB, async () => {
+    const ids = await sweepIds(context, [ChannelStatus.Enabled]);
+    await sweep(context, 'update balances', ids, (id) => updateBalance(context, id));
+  });
+}
+
+/** Starts a sweep; one at a time (a second request while one is pending is the same job). */
+export async function startSweep(context: ChannelsContext, job: typeof TEST_ALL_JOB | typeof BALANCE_ALL_JOB): Promise<void> {
+  // One attempt: a sweep that failed half-way should not retest the channels it already did.
+  await context.jobs.add(job, {}, { jobId: job, attempts: 1 });
+}

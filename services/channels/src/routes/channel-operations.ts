@@ -1,0 +1,40 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import type { ChannelsContext } from '../context.js';
+import { BALANCE_ALL_JOB, fetchModels, fetchModelsUnsaved, startSweep, TEST_ALL_JOB, testChannel, updateBalance } from '../operations.js';
+import { fetchModelsBody, idParams, testQuery } from './schemas.js';
+
+/**
+ * Channel tests, balances and upstream model lists (admin). The test and balance answers carry
+ * `time` and `balance` beside the envelope, where the established console reads them.
+ */
+export const channelOperationRoutes: FastifyPluginAsyncZod<{ context: ChannelsContext }> = async (app, { context }) => {
+  const admin = { access: 'admin' } as const;
+
+  app.get('/api/channel/test/:id', { schema: { params: idParams, querystring: testQuery }, config: admin }, async (request) => {
+    const result = await testChannel(context, request.params.id, request.query.model);
+    return { ...result, data: { time: result.time } };
+  });
+
+  app.get('/api/channel/test', { config: admin }, async () => {
+    await startSweep(context, TEST_ALL_JOB);
+    return { success: true, message: 'testing all channels in the background; refresh to see the results' };
+  });
+
+  app.get('/api/channel/update_balance/:id', { schema: { params: idParams }, config: admin }, async (request) => {
+    const balance = await updateBalance(context, request.params.id);
+    return { success: true, message: '', balance, data: { balance } };
+  });
+
+  app.get('/api/channel/update_balance', { config: admin }, async () => {
+    await startSweep(context, BALANCE_ALL_JOB);
+    return { success: true, message: 'updating the balances of all enabled channels in the background' };
+  });
+
+  app.get('/api/channel/fetch_models/:id', { schema: { params: idParams }, config: admin }, async (request) => {
+    return { success: true, message: '', data: await fetchModels(context, request.params.id) };
+  });
+
+  app.post('/api/channel/fetch_models', { schema: { body: fetchModelsBody }, config: admin }, async (request) => {
+    return { success: true, message: '', data: await fetchModelsUnsaved(context, request.body) };
+  });
+};

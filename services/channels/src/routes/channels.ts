@@ -1,0 +1,57 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { In } from 'typeorm';
+import { ChannelStatus, createChannelBodySchema } from '@aigw/contracts';
+import type { ChannelsContext } from '../context.js';
+import { rebuildAllAbilities } from '../abilities.js';
+import { copyChannel, createChannels, deleteChannel, deleteChannels, getChannel, updateChannel } from '../channels.js';
+import { listChannels } from '../listing.js';
+import { toChannelView } from '../domain/channel-fields.js';
+import { batchDeleteBody, copyQuery, idParams, listQuery, searchQuery, updateBodySchema } from './schemas.js';
+
+/** Channel management (admin): the table, the editor, copy, deletes and the abilities repair. */
+export const channelRoutes: FastifyPluginAsyncZod<{ context: ChannelsContext }> = async (app, { context }) => {
+  const admin = { access: 'admin' } as const;
+
+  app.get('/api/channel/', { schema: { querystring: listQuery }, config: admin }, async (request) => {
+    return { success: true, message: '', data: await listChannels(context, request.query) };
+  });
+
+  app.get('/api/channel/search', { schema: { querystring: searchQuery }, config: admin }, async (request) => {
+    return { success: true, message: '', data: await listChannels(context, request.query) };
+  });
+
+  app.get('/api/channel/:id', { schema: { params: idParams }, config: admin }, async (request) => {
+    return { success: true, message: '', data: toChannelView(await getChannel(context, request.params.id)) };
+  });
+
+  app.post('/api/channel/', { schema: { body: createChannelBodySchema }, config: admin }, async (request) => {
+    return { success: true, message: '', data: { ids: await createChannels(context, request.body) } };
+  });
+
+  app.put('/api/channel/', { schema: { body: updateBodySchema }, config: admin }, async (request) => {
+    return { success: true, message: '', data: toChannelView(await updateChannel(context, request.body)) };
+  });
+
+  app.delete('/api/channel/:id', { schema: { params: idParams }, config: admin }, async (request) => {
+    await deleteChannel(context, request.params.id);
+    return { success: true, message: '' };
+  });
+
+  app.post('/api/channel/copy/:id', { schema: { params: idParams, querystring: copyQuery }, config: admin }, async (request) => {
+    const id = await copyChannel(context, request.params.id, { suffix: request.query.suffix, resetBalance: request.query.reset_balance });
+    return { success: true, message: '', data: { id } };
+  });
+
+  app.post('/api/channel/batch', { schema: { body: batchDeleteBody }, config: admin }, async (request) => {
+    return { success: true, message: '', data: (await deleteChannels(context, { id: In(request.body.ids) })).length };
+  });
+
+  app.delete('/api/channel/disabled', { config: admin }, async () => {
+    const ids = await deleteChannels(context, { status: In([ChannelStatus.ManuallyDisabled, ChannelStatus.AutoDisabled]) });
+    return { success: true, message: '', data: ids.length };
+  });
+
+  app.post('/api/channel/fix', { config: admin }, async () => {
+    return { success: true, message: '', data: await rebuildAllAbilities(context.db) };
+  });
+};

@@ -1,0 +1,96 @@
+import { declaredRoutes } from '@aigw/platform';
+import { backends } from '@aigw/platform/testing';
+import { ROOT_PASSWORD, startGateway, type Session, type TestGateway } from '../../gateway/test/support/gateway';
+import { channelBody, createChannels, installFakeRelay } from './support/channels';
+
+type Principal = 'anonymous' | 'user' | 'admin' | 'root';
+/** ok: served (2xx, the envelope may still report a business failure); or the refusal status. */
+type Outcome = 'ok' | 401 | 403 | 404;
+
+interface Row {
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  /** The route pattern as registered. */
+  route: string;
+  url: (id: number) => string;
+  body?: (id: number) => unknown;
+  expect: Record<Principal, Outcome>;
+}
+
+const adminOnly: Record<Principal, Outcome> = { anonymous: 401, user: 403, admin: 'ok', root: 'ok' };
+const signedIn: Record<Principal, Outcome> = { anonymous: 401, user: 'ok', admin: 'ok', root: 'ok' };
+
+/** Every channels route. A route missing here fails the completeness test (rule R11). */
+const matrix: Row[] = [
+  { method: 'GET', route: '/api/channel', url: () => '/api/channel/?p=0', expect: adminOnly },
+  { method: 'GET', route: '/api/channel/search', url: () => '/api/channel/search?keyword=a', expect: adminOnly },
+  { method: 'GET', route: '/api/channel/:id', url: (id) => `/api/channel/${id}`, expect: adminOnly },
+  { method: 'POST', route: '/api/channel', url: () => '/api/channel/', body: () => channelBody({ key: 'sk-matrix' }), expect: adminOnly },
+  { method: 'PUT', route: '/api/channel', url: () => '/api/channel/', body: (id) => ({ id, priority: 1 }), expect: adminOnly },
+  { method: 'POST', route: '/api/channel/copy/:id', url: (id) => `/api/channel/copy/${id}`, expect: adminOnly },
+  { method: 'POST', route: '/api/channel/tag/enabled', url: () => '/api/channel/tag/enabled', body: () => ({ tag: 'elsewhere' }), expect: adminOnly },
+  { method: 'POST', route: '/api/channel/tag/disabled', url: () => '/api/channel/tag/disabled', body: () => ({ tag: 'elsewhere' }), expect: adminOnly },
+  { method: 'PUT', route: '/api/channel/tag', url: () => '/api/channel/tag', body: () => ({ tag: 'matrix', priority: 2 }), expect: adminOnly },
+  { method: 'POST', route: '/api/channel/batch', url: () => '/api/channel/batch', body: () => ({ ids: [424242] }), expect: adminOnly },
+  { method: 'POST', route: '/api/channel/batch/tag', url: () => '/api/channel/batch/tag', body: (id) => ({ ids: [id], tag: 'matrix' }), expect: adminOnly },
+  { method: 'DELETE', route: '/api/channel/disabled', url: () => '/api/channel/disabled', expect: adminOnly },
+  { method: 'POST', route: '/api/channel/fix', url: () => '/api/channel/fix', expect: adminOnly },
+  { method: 'GET', route: '/api/channel/test/:id', url: (id) => `/api/channel/test/${id}`, expect: adminOnly },
+  { method: 'GET', route: '/api/channel/test', url: () => '/api/channel/test', expect: adminOnly },
+  { method: 'GET', route: '/api/channel/update_balance/:id', url: (id) => `/api/channel/update_balance/${id}`, expect: adminOnly },
+  { method: 'GET', route: '/api/channel/update_balance', url: () => '/api/channel/update_balance', expect: adminOnly },
+  { method: 'GET', route: '/api/channel/models', url: () => '/api/channel/models', expect: adminOnly },
+  { method: 'GET', route: '/api/channel/models_enabled', url: () => '/api/channel/models_enabled', expect: adminOnly },
+  { method: 'GET', route: '/api/channel/fetch_models/:id', url: (id) => `/api/channel/fetch_models/${id}`, expect: adminOnly },
+  { method: 'POST', route: '/api/channel/fetch_models', url: () => '/api/channel/fetch_models', body: () => ({ type: 1, key: 'sk-x' }), expect: adminOnly },
+  { method: 'DELETE', route: '/api/channel/:id', url: () => '/api/channel/424242', expect: { ...adminOnly, admin: 404, root: 404 } },
+  { method: 'GET', route: '/api/models', url: () => '/api/models', expect: signedIn },
+  { method: 'GET', route: '/api/user/models', url: () => '/api/user/models', expect: signedIn },
+  { method: 'GET', route: '/internal/channels/health', url: () => '/internal/channels/health', expect: { anonymous: 'ok', user: 'ok', admin: 'ok', root: 'ok' } },
+  { method: 'GET', route: '/internal/channels/options', url: () => '/internal/channels/options', expect: { anonymous: 401, user: 403, admin: 403, root: 'ok' } },
+];
+
+const normalize = (route: string) => (route.length > 1 ? route.replace(/\/$/, '') : route);
+
+describe.each(backends)('channels authorization (%s)', (backend) => {
+  let gateway: TestGateway;
+  const sessions = {} as Record<Exclude<Principal, 'anonymous'>, Session>;
+  let channelId: number;
+
+  beforeAll(async () => {
+    gateway = await startGateway(backend);
+    const relay = installFakeRelay(gateway.env.infra.bus);
+    relay.answer = () => ({ ok: true, balance: 1, models: ['m'] });
+    sessions.root = await gateway.login('root', ROOT_PASSWORD);
+    for (const name of ['user', 'admin']) await gateway.register(`${name}x`, `${name}-password`);
+    sessions.user = await gateway.login('userx', 'user-password');
+    sessions.admin = await gateway.login('adminx', 'admin-password');
+    await gateway.call('POST', '/api/user/manage', { session: sessions.root, body: { id: sessions.admin.id, action: 'promote' } });
+    sessions.admin = await gateway.login('adminx', 'admin-password');
+    [channelId] = (await createChannels(gateway, sessions.root, { key: 'sk-matrix-main' })) as [number];
+  });
+  afterAll(async () => {
+    await gateway?.close();
+  });
+
+  it('has a row for every channels route', () => {
+    const routes = declaredRoutes(gateway.app).filter((route) => route.service === 'channels').map((route) => `${route.method} ${normalize(route.url)}`);
+    const covered = new Set(matrix.map((row) => `${row.method} ${normalize(row.route)}`));
+    expect(routes.filter((route) => !covered.has(route))).toEqual([]);
+    expect([...covered].filter((route) => !routes.includes(route))).toEqual([]);
+  });
+
+  const principals: Principal[] = ['anonymous', 'user', 'admin', 'root'];
+
+  it.each(matrix.map((row) => [`${row.method} ${row.route}`, row] as const))('%s', async (_name, row) => {
+    const outcomes: Record<string, Outcome | number> = {};
+    for (const principal of principals) {
+      const session = principal === 'anonymous' ? undefined : sessions[principal];
+      const response = await gateway.call(row.method, row.url(channelId), { session, body: row.body?.(channelId) });
+      outcomes[principal] = response.statusCode === 200 ? 'ok' : response.statusCode;
+      if (response.statusCode >= 400) expect(response.json()).toMatchObject({ success: false });
+      // A refused caller learns nothing, not even the route's validation.
+      if (response.statusCode === 401 || response.statusCode === 403) expect(response.body).not.toMatch(/channel|key/);
+    }
+    expect(outcomes).toEqual(row.expect);
+  });
+});

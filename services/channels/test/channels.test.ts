@@ -1,0 +1,257 @@
+import crypto from 'node:crypto';
+import type { DataSource } from 'typeorm';
+import { backends, waitFor } from '@aigw/platform/testing';
+import type { BusEvent } from '@aigw/platform';
+import { ROOT_PASSWORD, startGateway, type Session, type TestGateway } from '../../gateway/test/support/gateway';
+import { channelBody, collectEvents, createChannels, installFakeRelay, openChannelsDatabase } from './support/channels';
+
+const sha256 = (text: string) => crypto.createHash('sha256').update(text).digest('hex');
+
+describe.each(backends)('channels (%s)', (backend) => {
+  let gateway: TestGateway;
+  let root: Session;
+  let db: DataSource;
+  let updated: BusEvent[];
+  let deleted: BusEvent[];
+  /** Every response body of this file, checked for keys at the end. */
+  const bodies: string[] = [];
+  /** Every key given to a channel here. */
+  const keys: string[] = [];
+
+  beforeAll(async () => {
+    gateway = await startGateway(backend);
+    installFakeRelay(gateway.env.infra.bus);
+    root = await gateway.login('root', ROOT_PASSWORD);
+    db = await openChannelsDatabase(gateway.env);
+    updated = await collectEvents(gateway.env.infra.bus, 'channels.channel.updated');
+    deleted = await collectEvents(gateway.env.infra.bus, 'channels.channel.deleted');
+  });
+  afterAll(async () => {
+    await db?.destroy();
+    await gateway?.close();
+  });
+
+  const call = async (method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, body?: unknown) => {
+    const response = await gateway.call(method, url, { session: root, body });
+    bodies.push(response.body);
+    return response.json();
+  };
+  const create = async (overrides: Record<string, unknown> = {}) => {
+    const body = channelBody({ key: `sk-${crypto.randomUUID()}`, ...overrides });
+    keys.push(...String(body.key).split('\n').map((line) => line.trim()).filter(Boolean));
+    const answer = await call('POST', '/api/channel/', body);
+    expect(answer).toMatchObject({ success: true });
+    return answer.data.ids as number[];
+  };
+  const abilities = async (channelId: number) =>
+    (await db.query(`SELECT * FROM abilities WHERE channel_id = ${Number(channelId)} ORDER BY "group", model`) as Array<Record<string, unknown>>)
+      .map((row) => ({ group: row.group, model: row.model, enabled: Boolean(row.enabled), priority: Number(row.priority), weight: Number(row.weight), tag: row.tag }));
+  const eventsFor = (events: BusEvent[], id: number) => events.filter((event) => (event.data as { id: number }).id === id);
+
+  it('creates a channel, stores the key encrypted and hashed, and shows it without the key', async () => {
+    const [id] = await create({ name: 'openai-main', models: ' gpt-4o , gpt-4o-mini,gpt-4o ', group: 'default,vip', priority: 3, weight: 7, model_mapping: '{"gpt-4o":"gpt-4o-2024-08-06"}' });
+    const view = (await call('GET', `/api/channel/${id}`)).data;
+    expect(view).toMatchObject({
+      id, type: 1, name: 'openai-main', status: 1, group: 'default,vip', models: 'gpt-4o,gpt-4o-mini', priority: 3, weight: 7, auto_ban: 1,
+      model_mapping: '{"gpt-4o":"gpt-4o-2024-08-06"}', balance: 0, used_quota: 0, response_time: 0, other_info: '',
+    });
+    expect(view).not.toHaveProperty('key');
+    expect(view).not.toHaveProperty('key_encrypted');
+    expect(view).not.toHaveProperty('key_hash');
+    expect(view.created_time).toBeGreaterThan(Date.now() / 1000 - 60);
+
+    const [row] = await db.query(`SELECT key_encrypted, key_hash, version FROM channels WHERE id = ${Number(id)}`);
+    const key = keys.at(-1)!;
+    expect(row.key_hash).toBe(sha256(key));
+    expect(row.key_encrypted).not.toContain(key);
+    expect(Number(row.version)).toBe(1);
+    // The relay gets the plaintext only by request.
+    expect(await gateway.env.infra.bus.request('channels.channel.key', { channel_id: id })).toEqual({ key });
+
+    expect(await abilities(id!)).toEqual([
+      { group: 'default', model: 'gpt-4o', enabled: true, priority: 3, weight: 7, tag: '' },
+      { group: 'default', model: 'gpt-4o-mini', enabled: true, priority: 3, weight: 7, tag: '' },
+      { group: 'vip', model: 'gpt-4o', enabled: true, priority: 3, weight: 7, tag: '' },
+      { group: 'vip', model: 'gpt-4o-mini', enabled: true, priority: 3, weight: 7, tag: '' },
+    ]);
+    await waitFor(() => eventsFor(updated, id!).length === 1, 5_000, 'updated event');
+    expect(eventsFor(updated, id!)[0]!.data).toEqual({
+      id, type: 1, name: 'openai-main', status: 1, groups: ['default', 'vip'], models: ['gpt-4o', 'gpt-4o-mini'], base_url: '', other: '',
+      model_mapping: { 'gpt-4o': 'gpt-4o-2024-08-06' }, status_code_mapping: {}, param_override: {}, setting: {},
+      priority: 3, weight: 7, tag: '', auto_ban: 1, openai_organization: '', version: 1,
+    });
+  });
+
+  it('creates one channel per key line (batch), each with its own key', async () => {
+    const ids = await create({ name: 'batch', key: `sk-batch-${crypto.randomUUID()}\n\n  sk-batch-${crypto.randomUUID()}  \nsk-batch-${crypto.randomUUID()}` });
+    expect(ids).toHaveLength(3);
+    const batchKeys = keys.slice(-3);
+    for (const [index, id] of ids.entries()) {
+      expect((await call('GET', `/api/channel/${id}`)).data).toMatchObject({ name: 'batch', status: 1 });
+      expect(await gateway.env.infra.bus.request('channels.channel.key', { channel_id: id })).toEqual({ key: batchKeys[index] });
+    }
+  });
+
+  it('refuses bad input naming the field, and creates nothing', async () => {
+    const before = (await call('GET', '/api/channel/?p=1&page_size=100')).data.total;
+    const cases: Array<[Record<string, unknown>, RegExp]> = [
+      [{ name: '' }, /^name: name is required/],
+      [{ name: undefined }, /^name: /],
+      [{ key: '   ' }, /^key: key is required/],
+      [{ group: '' }, /^group: group is required/],
+      [{ models: ' , ' }, /^models: at least one is required/],
+      [{ models: 'x'.repeat(300) }, /^models: .* longer than 255 characters/],
+      [{ type: 29 }, /^type: type is not a known channel type/],
+      [{ type: 'openai' }, /^type: /],
+      [{ model_mapping: '{bad' }, /^model_mapping: model_mapping must be a JSON object/],
+      [{ model_mapping: '{"a":{"b":1}}' }, /^model_mapping: the value of "a" must be a string/],
+      [{ setting: '[1]' }, /^setting: /],
+      [{ priority: -1000 }, /^priority: /],
+      [{ weight: -1 }, /^weight: /],
+      [{ weight: 1.5 }, /^weight: /],
+      [{ auto_ban: 2 }, /^auto_ban: /],
+      [{ status: 3 }, /^status: /],
+    ];
+    for (const [overrides, message] of cases) {
+      const answer = await call('POST', '/api/channel/', channelBody(overrides));
+      expect({ overrides, answer }).toMatchObject({ answer: { success: false, message: expect.stringMatching(message) } });
+    }
+    expect((await call('GET', '/api/channel/?p=1&page_size=100')).data.total).toBe(before);
+    expect((await call('PUT', '/api/channel/', { id: 'x' })).message).toMatch(/^id: /);
+    expect((await call('GET', '/api/channel/abc')).message).toMatch(/^id: /);
+    expect((await call('GET', '/api/channel/99999999999')).message).toMatch(/^id: id is too large/);
+    expect(await gateway.call('GET', '/api/channel/424242', { session: root })).toMatchObject({ statusCode: 404 });
+    expect((await call('GET', '/api/channel/?page_size=101')).message).toMatch(/^page_size: /);
+  });
+
+  it('updates partially: absent fields and an empty key keep their values; inline priority and weight', async () => {
+    const [id] = await create({ name: 'partial', base_url: 'https://up.example.com', tag: 'keep', weight: 4, auto_ban: 0, openai_organization: 'org-1' });
+    const key = keys.at(-1)!;
+    const answer = await call('PUT', '/api/channel/', { id, priority: 9 });
+    expect(answer).toMatchObject({ success: true, data: { id, status: 1, priority: 9, weight: 4, base_url: 'https://up.example.com', tag: 'keep', auto_ban: 0, openai_organization: 'org-1' } });
+    expect((await call('PUT', '/api/channel/', { id, weight: 11, key: '' })).data).toMatchObject({ priority: 9, weight: 11 });
+    expect(await gateway.env.infra.bus.request('channels.channel.key', { channel_id: id })).toEqual({ key });
+    expect((await abilities(id!)).every((ability) => ability.priority === 9 && ability.weight === 11 && ability.tag === 'keep')).toBe(true);
+
+    const newKey = `sk-${crypto.randomUUID()}`;
+    keys.push(newKey);
+    expect((await call('PUT', '/api/channel/', { id, key: newKey, models: 'claude-3-5-haiku-20241022', type: 14 })).success).toBe(true);
+    expect(await gateway.env.infra.bus.request('channels.channel.key', { channel_id: id })).toEqual({ key: newKey });
+    expect((await abilities(id!)).map((ability) => ability.model)).toEqual(['claude-3-5-haiku-20241022']);
+
+    await waitFor(() => eventsFor(updated, id!).length === 4, 5_000, 'one event per change');
+    expect(eventsFor(updated, id!).map((event) => (event.data as { version: number }).version)).toEqual([1, 2, 3, 4]);
+    expect((await call('PUT', '/api/channel/', { id: 424242, name: 'ghost' }))).toMatchObject({ success: false, message: 'channel not found' });
+    expect((await call('PUT', '/api/channel/', { id, weight: -1 })).message).toMatch(/^weight: /);
+  });
+
+  it('sets status 1 or 2 by hand, flips the abilities, and refuses setting 3', async () => {
+    const [id] = await create({ name: 'status' });
+    expect((await call('PUT', '/api/channel/', { id, status: 2 }))).toMatchObject({ success: true, data: { status: 2 } });
+    expect((await abilities(id!)).every((ability) => !ability.enabled)).toBe(true);
+    await expect(gateway.env.infra.bus.request('channels.channel.key', { channel_id: id })).rejects.toThrow(/not enabled/);
+    expect((await call('PUT', '/api/channel/', { id, status: 3 }))).toMatchObject({ success: false, message: 'status: must be 1 (enabled) or 2 (disabled)' });
+    expect((await call('PUT', '/api/channel/', { id, status: 1 }))).toMatchObject({ success: true, data: { status: 1 } });
+    expect((await abilities(id!)).every((ability) => ability.enabled)).toBe(true);
+    await waitFor(() => eventsFor(updated, id!).length === 3, 5_000, 'status events');
+    expect(eventsFor(updated, id!).map((event) => (event.data as { status: number }).status)).toEqual([1, 2, 1]);
+  });
+
+  it('keeps channel and abilities unchanged when the abilities rebuild fails (one transaction)', async () => {
+    const [id] = await create({ name: 'atomic', models: 'model-a' });
+    await waitFor(() => eventsFor(updated, id!).length === 1, 5_000, 'created event');
+    // A trigger makes inserting the ability for model "boom" fail, after the channel row was updated.
+    if (backend === 'real') {
+      await db.query(`CREATE FUNCTION refuse_boom() RETURNS trigger AS $$ BEGIN IF NEW.model = 'boom' THEN RAISE EXCEPTION 'boom'; END IF; RETURN NEW; END $$ LANGUAGE plpgsql`);
+      await db.query('CREATE TRIGGER refuse_boom BEFORE INSERT ON abilities FOR EACH ROW EXECUTE FUNCTION refuse_boom()');
+    } else {
+      await db.query(`CREATE TRIGGER refuse_boom BEFORE INSERT ON abilities WHEN NEW.model = 'boom' BEGIN SELECT RAISE(ABORT, 'boom'); END`);
+    }
+    try {
+      const before = await abilities(id!);
+      const eventsBefore = eventsFor(updated, id!).length;
+      const response = await gateway.call('PUT', '/api/channel/', { session: root, body: { id, models: 'model-a,boom', priority: 5 } });
+      expect(response.statusCode).toBe(500);
+      expect(response.json()).toEqual({ success: false, message: 'internal server error, contact the administrator' });
+      expect((await call('GET', `/api/channel/${id}`)).data).toMatchObject({ models: 'model-a', priority: 0 });
+      expect(await abilities(id!)).toEqual(before);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(eventsFor(updated, id!)).toHaveLength(eventsBefore);
+    } finally {
+      await db.query('DROP TRIGGER refuse_boom' + (backend === 'real' ? ' ON abilities' : ''));
+    }
+  });
+
+  it('lists in pages by priority then id, or by id; p 0 and 1 are the first page', async () => {
+    await create({ name: 'low', priority: -5 });
+    await create({ name: 'high', priority: 50 });
+    const all = (await call('GET', '/api/channel/?p=0&page_size=100')).data;
+    const byPriority = [...all.items].sort((a: { priority: number; id: number }, b: { priority: number; id: number }) => b.priority - a.priority || b.id - a.id);
+    expect(all.items.map((item: { id: number }) => item.id)).toEqual(byPriority.map((item: { id: number }) => item.id));
+    expect(all.items[0].name).toBe('high');
+    const byId = (await call('GET', '/api/channel/?p=1&page_size=100&id_sort=true')).data;
+    const ids = byId.items.map((item: { id: number }) => item.id);
+    expect(ids).toEqual([...ids].sort((a, b) => b - a));
+
+    const first = (await call('GET', '/api/channel/?p=0&page_size=2&id_sort=true')).data;
+    expect(first).toEqual({ items: byId.items.slice(0, 2), total: byId.total, page: 1, page_size: 2 });
+    expect((await call('GET', '/api/channel/?p=1&page_size=2&id_sort=true')).data).toEqual(first);
+    expect((await call('GET', '/api/channel/?p=2&page_size=2&id_sort=true')).data.items).toEqual(byId.items.slice(2, 4));
+    expect((await call('GET', '/api/channel/')).data.page_size).toBe(10);
+  });
+
+  it('searches by id, name, exact key, group and model', async () => {
+    const secretKey = `sk-findme-${crypto.randomUUID()}`;
+    const [id] = await create({ name: 'Needle Channel', key: secretKey, group: 'svip', models: 'deepseek-chat,deepseek-reasoner', type: 43 });
+    const search = async (query: string) => (await call('GET', `/api/channel/search?${query}`)).data.items.map((item: { id: number }) => item.id);
+    expect(await search(`keyword=${id}`)).toContain(id);
+    expect(await search('keyword=needle')).toEqual([id]);
+    expect(await search(`keyword=${encodeURIComponent(secretKey)}`)).toEqual([id]);
+    expect(await search(`keyword=${encodeURIComponent(secretKey.slice(0, -2))}`)).toEqual([]); // a key matches whole only
+    expect(await search('group=svip')).toEqual([id]);
+    expect(await search('group=sv')).toEqual([]);
+    expect(await search('model=reasoner')).toEqual([id]);
+    expect(await search('model=reasoner&group=default')).toEqual([]);
+    expect(await search('keyword=%25')).toEqual([]); // % matches itself
+  });
+
+  it('copies with a suffix, zero balance and used quota, the same key', async () => {
+    const [id] = await create({ name: 'original', tag: 'copyable', priority: 2 });
+    await db.query(`UPDATE channels SET balance = 12.5, used_quota = 999, response_time = 300 WHERE id = ${Number(id)}`);
+    const answer = await call('POST', `/api/channel/copy/${id}`);
+    expect(answer).toMatchObject({ success: true, data: { id: expect.any(Number) } });
+    const copy = (await call('GET', `/api/channel/${answer.data.id}`)).data;
+    expect(copy).toMatchObject({ name: 'original_复制', tag: 'copyable', priority: 2, balance: 0, used_quota: 0, response_time: 0, models: 'gpt-4o,gpt-4o-mini' });
+    expect(await gateway.env.infra.bus.request('channels.channel.key', { channel_id: answer.data.id })).toEqual({ key: keys.at(-1) });
+    expect((await abilities(answer.data.id)).length).toBe(2);
+    const custom = await call('POST', `/api/channel/copy/${id}?suffix=-b&reset_balance=false`);
+    expect((await call('GET', `/api/channel/${custom.data.id}`)).data).toMatchObject({ name: 'original-b', balance: 12.5, used_quota: 999 });
+    expect(await gateway.call('POST', '/api/channel/copy/424242', { session: root })).toMatchObject({ statusCode: 404 });
+  });
+
+  it('deletes a channel with its abilities and publishes the deletion', async () => {
+    const [id] = await create({ name: 'doomed' });
+    expect(await call('DELETE', `/api/channel/${id}/`)).toEqual({ success: true, message: '' });
+    expect(await abilities(id!)).toEqual([]);
+    expect(await gateway.call('GET', `/api/channel/${id}`, { session: root })).toMatchObject({ statusCode: 404 });
+    expect(await gateway.call('DELETE', `/api/channel/${id}`, { session: root })).toMatchObject({ statusCode: 404 });
+    await waitFor(() => eventsFor(deleted, id!).length === 1, 5_000, 'deleted event');
+    await expect(gateway.env.infra.bus.request('channels.channel.key', { channel_id: id })).rejects.toThrow(/not found/);
+  });
+
+  it('answers the routing snapshot with every channel, without keys', async () => {
+    const snapshot = await gateway.env.infra.bus.request<{ channels: Array<{ id: number; version: number }> }>('channels.routing.snapshot', {});
+    const listed = (await call('GET', '/api/channel/?page_size=100&id_sort=true')).data;
+    expect(snapshot.channels.map((channel) => channel.id).sort((a, b) => a - b)).toEqual(listed.items.map((item: { id: number }) => item.id).sort((a: number, b: number) => a - b));
+    bodies.push(JSON.stringify(snapshot));
+  });
+
+  it('never shows a key in any response or event', () => {
+    expect(keys.length).toBeGreaterThan(5);
+    const published = JSON.stringify([...updated, ...deleted].map((event) => event.data));
+    for (const key of keys) {
+      for (const body of bodies) expect(body.includes(key)).toBe(false);
+      expect(published.includes(key)).toBe(false);
+    }
+  });
+});

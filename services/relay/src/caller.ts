@@ -1,0 +1,75 @@
+import { Role, TokenStatus, UserStatus, type ResolvedToken } from '@aigw/contracts';
+import { compileAllowList } from '@aigw/platform';
+import type { FastifyRequest } from 'fastify';
+import { RelayError } from './errors.js';
+import type { TokenCache } from './token-cache.js';
+
+/** Who is calling the relay, after every check of the token (reference 4.1, steps 2 and 4). */
+export interface Caller {
+  userId: number;
+  /** 0 for the playground (bills the user only). */
+  tokenId: number;
+  tokenName: string;
+  unlimitedToken: boolean;
+  group: string;
+  /** Models the token is limited to, or null. */
+  modelLimits: ReadonlySet<string> | null;
+  /** An admin's `sk-<key>-<channelId>`: this channel only, never retried elsewhere. */
+  pinnedChannelId: number | null;
+}
+
+/** The sk- key from the request: Authorization Bearer, or x-api-key (Anthropic-style clients). */
+function presentedKey(request: FastifyRequest): string | null {
+  const header = request.headers.authorization;
+  const raw = typeof header === 'string' && header.length > 0 ? header.replace(/^Bearer\s+/i, '') : request.headers['x-api-key'];
+  if (typeof raw !== 'string') return null;
+  const key = raw.trim().replace(/^sk-/, '');
+  return key.length > 0 && key.length <= 128 ? key : null;
+}
+
+export async function authenticateToken(request: FastifyRequest, tokens: TokenCache): Promise<Caller> {
+  const presented = presentedKey(request);
+  if (!presented) throw new RelayError(401, 'no API key provided (Authorization: Bearer sk-...)', 'invalid_api_key', 'authentication_error');
+  // `<48 chars>-<channelId>` pins a channel (admins only).
+  const [key, pin] = presented.split('-', 2) as [string, string | undefined];
+  const token = await tokens.resolve(key!);
+  if (!token) throw new RelayError(401, 'invalid API key', 'invalid_api_key', 'authentication_error');
+  checkToken(token, request.ip);
+  let pinnedChannelId: number | null = null;
+  if (pin !== undefined) {
+    if (token.owner_role < Role.Admin) throw new RelayError(403, 'ordinary users cannot pick a channel', 'channel_pin_forbidden', 'permission_error');
+    pinnedChannelId = Number(pin);
+    if (!Number.isSafeInteger(pinnedChannelId) || pinnedChannelId <= 0) throw new RelayError(400, 'invalid channel id in the key', 'invalid_channel_id', 'invalid_request_error');
+  }
+  return {
+    userId: token.user_id,
+    tokenId: token.token_id,
+    tokenName: token.name,
+    unlimitedToken: token.unlimited_quota,
+    group: token.group,
+    modelLimits: token.model_limits_enabled ? new Set(token.model_limits) : null,
+    pinnedChannelId,
+  };
+}
+
+const allowLists = new WeakMap<ResolvedToken, ReturnType<typeof compileAllowList>>();
+
+function checkToken(token: ResolvedToken, ip: string): void {
+  if (token.owner_status !== UserStatus.Enabled) throw new RelayError(403, 'the user is banned or deregistered', 'user_disabled', 'permission_error');
+  if (token.status === TokenStatus.Expired || (token.expired_time !== -1 && token.expired_time * 1000 <= Date.now())) {
+    throw new RelayError(401, 'the API key has expired', 'token_expired', 'authentication_error');
+  }
+  if (token.status === TokenStatus.Disabled) throw new RelayError(401, 'the API key is disabled', 'token_disabled', 'authentication_error');
+  if (token.allow_ips.length > 0) {
+    let allowed = allowLists.get(token);
+    if (!allowed) allowLists.set(token, (allowed = compileAllowList(token.allow_ips)));
+    if (!allowed(ip)) throw new RelayError(403, `the API key may not be used from ${ip}`, 'ip_not_allowed', 'permission_error');
+  }
+}
+
+/** The model limits of the token (reference 4.1 step 4d). */
+export function checkModelAllowed(caller: Caller, model: string): void {
+  if (caller.modelLimits && !caller.modelLimits.has(model)) {
+    throw new RelayError(403, `the API key may not use the model ${model}`, 'model_not_allowed', 'permission_error');
+  }
+}

@@ -1,0 +1,30 @@
+import { countChatPrompt, countText, CompletionCounter } from './tokenizer/index.js';
+import type { Operation } from './relay-call.js';
+
+export { CompletionCounter };
+
+/** Prompt tokens of a request, counted locally: for the hold, and when the upstream reports no usage. */
+export function estimatePrompt(operation: Operation, body: Record<string, unknown>, model: string): number {
+  if (operation === 'chat') return countChatPrompt(body.messages, model, body.tools);
+  const input = operation === '/v1/completions' ? body.prompt : body.input;
+  return countTexts(input, model);
+}
+
+function countTexts(value: unknown, model: string): number {
+  if (typeof value === 'string') return countText(value, model);
+  if (Array.isArray(value)) return value.reduce((sum: number, item) => sum + (typeof item === 'string' ? countText(item, model) : Array.isArray(item) ? item.length : 0), 0);
+  return 0;
+}
+
+/** Completion tokens of a whole OpenAI-format answer that came without usage. */
+export function estimateCompletion(body: unknown, model: string): number {
+  const choices = (body as { choices?: Array<{ message?: { content?: unknown; tool_calls?: Array<{ function?: { arguments?: unknown } }> }; text?: unknown }> })?.choices;
+  if (!Array.isArray(choices)) return 0;
+  const counter = new CompletionCounter(model);
+  for (const choice of choices) {
+    if (typeof choice.message?.content === 'string') counter.add(choice.message.content);
+    if (typeof choice.text === 'string') counter.add(choice.text);
+    for (const call of choice.message?.tool_calls ?? []) if (typeof call.function?.arguments === 'string') counter.add(call.function.arguments);
+  }
+  return counter.total();
+}

@@ -1,0 +1,72 @@
+import {
+  cacheRatio, completionRatio, groupRatio, modelPricing, quotaForCall, quotaForUsage, reservationFor, type ModelPricing,
+} from '@aigw/contracts';
+import type { OptionsMirror } from '@aigw/platform';
+import type { Usage } from './providers/types.js';
+
+/** Everything that prices one request, read once from the options when it starts. */
+export interface PriceQuote {
+  pricing: ModelPricing;
+  groupRatio: number;
+  completionRatio: number;
+  cacheRatio: number;
+  quotaPerUnit: number;
+}
+
+/** The request's price, or null when the model has no price (refused unless self-use mode). */
+export function quotePrice(options: OptionsMirror, model: string, group: string): PriceQuote | null {
+  const pricing = modelPricing({ ModelPrice: options.get('ModelPrice'), ModelRatio: options.get('ModelRatio') }, model, options.get('SelfUseModeEnabled'));
+  if (!pricing) return null;
+  return {
+    pricing,
+    groupRatio: groupRatio(options.get('GroupRatio'), group),
+    completionRatio: completionRatio(options.get('CompletionRatio'), model),
+    cacheRatio: cacheRatio(options.get('CacheRatio'), model),
+    quotaPerUnit: options.get('QuotaPerUnit'),
+  };
+}
+
+/**
+ * What to hold before forwarding: the prompt plus the most the answer may cost (max_tokens, or
+ * PreConsumedQuota tokens when the request gives none) at the completion price; a per-call
+ * price in full.
+ */
+export function reservation(quote: PriceQuote, promptTokens: number, maxTokens: number, preConsumedTokens: number): number {
+  return reservationFor({
+    pricing: quote.pricing, groupRatio: quote.groupRatio, quotaPerUnit: quote.quotaPerUnit, completionRatio: quote.completionRatio,
+    promptTokens, maxTokens: maxTokens > 0 ? maxTokens : Math.max(preConsumedTokens, 1), preConsumedTokens,
+  });
+}
+
+/** The charge for what was used. A per-call price is charged once the call succeeded. */
+export function charge(quote: PriceQuote, usage: Usage): number {
+  if (quote.pricing.kind === 'price') return quotaForCall({ modelPrice: quote.pricing.modelPrice, groupRatio: quote.groupRatio, quotaPerUnit: quote.quotaPerUnit });
+  return quotaForUsage({
+    promptTokens: usage.prompt_tokens, completionTokens: usage.completion_tokens, cachedTokens: usage.cached_tokens,
+    modelRatio: quote.pricing.modelRatio, completionRatio: quote.completionRatio, cacheRatio: quote.cacheRatio, groupRatio: quote.groupRatio,
+  });
+}
+
+/** The log row's content line and the pricing part of `other`. */
+export function priceDetails(quote: PriceQuote): { content: string; other: Record<string, number> } {
+  if (quote.pricing.kind === 'price') {
+    return {
+      content: `model price ${quote.pricing.modelPrice.toFixed(2)}, group ratio ${quote.groupRatio.toFixed(2)}`,
+      other: { model_price: quote.pricing.modelPrice, group_ratio: quote.groupRatio },
+    };
+  }
+  return {
+    content: `model ratio ${quote.pricing.modelRatio.toFixed(2)}, completion ratio ${quote.completionRatio.toFixed(2)}, group ratio ${quote.groupRatio.toFixed(2)}`,
+    other: { model_ratio: quote.pricing.modelRatio, completion_ratio: quote.completionRatio, group_ratio: quote.groupRatio, cache_ratio: quote.cacheRatio, model_price: -1 },
+  };
+}
+
+/**
+ * Upstream usage is not taken on trust (security section 2): negative or absurd figures are
+ * clamped, and an explicit zero is honoured, never replaced by an estimate.
+ */
+export function saneUsage(usage: Usage): Usage {
+  const clamp = (value: number) => (Number.isFinite(value) ? Math.min(Math.max(Math.trunc(value), 0), 100_000_000) : 0);
+  const prompt = clamp(usage.prompt_tokens);
+  return { prompt_tokens: prompt, completion_tokens: clamp(usage.completion_tokens), cached_tokens: Math.min(clamp(usage.cached_tokens), prompt) };
+}

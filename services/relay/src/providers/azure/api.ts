@@ -1,0 +1,21 @@
+import type { ProviderContext } from '../types.js';
+import { baseUrlOf } from '../shared/url.js';
+
+/** Used when the channel's `other` (the api-version) is empty. */
+export const AZURE_DEFAULT_API_VERSION = '2024-12-01-preview';
+
+/**
+ * `{base}/openai/deployments/{deployment}/{task}?api-version=...`. The deployment is the model
+ * name without dots: Azure forbids dots in deployment names, so `gpt-3.5-turbo` is deployed as
+ * `gpt-35-turbo` (reference 3.1).
+ */
+export function azureUrl(context: Pick<ProviderContext, 'channel' | 'upstreamModel'>, task: string): string {
+  const base = baseUrlOf(context.channel, undefined);
+  const deployment = encodeURIComponent(context.upstreamModel.replace(/\./g, ''));
+  const version = encodeURIComponent(context.channel.other.trim() || AZURE_DEFAULT_API_VERSION);
+  return `${base}/openai/deployments/${deployment}/${task}?api-version=${version}`;
+}
+
+export function azureHeaders(key: string): Record<string, string> {
+  return { 'Content-Type': 'application/json', 'api-key': key };
+}

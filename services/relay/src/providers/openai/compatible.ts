@@ -1,0 +1,63 @@
+import type { ProviderContext, ProviderDefinition, UpstreamRequest } from '../types.js';
+import { openAiUsageOf } from '../shared/usage.js';
+import { baseUrlOf, versionedUrl } from '../shared/url.js';
+import { parseUpstream } from '../shared/upstream-response.js';
+import { z } from 'zod';
+import { defaultOpenAiPaths, openAiHeaders } from './api.js';
+import { OpenAiStreamConverter, openAiChatBody, openAiChatResponse } from './chat.js';
+import { openAiError } from './error.js';
+
+export interface OpenAiCompatibleOptions {
+  /** Stable provider name, for logs and fixtures. */
+  id: string;
+  /** Used when the channel's base_url is empty; without one the channel must set it. */
+  defaultBaseUrl?: string;
+  /** Version prefix under the base URL; `/v1` unless the upstream differs. */
+  versionPath?: string;
+  /** Chat path under the version prefix; `/chat/completions` unless the upstream differs. */
+  chatPath?: string;
+  /** Headers the upstream wants on every call (OpenRouter's app attribution). */
+  extraHeaders?: Record<string, string>;
+  /** Whether the upstream honours `stream_options.include_usage` (reference 3.4). */
+  streamUsage: boolean;
+}
+
+const modelListSchema = z.object({ data: z.array(z.object({ id: z.string() })) });
+
+/**
+ * An upstream that speaks OpenAI's protocol is configuration, not code (STYLE 10): its base URL,
+ * paths and headers. Chat, embeddings, completions and moderations go through unchanged but for
+ * the model name.
+ */
+export function openAiCompatible(options: OpenAiCompatibleOptions): ProviderDefinition {
+  const versionPath = options.versionPath ?? defaultOpenAiPaths.versionPath;
+  const chatPath = options.chatPath ?? defaultOpenAiPaths.chatPath;
+  const url = (context: Pick<ProviderContext, 'channel'>, path: string) =>
+    versionedUrl(baseUrlOf(context.channel, options.defaultBaseUrl), versionPath, path);
+  const post = (context: ProviderContext, path: string, body: Record<string, unknown>): UpstreamRequest => ({
+    method: 'POST',
+    url: url(context, path),
+    headers: openAiHeaders(context, options.extraHeaders),
+    body: JSON.stringify(body),
+  });
+
+  return {
+    id: options.id,
+    streamUsage: options.streamUsage,
+    chat: {
+      request: (body, context) => post(context, chatPath, openAiChatBody(body, context, options.streamUsage)),
+      response: (json) => openAiChatResponse(json, options.id),
+      stream: () => new OpenAiStreamConverter(),
+    },
+    passthrough: {
+      // `/v1/embeddings` -> `{base}{versionPath}/embeddings`; only the model is swapped.
+      request: (path, body, context) => post(context, path.slice('/v1'.length), { ...body, model: context.upstreamModel }),
+      usage: openAiUsageOf,
+    },
+    models: {
+      request: (context) => ({ method: 'GET', url: url(context, '/models'), headers: openAiHeaders(context, options.extraHeaders) }),
+      parse: (json) => parseUpstream(modelListSchema, json, options.id).data.map((model) => model.id),
+    },
+    error: openAiError,
+  };
+}

@@ -1,0 +1,41 @@
+import { ChannelType, channelDefaultBaseUrls } from '@aigw/contracts';
+import { openAiCompatible } from './compatible.js';
+
+/**
+ * The OpenAI-compatible family (reference 3.1, 3.4): each upstream is its base URL, its paths
+ * when they differ from `/v1/chat/completions`, and whether it reports stream usage
+ * (`streamSupportedChannels`: only Ollama, VolcEngine and xAI among these).
+ */
+const base = (type: ChannelType) => channelDefaultBaseUrls[type];
+
+export const ollamaProvider = openAiCompatible({ id: 'ollama', defaultBaseUrl: base(ChannelType.Ollama), streamUsage: true });
+export const openAiMaxProvider = openAiCompatible({ id: 'openai-max', defaultBaseUrl: base(ChannelType.OpenAIMax), streamUsage: false });
+export const ohMyGptProvider = openAiCompatible({ id: 'ohmygpt', defaultBaseUrl: base(ChannelType.OhMyGPT), streamUsage: false });
+export const ailsProvider = openAiCompatible({ id: 'ails', defaultBaseUrl: base(ChannelType.AILS), streamUsage: false });
+export const aiProxyProvider = openAiCompatible({ id: 'aiproxy', defaultBaseUrl: base(ChannelType.AIProxy), streamUsage: false });
+export const api2GptProvider = openAiCompatible({ id: 'api2gpt', defaultBaseUrl: base(ChannelType.API2GPT), streamUsage: false });
+export const aigc2dProvider = openAiCompatible({ id: 'aigc2d', defaultBaseUrl: base(ChannelType.AIGC2D), streamUsage: false });
+export const ai360Provider = openAiCompatible({ id: '360', defaultBaseUrl: base(ChannelType.AI360), streamUsage: false });
+export const openRouterProvider = openAiCompatible({
+  id: 'openrouter',
+  defaultBaseUrl: base(ChannelType.OpenRouter),
+  // OpenRouter attributes traffic to an app by these two optional headers (its app rankings). The
+  // product has no public site yet, so the referer is a reserved placeholder domain.
+  extraHeaders: { 'HTTP-Referer': 'https://ai-gateway.invalid', 'X-Title': 'AI Gateway' },
+  streamUsage: false,
+});
+export const fastGptProvider = openAiCompatible({ id: 'fastgpt', defaultBaseUrl: base(ChannelType.FastGPT), streamUsage: false });
+export const moonshotProvider = openAiCompatible({ id: 'moonshot', defaultBaseUrl: base(ChannelType.Moonshot), streamUsage: false });
+export const zhipuV4Provider = openAiCompatible({ id: 'zhipu-v4', defaultBaseUrl: base(ChannelType.ZhipuV4), versionPath: '/api/paas/v4', streamUsage: false });
+export const perplexityProvider = openAiCompatible({ id: 'perplexity', defaultBaseUrl: base(ChannelType.Perplexity), versionPath: '', streamUsage: false });
+export const lingYiProvider = openAiCompatible({ id: 'lingyiwanwu', defaultBaseUrl: base(ChannelType.LingYiWanWu), streamUsage: false });
+export const miniMaxProvider = openAiCompatible({ id: 'minimax', defaultBaseUrl: base(ChannelType.MiniMax), chatPath: '/text/chatcompletion_v2', streamUsage: false });
+export const siliconFlowProvider = openAiCompatible({ id: 'siliconflow', defaultBaseUrl: base(ChannelType.SiliconFlow), streamUsage: false });
+export const mistralProvider = openAiCompatible({ id: 'mistral', defaultBaseUrl: base(ChannelType.Mistral), streamUsage: false });
+export const deepSeekProvider = openAiCompatible({ id: 'deepseek', defaultBaseUrl: base(ChannelType.DeepSeek), streamUsage: false });
+export const mokaAiProvider = openAiCompatible({ id: 'mokaai', defaultBaseUrl: base(ChannelType.MokaAI), streamUsage: false });
+export const volcEngineProvider = openAiCompatible({ id: 'volcengine', defaultBaseUrl: base(ChannelType.VolcEngine), versionPath: '/api/v3', streamUsage: true });
+export const baiduV2Provider = openAiCompatible({ id: 'baidu-v2', defaultBaseUrl: base(ChannelType.BaiduV2), versionPath: '/v2', streamUsage: false });
+// No default: Xinference is self-hosted, the channel must give its base_url.
+export const xinferenceProvider = openAiCompatible({ id: 'xinference', streamUsage: false });
+export const xAiProvider = openAiCompatible({ id: 'xai', defaultBaseUrl: base(ChannelType.XAI), streamUsage: true });

@@ -1,0 +1,92 @@
+import { ChannelType } from '@aigw/contracts';
+import type { ProviderDefinition } from './types.js';
+import { anthropicProvider } from './anthropic/index.js';
+import { azureProvider } from './azure/index.js';
+import { customProvider } from './custom/index.js';
+import { geminiProvider } from './gemini/index.js';
+import { openAiProvider } from './openai/index.js';
+import * as family from './openai/family.js';
+
+/**
+ * Every channel type and the provider that serves it in the chat relay (STYLE 11). The
+ * `satisfies` makes a new ChannelType a compile error until it is listed here. `null` is an
+ * explicit "not supported yet": task relays (Midjourney, Suno), signed or non-OpenAI native
+ * protocols (Baidu v1, Zhipu v3, Ali, Xunfei, Tencent, AWS, Cohere, Dify, Jina, Cloudflare, Vertex).
+ */
+export const providers = {
+  [ChannelType.Unknown]: null,
+  [ChannelType.OpenAI]: openAiProvider,
+  [ChannelType.Midjourney]: null,
+  [ChannelType.Azure]: azureProvider,
+  [ChannelType.Ollama]: family.ollamaProvider,
+  [ChannelType.MidjourneyPlus]: null,
+  [ChannelType.OpenAIMax]: family.openAiMaxProvider,
+  [ChannelType.OhMyGPT]: family.ohMyGptProvider,
+  [ChannelType.Custom]: customProvider,
+  [ChannelType.AILS]: family.ailsProvider,
+  [ChannelType.AIProxy]: family.aiProxyProvider,
+  [ChannelType.PaLM]: null,
+  [ChannelType.API2GPT]: family.api2GptProvider,
+  [ChannelType.AIGC2D]: family.aigc2dProvider,
+  [ChannelType.Anthropic]: anthropicProvider,
+  [ChannelType.Baidu]: null,
+  [ChannelType.Zhipu]: null,
+  [ChannelType.Ali]: null,
+  [ChannelType.Xunfei]: null,
+  [ChannelType.AI360]: family.ai360Provider,
+  [ChannelType.OpenRouter]: family.openRouterProvider,
+  [ChannelType.AIProxyLibrary]: null,
+  [ChannelType.FastGPT]: family.fastGptProvider,
+  [ChannelType.Tencent]: null,
+  [ChannelType.Gemini]: geminiProvider,
+  [ChannelType.Moonshot]: family.moonshotProvider,
+  [ChannelType.ZhipuV4]: family.zhipuV4Provider,
+  [ChannelType.Perplexity]: family.perplexityProvider,
+  [ChannelType.LingYiWanWu]: family.lingYiProvider,
+  [ChannelType.AWS]: null,
+  [ChannelType.Cohere]: null,
+  [ChannelType.MiniMax]: family.miniMaxProvider,
+  [ChannelType.SunoAPI]: null,
+  [ChannelType.Dify]: null,
+  [ChannelType.Jina]: null,
+  [ChannelType.Cloudflare]: null,
+  [ChannelType.SiliconFlow]: family.siliconFlowProvider,
+  [ChannelType.VertexAI]: null,
+  [ChannelType.Mistral]: family.mistralProvider,
+  [ChannelType.DeepSeek]: family.deepSeekProvider,
+  [ChannelType.MokaAI]: family.mokaAiProvider,
+  [ChannelType.VolcEngine]: family.volcEngineProvider,
+  [ChannelType.BaiduV2]: family.baiduV2Provider,
+  [ChannelType.Xinference]: family.xinferenceProvider,
+  [ChannelType.XAI]: family.xAiProvider,
+} as const satisfies Record<ChannelType, ProviderDefinition | null>;
+
+const typeNames = new Map<number, string>(Object.entries(ChannelType).map(([name, type]) => [type, name]));
+
+/** A channel whose type the chat relay cannot serve. Raised when the channel is loaded, never mid-request. */
+export class UnsupportedChannelTypeError extends Error {
+  readonly code = 'unsupported_channel_type';
+  constructor(readonly channelType: number) {
+    const name = typeNames.get(channelType);
+    super(name === undefined
+      ? `channel type ${channelType} is unknown`
+      : `channel type ${channelType} (${name}) is not supported by the chat relay`);
+    this.name = 'UnsupportedChannelTypeError';
+  }
+}
+
+function isChannelType(type: number): type is ChannelType {
+  return typeNames.has(type);
+}
+
+/** The provider of a channel type; throws UnsupportedChannelTypeError for unknown or unsupported types. */
+export function providerFor(type: number): ProviderDefinition {
+  const provider = isChannelType(type) ? providers[type] : null;
+  if (!provider) throw new UnsupportedChannelTypeError(type);
+  return provider;
+}
+
+/** Whether the chat relay can serve this channel type (for filtering without an exception). */
+export function isSupportedChannelType(type: number): boolean {
+  return isChannelType(type) && providers[type] !== null;
+}

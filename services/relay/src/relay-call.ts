@@ -1,0 +1,301 @@
+import crypto from 'node:crypto';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { RoutingChannel, UsageRecord } from '@aigw/contracts';
+import { EgressBlockedError, publishEvent, type EgressResponse } from '@aigw/platform';
+import type { Caller } from './caller.js';
+import { checkModelAllowed } from './caller.js';
+import type { RelayContext } from './context.js';
+import { chooseChannel, isRetryable, mappedStatus, upstreamModel } from './domain/channel-choice.js';
+import { openAiErrorBody, RelayError } from './errors.js';
+import { charge, priceDetails, quotePrice, reservation, saneUsage, type PriceQuote } from './metering.js';
+import type { ProviderContext, ProviderDefinition, ProviderError, UpstreamRequest, Usage } from './providers/types.js';
+import { providerFor } from './providers/registry.js';
+import { streamToClient, type StreamOutcome } from './streaming.js';
+import { estimatePrompt, estimateCompletion } from './estimates.js';
+
+/** What the client asked for, as one of the OpenAI-format operations. */
+export type Operation = 'chat' | '/v1/completions' | '/v1/embeddings' | '/v1/moderations';
+
+interface Attempt {
+  channel: RoutingChannel;
+  provider: ProviderDefinition;
+  context: ProviderContext;
+}
+
+interface Failure {
+  status: number;
+  error: ProviderError;
+}
+
+/** The largest max_tokens accepted; bounds the hold (rule R7). */
+const MAX_OUTPUT_TOKENS = 10_000_000;
+
+/**
+ * One relayed request (DESIGN section 5): check, price and reserve before any upstream call;
+ * try channels (never one already tried) until one answers or retries are used up, retrying
+ * only before anything reached the client; answer or stream; settle the hold to the actual
+ * charge and publish exactly one usage record for every request that was forwarded.
+ */
+export async function relay(context: RelayContext, request: FastifyRequest, reply: FastifyReply, caller: Caller, operation: Operation, body: Record<string, unknown>): Promise<void> {
+  const startedAt = Date.now();
+  const { options, channels } = context;
+  if (!context.usage.accepting()) throw new RelayError(503, 'usage recording is backed up; try again shortly', 'usage_spool_full');
+
+  const model = typeof body.model === 'string' ? body.model.trim() : '';
+  if (!model || model.length > 128) throw new RelayError(400, 'model is required', 'invalid_request', 'invalid_request_error');
+  if (operation === 'chat' && (!Array.isArray(body.messages) || body.messages.length === 0)) {
+    throw new RelayError(400, 'messages is required', 'invalid_request', 'invalid_request_error');
+  }
+  checkModelAllowed(caller, model);
+  const stream = operation !== '/v1/embeddings' && operation !== '/v1/moderations' && body.stream === true;
+  const maxTokens = outputLimit(body);
+
+  if (!Object.hasOwn(options.get('GroupRatio'), caller.group)) {
+    throw new RelayError(403, `group ${caller.group} is not available`, 'group_not_available', 'permission_error');
+  }
+  const quote = quotePrice(options, model, caller.group);
+  if (!quote) throw new RelayError(400, `model ${model} has no price configured; ask the administrator`, 'model_price_error', 'invalid_request_error');
+
+  const candidates = caller.pinnedChannelId !== null ? pinned(channels.index.get(caller.pinnedChannelId)) : channels.index.candidates(caller.group, model);
+  if (candidates.length === 0) throw new RelayError(503, `no available channel for model ${model} in group ${caller.group}`, 'no_channel', 'new_api_error');
+
+  const promptTokens = estimatePrompt(operation, body, model);
+  const requestId = crypto.randomUUID();
+  const hold = reservation(quote, promptTokens, maxTokens, options.get('PreConsumedQuota'));
+  const reserved = await context.quota.reserve({ requestId, userId: caller.userId, tokenId: caller.tokenId, unlimitedToken: caller.unlimitedToken, amount: hold });
+  if (!reserved.ok) {
+    const message = reserved.reason === 'insufficient_token_quota' ? 'the API key has not enough quota left' : 'your balance is not enough for this request';
+    throw new RelayError(403, message, reserved.reason, 'insufficient_quota');
+  }
+
+  const tried: number[] = [];
+  const attempts = caller.pinnedChannelId !== null ? 1 : options.get('RetryTimes') + 1;
+  let failure: Failure | null = null;
+  let outcome: Outcome | null = null;
+  try {
+    for (let attempt = 0; attempt < attempts && !outcome; attempt++) {
+      const channel = chooseChannel(candidates, new Set(tried));
+      if (!channel) break;
+      tried.push(channel.id);
+      const call = await prepare(context, channel, model, stream);
+      if ('failure' in call) {
+        failure = call.failure;
+        continue;
+      }
+      const result = await send(context, call.attempt, operation, body, requestId);
+      if ('failure' in result) {
+        failure = result.failure;
+        if (!isRetryable(failure.status, channel.type)) break;
+        continue;
+      }
+      outcome = stream
+        ? await streamToClient(context, request, reply, call.attempt, result.response, { injectedUsage: result.injectedUsage, requestId })
+        : await answer(context, reply, call.attempt, operation, result.response, requestId);
+    }
+  } catch (error) {
+    await context.quota.release(requestId);
+    if (tried.length > 0) record(context, { caller, model, requestId, startedAt, quote, stream, tried, usage: { prompt_tokens: 0, completion_tokens: 0, cached_tokens: 0 }, quota: 0, note: 'relay error' });
+    throw error;
+  }
+
+  if (!outcome) {
+    await context.quota.release(requestId);
+    if (tried.length > 0) record(context, { caller, model, requestId, startedAt, quote, stream, tried, usage: { prompt_tokens: 0, completion_tokens: 0, cached_tokens: 0 }, quota: 0, note: 'upstream error' });
+    const status = failure?.status && failure.status >= 400 ? failure.status : 502;
+    const message = status === 429 ? 'the upstream load of this group is saturated, try again later' : (failure?.error.message ?? 'no channel could serve the request');
+    throw new RelayError(status, message, failure?.error.code || 'upstream_error', 'upstream_error');
+  }
+
+  const usage = outcome.usage ?? { prompt_tokens: promptTokens, completion_tokens: outcome.completionTokens, cached_tokens: 0 };
+  // Nothing delivered and nothing reported: nothing to charge (a per-call price included).
+  const delivered = outcome.usage !== null || outcome.completionTokens > 0 || !outcome.partial;
+  const quota = delivered ? charge(quote, usage) : 0;
+  await context.quota.settle(requestId, quota);
+  record(context, {
+    caller, model, requestId, startedAt, quote, stream, tried, usage, quota,
+    firstResponseMs: outcome.firstResponseMs, estimated: outcome.usage === null, upstreamModel: outcome.upstreamModel,
+    note: outcome.partial ? outcome.partial : undefined,
+  });
+}
+
+/** A request with `sk-<key>-<id>` uses that channel only, whatever its status (admins testing). */
+function pinned(channel: RoutingChannel | undefined): RoutingChannel[] {
+  return channel ? [channel] : [];
+}
+
+function outputLimit(body: Record<string, unknown>): number {
+  const value = body.max_completion_tokens ?? body.max_tokens;
+  if (value === undefined || value === null) return 0;
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0 || value > MAX_OUTPUT_TOKENS) {
+    throw new RelayError(400, `max_tokens must be an integer from 0 to ${MAX_OUTPUT_TOKENS}`, 'invalid_request', 'invalid_request_error');
+  }
+  return value;
+}
+
+async function prepare(context: RelayContext, channel: RoutingChannel, model: string, stream: boolean): Promise<{ attempt: Attempt } | { failure: Failure }> {
+  let provider: ProviderDefinition;
+  try {
+    provider = providerFor(channel.type);
+  } catch (error) {
+    return { failure: { status: 500, error: { message: (error as Error).message, type: 'new_api_error', code: 'unsupported_channel_type' } } };
+  }
+  let key: string;
+  try {
+    key = await context.channels.key(channel);
+  } catch {
+    return { failure: { status: 503, error: { message: 'the channel key is not available', type: 'new_api_error', code: 'channel_key_unavailable' } } };
+  }
+  return { attempt: { channel, provider, context: { channel, key, upstreamModel: upstreamModel(channel, model), requestedModel: model, stream } } };
+}
+
+type Sent = { response: EgressResponse; injectedUsage: boolean } | { failure: Failure };
+
+/** Builds the upstream call, sends it, and turns an error answer into a Failure (reported to channels). */
+async function send(context: RelayContext, attempt: Attempt, operation: Operation, body: Record<string, unknown>, requestId: string): Promise<Sent> {
+  const { provider, channel } = attempt;
+  let upstream: UpstreamRequest;
+  let injectedUsage = false;
+  if (operation === 'chat') {
+    const outgoing: Record<string, unknown> = { ...body };
+    const streamOptions = body.stream_options as { include_usage?: unknown } | undefined;
+    if (attempt.context.stream && provider.streamUsage && streamOptions?.include_usage !== true) {
+      outgoing.stream_options = { ...(streamOptions ?? {}), include_usage: true };
+      injectedUsage = true;
+    }
+    upstream = provider.chat.request(outgoing, attempt.context);
+  } else if (provider.passthrough) {
+    upstream = provider.passthrough.request(operation, body, attempt.context);
+  } else {
+    return { failure: { status: 400, error: { message: `channel type ${channel.type} does not serve ${operation}`, type: 'invalid_request_error', code: 'unsupported_operation' } } };
+  }
+
+  if (upstream.warnings?.length) context.logger.debug({ channelId: channel.id, warnings: upstream.warnings }, 'parameters the upstream cannot take were dropped');
+  let response: EgressResponse;
+  try {
+    response = await context.egress.request(upstream.url, { method: upstream.method, headers: upstream.headers, body: upstream.body });
+  } catch (error) {
+    const blocked = error instanceof EgressBlockedError;
+    const failure: Failure = {
+      status: blocked ? 502 : 0,
+      error: { message: blocked ? 'the channel address is not allowed' : 'failed to reach the upstream', type: 'upstream_error', code: blocked ? 'upstream_address_blocked' : 'upstream_unreachable' },
+    };
+    reportFailure(context, channel, requestId, failure, blocked ? (error as Error).message : failure.error.message);
+    return { failure };
+  }
+  if (response.statusCode >= 200 && response.statusCode < 300) return { response, injectedUsage };
+
+  const text = await readBounded(response, 64 * 1024).catch(() => '');
+  const failure: Failure = { status: mappedStatus(channel, response.statusCode), error: provider.error(response.statusCode, text) };
+  reportFailure(context, channel, requestId, failure, failure.error.message);
+  return { failure };
+}
+
+function reportFailure(context: RelayContext, channel: RoutingChannel, requestId: string, failure: Failure, message: string): void {
+  void publishEvent(context.bus, 'relay.channel.failed', {
+    channel_id: channel.id, request_id: requestId, status_code: failure.status,
+    error_code: failure.error.code.slice(0, 256), error_type: failure.error.type.slice(0, 256), message: message.slice(0, 2048), test: false,
+  }).catch((error: unknown) => context.logger.warn({ err: error }, 'channel failure not reported'));
+}
+
+/** The upstream's text, at most `maxBytes` (the rest is discarded). */
+export async function readBounded(response: EgressResponse, maxBytes: number): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of response.body) {
+    const buffer = chunk as Buffer;
+    if (size + buffer.length > maxBytes) {
+      chunks.push(buffer.subarray(0, maxBytes - size));
+      response.body.destroy();
+      break;
+    }
+    chunks.push(buffer);
+    size += buffer.length;
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+interface Outcome extends StreamOutcome {}
+
+/** A whole (non-streaming) answer: parsed for usage, converted when the provider is not OpenAI. */
+async function answer(context: RelayContext, reply: FastifyReply, attempt: Attempt, operation: Operation, response: EgressResponse, requestId: string): Promise<Outcome> {
+  const started = Date.now();
+  const text = await readBounded(response, context.limits.maxUpstreamBodyBytes);
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    throw new RelayError(502, 'the upstream answered with something that is not JSON', 'bad_upstream_response', 'upstream_error');
+  }
+  let body: unknown = json;
+  let usage: Usage | null;
+  if (operation === 'chat') {
+    const result = attempt.provider.chat.response(json, attempt.context);
+    body = result.body;
+    usage = result.usage;
+  } else {
+    usage = attempt.provider.passthrough!.usage(json);
+  }
+  // OpenAI-format answers go out as received: no re-serialisation on the hot path.
+  const payload = redactKey(body === json ? text : JSON.stringify(body), attempt.context.key);
+  void reply.status(200).header('content-type', 'application/json').header('x-oneapi-request-id', requestId).send(payload);
+  return {
+    usage: usage ? saneUsage(usage) : null,
+    completionTokens: usage ? 0 : estimateCompletion(body, attempt.context.requestedModel),
+    firstResponseMs: Date.now() - started,
+    partial: null,
+    upstreamModel: attempt.context.upstreamModel,
+  };
+}
+
+/** An upstream that echoes our request must not hand the channel key to the client (test U3). */
+export function redactKey(text: string, key: string): string {
+  return key.length >= 8 && text.includes(key) ? text.replaceAll(key, '[redacted]') : text;
+}
+
+interface RecordInput {
+  caller: Caller;
+  model: string;
+  requestId: string;
+  startedAt: number;
+  quote: PriceQuote;
+  stream: boolean;
+  tried: number[];
+  usage: Usage;
+  quota: number;
+  firstResponseMs?: number;
+  estimated?: boolean;
+  upstreamModel?: string;
+  note?: string;
+}
+
+/** Exactly one usage record per forwarded request (DESIGN section 5 step 6). */
+function record(context: RelayContext, input: RecordInput): void {
+  const details = priceDetails(input.quote);
+  const usageRecord: UsageRecord = {
+    request_id: input.requestId,
+    user_id: input.caller.userId,
+    token_id: input.caller.tokenId,
+    token_name: input.caller.tokenName.slice(0, 64),
+    model_name: input.model,
+    group: input.caller.group,
+    channel_id: input.tried[input.tried.length - 1] ?? 0,
+    prompt_tokens: input.usage.prompt_tokens,
+    completion_tokens: input.usage.completion_tokens,
+    quota: input.quota,
+    use_time_ms: Math.min(Date.now() - input.startedAt, 86_400_000),
+    is_stream: input.stream,
+    created_at: Math.floor(input.startedAt / 1000),
+    content: input.note ? `${details.content} (${input.note})` : details.content,
+    other: {
+      ...details.other,
+      frt: input.firstResponseMs ?? -1,
+      cache_tokens: input.usage.cached_tokens,
+      usage_source: input.estimated ? 'estimated' : 'upstream',
+      ...(input.upstreamModel && input.upstreamModel !== input.model ? { is_model_mapped: true, upstream_model_name: input.upstreamModel } : {}),
+      admin_info: { use_channel: input.tried },
+    },
+  };
+  context.usage.publish(usageRecord);
+}
+
+export { openAiErrorBody };

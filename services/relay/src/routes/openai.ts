@@ -1,0 +1,30 @@
+import type { FastifyPluginAsync } from 'fastify';
+import type { RelayContext } from '../context.js';
+import { authenticateToken } from '../caller.js';
+import { RelayError } from '../errors.js';
+import { relay, type Operation } from '../relay-call.js';
+
+const paths: Array<[string, Operation]> = [
+  ['/v1/chat/completions', 'chat'],
+  ['/v1/completions', '/v1/completions'],
+  ['/v1/embeddings', '/v1/embeddings'],
+  ['/v1/moderations', '/v1/moderations'],
+];
+
+/** The OpenAI-compatible relay routes (sk- token auth is the relay's own: the data plane does not depend on the gateway). */
+export const openAiRoutes: FastifyPluginAsync<{ context: RelayContext }> = async (app, { context }) => {
+  for (const [path, operation] of paths) {
+    app.post(path, { config: { access: 'public' } }, async (request, reply) => {
+      const caller = await authenticateToken(request, context.tokens);
+      await relay(context, request, reply, caller, operation, jsonBody(request.body));
+      return reply;
+    });
+  }
+};
+
+export function jsonBody(body: unknown): Record<string, unknown> {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw new RelayError(400, 'the request body must be a JSON object', 'invalid_request', 'invalid_request_error');
+  }
+  return body as Record<string, unknown>;
+}

@@ -1,0 +1,150 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { EgressResponse } from '@aigw/platform';
+import type { RelayContext } from './context.js';
+import type { ProviderContext, ProviderDefinition, Usage } from './providers/types.js';
+import { formatSse, SseParser } from './sse/sse-parser.js';
+import { saneUsage } from './metering.js';
+import { CompletionCounter } from './estimates.js';
+import { redactKey } from './relay-call.js';
+
+/** How a relayed answer ended, for settlement. */
+export interface StreamOutcome {
+  /** The upstream's own usage report (an explicit zero included), or null when it sent none. */
+  usage: Usage | null;
+  /** Tokens counted from what was delivered, used when `usage` is null. */
+  completionTokens: number;
+  /** Time to the first byte written to the client. */
+  firstResponseMs: number;
+  /** Why the answer ended early (client gone, idle timeout, upstream cut), or null. */
+  partial: string | null;
+  upstreamModel: string;
+}
+
+interface StreamAttempt {
+  provider: ProviderDefinition;
+  context: ProviderContext;
+}
+
+const DONE = 'data: [DONE]\n\n';
+
+/**
+ * Streams an upstream answer to the client event by event, as soon as each arrives (no frame
+ * held back), converting it to OpenAI chunks. Memory stays bounded: nothing of the answer is
+ * kept but a token count. Ends with `[DONE]`; an idle upstream (no chunk within the timeout) is
+ * ended with an error event; a client that leaves cancels the upstream request (no retry after
+ * that), and what was streamed until then is what gets charged.
+ */
+export async function streamToClient(
+  context: RelayContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  attempt: StreamAttempt,
+  response: EgressResponse,
+  options: { injectedUsage: boolean; requestId: string },
+): Promise<StreamOutcome> {
+  const started = Date.now();
+  const raw = reply.raw;
+  reply.hijack();
+  raw.writeHead(200, {
+    'content-type': 'text/event-stream; charset=utf-8',
+    'cache-control': 'no-cache',
+    connection: 'keep-alive',
+    'x-accel-buffering': 'no',
+    'access-control-allow-origin': '*',
+    'x-oneapi-request-id': options.requestId,
+  });
+
+  const parser = new SseParser();
+  const converter = attempt.provider.chat.stream(attempt.context);
+  const counter = new CompletionCounter(attempt.context.requestedModel);
+  let usage: Usage | null = null;
+  let firstResponseMs = -1;
+  let partial: string | null = null;
+  let clientGone = false;
+
+  const onClose = () => {
+    if (!raw.writableEnded) {
+      clientGone = true;
+      response.body.destroy();
+    }
+  };
+  raw.on('close', onClose);
+
+  const write = async (text: string) => {
+    if (clientGone) return;
+    if (firstResponseMs < 0) firstResponseMs = Date.now() - started;
+    if (!raw.write(text)) await new Promise<void>((resolve) => {
+      const done = () => {
+        raw.off('drain', done);
+        raw.off('close', done);
+        resolve();
+      };
+      raw.once('drain', done);
+      raw.once('close', done);
+    });
+  };
+
+  const deliver = async (outputs: ReturnType<typeof converter.onEvent>) => {
+    for (const output of outputs) {
+      if (output.usage) usage = output.usage;
+      if (output.text) counter.add(output.text);
+      if (output.error) {
+        partial = 'upstream error in stream';
+        await write(formatSse(JSON.stringify({ error: output.error })));
+        continue;
+      }
+      if (output.data === undefined) continue;
+      // The usage-only chunk we asked for on the client's behalf is not theirs to see.
+      if (options.injectedUsage && output.usageOnly) continue;
+      await write(formatSse(redactKey(output.data, attempt.context.key)));
+    }
+  };
+
+  const idle = context.limits.streamIdleTimeoutMs;
+  let timer: NodeJS.Timeout | undefined;
+  const armIdle = () => {
+    clearTimeout(timer);
+    timer = setTimeout(() => {
+      partial = 'stream idle timeout';
+      response.body.destroy();
+    }, idle);
+  };
+
+  try {
+    armIdle();
+    for await (const chunk of response.body) {
+      armIdle();
+      for (const event of parser.push(chunk as Buffer)) {
+        if (event.data === '[DONE]') continue; // ours is sent at the end
+        await deliver(converter.onEvent(event));
+      }
+      if (clientGone) break;
+    }
+    if (!clientGone && !partial) {
+      for (const event of parser.end()) if (event.data !== '[DONE]') await deliver(converter.onEvent(event));
+      await deliver(converter.onEnd());
+    }
+  } catch (error) {
+    if (!clientGone && !partial) {
+      partial = 'upstream stream broken';
+      context.logger.warn({ err: error, requestId: options.requestId }, 'upstream stream ended abnormally');
+    }
+  } finally {
+    clearTimeout(timer);
+    raw.off('close', onClose);
+  }
+
+  if (clientGone) partial = 'client disconnected';
+  if (!clientGone) {
+    if (partial) await write(formatSse(JSON.stringify({ error: { message: partial, type: 'upstream_error', code: 'stream_interrupted' } })));
+    await write(DONE);
+    raw.end();
+  }
+  return {
+    usage: usage ? saneUsage(usage) : null,
+    completionTokens: counter.total(),
+    firstResponseMs,
+    partial,
+    upstreamModel: attempt.context.upstreamModel,
+  };
+}

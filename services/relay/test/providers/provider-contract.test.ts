@@ -1,0 +1,83 @@
+import { ChannelType } from '@aigw/contracts';
+import { providers } from '../../src/providers/registry.js';
+import type { ProviderDefinition } from '../../src/providers/types.js';
+import { channel, context, lastUsage, runStream } from './support.js';
+
+/**
+ * The contract every chat provider keeps (STYLE 14), run over every registry entry that is not
+ * null: it surfaces upstream error messages in any common shape (the relay decides retryability
+ * from the status, so a 429 must come back as a message, not an exception), it reads usage from
+ * a minimal answer and a minimal stream, and it builds a request without leaking the key into the URL.
+ */
+
+type Protocol = 'openai' | 'anthropic' | 'gemini';
+const protocolOf = (provider: ProviderDefinition): Protocol => (provider.id === 'anthropic' || provider.id === 'gemini' ? provider.id : 'openai');
+
+const minimalAnswers: Record<Protocol, unknown> = {
+  openai: { id: 'chatcmpl-1', object: 'chat.completion', created: 1, model: 'm', choices: [{ index: 0, message: { role: 'assistant', content: 'Hi' }, finish_reason: 'stop' }], usage: { prompt_tokens: 5, completion_tokens: 1, total_tokens: 6 } },
+  anthropic: { id: 'msg_1', type: 'message', role: 'assistant', model: 'm', content: [{ type: 'text', text: 'Hi' }], stop_reason: 'end_turn', usage: { input_tokens: 5, output_tokens: 1 } },
+  gemini: { candidates: [{ content: { role: 'model', parts: [{ text: 'Hi' }] }, finishReason: 'STOP' }], usageMetadata: { promptTokenCount: 5, candidatesTokenCount: 1, totalTokenCount: 6 } },
+};
+
+const minimalStreams: Record<Protocol, string> = {
+  openai: [
+    'data: {"id":"c","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":"Hi"},"finish_reason":"stop"}]}',
+    'data: {"id":"c","object":"chat.completion.chunk","choices":[],"usage":{"prompt_tokens":5,"completion_tokens":1,"total_tokens":6}}',
+    'data: [DONE]',
+  ].join('\n\n') + '\n\n',
+  anthropic: [
+    'event: message_start\ndata: {"type":"message_start","message":{"id":"msg_1","model":"m","usage":{"input_tokens":5,"output_tokens":1}}}',
+    'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Hi"}}',
+    'event: message_delta\ndata: {"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":1}}',
+    'event: message_stop\ndata: {"type":"message_stop"}',
+  ].join('\n\n') + '\n\n',
+  gemini: 'data: {"candidates":[{"content":{"role":"model","parts":[{"text":"Hi"}]},"finishReason":"STOP"}],"usageMetadata":{"promptTokenCount":5,"candidatesTokenCount":1}}\r\n\r\n',
+};
+
+const errorBodies: Array<[string, string]> = [
+  ['OpenAI', '{"error":{"message":"Rate limit reached, slow down","type":"requests","param":null,"code":"rate_limit_exceeded"}}'],
+  ['Anthropic', '{"type":"error","error":{"type":"rate_limit_error","message":"Rate limit reached, slow down"}}'],
+  ['Gemini', '{"error":{"code":429,"message":"Rate limit reached, slow down","status":"RESOURCE_EXHAUSTED"}}'],
+  ['a proxy', '{"message":"Rate limit reached, slow down"}'],
+  ['plain text', 'Rate limit reached, slow down'],
+];
+
+const entries = Object.entries(providers)
+  .filter((entry): entry is [string, ProviderDefinition] => entry[1] !== null)
+  .map(([type, provider]) => [`${provider.id} (type ${type})`, Number(type), provider] as const);
+
+describe.each(entries)('provider contract: %s', (_name, type, provider) => {
+  const protocol = protocolOf(provider);
+  // Types without a default base URL (Azure, Custom, Xinference) are given one, as channels must.
+  const ctx = context({ channel: channel({ type, base_url: type === ChannelType.Custom ? 'https://llm.example.com/chat' : type === ChannelType.Azure || type === ChannelType.Xinference ? 'https://llm.example.com' : '' }) });
+
+  it.each(errorBodies)('surfaces the upstream message of a 429 in the %s shape', (_shape, body) => {
+    const error = provider.error(429, body);
+    expect(error.message).toBe('Rate limit reached, slow down');
+    expect(typeof error.type).toBe('string');
+    expect(typeof error.code).toBe('string');
+  });
+
+  it('cuts plain-text error bodies to 1,000 characters and names the status of an empty one', () => {
+    expect(provider.error(502, `<html>${'x'.repeat(5000)}</html>`).message.length).toBeLessThanOrEqual(1001);
+    expect(provider.error(503, '').message).toContain('503');
+  });
+
+  it('reads usage from a minimal answer', () => {
+    expect(provider.chat.response(minimalAnswers[protocol], ctx).usage).toEqual({ prompt_tokens: 5, completion_tokens: 1, cached_tokens: 0 });
+  });
+
+  it('reads usage and text from a minimal stream', () => {
+    const outputs = runStream(provider.chat.stream({ ...ctx, stream: true }), minimalStreams[protocol], 5);
+    expect(lastUsage(outputs)).toEqual({ prompt_tokens: 5, completion_tokens: 1, cached_tokens: 0 });
+    expect(outputs.map((output) => output.text ?? '').join('')).toBe('Hi');
+  });
+
+  it('builds a JSON POST that keeps the key out of the URL', () => {
+    const request = provider.chat.request({ model: 'm', messages: [{ role: 'user', content: 'Hi' }] }, { ...ctx, key: 'secret-key-123' });
+    expect(request.method).toBe('POST');
+    expect(request.url).toMatch(/^https?:\/\//);
+    expect(request.url).not.toContain('secret-key-123');
+    expect(() => JSON.parse(request.body!)).not.toThrow();
+  });
+});

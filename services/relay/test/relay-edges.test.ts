@@ -1,0 +1,120 @@
+import OpenAI from 'openai';
+import type { DataSource } from 'typeorm';
+import { waitFor } from '@aigw/platform/testing';
+import { openBillingDatabase } from '../../billing/test/support/billing-db';
+import { LogEntity } from '../../billing/src/entities/index';
+import { startRelayWorld, type RelayWorld } from './support/relay-world';
+
+jest.setTimeout(60_000);
+
+/** Token rules, pinning, the playground, the egress guard and stream failures (in-process backend). */
+describe('relay edges', () => {
+  let world: RelayWorld;
+  let billing: DataSource;
+
+  beforeAll(async () => {
+    world = await startRelayWorld('in-process', { env: { STREAMING_TIMEOUT_MS: '300' } });
+    billing = await openBillingDatabase(world.gateway.env);
+    await world.addChannel({ name: 'main', models: 'mock-gpt,mock-drip,mock-bad,mock-cut' , model_mapping: JSON.stringify({
+      'mock-drip': 'mock-gpt@chunks=5,slowdrip,drip=2000', 'mock-bad': 'mock-gpt@badsse', 'mock-cut': 'mock-gpt@chunks=20,cut=5',
+    }) });
+    await world.waitForModel('mock-gpt');
+  });
+  afterAll(async () => {
+    await billing?.destroy();
+    await world?.close();
+  });
+
+  const token = async (body: Record<string, unknown>) => {
+    const answer = (await world.gateway.call('POST', '/api/token/', { session: world.user, body: { name: 'edge', unlimited_quota: true, ...body } })).json();
+    expect(answer.success).toBe(true);
+    return answer.data[0].key as string;
+  };
+  const chat = (key: string, model = 'mock-gpt', extra: Record<string, unknown> = {}) =>
+    fetch(`${world.baseUrl}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model, messages: [{ role: 'user', content: 'hi' }], ...extra }),
+    });
+
+  it('enforces model limits and allowed IPs of the token', async () => {
+    const limited = await token({ model_limits_enabled: true, model_limits: 'other-model' });
+    const refused = await chat(limited);
+    expect(refused.status).toBe(403);
+    expect(((await refused.json()) as { error: { code: string } }).error.code).toBe('model_not_allowed');
+    const elsewhere = await token({ allow_ips: '10.1.2.0/24' });
+    expect((await chat(elsewhere)).status).toBe(403);
+    const here = await token({ allow_ips: '127.0.0.1' });
+    expect((await chat(here)).status).toBe(200);
+  });
+
+  it('refuses an expired or disabled token', async () => {
+    const created = (await world.gateway.call('POST', '/api/token/', { session: world.user, body: { name: 'soon', unlimited_quota: true, expired_time: Math.floor(Date.now() / 1000) + 1 } })).json();
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    expect((await chat(created.data[0].key)).status).toBe(401);
+    const key = await token({});
+    expect((await chat(key)).status).toBe(200);
+    const id = (await world.gateway.call('GET', '/api/token/?p=1&size=100', { session: world.user })).json().data.items.find((item: { name: string; key: string }) => key.endsWith(item.key.slice(-4)) && item.name === 'edge').id;
+    await world.gateway.call('PUT', '/api/token/?status_only=true', { session: world.user, body: { id, status: 2 } });
+    await waitFor(async () => (await chat(key)).status === 401, 5_000, 'disabled token refused');
+  });
+
+  it('lets only admins pin a channel with sk-<key>-<channelId>', async () => {
+    const channelId = (await world.gateway.call('GET', '/api/channel/?p=1', { session: world.root })).json().data.items[0].id;
+    expect((await chat(`${world.apiKey}-${channelId}`)).status).toBe(403);
+    const rootToken = (await world.gateway.call('POST', '/api/token/', { session: world.root, body: { name: 'root', unlimited_quota: true } })).json().data[0].key;
+    expect((await chat(`${rootToken}-${channelId}`)).status).toBe(200);
+  });
+
+  it('serves the playground to a signed-in user, billing the user only', async () => {
+    const response = await world.gateway.call('POST', '/pg/chat/completions', {
+      session: world.user, body: { model: 'mock-gpt', group: 'default', messages: [{ role: 'user', content: 'play' }] },
+    });
+    expect(response.statusCode).toBe(200);
+    await waitFor(async () => (await billing.getRepository(LogEntity).countBy({ token_name: 'playground-default' })) === 1, 5_000, 'playground log');
+    expect((await world.gateway.call('POST', '/pg/chat/completions', { body: { model: 'mock-gpt', messages: [] } })).statusCode).toBe(401);
+    const foreign = await world.gateway.call('POST', '/pg/chat/completions', { session: world.user, body: { model: 'mock-gpt', group: 'svip', messages: [{ role: 'user', content: 'x' }] } });
+    expect(foreign.statusCode).toBe(403);
+  });
+
+  it('ends an idle stream with an error event and [DONE], and bills what arrived', async () => {
+    const response = await chat(world.apiKey, 'mock-drip', { stream: true });
+    const text = await response.text();
+    expect(text).toMatch(/stream idle timeout/);
+    expect(text.trimEnd().endsWith('data: [DONE]')).toBe(true);
+  });
+
+  it('survives malformed and cut upstream streams', async () => {
+    const bad = await (await chat(world.apiKey, 'mock-bad', { stream: true })).text();
+    expect(bad.trimEnd().endsWith('data: [DONE]')).toBe(true);
+    const cut = await (await chat(world.apiKey, 'mock-cut', { stream: true })).text();
+    expect(cut.trimEnd().endsWith('data: [DONE]')).toBe(true);
+    await waitFor(async () => (await billing.getRepository(LogEntity).countBy({ model_name: 'mock-cut' })) === 1, 5_000, 'cut stream logged');
+    const [log] = await billing.getRepository(LogEntity).findBy({ model_name: 'mock-cut' });
+    expect(log!.completion_tokens).toBeGreaterThan(0);
+    expect(log!.completion_tokens).toBeLessThan(20);
+  });
+
+  it('refuses upstreams on private addresses unless the root option allows them', async () => {
+    await world.setOption('AllowPrivateNetworkUpstreams', false);
+    try {
+      await waitFor(async () => (await chat(world.apiKey)).status === 502, 5_000, 'blocked');
+      const body = (await (await chat(world.apiKey)).json()) as { error: { code: string; message: string } };
+      expect(body.error.code).toBe('upstream_address_blocked');
+      expect(body.error.message).not.toMatch(/127\.0\.0\.1|mock-key/);
+    } finally {
+      await world.setOption('AllowPrivateNetworkUpstreams', true);
+    }
+    await waitFor(async () => (await chat(world.apiKey)).status === 200, 5_000, 'allowed again');
+  });
+
+  it('never passes the channel key on to the client, even when the upstream echoes it', async () => {
+    await world.addChannel({ name: 'echo', models: 'mock-echo', key: 'CANARY-channel-key-7f3a', model_mapping: JSON.stringify({ 'mock-echo': 'mock-gpt@echo-headers' }) });
+    await world.waitForModel('mock-echo');
+    const plain = await (await chat(world.apiKey, 'mock-echo')).text();
+    const streamed = await (await chat(world.apiKey, 'mock-echo', { stream: true })).text();
+    expect(world.mock.requests.some((entry) => String(entry.headers.authorization).includes('CANARY-channel-key-7f3a'))).toBe(true);
+    expect(plain).not.toContain('CANARY-channel-key-7f3a');
+    expect(streamed).not.toContain('CANARY-channel-key-7f3a');
+  });
+});

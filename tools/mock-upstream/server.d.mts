@@ -1,0 +1,77 @@
+// Types of server.mjs, for TypeScript callers (tests).
+import type { IncomingHttpHeaders } from 'node:http';
+
+/** Resolved per-request behaviour (see README.md for each option). */
+export interface MockOptions {
+  chunks: number;
+  words: number;
+  delay: number;
+  latency: number;
+  /** 0 = answer normally. */
+  status: number;
+  hang: boolean;
+  slowdrip: boolean;
+  drip: number;
+  /** -1 = never cut. */
+  cut: number;
+  nousage: boolean;
+  negusage: boolean;
+  badsse: boolean;
+  hugeline: number;
+  echoHeaders: boolean;
+  /** '' = no redirect. */
+  redirect: string;
+  dims: number;
+}
+
+/** `'chunks=50,delay=20'` (`;` works as a separator too) or an object of the same keys. */
+export type MockOptionsSpec = string | Partial<Record<string, string | number | boolean>>;
+
+export interface RecordedRequest {
+  time: number;
+  method: string;
+  /** Path and query as received. */
+  url: string;
+  /** Path without the query. */
+  path: string;
+  headers: IncomingHttpHeaders;
+  /** The parsed JSON body, or the raw text when it is not JSON ('' when empty). */
+  body: any;
+  options: MockOptions;
+}
+
+export interface StartMockUpstreamOptions {
+  /** 0 (default) = a free port. */
+  port?: number;
+  /** Default 127.0.0.1. */
+  host?: string;
+  /** Applied to every request before the per-request header, body field and model suffix. */
+  defaults?: MockOptionsSpec;
+  /** How many requests `requests` keeps, oldest dropped first; default 1000, 0 = none. */
+  maxRecorded?: number;
+  /** Ids listed by GET /v1/models. */
+  models?: string[];
+  /** When set, requests must carry this key (Bearer, x-api-key, x-goog-api-key or ?key=). */
+  apiKey?: string;
+}
+
+export interface MockUpstream {
+  /** e.g. http://127.0.0.1:41234 (no trailing slash, no /v1). */
+  url: string;
+  port: number;
+  /** The last `maxRecorded` requests, oldest first. */
+  requests: RecordedRequest[];
+  /** Every request received, recorded or not. */
+  stats: { received: number };
+  defaults: Readonly<MockOptions>;
+  /** Forgets the recorded requests. */
+  reset(): void;
+  /** Stops listening and drops every open connection. Idempotent. */
+  close(): Promise<void>;
+}
+
+export declare function startMockUpstream(options?: StartMockUpstreamOptions): Promise<MockUpstream>;
+export declare function parseMockOptions(spec: MockOptionsSpec | undefined, into?: MockOptions): MockOptions;
+export declare function splitModel(model: string): [string, string];
+export declare function promptTokensOf(chars: number): number;
+export declare function textCharsOf(body: unknown): number;

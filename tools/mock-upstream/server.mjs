@@ -1,0 +1,544 @@
+// Mock AI upstream: OpenAI-, Anthropic- and Gemini-compatible, deterministic usage, configurable
+// latency, chunk count and cadence, and failure modes. Used by the tests and by the benchmark
+// (tools/bench/run.mjs), so the hot path stays lean: plain node:http, one JSON.parse per request,
+// and each stream's chunk strings built once per request, not once per chunk.
+//
+// Behaviour per request, from the server defaults, then the `x-mock` header, then the body's
+// `mock` field, then the model name suffix (the last wins; each is `key=value,flag,...`):
+//   mock-gpt@chunks=50,delay=20        mock-gpt@status=429        mock-gpt@cut=3,nousage
+// The model suffix survives a relay that forwards only the body. See README.md for every option.
+import http from 'node:http';
+import fs from 'node:fs';
+import { pathToFileURL } from 'node:url';
+
+/** One word of generated text; every word is exactly one token for cl100k/o200k ("hello", " hello"). */
+const WORD = 'hello';
+const DEFAULT_MODELS = ['mock-gpt', 'mock-gpt-mini', 'mock-embed', 'mock-claude', 'mock-gemini'];
+const MAX_BODY_BYTES = 32 * 1024 * 1024;
+
+const baseOptions = Object.freeze({
+  chunks: 4, // content chunks in the answer (streamed or not)
+  words: 1, // words (= tokens) per chunk
+  delay: 0, // ms between chunks
+  latency: 0, // ms before the response headers
+  status: 0, // answer this HTTP status with a provider-shaped error body
+  hang: false, // read the request, never answer
+  slowdrip: false, // send the response one byte every `drip` ms
+  drip: 1000,
+  cut: -1, // close the connection after K content chunks (no usage, no end)
+  nousage: false, // no usage anywhere
+  negusage: false, // usage with negative numbers
+  badsse: false, // a non-JSON data line after the first chunk (non-stream: an invalid JSON body)
+  hugeline: 0, // one extra chunk whose content is this many 'x' (SSE line length tests)
+  echoHeaders: false, // the answer's content is the JSON of the received headers
+  redirect: '', // 302 to this URL
+  dims: 8, // embedding dimensions (the body's `dimensions` wins)
+});
+
+const numericOptions = { chunks: 100_000, words: 10_000, delay: 600_000, latency: 600_000, drip: 600_000, cut: 100_000, hugeline: 64 * 1024 * 1024, dims: 4096 };
+const flagOptions = { hang: 'hang', slowdrip: 'slowdrip', nousage: 'nousage', negusage: 'negusage', badsse: 'badsse', 'echo-headers': 'echoHeaders', echoheaders: 'echoHeaders' };
+
+class MockOptionError extends Error {}
+
+/**
+ * Parses `key=value,flag,...` (`;` separates too, for names that go into comma-separated lists; or an object of the same keys) onto `into`. Throws MockOptionError
+ * on an unknown key or a bad value, so a typo fails loudly instead of silently testing nothing.
+ */
+export function parseMockOptions(spec, into = { ...baseOptions }) {
+  if (spec === undefined || spec === null || spec === '') return into;
+  const entries = typeof spec === 'string'
+    ? spec.split(/[,;]/).filter(Boolean).map((part) => {
+      const eq = part.indexOf('=');
+      return eq < 0 ? [part.trim(), true] : [part.slice(0, eq).trim(), part.slice(eq + 1).trim()];
+    })
+    : Object.entries(spec);
+  for (const [rawKey, value] of entries) {
+    const key = rawKey.toLowerCase();
+    if (key in numericOptions) {
+      const n = Number(value);
+      if (!Number.isInteger(n) || n < 0 || n > numericOptions[key]) throw new MockOptionError(`mock option ${key} must be an integer from 0 to ${numericOptions[key]}`);
+      into[key] = n;
+    } else if (key === 'status' || key === 'fail') {
+      const n = Number(value);
+      if (!Number.isInteger(n) || n < 200 || n > 599) throw new MockOptionError(`mock option ${key} must be an HTTP status`);
+      into.status = n === 200 ? 0 : n;
+    } else if (key in flagOptions) {
+      into[flagOptions[key]] = value === true || value === 'true' || value === '1';
+    } else if (key === 'redirect') {
+      into.redirect = value === true ? 'http://127.0.0.1:9/' : String(value);
+    } else if (key === 'huge-line') {
+      into.hugeline = value === true ? 1024 * 1024 : Number(value);
+    } else {
+      throw new MockOptionError(`unknown mock option "${rawKey}" (known: ${[...Object.keys(numericOptions), 'status', 'fail', 'redirect', 'huge-line', ...Object.keys(flagOptions)].join(', ')})`);
+    }
+  }
+  return into;
+}
+
+/** Splits `name@opts` into the model name and its options string. */
+export function splitModel(model) {
+  const at = typeof model === 'string' ? model.indexOf('@') : -1;
+  return at < 0 ? [model, ''] : [model.slice(0, at), model.slice(at + 1)];
+}
+
+/** Deterministic prompt tokens: ceil(characters of all text / 4), plus one per pre-tokenized id. */
+export function promptTokensOf(chars) {
+  return Math.ceil(chars / 4);
+}
+
+/** Characters of all text of a request body (OpenAI chat/completions/embeddings, Anthropic, Gemini). */
+export function textCharsOf(body) {
+  if (!body || typeof body !== 'object') return 0;
+  let chars = 0;
+  if (Array.isArray(body.messages)) for (const message of body.messages) chars += contentChars(message?.content);
+  if (body.system !== undefined) chars += contentChars(body.system);
+  if (body.prompt !== undefined) chars += inputChars(body.prompt);
+  if (body.input !== undefined) chars += inputChars(body.input);
+  if (body.systemInstruction) chars += partsChars(body.systemInstruction.parts);
+  if (Array.isArray(body.contents)) for (const content of body.contents) chars += partsChars(content?.parts);
+  return chars;
+}
+
+function contentChars(content) {
+  if (typeof content === 'string') return content.length;
+  if (!Array.isArray(content)) return 0;
+  let chars = 0;
+  for (const part of content) if (part && typeof part.text === 'string') chars += part.text.length;
+  return chars;
+}
+
+function partsChars(parts) {
+  if (!Array.isArray(parts)) return 0;
+  let chars = 0;
+  for (const part of parts) if (part && typeof part.text === 'string') chars += part.text.length;
+  return chars;
+}
+
+/** A string, strings, token ids (4 characters each, so each id is one token) or arrays of ids. */
+function inputChars(input) {
+  if (typeof input === 'string') return input.length;
+  if (typeof input === 'number') return 4;
+  if (!Array.isArray(input)) return 0;
+  let chars = 0;
+  for (const item of input) chars += inputChars(item);
+  return chars;
+}
+
+/** Text of chunk `index` (0-based): "hello" then " hello", `words` times. */
+function chunkText(index, words) {
+  return index === 0 ? WORD + ` ${WORD}`.repeat(words - 1) : ` ${WORD}`.repeat(words);
+}
+
+/** The usage a request gets: the numbers a test can compute in advance. */
+function usageOf(prompt, options) {
+  const completion = options.echoHeaders ? 1 : options.chunks * options.words;
+  return options.negusage ? { prompt: -prompt, completion: -completion } : { prompt, completion };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Protocols. Each builds, once per request, the strings of its answer:
+//   body()              the non-streaming JSON
+//   head, chunk(i), tail(usage)  the SSE pieces (tail without usage when `nousage`)
+
+let sequence = 0;
+const nowSeconds = () => Math.floor(Date.now() / 1000);
+
+function openAiChat(model, options, contents, prompt, wantsUsage) {
+  const id = `chatcmpl-mock${++sequence}`;
+  const pre = `data: {"id":"${id}","object":"chat.completion.chunk","created":${nowSeconds()},"model":${JSON.stringify(model)},"choices":[`;
+  const usage = usageOf(prompt, options);
+  const usageJson = `{"prompt_tokens":${usage.prompt},"completion_tokens":${usage.completion},"total_tokens":${usage.prompt + usage.completion}}`;
+  return {
+    contentType: 'application/json',
+    body: () => `{"id":"${id}","object":"chat.completion","created":${nowSeconds()},"model":${JSON.stringify(model)},"choices":[{"index":0,"message":{"role":"assistant","content":${JSON.stringify(contents.join(''))},"refusal":null},"logprobs":null,"finish_reason":"stop"}]${options.nousage ? '' : `,"usage":${usageJson}`}}`,
+    head: `${pre}{"index":0,"delta":{"role":"assistant","content":""},"logprobs":null,"finish_reason":null}]}\n\n`,
+    chunk: (text) => `${pre}{"index":0,"delta":{"content":${JSON.stringify(text)}},"logprobs":null,"finish_reason":null}]}\n\n`,
+    tail: `${pre}{"index":0,"delta":{},"logprobs":null,"finish_reason":"stop"}]}\n\n`
+      + (wantsUsage && !options.nousage ? `${pre}],"usage":${usageJson}}\n\n` : '')
+      + 'data: [DONE]\n\n',
+    badLine: 'data: {"id":"broken", this is not json\n\n',
+  };
+}
+
+function openAiCompletion(model, options, contents, prompt, wantsUsage) {
+  const id = `cmpl-mock${++sequence}`;
+  const pre = `data: {"id":"${id}","object":"text_completion","created":${nowSeconds()},"model":${JSON.stringify(model)},"choices":[`;
+  const usage = usageOf(prompt, options);
+  const usageJson = `{"prompt_tokens":${usage.prompt},"completion_tokens":${usage.completion},"total_tokens":${usage.prompt + usage.completion}}`;
+  return {
+    contentType: 'application/json',
+    body: () => `{"id":"${id}","object":"text_completion","created":${nowSeconds()},"model":${JSON.stringify(model)},"choices":[{"text":${JSON.stringify(contents.join(''))},"index":0,"logprobs":null,"finish_reason":"stop"}]${options.nousage ? '' : `,"usage":${usageJson}`}}`,
+    head: '',
+    chunk: (text) => `${pre}{"text":${JSON.stringify(text)},"index":0,"logprobs":null,"finish_reason":null}]}\n\n`,
+    tail: `${pre}{"text":"","index":0,"logprobs":null,"finish_reason":"stop"}]}\n\n`
+      + (wantsUsage && !options.nousage ? `${pre}],"usage":${usageJson}}\n\n` : '')
+      + 'data: [DONE]\n\n',
+    badLine: 'data: {"id":"broken", this is not json\n\n',
+  };
+}
+
+function anthropicMessages(model, options, contents, prompt) {
+  const id = `msg_mock${++sequence}`;
+  const usage = usageOf(prompt, options);
+  const event = (name, data) => `event: ${name}\ndata: ${data}\n\n`;
+  const startUsage = options.nousage ? '' : `,"usage":{"input_tokens":${usage.prompt},"output_tokens":1}`;
+  return {
+    contentType: 'application/json',
+    body: () => `{"id":"${id}","type":"message","role":"assistant","model":${JSON.stringify(model)},"content":[{"type":"text","text":${JSON.stringify(contents.join(''))}}],"stop_reason":"end_turn","stop_sequence":null${options.nousage ? '' : `,"usage":{"input_tokens":${usage.prompt},"output_tokens":${usage.completion}}`}}`,
+    head: event('message_start', `{"type":"message_start","message":{"id":"${id}","type":"message","role":"assistant","model":${JSON.stringify(model)},"content":[],"stop_reason":null,"stop_sequence":null${startUsage}}}`)
+      + event('content_block_start', '{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}')
+      + event('ping', '{"type":"ping"}'),
+    chunk: (text) => event('content_block_delta', `{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":${JSON.stringify(text)}}}`),
+    tail: event('content_block_stop', '{"type":"content_block_stop","index":0}')
+      + event('message_delta', `{"type":"message_delta","delta":{"stop_reason":"end_turn","stop_sequence":null}${options.nousage ? '' : `,"usage":{"output_tokens":${usage.completion}}`}}`)
+      + event('message_stop', '{"type":"message_stop"}'),
+    badLine: 'event: content_block_delta\ndata: {"type":"content_block_delta", this is not json\n\n',
+  };
+}
+
+/** Gemini: SSE events end with CRLF CRLF like Google's; without alt=sse the stream is a JSON array. */
+function gemini(model, options, contents, prompt, sse) {
+  const usage = usageOf(prompt, options);
+  const usageJson = options.nousage ? '' : `,"usageMetadata":{"promptTokenCount":${usage.prompt},"candidatesTokenCount":${usage.completion},"totalTokenCount":${usage.prompt + usage.completion}}`;
+  const candidate = (text, done) => `{"candidates":[{"content":{"parts":[{"text":${JSON.stringify(text)}}],"role":"model"}${done ? ',"finishReason":"STOP"' : ''},"index":0}]${done ? usageJson : ''},"modelVersion":${JSON.stringify(model)}}`;
+  return {
+    contentType: 'application/json',
+    body: () => candidate(contents.join(''), true),
+    head: sse ? '' : '[',
+    chunk: (text) => (sse ? `data: ${candidate(text, false)}\r\n\r\n` : `${candidate(text, false)},\r\n`),
+    tail: sse ? `data: ${candidate('', true)}\r\n\r\n` : `${candidate('', true)}]`,
+    badLine: sse ? 'data: {"candidates": this is not json\r\n\r\n' : '{"candidates": this is not json,\r\n',
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Errors in each provider's shape.
+
+const errorTypes = {
+  401: ['invalid_api_key', 'authentication_error', 'UNAUTHENTICATED'],
+  403: ['permission_denied', 'permission_error', 'PERMISSION_DENIED'],
+  404: ['not_found', 'not_found_error', 'NOT_FOUND'],
+  429: ['rate_limit_exceeded', 'rate_limit_error', 'RESOURCE_EXHAUSTED'],
+  529: ['overloaded', 'overloaded_error', 'UNAVAILABLE'],
+};
+
+function errorBody(flavor, status, message) {
+  const [code, anthropicType, googleStatus] = errorTypes[status] ?? (status >= 500 ? ['server_error', 'api_error', 'INTERNAL'] : ['invalid_request', 'invalid_request_error', 'INVALID_ARGUMENT']);
+  if (flavor === 'anthropic') return JSON.stringify({ type: 'error', error: { type: anthropicType, message } });
+  if (flavor === 'gemini') return JSON.stringify({ error: { code: status, message, status: googleStatus } });
+  return JSON.stringify({ error: { message, type: status >= 500 ? 'server_error' : 'invalid_request_error', param: null, code } });
+}
+
+function sendError(res, flavor, status, message) {
+  const body = errorBody(flavor, status, message);
+  const headers = { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) };
+  if (status === 429) headers['retry-after'] = '1';
+  res.writeHead(status, headers);
+  res.end(body);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Sending.
+
+/** Writes `text` one byte every `drip` ms (slowdrip). */
+function drip(res, text, interval, done) {
+  const bytes = Buffer.from(text);
+  let at = 0;
+  const timer = setInterval(() => {
+    if (res.destroyed || at >= bytes.length) {
+      clearInterval(timer);
+      if (!res.destroyed) done();
+      return;
+    }
+    res.write(bytes.subarray(at, at + 1));
+    at++;
+  }, interval);
+  res.once('close', () => clearInterval(timer));
+}
+
+function sendJson(res, status, body, options) {
+  if (options.slowdrip) {
+    res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+    drip(res, body, options.drip, () => res.end());
+    return;
+  }
+  if (options.cut >= 0) {
+    // Promise the whole body, send half, then drop the connection.
+    res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+    res.write(body.slice(0, Math.floor(body.length / 2)), () => res.socket?.destroy());
+    return;
+  }
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+  res.end(body);
+}
+
+const SSE_HEADERS = { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive' };
+
+/** Streams head, the content chunks `delay` ms apart, then tail; honours cut, badsse, slowdrip. */
+function sendStream(res, proto, contents, options, contentType = SSE_HEADERS) {
+  res.writeHead(200, contentType);
+  if (options.slowdrip) {
+    drip(res, proto.head + contents.map(proto.chunk).join('') + proto.tail, options.drip, () => res.end());
+    return;
+  }
+  const chunks = contents.map(proto.chunk);
+  if (options.hugeline > 0) chunks.splice(1, 0, proto.chunk('x'.repeat(options.hugeline)));
+  if (options.badsse) chunks.splice(1, 0, proto.badLine);
+  const cutAt = options.cut >= 0 ? Math.min(options.cut, chunks.length) : -1;
+  if (options.delay === 0) {
+    if (cutAt >= 0) {
+      res.write(proto.head + chunks.slice(0, cutAt).join(''), () => res.socket?.destroy());
+    } else {
+      res.end(proto.head + chunks.join('') + proto.tail);
+    }
+    return;
+  }
+  // The head and the first chunk go at once; each next chunk `delay` ms later.
+  let next = 0;
+  let timer;
+  const step = () => {
+    timer = undefined;
+    if (res.destroyed) return;
+    const head = next === 0 ? proto.head : '';
+    if (next === cutAt) {
+      res.write(head, () => res.socket?.destroy());
+    } else if (next === chunks.length) {
+      res.end(head + proto.tail);
+    } else {
+      res.write(head + chunks[next++]);
+      timer = setTimeout(step, options.delay);
+    }
+  };
+  res.once('close', () => timer && clearTimeout(timer));
+  step();
+}
+
+// ---------------------------------------------------------------------------------------------
+// The server.
+
+/**
+ * Starts the mock upstream.
+ * - port (0 = any free one), host ('127.0.0.1')
+ * - defaults: options applied to every request (`'chunks=50,delay=20'` or `{ chunks: 50 }`)
+ * - maxRecorded: how many requests `requests` keeps (oldest dropped first; 0 records none)
+ * - models: the ids GET /v1/models lists
+ * - apiKey: when set, requests must carry it (Bearer, x-api-key, x-goog-api-key or ?key=) or get 401
+ */
+export async function startMockUpstream(config = {}) {
+  const { port = 0, host = '127.0.0.1', maxRecorded = 1000, models = DEFAULT_MODELS, apiKey } = config;
+  const defaults = Object.freeze(parseMockOptions(config.defaults));
+  const requests = [];
+  const modelsBody = JSON.stringify({ object: 'list', data: models.map((id) => ({ id, object: 'model', created: 1700000000, owned_by: 'mock' })) });
+  const stats = { received: 0 };
+
+  const server = http.createServer({ noDelay: true, keepAliveTimeout: 65_000 }, (req, res) => {
+    stats.received++;
+    const chunks = [];
+    let size = 0;
+    req.on('data', (chunk) => {
+      size += chunk.length;
+      if (size <= MAX_BODY_BYTES) chunks.push(chunk);
+    });
+    req.on('end', () => {
+      let body;
+      let raw = '';
+      if (size > MAX_BODY_BYTES) return sendError(res, 'openai', 413, 'request body too large');
+      if (chunks.length > 0) {
+        raw = chunks.length === 1 ? chunks[0].toString() : Buffer.concat(chunks).toString();
+        try {
+          body = JSON.parse(raw);
+        } catch {
+          body = undefined;
+        }
+      }
+      try {
+        handle(req, res, body, raw);
+      } catch (error) {
+        if (!res.headersSent) sendError(res, 'openai', error instanceof MockOptionError ? 400 : 500, error.message);
+        else res.destroy();
+      }
+    });
+  });
+
+  function record(req, path, body, raw, options) {
+    if (maxRecorded <= 0) return;
+    if (requests.length >= maxRecorded) requests.shift();
+    requests.push({ time: Date.now(), method: req.method, url: req.url, path, headers: req.headers, body: body ?? raw, options });
+  }
+
+  function authorized(req, query) {
+    if (!apiKey) return true;
+    const bearer = req.headers.authorization;
+    return bearer === `Bearer ${apiKey}` || req.headers['x-api-key'] === apiKey || req.headers['x-goog-api-key'] === apiKey || query.get('key') === apiKey;
+  }
+
+  function handle(req, res, body, raw) {
+    const q = req.url.indexOf('?');
+    const path = q < 0 ? req.url : req.url.slice(0, q);
+    const query = new URLSearchParams(q < 0 ? '' : req.url.slice(q + 1));
+
+    // Route and protocol.
+    let flavor = 'openai';
+    let kind;
+    let model = body?.model;
+    if (req.method === 'POST' && path === '/v1/chat/completions') kind = 'chat';
+    else if (req.method === 'POST' && path === '/v1/completions') kind = 'completion';
+    else if (req.method === 'POST' && path === '/v1/embeddings') kind = 'embedding';
+    else if (req.method === 'POST' && path === '/v1/messages') [kind, flavor] = ['messages', 'anthropic'];
+    else if (req.method === 'GET' && path === '/v1/models') kind = 'models';
+    else if (req.method === 'GET' && path.startsWith('/v1/models/')) [kind, model] = ['model', decodeURIComponent(path.slice('/v1/models/'.length))];
+    else if (req.method === 'GET' && path === '/healthz') kind = 'health';
+    else if (req.method === 'POST') {
+      const match = /^\/(?:v1beta|v1)\/models\/([^/]+):(generateContent|streamGenerateContent)$/.exec(path);
+      if (match) {
+        [kind, flavor] = [match[2], 'gemini'];
+        model = decodeURIComponent(match[1]);
+      }
+    }
+
+    // Options: defaults < x-mock header < body.mock < model suffix.
+    const [baseModel, modelOptions] = splitModel(model);
+    let options = defaults;
+    const header = req.headers['x-mock'];
+    if (header || body?.mock !== undefined || modelOptions) {
+      options = { ...defaults };
+      parseMockOptions(header, options);
+      parseMockOptions(body?.mock, options);
+      parseMockOptions(modelOptions, options);
+    }
+    record(req, path, body, raw, options);
+
+    if (!kind) return sendError(res, flavor, 404, `mock upstream: no route for ${req.method} ${path}`);
+    if (kind === 'health') return sendJson(res, 200, '{"ok":true}', baseOptions);
+    if (!authorized(req, query)) return sendError(res, flavor, 401, 'mock upstream: invalid api key');
+    if (kind !== 'models' && kind !== 'model' && body === undefined) return sendError(res, flavor, 400, 'mock upstream: the body is not JSON');
+
+    const answer = () => respond(req, res, { kind, flavor, model, baseModel, body, options, query });
+    if (options.hang) return; // never answer; close() or the client ends it
+    if (options.latency > 0) {
+      const timer = setTimeout(answer, options.latency);
+      res.once('close', () => clearTimeout(timer));
+    } else {
+      answer();
+    }
+  }
+
+  function respond(req, res, { kind, flavor, model, baseModel, body, options, query }) {
+    if (res.destroyed) return;
+    if (options.redirect) {
+      res.writeHead(302, { location: options.redirect, 'content-length': 0 });
+      return res.end();
+    }
+    if (options.status) return sendError(res, flavor, options.status, `mock upstream: status ${options.status} as asked`);
+
+    if (kind === 'models') return sendJson(res, 200, modelsBody, options);
+    if (kind === 'model') {
+      if (!models.includes(baseModel)) return sendError(res, flavor, 404, `The model '${baseModel}' does not exist`);
+      return sendJson(res, 200, JSON.stringify({ id: baseModel, object: 'model', created: 1700000000, owned_by: 'mock' }), options);
+    }
+
+    const prompt = promptTokensOf(textCharsOf(body));
+    if (kind === 'embedding') return sendJson(res, 200, embeddingBody(model, body, options, prompt), options);
+
+    const contents = options.echoHeaders
+      ? [JSON.stringify(req.headers)]
+      : Array.from({ length: options.chunks }, (_, index) => chunkText(index, options.words));
+    if (options.hugeline > 0 && !body.stream && kind !== 'streamGenerateContent') contents.push('x'.repeat(options.hugeline));
+    const wantsUsage = body.stream_options?.include_usage === true;
+    let proto;
+    if (kind === 'chat') proto = openAiChat(model, options, contents, prompt, wantsUsage);
+    else if (kind === 'completion') proto = openAiCompletion(model, options, contents, prompt, wantsUsage);
+    else if (kind === 'messages') proto = anthropicMessages(model, options, contents, prompt);
+    else proto = gemini(model, options, contents, prompt, query.get('alt') === 'sse');
+
+    const stream = kind === 'streamGenerateContent' || (kind !== 'generateContent' && body.stream === true);
+    if (!stream) return sendJson(res, 200, options.badsse ? '{"id":"broken", this is not json' : proto.body(), options);
+    if (kind === 'streamGenerateContent' && query.get('alt') !== 'sse') return sendStream(res, proto, contents, options, { 'content-type': 'application/json' });
+    sendStream(res, proto, contents, options);
+  }
+
+  await new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const address = server.address();
+  const url = `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;
+
+  let closing;
+  return {
+    url,
+    port: address.port,
+    requests,
+    stats,
+    defaults,
+    /** Forgets the recorded requests. */
+    reset() {
+      requests.length = 0;
+    },
+    /** Stops listening and drops every open connection (hanging and streaming ones too). */
+    close() {
+      closing ??= new Promise((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+      return closing;
+    },
+  };
+}
+
+/** Deterministic unit-ish vectors; base64 (little-endian float32) when asked, like OpenAI's. */
+function embeddingBody(model, body, options, prompt) {
+  const input = body.input;
+  const count = Array.isArray(input) && input.length > 0 && (typeof input[0] === 'string' || Array.isArray(input[0])) ? input.length : 1;
+  const dims = Number.isInteger(body.dimensions) && body.dimensions > 0 && body.dimensions <= 4096 ? body.dimensions : options.dims;
+  const base64 = body.encoding_format === 'base64';
+  const data = [];
+  for (let index = 0; index < count; index++) {
+    const vector = new Float32Array(dims);
+    for (let d = 0; d < dims; d++) vector[d] = (((index + 1) * (d + 3)) % 17) / 17;
+    data.push({ object: 'embedding', index, embedding: base64 ? Buffer.from(vector.buffer).toString('base64') : Array.from(vector) });
+  }
+  const usage = options.negusage ? -prompt : prompt;
+  return JSON.stringify({ object: 'list', data, model, ...(options.nousage ? {} : { usage: { prompt_tokens: usage, total_tokens: usage } }) });
+}
+
+// ---------------------------------------------------------------------------------------------
+// CLI: node tools/mock-upstream/server.mjs [--port=8080] [--host=127.0.0.1] [--defaults=chunks=50,delay=20]
+//      [--max-recorded=1000] [--api-key=KEY]. Prints "mock-upstream listening on <url>".
+
+function isMain() {
+  if (!process.argv[1]) return false;
+  try {
+    return import.meta.url === pathToFileURL(fs.realpathSync(process.argv[1])).href;
+  } catch {
+    return false;
+  }
+}
+
+async function main() {
+  const args = Object.fromEntries(process.argv.slice(2).map((arg) => {
+    const [key, ...rest] = arg.replace(/^--/, '').split('=');
+    return [key, rest.join('=')];
+  }));
+  const mock = await startMockUpstream({
+    port: Number(args.port ?? process.env.PORT ?? 0),
+    host: args.host || process.env.HOST || '127.0.0.1',
+    defaults: args.defaults,
+    maxRecorded: args['max-recorded'] === undefined ? 1000 : Number(args['max-recorded']),
+    apiKey: args['api-key'] || undefined,
+  });
+  process.stdout.write(`mock-upstream listening on ${mock.url}\n`);
+  const stop = () => mock.close().then(() => process.exit(0));
+  process.once('SIGTERM', stop);
+  process.once('SIGINT', stop);
+}
+
+if (isMain()) {
+  main().catch((error) => {
+    process.stderr.write(`mock-upstream: ${error.stack ?? error}\n`);
+    process.exit(1);
+  });
+}
