@@ -208,3 +208,26 @@ export const usageRecordSchema = z.object({
   other: z.record(z.string(), z.unknown()).default({}),
 });
 export type UsageRecord = z.infer<typeof usageRecordSchema>;
+
+export interface ParsedSkKey {
+  /** The 48-character key, without sk-. */
+  key: string;
+  /** The channel an admin pinned with `sk-<key>-<channelId>`, when present. */
+  channelId?: number;
+}
+
+const skKeyPattern = /^(?:sk-)?([A-Za-z0-9]{48})(?:-(\d{1,9}))?$/;
+
+/**
+ * Reads a key as clients send it (established 2.4): optional `Bearer `, optional `sk-`, the
+ * 48-character key, optional `-<channelId>`. Anything else is null, so a malformed value never
+ * reaches a database lookup.
+ */
+export function parseSkKey(raw: string): ParsedSkKey | null {
+  const value = raw.trim().replace(/^Bearer\s+/i, '');
+  const match = skKeyPattern.exec(value);
+  if (!match) return null;
+  const channelId = match[2] === undefined ? undefined : Number(match[2]);
+  if (channelId !== undefined && channelId < 1) return null;
+  return channelId === undefined ? { key: match[1]! } : { key: match[1]!, channelId };
+}

@@ -26,3 +26,23 @@ export function loadOrCreateSecret(dataDir: string, name: string, bytes = 32): s
 export function deriveKey(secret: string, purpose: string): Buffer {
   return crypto.createHash('sha256').update(`${purpose}\n${secret}`).digest();
 }
+
+/**
+ * AES-256-GCM for secrets kept at rest (channel keys, API token keys: rule R4), with a random
+ * 12-byte IV; stored as `iv.tag.ciphertext` in base64url.
+ */
+export function sealSecret(plaintext: string, key: Buffer): string {
+  const iv = crypto.randomBytes(12);
+  const cipher = crypto.createCipheriv('aes-256-gcm', key, iv);
+  const ciphertext = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
+  return [iv, cipher.getAuthTag(), ciphertext].map((part) => part.toString('base64url')).join('.');
+}
+
+/** Inverse of `sealSecret`; throws when the value was tampered with or the key differs. */
+export function openSecret(sealed: string, key: Buffer): string {
+  const [iv, tag, ciphertext] = sealed.split('.').map((part) => Buffer.from(part, 'base64url'));
+  if (!iv || !tag || !ciphertext || iv.length !== 12 || tag.length !== 16) throw new Error('malformed sealed secret');
+  const decipher = crypto.createDecipheriv('aes-256-gcm', key, iv);
+  decipher.setAuthTag(tag);
+  return Buffer.concat([decipher.update(ciphertext), decipher.final()]).toString('utf8');
+}

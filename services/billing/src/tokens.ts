@@ -3,13 +3,12 @@ import {
   TOKEN_NAME_MAX, TokenStatus,
   type CreateTokenBody, type Page, type ResolvedToken, type TokenView, type UpdateTokenBody,
 } from '@aigw/contracts';
-import { NotFoundError, publishEvent, UserError } from '@aigw/platform';
+import { NotFoundError, openSecret, parseAllowIps, publishEvent, sealSecret, UserError } from '@aigw/platform';
 import type { BillingContext } from './context.js';
 import { AccountEntity, TokenEntity } from './entities/index.js';
 import { counterKeys } from './ledger.js';
-import { parseAllowIps } from '@aigw/platform';
 import {
-  decryptKey, encryptKey, generateKey, hashKey, KEY_LENGTH, KEY_PREFIX, maskKey, randomAlphanumeric, VISIBLE_CHARS, visibleChars,
+  generateKey, hashKey, KEY_LENGTH, KEY_PREFIX, maskKey, randomAlphanumeric, VISIBLE_CHARS, visibleChars,
 } from './domain/token-key.js';
 import { canEnable, effectiveStatus, nowSeconds } from './domain/token-status.js';
 
@@ -88,7 +87,7 @@ export async function createTokens(context: BillingContext, owner: TokenOwner, b
       const key = generateKey();
       const row = manager.create(TokenEntity, {
         ...fields, name: index === 0 ? body.name : `${base}-${randomAlphanumeric(SUFFIX_LENGTH)}`,
-        key_hash: hashKey(key), key_prefix: visibleChars(key), key_encrypted: encryptKey(key, context.tokenKeySecret),
+        key_hash: hashKey(key), key_prefix: visibleChars(key), key_encrypted: sealSecret(key, context.tokenKeySecret),
         created_time: now, accessed_time: now,
       });
       // A copy goes in: on PostgreSQL the insert writes RETURNING values (bigints as strings) back into its argument.
@@ -165,7 +164,7 @@ export async function getToken(context: BillingContext, userId: number, id: numb
 export async function revealKey(context: BillingContext, userId: number, id: number): Promise<string> {
   const row = await findOwned(context.db.manager, userId, id);
   try {
-    return KEY_PREFIX + decryptKey(row.key_encrypted, context.tokenKeySecret);
+    return KEY_PREFIX + openSecret(row.key_encrypted, context.tokenKeySecret);
   } catch (error) {
     context.logger.error({ err: error, tokenId: id }, 'a stored token key does not decrypt (was the token key secret changed?)');
     throw new UserError('key: this key can no longer be shown; create a new token');

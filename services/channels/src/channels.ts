@@ -1,12 +1,12 @@
 import { In, type EntityManager, type FindOptionsWhere } from 'typeorm';
 import { ChannelStatus, type CreateChannelBody, type UpdateChannelBody } from '@aigw/contracts';
-import { isPostgres, NotFoundError, UserError } from '@aigw/platform';
+import { isPostgres, NotFoundError, sealSecret, UserError } from '@aigw/platform';
 import type { ChannelsContext } from './context.js';
 import { AbilityEntity, ChannelEntity } from './entities/index.js';
 import { replaceAbilities } from './abilities.js';
 import { publishDeleted, publishUpdated } from './events.js';
 import { checkStringMap, copyName, normaliseList, nowSeconds, withStatusReason } from './domain/channel-fields.js';
-import { encryptKey, hashKey, MAX_BATCH_KEYS, splitKeys } from './domain/channel-key.js';
+import { hashKey, MAX_BATCH_KEYS, splitKeys } from './domain/channel-key.js';
 
 /**
  * The channel write paths. Each one changes channels and their abilities in ONE transaction,
@@ -94,7 +94,7 @@ export async function createChannels(context: ChannelsContext, body: CreateChann
   const created = await context.db.transaction(async (manager) => {
     const rows: ChannelEntity[] = [];
     for (const one of keys) {
-      const row = manager.create(ChannelEntity, { ...common, key_encrypted: encryptKey(one, context.keySecret), key_hash: hashKey(one), other_info: '', version: 1 });
+      const row = manager.create(ChannelEntity, { ...common, key_encrypted: sealSecret(one, context.keySecret), key_hash: hashKey(one), other_info: '', version: 1 });
       // A copy goes in: on PostgreSQL the insert writes RETURNING values (bigints as strings) back into its argument.
       row.id = (await manager.insert(ChannelEntity, { ...row })).identifiers[0]!.id as number;
       const stored = await manager.findOneByOrFail(ChannelEntity, { id: row.id });
@@ -118,7 +118,7 @@ export async function updateChannel(context: ChannelsContext, body: UpdateChanne
   const changes: ChannelChange = Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined));
   if (fields.group !== undefined) changes.group = listOrThrow('group', fields.group);
   if (fields.models !== undefined) changes.models = listOrThrow('models', fields.models);
-  if (key) Object.assign(changes, { key_encrypted: encryptKey(key, context.keySecret), key_hash: hashKey(key) });
+  if (key) Object.assign(changes, { key_encrypted: sealSecret(key, context.keySecret), key_hash: hashKey(key) });
   const [row] = await changeChannels(context, { id }, (current) => {
     if (status === undefined || status === current.status) return changes;
     if (status !== ChannelStatus.Enabled && status !== ChannelStatus.ManuallyDisabled) throw new UserError('status: must be 1 (enabled) or 2 (disabled)');

@@ -1,13 +1,12 @@
 import { In } from 'typeorm';
 import { ChannelStatus, type ResponsePayload, type RoutingChannel } from '@aigw/contracts';
-import { BusRequestError, requestTyped, UserError } from '@aigw/platform';
+import { BusRequestError, openSecret, requestTyped, UserError } from '@aigw/platform';
 import type { ChannelsContext } from './context.js';
 import { ChannelEntity } from './entities/index.js';
 import { getChannel, recordBalance, recordTest } from './channels.js';
 import { applyFailure, applySuccess } from './health.js';
 import { slowTestFailure } from './domain/auto-disable.js';
 import { splitList, toRoutingRow } from './domain/channel-fields.js';
-import { decryptKey } from './domain/channel-key.js';
 
 /**
  * Tests, balances and upstream model lists. The relay owns provider protocols and egress (R1),
@@ -26,7 +25,7 @@ export const BALANCE_ALL_JOB = 'channels.balance-all';
 
 export function channelKey(context: ChannelsContext, row: ChannelEntity): string {
   try {
-    return decryptKey(row.key_encrypted, context.keySecret);
+    return openSecret(row.key_encrypted, context.keySecret);
   } catch (error) {
     context.logger.error({ err: error, channelId: row.id }, 'a stored channel key does not decrypt (was CHANNEL_KEY_SECRET changed?)');
     throw new UserError('key: the stored key cannot be read; enter the key again');

@@ -1,4 +1,4 @@
-import { Role, TokenStatus, UserStatus, type ResolvedToken } from '@aigw/contracts';
+import { parseSkKey, Role, TokenStatus, UserStatus, type ResolvedToken } from '@aigw/contracts';
 import { compileAllowList } from '@aigw/platform';
 import type { FastifyRequest } from 'fastify';
 import { RelayError } from './errors.js';
@@ -21,25 +21,20 @@ export interface Caller {
 /** The sk- key from the request: Authorization Bearer, or x-api-key (Anthropic-style clients). */
 function presentedKey(request: FastifyRequest): string | null {
   const header = request.headers.authorization;
-  const raw = typeof header === 'string' && header.length > 0 ? header.replace(/^Bearer\s+/i, '') : request.headers['x-api-key'];
-  if (typeof raw !== 'string') return null;
-  const key = raw.trim().replace(/^sk-/, '');
-  return key.length > 0 && key.length <= 128 ? key : null;
+  const raw = typeof header === 'string' && header.length > 0 ? header : request.headers['x-api-key'];
+  return typeof raw === 'string' ? raw : null;
 }
 
 export async function authenticateToken(request: FastifyRequest, tokens: TokenCache): Promise<Caller> {
   const presented = presentedKey(request);
   if (!presented) throw new RelayError(401, 'no API key provided (Authorization: Bearer sk-...)', 'invalid_api_key', 'authentication_error');
-  // `<48 chars>-<channelId>` pins a channel (admins only).
-  const [key, pin] = presented.split('-', 2) as [string, string | undefined];
-  const token = await tokens.resolve(key!);
-  if (!token) throw new RelayError(401, 'invalid API key', 'invalid_api_key', 'authentication_error');
+  // A malformed key never reaches a lookup; `sk-<key>-<channelId>` pins a channel (admins only).
+  const parsed = parseSkKey(presented);
+  const token = parsed ? await tokens.resolve(parsed.key) : null;
+  if (!parsed || !token) throw new RelayError(401, 'invalid API key', 'invalid_api_key', 'authentication_error');
   checkToken(token, request.ip);
-  let pinnedChannelId: number | null = null;
-  if (pin !== undefined) {
-    if (token.owner_role < Role.Admin) throw new RelayError(403, 'ordinary users cannot pick a channel', 'channel_pin_forbidden', 'permission_error');
-    pinnedChannelId = Number(pin);
-    if (!Number.isSafeInteger(pinnedChannelId) || pinnedChannelId <= 0) throw new RelayError(400, 'invalid channel id in the key', 'invalid_channel_id', 'invalid_request_error');
+  if (parsed.channelId !== undefined && token.owner_role < Role.Admin) {
+    throw new RelayError(403, 'ordinary users cannot pick a channel', 'channel_pin_forbidden', 'permission_error');
   }
   return {
     userId: token.user_id,
@@ -48,7 +43,7 @@ export async function authenticateToken(request: FastifyRequest, tokens: TokenCa
     unlimitedToken: token.unlimited_quota,
     group: token.group,
     modelLimits: token.model_limits_enabled ? new Set(token.model_limits) : null,
-    pinnedChannelId,
+    pinnedChannelId: parsed.channelId ?? null,
   };
 }
 
