@@ -142,7 +142,8 @@ export async function streamToClient(
   }
   return {
     usage: usage ? saneUsage(usage) : null,
-    completionTokens: counter.total(),
+    // Counting what was streamed is only needed when the upstream gave no usage.
+    completionTokens: usage ? 0 : counter.total(),
     firstResponseMs,
     partial,
     upstreamModel: attempt.context.upstreamModel,
