@@ -44,8 +44,12 @@ interface Consumer {
   pending: Delivery[];
   handlers: EventHandler[];
   turn: number;
-  /** The handler in progress: one at a time per consumer keeps the per-subject order. */
-  running: Promise<void> | undefined;
+  /**
+   * Deliveries in progress. One subscriber gets one event at a time (the per-subject order);
+   * several subscribers under one durable name each take one, like pull subscribers of one
+   * JetStream consumer.
+   */
+  running: Set<Promise<void>>;
 }
 
 /** The in-process Bus: same semantics as the NATS adapter, for the embedded topology and tests. */
@@ -95,24 +99,19 @@ export function createMemoryBus(options: MemoryBusOptions): Bus {
   }
 
   function pump(consumer: Consumer): void {
-    if (closed || consumer.running || consumer.handlers.length === 0) return;
-    const delivery = consumer.pending.shift();
-    if (!delivery) return;
-    const handler = consumer.handlers[consumer.turn++ % consumer.handlers.length]!;
-    const { stored, attempt } = delivery;
-    const event: BusEvent = { id: stored.id, subject: stored.subject, time: stored.time, data: parse(stored.json), attempt };
-    consumer.running = track(
-      (async () => {
-        try {
-          await handler(event);
-        } catch (error) {
-          fail(consumer, delivery, error);
-        } finally {
-          consumer.running = undefined;
-          pump(consumer);
-        }
-      })(),
-    );
+    while (!closed && consumer.running.size < consumer.handlers.length) {
+      const delivery = consumer.pending.shift();
+      if (!delivery) return;
+      const handler = consumer.handlers[consumer.turn++ % consumer.handlers.length]!;
+      const { stored, attempt } = delivery;
+      const event: BusEvent = { id: stored.id, subject: stored.subject, time: stored.time, data: parse(stored.json), attempt };
+      const run = track(Promise.resolve().then(() => handler(event)).catch((error: unknown) => fail(consumer, delivery, error)));
+      consumer.running.add(run);
+      void run.finally(() => {
+        consumer.running.delete(run);
+        pump(consumer);
+      });
+    }
   }
 
   function fail(consumer: Consumer, delivery: Delivery, error: unknown): void {
@@ -146,7 +145,7 @@ export function createMemoryBus(options: MemoryBusOptions): Bus {
       pending: retained.map((stored) => ({ stored, attempt: 1 })),
       handlers: [],
       turn: 0,
-      running: undefined,
+      running: new Set(),
     };
   }
 
@@ -185,7 +184,7 @@ export function createMemoryBus(options: MemoryBusOptions): Bus {
           const index = consumer.handlers.indexOf(handler);
           if (index >= 0) consumer.handlers.splice(index, 1);
           if (!durable) consumers.delete(key);
-          await consumer.running;
+          await Promise.all(consumer.running);
         },
       };
     },
@@ -246,6 +245,8 @@ function parse(json: string | undefined): unknown {
 
 /** NATS subject matching: `*` is one token, a final `>` is one or more tokens. */
 function subjectMatches(pattern: string, subject: string): boolean {
+  if (pattern === subject) return true;
+  if (!pattern.includes('*') && !pattern.includes('>')) return false;
   const patternTokens = pattern.split('.');
   const subjectTokens = subject.split('.');
   for (const [index, token] of patternTokens.entries()) {

@@ -43,5 +43,20 @@ export function preloadEncoders(): void {
  */
 export function countText(text: string, model: string): number {
   if (text === '') return 0;
-  return encoderFor(model).encode(text, [], []).length;
+  if (text.length > SHORT_TEXT) return encoderFor(model).encode(text, [], []).length;
+  // js-tiktoken builds its regular expressions on every call, which dominates for short strings
+  // (roles, names, one-line prompts): remember those, per encoding, in a bounded map.
+  const name = encodingNameForModel(model);
+  const memo = shortCounts.get(name)!;
+  let count = memo.get(text);
+  if (count === undefined) {
+    count = encoder(name).encode(text, [], []).length;
+    if (memo.size >= SHORT_MEMO_LIMIT) memo.clear();
+    memo.set(text, count);
+  }
+  return count;
 }
+
+const SHORT_TEXT = 64;
+const SHORT_MEMO_LIMIT = 50_000;
+const shortCounts = new Map<EncodingName, Map<string, number>>([['cl100k_base', new Map()], ['o200k_base', new Map()]]);
