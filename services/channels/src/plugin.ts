@@ -7,6 +7,7 @@ import { channelsEntities } from './entities/index.js';
 import { channelsMigrations } from './migrations/index.js';
 import { registerResponders } from './responders.js';
 import { subscribeHealth } from './health.js';
+import { subscribeUsage } from './usage.js';
 import { registerSweeps } from './operations.js';
 import { channelRoutes } from './routes/channels.js';
 import { channelTagRoutes } from './routes/channel-tags.js';
@@ -35,7 +36,7 @@ const channelsPlugin: FastifyPluginAsync<ChannelsPluginOptions> = async (app, op
   const mirror = await createOptionsMirror({ bus, logger });
   const context: ChannelsContext = { db, bus, jobs, logger, options: mirror, keySecret: deriveKey(options.keySecret, 'channels.key') };
 
-  const subscriptions: Subscription[] = [...(await registerResponders(context)), ...(await subscribeHealth(context))];
+  const subscriptions: Subscription[] = [...(await registerResponders(context)), ...(await subscribeHealth(context)), await subscribeUsage(context)];
   await registerSweeps(context);
 
   app.addHook('onClose', async () => {

@@ -12,12 +12,13 @@ describe.each(backends)('relay (%s)', (backend) => {
   let world: RelayWorld;
   let billing: DataSource;
   let client: OpenAI;
+  let mainChannel: number;
 
   beforeAll(async () => {
     world = await startRelayWorld(backend, { userQuota: 10_000_000 });
     billing = await openBillingDatabase(world.gateway.env);
     await world.setOption('RetryTimes', 2);
-    await world.addChannel({ name: 'main', models: 'mock-gpt,mock-embed,mock-stream', priority: 0 });
+    mainChannel = await world.addChannel({ name: 'main', models: 'mock-gpt,mock-embed,mock-stream', priority: 0 });
     await world.waitForModel('mock-gpt');
     client = new OpenAI({ baseURL: `${world.baseUrl}/v1`, apiKey: world.apiKey, maxRetries: 0 });
   });
@@ -137,5 +138,11 @@ describe.each(backends)('relay (%s)', (backend) => {
     const charged = logs.reduce((sum, log) => sum + log.quota, 0);
     await waitFor(async () => (await quota()) === balanceBefore - charged, 10_000, 'balance reconciled with logs');
     expect(await reconcile(billing)).toEqual([]);
+  });
+
+  it("keeps each channel's used quota from the usage records", async () => {
+    const charged = (await billing.getRepository(LogEntity).findBy({ type: 2, channel_id: mainChannel })).reduce((sum, log) => sum + log.quota, 0);
+    expect(charged).toBeGreaterThan(0);
+    await waitFor(async () => (await world.gateway.call('GET', `/api/channel/${mainChannel}`, { session: world.root })).json().data.used_quota === charged, 10_000, 'channel used quota');
   });
 });
