@@ -131,6 +131,24 @@ describe.each(backends)('quota gate (%s)', (backend) => {
     expect(await env.infra.counters.get(counterKeys.user(userId))).toBe(100);
   });
 
+  it('sweeps holds past their expiry (their relay died) back to the counters, once', async () => {
+    const userId = freshId();
+    database.users.set(userId, 100);
+    const stale = randomUUID();
+    const fresh = randomUUID();
+    await reserve(userId, 0, 30, false, stale);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    await reserve(userId, 0, 20, false, fresh);
+    const { expiresAt } = (await gate.getHold(stale))!;
+    // At the stale hold's expiry only it is released; sweeping again finds nothing more of ours.
+    const swept = (await gate.sweep(expiresAt)).filter((entry) => entry.hold.userId === userId);
+    expect(swept.map((entry) => entry.requestId)).toEqual([stale]);
+    expect(await env.infra.counters.get(counterKeys.user(userId))).toBe(80);
+    expect((await gate.sweep(expiresAt)).filter((entry) => entry.hold.userId === userId)).toEqual([]);
+    expect(await gate.settle(stale, 30)).toBeNull();
+    expect(await gate.getHold(fresh)).not.toBeNull();
+  });
+
   it('seeds a missing counter from billing once, and never overwrites a live counter', async () => {
     const userId = freshId();
     const tokenId = freshId();

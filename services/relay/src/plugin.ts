@@ -20,6 +20,8 @@ export interface RelayPluginOptions {
   preloadTokenizers?: boolean;
 }
 
+const HOLD_SWEEP_EVERY_MS = 60_000;
+
 /** Relay: the OpenAI-compatible data plane. Warm requests touch no SQL and call no other service. */
 const relayPlugin: FastifyPluginAsync<RelayPluginOptions> = async (app, { infra, limits = {}, preloadTokenizers = false }) => {
   useAccessControl(app, 'relay');
@@ -47,6 +49,10 @@ const relayPlugin: FastifyPluginAsync<RelayPluginOptions> = async (app, { infra,
     limits: { streamIdleTimeoutMs, maxUpstreamBodyBytes: limits.maxUpstreamBodyBytes ?? 64 * 1024 * 1024 },
   };
   const subscriptions: Subscription[] = [await registerChannelOperations(context)];
+
+  // Holds whose relay died mid-request are released (DESIGN section 5: nothing leaks).
+  await infra.jobs.work('relay.holds.sweep', async () => void (await context.quota.sweep()));
+  await infra.jobs.repeat('relay.holds.sweep', {}, { everyMs: HOLD_SWEEP_EVERY_MS });
 
   app.addHook('onClose', async () => {
     await context.usage.flush(10_000);

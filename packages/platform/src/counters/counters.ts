@@ -47,4 +47,9 @@ export interface Kv {
   increment(key: string, options: { ttlMs: number }): Promise<number>;
   /** Remaining time to live in ms; null when the key is absent or has no expiry. */
   ttl(key: string): Promise<number | null>;
+  /**
+   * Live keys starting with `prefix`, at most `limit` of them (sweepers walk their own keys;
+   * Redis SCAN, so it never blocks the server). Order is unspecified.
+   */
+  keys(prefix: string, limit: number): Promise<string[]>;
 }

@@ -154,5 +154,13 @@ export function createMemoryKv(): Kv {
       const expiresAt = live(key)?.expiresAt;
       return expiresAt == null ? null : expiresAt - Date.now();
     },
+    async keys(prefix, limit) {
+      const found: string[] = [];
+      for (const key of entries.keys()) {
+        if (found.length >= limit) break;
+        if (key.startsWith(prefix) && live(key)) found.push(key);
+      }
+      return found;
+    },
   };
 }

@@ -124,5 +124,18 @@ export function createRedisKv(redis: Redis, prefix: string): Kv {
       const remaining = await redis.pttl(keyOf(key));
       return remaining < 0 ? null : remaining;
     },
+    async keys(prefix, limit) {
+      const stored = keyOf('');
+      // SCAN's MATCH is a glob: escape its special characters in the caller's prefix.
+      const pattern = `${keyOf(prefix).replace(/[*?[\]\\]/g, '\\$&')}*`;
+      const found = new Set<string>();
+      let cursor = '0';
+      do {
+        const [next, batch] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 500);
+        for (const key of batch) if (found.size < limit) found.add(key.slice(stored.length));
+        cursor = next;
+      } while (cursor !== '0' && found.size < limit);
+      return [...found];
+    },
   };
 }

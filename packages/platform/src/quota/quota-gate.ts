@@ -13,12 +13,10 @@ import { requestTyped } from '../messaging.js';
  * redemption, admin edit and transfer; usage reaches the database through `relay.usage.recorded`.
  *
  * Holds and expiry. A hold lives in the Kv under `quota:hold:<requestId>` with a ttl of
- * holdTtlMs + HOLD_GRACE_MS. Whoever settles first (the request itself, or the relay's sweeper
- * for holds past `expiresAt`: the relay issue) takes it with `kv.take`, so it is applied once.
- * If nobody settles it and the Kv entry expires, its amount simply stays taken from the live
- * counters: the user can spend less than the database says, never more (invariant I4 keeps
- * holding); the database balance is unaffected because no usage was recorded. The grace period
- * is the sweeper's window to find expired holds before they vanish.
+ * holdTtlMs + HOLD_GRACE_MS. Whoever settles first (the request itself, or `sweep` for holds past
+ * `expiresAt`, run by the relay's sweeper job) takes it with `kv.take`, so it is applied once.
+ * A swept hold is released (nothing is known of its usage: the relay died mid-request). The grace
+ * period is the sweeper's window to find expired holds before the Kv entry vanishes.
  */
 
 /** Live counter keys of the quota hot path; billing's ledger uses the same (one definition). */
@@ -75,6 +73,11 @@ export interface QuotaGate {
   release(requestId: string): Promise<SettleOutcome | null>;
   /** Reads a hold without taking it (for a sweeper, or diagnostics). */
   getHold(requestId: string): Promise<QuotaHold | null>;
+  /**
+   * Releases holds past their expiry (their relay died mid-request, so nobody will settle them)
+   * and returns them. Each is taken once, so several sweepers (replicas) never release twice.
+   */
+  sweep(now?: number, limit?: number): Promise<Array<{ requestId: string; hold: QuotaHold }>>;
 }
 
 export interface QuotaGateOptions {
@@ -176,6 +179,20 @@ export function createQuotaGate(options: QuotaGateOptions): QuotaGate {
     async getHold(requestId) {
       const raw = await kv.get(holdKey(requestId));
       return raw === null ? null : (JSON.parse(raw) as QuotaHold);
+    },
+
+    async sweep(now = Date.now(), limit = 1000) {
+      const prefix = holdKey('');
+      const swept: Array<{ requestId: string; hold: QuotaHold }> = [];
+      for (const key of await kv.keys(prefix, limit)) {
+        const raw = await kv.get(key);
+        if (raw === null || (JSON.parse(raw) as QuotaHold).expiresAt > now) continue;
+        const requestId = key.slice(prefix.length);
+        const released = await settle(requestId, 0);
+        if (released) swept.push({ requestId, hold: released.hold });
+      }
+      if (swept.length) logger.warn({ count: swept.length, requestIds: swept.map((entry) => entry.requestId).slice(0, 20) }, 'quota: expired holds released');
+      return swept;
     },
   };
 }

@@ -32,6 +32,20 @@ export function defineKvContract(name: string, factory: () => Promise<KvHarness>
       expect(await kv.get('a')).toBeNull();
     });
 
+    it('lists live keys by prefix, up to a limit, taking the prefix literally', async () => {
+      for (let index = 0; index < 30; index++) await kv.set(`hold:${index}`, String(index));
+      await kv.set('holdings', 'x');
+      await kv.set('other:1', 'x');
+      await kv.set('hold:gone', 'x', { ttlMs: 20 });
+      await kv.set('h*ld:1', 'x');
+      await new Promise((resolve) => setTimeout(resolve, 60));
+      const all = await kv.keys('hold:', 1000);
+      expect(all.sort()).toEqual(Array.from({ length: 30 }, (_, index) => `hold:${index}`).sort());
+      expect((await kv.keys('hold:', 7)).length).toBe(7);
+      expect(await kv.keys('h*ld:', 10)).toEqual(['h*ld:1']);
+      expect(await kv.keys('nothing:', 10)).toEqual([]);
+    });
+
     it('a key set with a ttl expires', async () => {
       await kv.set('short', 'v', { ttlMs: 100 });
       await kv.set('forever', 'v');
