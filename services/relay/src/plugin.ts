@@ -44,14 +44,17 @@ const relayPlugin: FastifyPluginAsync<RelayPluginOptions> = async (app, { infra,
       bodyTimeoutMs: streamIdleTimeoutMs * 2,
       keepAliveTimeoutMs: 60_000,
     }),
-    quota: createQuotaGate({ counters, kv, bus, logger, holdTtlMs: limits.holdTtlMs ?? 15 * 60_000 }),
+    // Far beyond any request (streams end after a minute of silence): only a dead relay's holds get that old.
+    quota: createQuotaGate({ counters, kv, bus, logger, holdTtlMs: limits.holdTtlMs ?? 2 * 3600_000 }),
     usage: createUsagePublisher({ bus, logger }),
     limits: { streamIdleTimeoutMs, maxUpstreamBodyBytes: limits.maxUpstreamBodyBytes ?? 64 * 1024 * 1024 },
   };
   const subscriptions: Subscription[] = [await registerChannelOperations(context)];
 
   // Holds whose relay died mid-request are released (DESIGN section 5: nothing leaks).
-  await infra.jobs.work('relay.holds.sweep', async () => void (await context.quota.sweep()));
+  await infra.jobs.work('relay.holds.sweep', async () => {
+    for (const { hold } of await context.quota.sweep()) if (hold.record) context.usage.publish(hold.record);
+  });
   await infra.jobs.repeat('relay.holds.sweep', {}, { everyMs: HOLD_SWEEP_EVERY_MS });
 
   app.addHook('onClose', async () => {

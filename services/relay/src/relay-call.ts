@@ -62,7 +62,9 @@ export async function relay(context: RelayContext, request: FastifyRequest, repl
   const promptTokens = estimatePrompt(operation, body, model);
   const requestId = crypto.randomUUID();
   const hold = reservation(quote, promptTokens, maxTokens, options.get('PreConsumedQuota'));
-  const reserved = await context.quota.reserve({ requestId, userId: caller.userId, tokenId: caller.tokenId, unlimitedToken: caller.unlimitedToken, amount: hold });
+  // Should this process die mid-request, the sweeper publishes this (no usage, hold released).
+  const orphan = usageRecord({ caller, model, requestId, startedAt, quote, stream, tried: [], usage: { prompt_tokens: 0, completion_tokens: 0, cached_tokens: 0 }, quota: 0, note: 'relay stopped mid-request; hold released' });
+  const reserved = await context.quota.reserve({ requestId, userId: caller.userId, tokenId: caller.tokenId, unlimitedToken: caller.unlimitedToken, amount: hold, record: orphan });
   if (!reserved.ok) {
     const message = reserved.reason === 'insufficient_token_quota' ? 'the API key has not enough quota left' : 'your balance is not enough for this request';
     throw new RelayError(403, message, reserved.reason, 'insufficient_quota');
@@ -110,7 +112,7 @@ export async function relay(context: RelayContext, request: FastifyRequest, repl
   // Nothing delivered and nothing reported: nothing to charge (a per-call price included).
   const delivered = outcome.usage !== null || outcome.completionTokens > 0 || !outcome.partial;
   const quota = delivered ? charge(quote, usage) : 0;
-  await context.quota.settle(requestId, quota);
+  if (!(await context.quota.settle(requestId, quota))) context.logger.warn({ requestId }, 'hold already swept: this request outlived its hold');
   record(context, {
     caller, model, requestId, startedAt, quote, stream, tried, usage, quota,
     firstResponseMs: outcome.firstResponseMs, estimated: outcome.usage === null, upstreamModel: outcome.upstreamModel,
@@ -270,8 +272,12 @@ interface RecordInput {
 
 /** Exactly one usage record per forwarded request (DESIGN section 5 step 6). */
 function record(context: RelayContext, input: RecordInput): void {
+  context.usage.publish(usageRecord(input));
+}
+
+function usageRecord(input: RecordInput): UsageRecord {
   const details = priceDetails(input.quote);
-  const usageRecord: UsageRecord = {
+  return {
     request_id: input.requestId,
     user_id: input.caller.userId,
     token_id: input.caller.tokenId,
@@ -295,7 +301,6 @@ function record(context: RelayContext, input: RecordInput): void {
       admin_info: { use_channel: input.tried },
     },
   };
-  context.usage.publish(usageRecord);
 }
 
 export { openAiErrorBody };

@@ -1,5 +1,7 @@
 import OpenAI from 'openai';
 import type { DataSource } from 'typeorm';
+import { randomUUID } from 'node:crypto';
+import { createQuotaGate, createSilentLogger } from '@aigw/platform';
 import { waitFor } from '@aigw/platform/testing';
 import { openBillingDatabase } from '../../billing/test/support/billing-db';
 import { LogEntity } from '../../billing/src/entities/index';
@@ -116,5 +118,24 @@ describe('relay edges', () => {
     expect(world.mock.requests.some((entry) => String(entry.headers.authorization).includes('CANARY-channel-key-7f3a'))).toBe(true);
     expect(plain).not.toContain('CANARY-channel-key-7f3a');
     expect(streamed).not.toContain('CANARY-channel-key-7f3a');
+  });
+
+  it("settles a dead relay's hold: released by the sweeper, with one usage record", async () => {
+    const { infra } = world.gateway.env;
+    const gate = createQuotaGate({ ...infra, logger: createSilentLogger(), holdTtlMs: 1 });
+    const requestId = randomUUID();
+    const record = {
+      request_id: requestId, user_id: world.user.id, token_id: world.tokenId, token_name: 'relay-test', model_name: 'mock-gpt', group: 'default',
+      channel_id: 0, prompt_tokens: 0, completion_tokens: 0, quota: 0, use_time_ms: 0, is_stream: true,
+      created_at: Math.floor(Date.now() / 1000), content: 'relay stopped mid-request; hold released', other: {},
+    };
+    expect((await gate.reserve({ requestId, userId: world.user.id, tokenId: world.tokenId, unlimitedToken: true, amount: 5_000, record })).ok).toBe(true);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    // What the relay's minute job does, right now.
+    await infra.jobs.add('relay.holds.sweep', {});
+    await waitFor(async () => (await billing.getRepository(LogEntity).countBy({ request_id: requestId })) === 1, 10_000, 'orphan record');
+    expect(await gate.getHold(requestId)).toBeNull();
+    const [log] = await billing.getRepository(LogEntity).findBy({ request_id: requestId });
+    expect(log).toMatchObject({ quota: 0, content: 'relay stopped mid-request; hold released' });
   });
 });

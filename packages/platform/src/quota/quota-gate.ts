@@ -1,4 +1,4 @@
-import { MAX_QUOTA } from '@aigw/contracts';
+import { MAX_QUOTA, type UsageRecord } from '@aigw/contracts';
 import type { Bus } from '../bus/bus.js';
 import type { Counters, Kv, ReserveLine } from '../counters/counters.js';
 import type { Logger } from '../logger.js';
@@ -38,6 +38,8 @@ export interface QuotaHold {
   amount: number;
   /** Epoch ms after which a sweeper may settle (release) the hold. */
   expiresAt: number;
+  /** The usage record to publish (with no usage) should the hold be swept: one record per request, even then. */
+  record?: UsageRecord;
 }
 
 export interface ReserveRequest {
@@ -48,6 +50,8 @@ export interface ReserveRequest {
   tokenId: number;
   unlimitedToken: boolean;
   amount: number;
+  /** Kept with the hold for the sweeper (see QuotaHold.record). */
+  record?: UsageRecord;
 }
 
 export type ReserveOutcome =
@@ -141,7 +145,7 @@ export function createQuotaGate(options: QuotaGateOptions): QuotaGate {
 
   return {
     async reserve(request) {
-      const { requestId, userId, tokenId, unlimitedToken, amount } = request;
+      const { requestId, userId, tokenId, unlimitedToken, amount, record } = request;
       if (typeof requestId !== 'string' || requestId.length === 0 || requestId.length > 64) throw new TypeError('requestId must be 1 to 64 characters');
       requireId(userId, 'userId', false);
       requireId(tokenId, 'tokenId', true);
@@ -161,7 +165,7 @@ export function createQuotaGate(options: QuotaGateOptions): QuotaGate {
         remaining = { user: result.balances[0]!, token: limitedToken ? result.balances[1]! : null };
       }
 
-      const hold: QuotaHold = { userId, tokenId: limitedToken, amount, expiresAt: Date.now() + holdTtlMs };
+      const hold: QuotaHold = { userId, tokenId: limitedToken, amount, expiresAt: Date.now() + holdTtlMs, ...(record ? { record } : {}) };
       let stored = false;
       try {
         stored = await kv.setIfAbsent(holdKey(requestId), JSON.stringify(hold), { ttlMs: holdTtlMs + HOLD_GRACE_MS });
