@@ -4,7 +4,9 @@
 // revocation reaches the gateway over the bus, and that an option change reaches billing.
 import crypto from 'node:crypto';
 import net from 'node:net';
+import OpenAI from 'openai';
 import { signIdentity, type AuthContext } from '@aigw/platform';
+import { startMockUpstream } from '../../../tools/mock-upstream/server.mjs';
 import { createTestEnvironment, waitFor, type TestEnvironment } from '@aigw/platform/testing';
 import { entryOf, serviceNames, startCluster, type Cluster, type ProcessName } from '../../../tools/cluster/cluster.mjs';
 
@@ -236,6 +238,40 @@ describe('the distributed cluster, through the gateway', () => {
     expect((await billingOptions(signed(secret, { ...root, userId: aliceId, username: 'alice', role: 1 }))).status).toBe(403);
     // The gateway does not expose /internal/ in the distributed topology.
     expect((await admin.call('GET', '/internal/billing/options')).status).toBe(404);
+  });
+
+  test('the relay serves an sk- token through the proxy, streams included, and billing records it', async () => {
+    const mock = await startMockUpstream({});
+    try {
+      for (const [key, value] of [['AllowPrivateNetworkUpstreams', 'true'], ['ModelRatio', '{"mock-*":1}']]) {
+        expect((await admin.call('PUT', '/api/option/', { key, value })).body).toMatchObject({ success: true });
+      }
+      const channel = await admin.call('POST', '/api/channel/', { type: 1, name: 'mock', key: 'mock-key', base_url: mock.url, models: 'mock-gpt', group: 'default' });
+      expect(channel.body).toMatchObject({ success: true });
+      expect((await admin.call('PUT', '/api/user/', { id: aliceId, quota: 5_000_000 })).body).toMatchObject({ success: true });
+      const token = await alice.call('POST', '/api/token/', { name: 'cluster', unlimited_quota: true });
+      expect(token.body).toMatchObject({ success: true });
+      const client = new OpenAI({ baseURL: `${cluster!.gatewayUrl}/v1`, apiKey: token.body.data[0].key, maxRetries: 0 });
+
+      // The relay learns the channel and the options over NATS: wait until it answers.
+      let answer: OpenAI.Chat.Completions.ChatCompletion | undefined;
+      await waitFor(async () => {
+        answer = await client.chat.completions.create({ model: 'mock-gpt', messages: [{ role: 'user', content: 'hello cluster' }] }).catch(() => undefined);
+        return answer !== undefined;
+      }, 15_000, 'relay routes mock-gpt');
+      expect(answer!.usage?.total_tokens).toBeGreaterThan(0);
+      const stream = await client.chat.completions.create({ model: 'mock-gpt', stream: true, messages: [{ role: 'user', content: 'stream through the proxy' }] });
+      let text = '';
+      for await (const chunk of stream) text += chunk.choices[0]?.delta?.content ?? '';
+      expect(text.length).toBeGreaterThan(0);
+
+      await waitFor(async () => (await alice.call('GET', '/api/log/self?type=2')).body.data?.total >= 2, 15_000, 'usage logged by billing');
+      const logs = (await alice.call('GET', '/api/log/self?type=2')).body.data.items as Array<{ model_name: string; quota: number; is_stream: boolean }>;
+      expect(logs.map((log) => log.is_stream).sort()).toEqual([false, true]);
+      expect(logs.every((log) => log.model_name === 'mock-gpt' && log.quota > 0)).toBe(true);
+    } finally {
+      await mock.close();
+    }
   });
 
   test('logout ends the session', async () => {
