@@ -6,7 +6,7 @@ import type { Caller } from './caller.js';
 import { checkModelAllowed } from './caller.js';
 import type { RelayContext } from './context.js';
 import { chooseChannel, isRetryable, mappedStatus, upstreamModel } from './domain/channel-choice.js';
-import { openAiErrorBody, RelayError } from './errors.js';
+import { RelayError } from './errors.js';
 import { charge, priceDetails, quotePrice, reservation, saneUsage, type PriceQuote } from './metering.js';
 import type { ProviderContext, ProviderDefinition, ProviderError, UpstreamRequest, Usage } from './providers/types.js';
 import { providerFor } from './providers/registry.js';
@@ -26,6 +26,8 @@ interface Failure {
   status: number;
   error: ProviderError;
 }
+
+const NO_USAGE: Usage = { prompt_tokens: 0, completion_tokens: 0, cached_tokens: 0 };
 
 /** The largest max_tokens accepted; bounds the hold (rule R7). */
 const MAX_OUTPUT_TOKENS = 10_000_000;
@@ -62,8 +64,9 @@ export async function relay(context: RelayContext, request: FastifyRequest, repl
   const promptTokens = estimatePrompt(operation, body, model);
   const requestId = crypto.randomUUID();
   const hold = reservation(quote, promptTokens, maxTokens, options.get('PreConsumedQuota'));
+  const unbilled = (tried: number[], note: string): RecordInput => ({ caller, model, requestId, startedAt, quote, stream, tried, usage: NO_USAGE, quota: 0, note });
   // Should this process die mid-request, the sweeper publishes this (no usage, hold released).
-  const orphan = usageRecord({ caller, model, requestId, startedAt, quote, stream, tried: [], usage: { prompt_tokens: 0, completion_tokens: 0, cached_tokens: 0 }, quota: 0, note: 'relay stopped mid-request; hold released' });
+  const orphan = usageRecord(unbilled([], 'relay stopped mid-request; hold released'));
   const reserved = await context.quota.reserve({ requestId, userId: caller.userId, tokenId: caller.tokenId, unlimitedToken: caller.unlimitedToken, amount: hold, record: orphan });
   if (!reserved.ok) {
     const message = reserved.reason === 'insufficient_token_quota' ? 'the API key has not enough quota left' : 'your balance is not enough for this request';
@@ -73,7 +76,7 @@ export async function relay(context: RelayContext, request: FastifyRequest, repl
   const tried: number[] = [];
   const attempts = caller.pinnedChannelId !== null ? 1 : options.get('RetryTimes') + 1;
   let failure: Failure | null = null;
-  let outcome: Outcome | null = null;
+  let outcome: StreamOutcome | null = null;
   try {
     for (let attempt = 0; attempt < attempts && !outcome; attempt++) {
       const channel = chooseChannel(candidates, new Set(tried));
@@ -96,13 +99,13 @@ export async function relay(context: RelayContext, request: FastifyRequest, repl
     }
   } catch (error) {
     await context.quota.release(requestId);
-    if (tried.length > 0) record(context, { caller, model, requestId, startedAt, quote, stream, tried, usage: { prompt_tokens: 0, completion_tokens: 0, cached_tokens: 0 }, quota: 0, note: 'relay error' });
+    if (tried.length > 0) record(context, unbilled(tried, 'relay error'));
     throw error;
   }
 
   if (!outcome) {
     await context.quota.release(requestId);
-    if (tried.length > 0) record(context, { caller, model, requestId, startedAt, quote, stream, tried, usage: { prompt_tokens: 0, completion_tokens: 0, cached_tokens: 0 }, quota: 0, note: 'upstream error' });
+    if (tried.length > 0) record(context, unbilled(tried, 'upstream error'));
     const status = failure?.status && failure.status >= 400 ? failure.status : 502;
     const message = status === 429 ? 'the upstream load of this group is saturated, try again later' : (failure?.error.message ?? 'no channel could serve the request');
     throw new RelayError(status, message, failure?.error.code || 'upstream_error', 'upstream_error');
@@ -216,10 +219,8 @@ export async function readBounded(response: EgressResponse, maxBytes: number): P
   return Buffer.concat(chunks).toString('utf8');
 }
 
-interface Outcome extends StreamOutcome {}
-
 /** A whole (non-streaming) answer: parsed for usage, converted when the provider is not OpenAI. */
-async function answer(context: RelayContext, reply: FastifyReply, attempt: Attempt, operation: Operation, response: EgressResponse, requestId: string): Promise<Outcome> {
+async function answer(context: RelayContext, reply: FastifyReply, attempt: Attempt, operation: Operation, response: EgressResponse, requestId: string): Promise<StreamOutcome> {
   const started = Date.now();
   const text = await readBounded(response, context.limits.maxUpstreamBodyBytes);
   let json: unknown;
@@ -303,4 +304,3 @@ function usageRecord(input: RecordInput): UsageRecord {
   };
 }
 
-export { openAiErrorBody };
