@@ -11,6 +11,7 @@ import { createTokenCache } from './token-cache.js';
 import { createUsagePublisher } from './usage-publisher.js';
 import { modelRoutes } from './routes/models.js';
 import { openAiRoutes } from './routes/openai.js';
+import { anthropicRoutes } from './routes/anthropic.js';
 import { playgroundRoutes } from './routes/playground.js';
 
 export interface RelayPluginOptions {
@@ -65,7 +66,7 @@ const relayPlugin: FastifyPluginAsync<RelayPluginOptions> = async (app, { infra,
   });
 
   registerDiagnostics(app, 'relay', options);
-  for (const routes of [openAiRoutes, modelRoutes, playgroundRoutes]) await app.register(routes, { context });
+  for (const routes of [openAiRoutes, anthropicRoutes, modelRoutes, playgroundRoutes]) await app.register(routes, { context });
 };
 
 export default relayPlugin;

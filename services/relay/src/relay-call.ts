@@ -12,9 +12,13 @@ import type { ProviderContext, ProviderDefinition, ProviderError, UpstreamReques
 import { providerFor } from './providers/registry.js';
 import { streamToClient, type StreamOutcome } from './streaming.js';
 import { estimatePrompt, estimateCompletion } from './estimates.js';
+import { openAiToAnthropicMessage } from './formats/anthropic-input.js';
 
 /** What the client asked for, as one of the OpenAI-format operations. */
 export type Operation = 'chat' | '/v1/completions' | '/v1/embeddings' | '/v1/moderations';
+
+/** The format the client gets its answer in: OpenAI's (as the pipeline speaks it) or Anthropic's Messages API. */
+export type OutputFormat = 'openai' | 'anthropic';
 
 interface Attempt {
   channel: RoutingChannel;
@@ -37,8 +41,11 @@ const MAX_OUTPUT_TOKENS = 10_000_000;
  * try channels (never one already tried) until one answers or retries are used up, retrying
  * only before anything reached the client; answer or stream; settle the hold to the actual
  * charge and publish exactly one usage record for every request that was forwarded.
+ * `output` 'anthropic' (chat only) converts the OpenAI-format answer to the Messages API's.
  */
-export async function relay(context: RelayContext, request: FastifyRequest, reply: FastifyReply, caller: Caller, operation: Operation, body: Record<string, unknown>): Promise<void> {
+export async function relay(
+  context: RelayContext, request: FastifyRequest, reply: FastifyReply, caller: Caller, operation: Operation, body: Record<string, unknown>, output: OutputFormat = 'openai',
+): Promise<void> {
   const startedAt = Date.now();
   const { options, channels } = context;
   if (!context.usage.accepting()) throw new RelayError(503, 'usage recording is backed up; try again shortly', 'usage_spool_full');
@@ -94,8 +101,8 @@ export async function relay(context: RelayContext, request: FastifyRequest, repl
         continue;
       }
       outcome = stream
-        ? await streamToClient(context, request, reply, call.attempt, result.response, { injectedUsage: result.injectedUsage, requestId })
-        : await answer(context, reply, call.attempt, operation, result.response, requestId);
+        ? await streamToClient(context, request, reply, call.attempt, result.response, { injectedUsage: result.injectedUsage, requestId, output, promptTokens })
+        : await answer(context, reply, call.attempt, operation, result.response, requestId, output);
     }
   } catch (error) {
     await context.quota.release(requestId);
@@ -220,7 +227,9 @@ export async function readBounded(response: EgressResponse, maxBytes: number): P
 }
 
 /** A whole (non-streaming) answer: parsed for usage, converted when the provider is not OpenAI. */
-async function answer(context: RelayContext, reply: FastifyReply, attempt: Attempt, operation: Operation, response: EgressResponse, requestId: string): Promise<StreamOutcome> {
+async function answer(
+  context: RelayContext, reply: FastifyReply, attempt: Attempt, operation: Operation, response: EgressResponse, requestId: string, output: OutputFormat,
+): Promise<StreamOutcome> {
   const started = Date.now();
   const text = await readBounded(response, context.limits.maxUpstreamBodyBytes);
   let json: unknown;
@@ -239,7 +248,8 @@ async function answer(context: RelayContext, reply: FastifyReply, attempt: Attem
     usage = attempt.provider.passthrough!.usage(json);
   }
   // OpenAI-format answers go out as received: no re-serialisation on the hot path.
-  const payload = redactKey(body === json ? text : JSON.stringify(body), attempt.context.key);
+  const outgoing = output === 'anthropic' && operation === 'chat' ? JSON.stringify(openAiToAnthropicMessage(body, attempt.context.requestedModel)) : body === json ? text : JSON.stringify(body);
+  const payload = redactKey(outgoing, attempt.context.key);
   void reply.status(200).header('content-type', 'application/json').header('x-oneapi-request-id', requestId).send(payload);
   return {
     usage: usage ? saneUsage(usage) : null,

@@ -5,7 +5,8 @@ import type { ProviderContext, ProviderDefinition, Usage } from './providers/typ
 import { formatSse, SseParser } from './sse/sse-parser.js';
 import { saneUsage } from './metering.js';
 import { CompletionCounter } from './estimates.js';
-import { redactKey } from './relay-call.js';
+import { redactKey, type OutputFormat } from './relay-call.js';
+import { anthropicErrorEvent, OpenAiToAnthropicStream } from './formats/anthropic-input.js';
 
 /** How a relayed answer ended, for settlement. */
 export interface StreamOutcome {
@@ -40,7 +41,7 @@ export async function streamToClient(
   reply: FastifyReply,
   attempt: StreamAttempt,
   response: EgressResponse,
-  options: { injectedUsage: boolean; requestId: string },
+  options: { injectedUsage: boolean; requestId: string; output?: OutputFormat; promptTokens?: number },
 ): Promise<StreamOutcome> {
   const started = Date.now();
   const raw = reply.raw;
@@ -57,6 +58,10 @@ export async function streamToClient(
   const parser = new SseParser();
   const converter = attempt.provider.chat.stream(attempt.context);
   const counter = new CompletionCounter(attempt.context.requestedModel);
+  // Anthropic-format clients get each OpenAI chunk converted to Messages API events.
+  const anthropic = options.output === 'anthropic' ? new OpenAiToAnthropicStream(attempt.context.requestedModel, options.promptTokens ?? 0) : null;
+  const errorEvent = (error: { message: string; type: string; code: string }) =>
+    anthropic ? anthropicErrorEvent(error.type === 'upstream_error' ? 'api_error' : error.type, error.message) : formatSse(JSON.stringify({ error }));
   let usage: Usage | null = null;
   let firstResponseMs = -1;
   let partial: string | null = null;
@@ -90,10 +95,16 @@ export async function streamToClient(
       if (output.text) counter.add(output.text);
       if (output.error) {
         partial = 'upstream error in stream';
-        await write(formatSse(JSON.stringify({ error: output.error })));
+        await write(errorEvent(output.error));
         continue;
       }
       if (output.data === undefined) continue;
+      if (anthropic) {
+        // The converter needs every chunk, the usage-only one included (message_delta's usage).
+        const events = anthropic.push(redactKey(output.data, attempt.context.key));
+        if (events.length > 0) await write(events.join(''));
+        continue;
+      }
       // The usage-only chunk we asked for on the client's behalf is not theirs to see.
       if (options.injectedUsage && output.usageOnly) continue;
       await write(formatSse(redactKey(output.data, attempt.context.key)));
@@ -136,8 +147,9 @@ export async function streamToClient(
 
   if (clientGone) partial = 'client disconnected';
   if (!clientGone) {
-    if (partial) await write(formatSse(JSON.stringify({ error: { message: partial, type: 'upstream_error', code: 'stream_interrupted' } })));
-    await write(DONE);
+    if (partial) await write(errorEvent({ message: partial, type: 'upstream_error', code: 'stream_interrupted' }));
+    if (!anthropic) await write(DONE);
+    else if (!partial) await write(anthropic.finish({ input_tokens: options.promptTokens ?? 0, output_tokens: counter.total() }).join(''));
     raw.end();
   }
   return {
