@@ -2,8 +2,8 @@ import crypto from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import { backends, waitFor } from '@aigw/platform/testing';
 import type { BusEvent } from '@aigw/platform';
-import { ROOT_PASSWORD, startGateway, type Session, type TestGateway } from '../../gateway/test/support/gateway';
-import { channelBody, collectEvents, createChannels, installFakeRelay, openChannelsDatabase } from './support/channels';
+import { type Session, type TestGateway } from '../../gateway/test/support/gateway';
+import { channelBody, startChannelsWorld, type ChannelsWorld } from './support/channels';
 
 const sha256 = (text: string) => crypto.createHash('sha256').update(text).digest('hex');
 
@@ -18,17 +18,14 @@ describe.each(backends)('channels (%s)', (backend) => {
   /** Every key given to a channel here. */
   const keys: string[] = [];
 
+  let world: ChannelsWorld | undefined;
+
   beforeAll(async () => {
-    gateway = await startGateway(backend);
-    installFakeRelay(gateway.env.infra.bus);
-    root = await gateway.login('root', ROOT_PASSWORD);
-    db = await openChannelsDatabase(gateway.env);
-    updated = await collectEvents(gateway.env.infra.bus, 'channels.channel.updated');
-    deleted = await collectEvents(gateway.env.infra.bus, 'channels.channel.deleted');
+    world = await startChannelsWorld(backend);
+    ({ gateway, root, db, updated, deleted } = world);
   });
   afterAll(async () => {
-    await db?.destroy();
-    await gateway?.close();
+    await world?.close();
   });
 
   const call = async (method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, body?: unknown) => {

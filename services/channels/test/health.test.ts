@@ -1,8 +1,8 @@
 import type { DataSource } from 'typeorm';
 import { publishEvent, type BusEvent } from '@aigw/platform';
 import { backends, waitFor } from '@aigw/platform/testing';
-import { ROOT_PASSWORD, startGateway, type Session, type TestGateway } from '../../gateway/test/support/gateway';
-import { collectEvents, createChannels, installFakeRelay, openChannelsDatabase, setOption } from './support/channels';
+import { type Session, type TestGateway } from '../../gateway/test/support/gateway';
+import { createChannels, setOption, startChannelsWorld, type ChannelsWorld } from './support/channels';
 
 /** How long a negative case waits when no later event can show it was handled. */
 const SETTLE_MS = 500;
@@ -13,16 +13,14 @@ describe.each(backends)('automatic disable and enable from relay reports (%s)', 
   let db: DataSource;
   let updated: BusEvent[];
 
+  let world: ChannelsWorld | undefined;
+
   beforeAll(async () => {
-    gateway = await startGateway(backend);
-    installFakeRelay(gateway.env.infra.bus);
-    root = await gateway.login('root', ROOT_PASSWORD);
-    db = await openChannelsDatabase(gateway.env);
-    updated = await collectEvents(gateway.env.infra.bus, 'channels.channel.updated');
+    world = await startChannelsWorld(backend);
+    ({ gateway, root, db, updated } = world);
   });
   afterAll(async () => {
-    await db?.destroy();
-    await gateway?.close();
+    await world?.close();
   });
 
   const status = async (id: number) => (await gateway.call('GET', `/api/channel/${id}`, { session: root })).json().data.status as number;

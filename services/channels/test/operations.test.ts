@@ -1,8 +1,8 @@
 import type { DataSource } from 'typeorm';
 import { BusRequestError } from '@aigw/platform';
 import { backends, waitFor } from '@aigw/platform/testing';
-import { ROOT_PASSWORD, startGateway, type Session, type TestGateway } from '../../gateway/test/support/gateway';
-import { createChannels, installFakeRelay, openChannelsDatabase, ordinaryUser, setOption, type FakeRelay } from './support/channels';
+import { type Session, type TestGateway } from '../../gateway/test/support/gateway';
+import { createChannels, ordinaryUser, setOption, type FakeRelay, startChannelsWorld, type ChannelsWorld } from './support/channels';
 
 describe.each(backends)('channel tests, balances and model lists (%s)', (backend) => {
   let gateway: TestGateway;
@@ -10,15 +10,14 @@ describe.each(backends)('channel tests, balances and model lists (%s)', (backend
   let relay: FakeRelay;
   let db: DataSource;
 
+  let world: ChannelsWorld | undefined;
+
   beforeAll(async () => {
-    gateway = await startGateway(backend);
-    relay = installFakeRelay(gateway.env.infra.bus);
-    root = await gateway.login('root', ROOT_PASSWORD);
-    db = await openChannelsDatabase(gateway.env);
+    world = await startChannelsWorld(backend);
+    ({ gateway, root, db, relay } = world);
   });
   afterAll(async () => {
-    await db?.destroy();
-    await gateway?.close();
+    await world?.close();
   });
   beforeEach(() => {
     relay.calls.length = 0;

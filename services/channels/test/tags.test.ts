@@ -1,8 +1,8 @@
 import type { DataSource } from 'typeorm';
 import { backends, waitFor } from '@aigw/platform/testing';
 import type { BusEvent } from '@aigw/platform';
-import { ROOT_PASSWORD, startGateway, type Session, type TestGateway } from '../../gateway/test/support/gateway';
-import { collectEvents, createChannels, installFakeRelay, openChannelsDatabase } from './support/channels';
+import { type Session, type TestGateway } from '../../gateway/test/support/gateway';
+import { createChannels, startChannelsWorld, type ChannelsWorld } from './support/channels';
 
 describe.each(backends)('channel tags and batch operations (%s)', (backend) => {
   let gateway: TestGateway;
@@ -11,17 +11,14 @@ describe.each(backends)('channel tags and batch operations (%s)', (backend) => {
   let updated: BusEvent[];
   let deleted: BusEvent[];
 
+  let world: ChannelsWorld | undefined;
+
   beforeAll(async () => {
-    gateway = await startGateway(backend);
-    installFakeRelay(gateway.env.infra.bus);
-    root = await gateway.login('root', ROOT_PASSWORD);
-    db = await openChannelsDatabase(gateway.env);
-    updated = await collectEvents(gateway.env.infra.bus, 'channels.channel.updated');
-    deleted = await collectEvents(gateway.env.infra.bus, 'channels.channel.deleted');
+    world = await startChannelsWorld(backend);
+    ({ gateway, root, db, updated, deleted } = world);
   });
   afterAll(async () => {
-    await db?.destroy();
-    await gateway?.close();
+    await world?.close();
   });
 
   const call = async (method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, body?: unknown) => (await gateway.call(method, url, { session: root, body })).json();

@@ -4,7 +4,8 @@ import { createSilentLogger, openDatabase, type Bus, type BusEvent } from '@aigw
 import { waitFor, type TestEnvironment } from '@aigw/platform/testing';
 import { channelsEntities } from '../../src/entities/index';
 import { channelsMigrations } from '../../src/migrations/index';
-import type { Session, TestGateway } from '../../../gateway/test/support/gateway';
+import type { Backend } from '@aigw/platform/testing';
+import { ROOT_PASSWORD, startGateway, type Session, type TestGateway } from '../../../gateway/test/support/gateway';
 
 export type OperateRequest = RequestPayload<'relay.channel.operate'>;
 export type OperateAnswer = ResponsePayload<'relay.channel.operate'>;
@@ -77,4 +78,31 @@ export async function setOption(gateway: TestGateway, root: Session, key: string
 export async function ordinaryUser(gateway: TestGateway, name: string): Promise<Session> {
   await gateway.register(name, `${name}-password`);
   return gateway.login(name, `${name}-password`);
+}
+
+/** What every channels test file starts with: the gateway, root, the fake relay, channels' tables and the channel events seen. */
+export interface ChannelsWorld {
+  gateway: TestGateway;
+  root: Session;
+  relay: FakeRelay;
+  db: DataSource;
+  updated: BusEvent[];
+  deleted: BusEvent[];
+  close(): Promise<void>;
+}
+
+export async function startChannelsWorld(backend: Backend): Promise<ChannelsWorld> {
+  const gateway = await startGateway(backend);
+  const relay = installFakeRelay(gateway.env.infra.bus);
+  const root = await gateway.login('root', ROOT_PASSWORD);
+  const db = await openChannelsDatabase(gateway.env);
+  const updated = await collectEvents(gateway.env.infra.bus, 'channels.channel.updated');
+  const deleted = await collectEvents(gateway.env.infra.bus, 'channels.channel.deleted');
+  return {
+    gateway, root, relay, db, updated, deleted,
+    async close() {
+      await db.destroy();
+      await gateway.close();
+    },
+  };
 }
