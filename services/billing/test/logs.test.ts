@@ -1,11 +1,11 @@
 import type { DataSource } from 'typeorm';
 import { createJobs, createOptionsMirror, createSilentLogger, type OptionsMirror } from '@aigw/platform';
 import { backends, waitFor } from '@aigw/platform/testing';
-import { ROOT_PASSWORD, startGateway, type Session, type TestGateway } from '../../gateway/test/support/gateway';
+import type { Session, TestGateway } from '../../gateway/test/support/gateway';
 import type { BillingContext } from '../src/context';
 import { LogEntity } from '../src/entities/index';
 import { deleteLogsBefore, registerLogRetention, runLogRetention } from '../src/logs';
-import { openBillingDatabase } from './support/billing-db';
+import { startWithTwoUsers } from './support/billing-db';
 
 const DAY = 86_400;
 const adminInfo = JSON.stringify({ admin_info: { use_channel: ['3', '7'] }, model_ratio: 2.5, frt: 120 });
@@ -28,13 +28,7 @@ describe.each(backends)('logs (%s)', (backend) => {
   const names = (items: Array<{ id: number }>) => items.map((item) => Object.keys(ids).find((name) => ids[name] === item.id) ?? `other:${item.id}`);
 
   beforeAll(async () => {
-    gateway = await startGateway(backend);
-    const { env } = gateway;
-    db = await openBillingDatabase(env);
-    root = await gateway.login('root', ROOT_PASSWORD);
-    for (const name of ['alice', 'bob']) expect((await gateway.register(name, `${name}-pass`)).json().success).toBe(true);
-    alice = await gateway.login('alice', 'alice-pass');
-    bob = await gateway.login('bob', 'bob-pass');
+    ({ gateway, db, root, alice, bob } = await startWithTwoUsers(backend));
 
     const as = (session: Session, username: string) => ({ user_id: session.id, username });
     const consume = { type: 2, token_name: 'ta', model_name: 'gpt-4o', channel_id: 3, group: 'default', other: adminInfo };

@@ -1,9 +1,9 @@
 import type { DataSource } from 'typeorm';
 import { backends } from '@aigw/platform/testing';
-import { ROOT_PASSWORD, startGateway, type Session, type TestGateway } from '../../gateway/test/support/gateway';
+import type { Session, TestGateway } from '../../gateway/test/support/gateway';
 import { QuotaDataEntity } from '../src/entities/index';
 import { recordUsageHour, type UsageHour } from '../src/usage-data';
-import { openBillingDatabase } from './support/billing-db';
+import { startWithTwoUsers } from './support/billing-db';
 
 const HOUR = 3600;
 const DAY = 24 * HOUR;
@@ -23,13 +23,7 @@ describe.each(backends)('usage data (%s)', (backend) => {
   const get = async (url: string, session: Session) => (await gateway.call('GET', url, { session })).json();
 
   beforeAll(async () => {
-    gateway = await startGateway(backend);
-    const { env } = gateway;
-    db = await openBillingDatabase(env);
-    root = await gateway.login('root', ROOT_PASSWORD);
-    for (const name of ['alice', 'bob']) expect((await gateway.register(name, `${name}-pass`)).json().success).toBe(true);
-    alice = await gateway.login('alice', 'alice-pass');
-    bob = await gateway.login('bob', 'bob-pass');
+    ({ gateway, db, root, alice, bob } = await startWithTwoUsers(backend));
 
     const a = { userId: alice.id, username: 'alice' };
     await record({ ...a, modelName: 'gpt-4o', createdAt: H + 10, quota: 100, tokens: 10 });
