@@ -17,3 +17,4 @@ export * from './secrets.js';
 export * from './quota/quota-gate.js';
 export * from './net/ip-allow.js';
 export * from './egress/index.js';
+export * from './database/columns.js';

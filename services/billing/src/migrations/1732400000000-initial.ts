@@ -1,14 +1,7 @@
 import { Table, TableIndex, TableUnique, type MigrationInterface, type QueryRunner } from 'typeorm';
+import { columns } from '@aigw/platform';
 
-type Column = ConstructorParameters<typeof Table>[0] extends infer T ? T extends { columns?: Array<infer C> } ? C : never : never;
-
-const id: Column = { name: 'id', type: 'integer', isPrimary: true, isGenerated: true, generationStrategy: 'increment' };
-const integer = (name: string, fallback?: number): Column => ({ name, type: 'integer', isNullable: false, default: fallback });
-const bigint = (name: string, fallback?: number): Column => ({ name, type: 'bigint', isNullable: false, default: fallback });
-const text = (name: string, length: number, fallback: string | undefined = "''"): Column =>
-  ({ name, type: 'varchar', length: String(length), isNullable: false, default: fallback });
-const longText = (name: string): Column => ({ name, type: 'text', isNullable: false, default: "''" });
-const flag = (name: string): Column => ({ name, type: 'boolean', isNullable: false, default: false });
+const { id, integer, bigint, text, longText, flag } = columns;
 
 /** Accounts, ledger, tokens, redemptions, logs and hourly aggregates, on PostgreSQL and SQLite alike. */
 export class BillingInitial1732400000000 implements MigrationInterface {
@@ -28,7 +21,7 @@ export class BillingInitial1732400000000 implements MigrationInterface {
     await runner.createTable(new Table({
       name: 'ledger_entries',
       columns: [
-        id, integer('user_id'), text('kind', 16, undefined), bigint('amount'),
+        id(), integer('user_id'), text('kind', 16, undefined), bigint('amount'),
         { name: 'request_id', type: 'varchar', length: '64', isNullable: true, isUnique: true },
         bigint('created_at'),
       ],
@@ -38,7 +31,7 @@ export class BillingInitial1732400000000 implements MigrationInterface {
     await runner.createTable(new Table({
       name: 'tokens',
       columns: [
-        id, integer('user_id'), text('name', 64, undefined),
+        id(), integer('user_id'), text('name', 64, undefined),
         { ...text('key_hash', 64, undefined), isUnique: true }, text('key_prefix', 16, undefined), longText('key_encrypted'),
         integer('status', 1), bigint('created_time'), bigint('accessed_time', 0), bigint('expired_time', -1),
         bigint('remain_quota', 0), flag('unlimited_quota'), bigint('used_quota', 0),
@@ -50,7 +43,7 @@ export class BillingInitial1732400000000 implements MigrationInterface {
     await runner.createTable(new Table({
       name: 'redemptions',
       columns: [
-        id, integer('user_id'), text('name', 32, undefined), { ...text('key', 32, undefined), isUnique: true },
+        id(), integer('user_id'), text('name', 32, undefined), { ...text('key', 32, undefined), isUnique: true },
         integer('status', 1), bigint('quota'), bigint('created_time'), bigint('redeemed_time', 0), integer('used_user_id', 0),
       ],
     }));
@@ -58,7 +51,7 @@ export class BillingInitial1732400000000 implements MigrationInterface {
     await runner.createTable(new Table({
       name: 'logs',
       columns: [
-        id, { name: 'request_id', type: 'varchar', length: '64', isNullable: true, isUnique: true },
+        id(), { name: 'request_id', type: 'varchar', length: '64', isNullable: true, isUnique: true },
         integer('user_id'), text('username', 64), bigint('created_at'), integer('type'), longText('content'),
         integer('token_id', 0), text('token_name', 64), text('model_name', 128), bigint('quota', 0),
         integer('prompt_tokens', 0), integer('completion_tokens', 0), integer('use_time', 0), flag('is_stream'),
@@ -74,7 +67,7 @@ export class BillingInitial1732400000000 implements MigrationInterface {
 
     await runner.createTable(new Table({
       name: 'quota_data',
-      columns: [id, integer('user_id'), text('username', 64), text('model_name', 128, undefined), bigint('created_at'),
+      columns: [id(), integer('user_id'), text('username', 64), text('model_name', 128, undefined), bigint('created_at'),
         integer('count', 0), bigint('quota', 0), bigint('token_used', 0)],
       uniques: [new TableUnique({ name: 'quota_data_user_model_hour', columnNames: ['user_id', 'model_name', 'created_at'] })],
       indices: [{ name: 'quota_data_hour', columnNames: ['created_at'] }],

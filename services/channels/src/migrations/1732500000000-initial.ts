@@ -1,12 +1,7 @@
 import { Table, TableIndex, type MigrationInterface, type QueryRunner } from 'typeorm';
+import { columns } from '@aigw/platform';
 
-type Column = ConstructorParameters<typeof Table>[0] extends infer T ? T extends { columns?: Array<infer C> } ? C : never : never;
-
-const integer = (name: string, fallback?: number): Column => ({ name, type: 'integer', isNullable: false, default: fallback });
-const bigint = (name: string, fallback?: number): Column => ({ name, type: 'bigint', isNullable: false, default: fallback });
-const text = (name: string, length: number, fallback: string | undefined = "''"): Column =>
-  ({ name, type: 'varchar', length: String(length), isNullable: false, default: fallback });
-const longText = (name: string): Column => ({ name, type: 'text', isNullable: false, default: "''" });
+const { id, integer, bigint, text, longText } = columns;
 
 /** Channels and the abilities routing index, on PostgreSQL and SQLite alike. */
 export class ChannelsInitial1732500000000 implements MigrationInterface {
@@ -16,7 +11,7 @@ export class ChannelsInitial1732500000000 implements MigrationInterface {
     await runner.createTable(new Table({
       name: 'channels',
       columns: [
-        { name: 'id', type: 'integer', isPrimary: true, isGenerated: true, generationStrategy: 'increment' },
+        id(),
         integer('type'), text('name', 128, undefined), integer('status', 1),
         { name: 'key_encrypted', type: 'text', isNullable: false }, text('key_hash', 64, undefined),
         text('group', 1024, "'default'"), longText('models'), text('base_url', 2048), longText('other'),
