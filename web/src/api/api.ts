@@ -1,0 +1,15 @@
+import { createApi } from '@reduxjs/toolkit/query/react';
+import { envelopeBaseQuery } from './base-query';
+
+/**
+ * The one RTK Query API of the gateway's `/api` (one slice per base URL, so tag invalidation
+ * works across features). Each feature injects its endpoints from `features/<feature>/api.ts`.
+ */
+export const api = createApi({
+  reducerPath: 'api',
+  baseQuery: envelopeBaseQuery,
+  tagTypes: ['Status', 'Self', 'User', 'Group', 'Option', 'Model', 'Token', 'Channel', 'Redemption', 'Log', 'Data', 'Pricing', 'Task'],
+  // Every screen shows fresh figures when it is opened again.
+  refetchOnMountOrArgChange: 30,
+  endpoints: () => ({}),
+});

@@ -1,0 +1,91 @@
+import { fetchBaseQuery, type BaseQueryFn, type FetchArgs } from '@reduxjs/toolkit/query/react';
+import { defineMessages } from 'react-intl';
+import type { Envelope } from '@aigw/contracts';
+import { feedback } from '../app/feedback';
+import { currentPath, navigate } from '../app/navigation';
+import { signedOut, type SessionState } from '../app/session';
+
+/** A failed call: an HTTP status, or BUSINESS for an envelope with `success: false`. */
+export interface ApiError {
+  status: number | 'BUSINESS' | 'NETWORK';
+  message: string;
+}
+
+/** The whole envelope, for endpoints that need its message (or fields beside `data`). */
+export interface EnvelopeMeta {
+  message: string;
+  envelope: Envelope & Record<string, unknown>;
+}
+
+export interface ApiExtraOptions {
+  /** Do not toast a failure: the caller shows it its own way. */
+  silent?: boolean;
+}
+
+export const errorMessages = defineMessages({
+  tooManyRequests: { id: 'errors.http.429', defaultMessage: '请求次数过多，请稍后再试！' },
+  serverError: { id: 'errors.http.500', defaultMessage: '服务器内部错误，请联系管理员！' },
+  demoSite: { id: 'errors.http.405', defaultMessage: '本站仅作演示之用，无服务端！' },
+  unreachable: { id: 'errors.network', defaultMessage: '无法连接到服务器' },
+});
+
+const rawBaseQuery = fetchBaseQuery({
+  // Absolute, so the same code runs where Request needs a full URL (the component tests).
+  baseUrl: `${window.location.origin}/api`,
+  credentials: 'same-origin',
+  prepareHeaders(headers, { getState }) {
+    const { user } = (getState() as { session: SessionState }).session;
+    // The established product's CSRF guard: the session's user id, repeated in a header.
+    if (user) headers.set('New-Api-User', String(user.id));
+    headers.set('Cache-Control', 'no-store');
+    return headers;
+  },
+});
+
+function messageOf(data: unknown, fallback: string): string {
+  if (data && typeof data === 'object' && 'message' in data && typeof data.message === 'string' && data.message) return data.message;
+  if (typeof data === 'string' && data) return data;
+  return fallback;
+}
+
+/**
+ * The one base query of the console API: unwraps `{success, message, data}` to `data`, turns
+ * `success: false` into an error toast with the server's message, sends a 401 to
+ * /login?expired=true, and shows the spec's messages for 429, 500 and 405.
+ */
+export const envelopeBaseQuery: BaseQueryFn<string | FetchArgs, unknown, ApiError, ApiExtraOptions, EnvelopeMeta> = async (args, api, extraOptions) => {
+  const result = await rawBaseQuery(args, api, {});
+  const silent = extraOptions?.silent === true;
+
+  if (result.error) {
+    const { status } = result.error;
+    if (status === 401) {
+      api.dispatch(signedOut());
+      if (currentPath() !== '/login') navigate('/login?expired=true', { replace: true });
+      return { error: { status: 401, message: messageOf(result.error.data, 'unauthorized') } };
+    }
+    if (typeof status === 'number') {
+      const message = messageOf(result.error.data, `HTTP ${status}`);
+      if (!silent) {
+        if (status === 429) feedback.error(errorMessages.tooManyRequests);
+        else if (status === 500) feedback.error(errorMessages.serverError);
+        else if (status === 405) feedback.error(errorMessages.demoSite);
+        else feedback.error(message);
+      }
+      return { error: { status, message } };
+    }
+    const message = 'error' in result.error ? String(result.error.error) : 'network error';
+    if (!silent) feedback.error(message);
+    return { error: { status: 'NETWORK', message } };
+  }
+
+  const envelope = result.data as (Envelope & Record<string, unknown>) | undefined;
+  if (!envelope || typeof envelope !== 'object' || typeof envelope.success !== 'boolean') {
+    return { error: { status: 'NETWORK', message: 'the server answered without an envelope' } };
+  }
+  if (!envelope.success) {
+    if (!silent) feedback.error(envelope.message || 'error');
+    return { error: { status: 'BUSINESS', message: envelope.message } };
+  }
+  return { data: envelope.data ?? null, meta: { message: envelope.message, envelope } };
+};

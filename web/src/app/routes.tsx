@@ -1,0 +1,48 @@
+import type { ComponentType } from 'react';
+import { Spin } from 'antd';
+import { Navigate, type RouteObject } from 'react-router';
+import { AppLayout } from '../layout/AppLayout';
+import { NotFound } from '../features/misc/NotFound';
+import { RequireAdmin, RequireLogin } from './guards';
+
+/** A screen loaded on first visit, so the first page needs only the shell. */
+const page = (load: () => Promise<{ default: ComponentType }>): Pick<RouteObject, 'lazy'> => ({
+  lazy: async () => ({ Component: (await load()).default }),
+});
+
+/** The spec's routes (channels section 2 and accounts section 2) with their guards. */
+export const routes: RouteObject[] = [
+  {
+    element: <AppLayout />,
+    // Shown while the first screen's code loads.
+    hydrateFallbackElement: <Spin fullscreen />,
+    children: [
+      // public
+      { path: '/', ...page(() => import('../features/home/HomePage')) },
+      { path: '/about', ...page(() => import('../features/home/AboutPage')) },
+      { path: '/login', ...page(() => import('../features/auth/LoginPage')) },
+      { path: '/register', ...page(() => import('../features/auth/RegisterPage')) },
+      { path: '/reset', ...page(() => import('../features/auth/ResetPage')) },
+      { path: '/user/reset', ...page(() => import('../features/auth/ResetConfirmPage')) },
+      { path: '/oauth/:provider', ...page(() => import('../features/auth/OAuthCallbackPage')) },
+      // signed in
+      {
+        element: <RequireLogin />,
+        children: [
+          { path: '/setting', ...page(() => import('../features/settings/SettingsPage')) },
+          // Editing oneself is the personal settings tab.
+          { path: '/user/edit', element: <Navigate to="/setting" replace /> },
+        ],
+      },
+      // admin
+      {
+        element: <RequireAdmin />,
+        children: [
+          { path: '/user', ...page(() => import('../features/users/UsersPage')) },
+          { path: '/user/edit/:id', ...page(() => import('../features/users/UsersPage')) },
+        ],
+      },
+      { path: '*', element: <NotFound /> },
+    ],
+  },
+];

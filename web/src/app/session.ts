@@ -1,0 +1,38 @@
+import { createSlice, type PayloadAction } from '@reduxjs/toolkit';
+import type { Status, User } from '@aigw/contracts';
+import { readJson, storageKeys } from '../lib/storage';
+
+/**
+ * The signed-in user and the server status, mirrored to browser storage (spec accounts
+ * section 3, "locally cached state") so a reload keeps both until the server answers.
+ */
+export interface SessionState {
+  user: User | null;
+  status: Status | null;
+}
+
+export function loadSession(): SessionState {
+  return { user: readJson<User>(storageKeys.user), status: readJson<Status>(storageKeys.status) };
+}
+
+export const sessionSlice = createSlice({
+  name: 'session',
+  initialState: loadSession,
+  reducers: {
+    signedIn(state, action: PayloadAction<User>) {
+      state.user = action.payload;
+    },
+    /** Fresh fields of the signed-in user (balance, display name...). */
+    userUpdated(state, action: PayloadAction<Partial<User>>) {
+      if (state.user) state.user = { ...state.user, ...action.payload };
+    },
+    signedOut(state) {
+      state.user = null;
+    },
+    statusLoaded(state, action: PayloadAction<Status>) {
+      state.status = action.payload;
+    },
+  },
+});
+
+export const { signedIn, userUpdated, signedOut, statusLoaded } = sessionSlice.actions;

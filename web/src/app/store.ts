@@ -1,0 +1,43 @@
+import { combineReducers, configureStore } from '@reduxjs/toolkit';
+import { useDispatch, useSelector } from 'react-redux';
+import { api } from '../api/api';
+import { storageKeys, write } from '../lib/storage';
+import { preferencesSlice } from './preferences';
+import { sessionSlice } from './session';
+
+const rootReducer = combineReducers({
+  [api.reducerPath]: api.reducer,
+  session: sessionSlice.reducer,
+  preferences: preferencesSlice.reducer,
+});
+export type RootState = ReturnType<typeof rootReducer>;
+
+/** A store; tests pass a preloaded state. Session and preferences are mirrored to browser storage. */
+export function createStore(preloadedState?: Partial<RootState>) {
+  const store = configureStore({
+    reducer: rootReducer,
+    preloadedState: preloadedState as RootState | undefined,
+    middleware: (getDefault) => getDefault().concat(api.middleware),
+  });
+  let previous = store.getState();
+  store.subscribe(() => {
+    const next = store.getState();
+    if (next.session.user !== previous.session.user) write(storageKeys.user, next.session.user);
+    if (next.session.status !== previous.session.status) write(storageKeys.status, next.session.status);
+    const { preferences } = next;
+    if (preferences !== previous.preferences) {
+      write(storageKeys.locale, preferences.locale);
+      write(storageKeys.themeMode, preferences.themeMode);
+      write(storageKeys.pageSize, String(preferences.pageSize));
+      if (preferences.sidebarCollapsed !== null) write(storageKeys.sidebarCollapsed, preferences.sidebarCollapsed);
+    }
+    previous = next;
+  });
+  return store;
+}
+
+export type AppStore = ReturnType<typeof createStore>;
+export type AppDispatch = AppStore['dispatch'];
+
+export const useAppDispatch = useDispatch.withTypes<AppDispatch>();
+export const useAppSelector = useSelector.withTypes<RootState>();

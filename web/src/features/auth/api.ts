@@ -1,0 +1,55 @@
+import type { LoginBody, LoginResult, RegisterBody, User } from '@aigw/contracts';
+import { api } from '../../api/api';
+
+/** Optional human-check token, sent as `?turnstile=` where the server checks it. */
+interface HumanCheck {
+  turnstile?: string;
+}
+
+const withTurnstile = (path: string, turnstile?: string) => (turnstile ? `${path}?turnstile=${encodeURIComponent(turnstile)}` : path);
+
+export const authApi = api.injectEndpoints({
+  endpoints: (build) => ({
+    login: build.mutation<LoginResult, LoginBody & HumanCheck>({
+      query: ({ turnstile, ...body }) => ({ url: withTurnstile('/user/login', turnstile), method: 'POST', body }),
+    }),
+    register: build.mutation<null, RegisterBody & HumanCheck>({
+      query: ({ turnstile, ...body }) => ({ url: withTurnstile('/user/register', turnstile), method: 'POST', body }),
+    }),
+    logout: build.mutation<null, void>({
+      query: () => '/user/logout',
+    }),
+    /** Sends an email verification code. */
+    sendVerificationCode: build.mutation<null, { email: string } & HumanCheck>({
+      query: ({ email, turnstile }) => ({ url: '/verification', params: { email, ...(turnstile ? { turnstile } : {}) } }),
+    }),
+    /** Sends a password-reset email. */
+    sendPasswordReset: build.mutation<null, { email: string } & HumanCheck>({
+      query: ({ email, turnstile }) => ({ url: '/reset_password', params: { email, ...(turnstile ? { turnstile } : {}) } }),
+    }),
+    /** Completes a reset from the emailed link; answers the new password. */
+    confirmPasswordReset: build.mutation<string, { email: string; token: string }>({
+      query: (body) => ({ url: '/user/reset', method: 'POST', body }),
+    }),
+    /** A state value for a third-party authorization page (`aff` keeps an invite code). */
+    oauthState: build.mutation<string, { aff?: string }>({
+      query: ({ aff }) => ({ url: '/oauth/state', params: aff ? { aff } : {} }),
+    }),
+    /** The OAuth callback: logs in, or binds when the answer's message is 'bind'. */
+    oauthCallback: build.mutation<{ user: User | null; bound: boolean }, { provider: string; code: string; state: string }>({
+      query: ({ provider, code, state }) => ({ url: `/oauth/${encodeURIComponent(provider)}`, params: { code, state } }),
+      transformResponse: (data: User | null, meta) => ({ user: data, bound: meta?.message === 'bind' }),
+    }),
+    wechatLogin: build.mutation<User, { code: string }>({
+      query: ({ code }) => ({ url: '/oauth/wechat', params: { code } }),
+    }),
+    telegramLogin: build.mutation<User, Record<string, string>>({
+      query: (params) => ({ url: '/oauth/telegram/login', params }),
+    }),
+  }),
+});
+
+export const {
+  useLoginMutation, useRegisterMutation, useLogoutMutation, useSendVerificationCodeMutation, useSendPasswordResetMutation,
+  useConfirmPasswordResetMutation, useOauthStateMutation, useOauthCallbackMutation, useWechatLoginMutation, useTelegramLoginMutation,
+} = authApi;

@@ -1,0 +1,6 @@
+/** Filled in by its screen's work. */
+export function PersonalTab() {
+  return null;
+}
+
+export default PersonalTab;

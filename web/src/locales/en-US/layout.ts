@@ -1,0 +1,32 @@
+import type zh from '../zh-CN/layout';
+import type { MessagesOf } from '../types';
+
+export default {
+  'layout.nav.home': 'Home',
+  'layout.nav.console': 'Console',
+  'layout.nav.pricing': 'Pricing',
+  'layout.nav.about': 'About',
+  'layout.menu.playground': 'Playground',
+  'layout.menu.channel': 'Channels',
+  'layout.menu.chat': 'Chat',
+  'layout.menu.token': 'Tokens',
+  'layout.menu.detail': 'Dashboard',
+  'layout.menu.redemption': 'Redemption codes',
+  'layout.menu.topup': 'Wallet',
+  'layout.menu.user': 'Users',
+  'layout.menu.log': 'Logs',
+  'layout.menu.midjourney': 'Drawing',
+  'layout.menu.task': 'Tasks',
+  'layout.menu.setting': 'Settings',
+  'layout.header.login': 'Log in',
+  'layout.header.register': 'Register',
+  'layout.header.logout': 'Log out',
+  'layout.header.loggedOut': 'Logged out',
+  'layout.header.language': 'Language',
+  'layout.header.theme': 'Theme',
+  'layout.theme.light': 'Day',
+  'layout.theme.dark': 'Dark',
+  'layout.theme.system': 'Follow system',
+  'layout.header.menu': 'Menu',
+  'layout.footer.default': '{name} {version} · an open-source AI model gateway compatible with New API and One API',
+} satisfies MessagesOf<typeof zh>;

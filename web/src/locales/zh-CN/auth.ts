@@ -1,0 +1,18 @@
+export default {
+  'pages.login.title': '用户登录',
+  'pages.login.expired': '未登录或登录已过期，请重新登录！',
+  'pages.login.required': '请输入用户名和密码！',
+  'pages.login.success': '登录成功！',
+  'pages.login.defaultPassword.title': '安全提示',
+  'pages.login.defaultPassword': '您正在使用默认密码！请立刻修改默认密码！',
+  'pages.login.defaultPassword.change': '去修改',
+  'pages.login.username.placeholder': '用户名或邮箱',
+  'pages.login.password.placeholder': '密码',
+  'pages.login.submit': '登录',
+  'pages.login.noAccount': '没有账户？',
+  'pages.login.toRegister': '点击注册',
+  'pages.login.forgot': '忘记密码？',
+  'pages.login.toReset': '点击重置',
+  'pages.login.thirdParty': '第三方登录',
+  'pages.turnstile.wait': '请稍后几秒重试，Turnstile 正在检查用户环境！',
+};

@@ -1,0 +1,61 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { localeMessages } from '../src/locales';
+
+const zh = localeMessages['zh-CN'];
+const en = localeMessages['en-US'];
+
+function sourceFiles(dir: string): string[] {
+  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) return entry.name === 'locales' ? [] : sourceFiles(full);
+    return /\.tsx?$/.test(entry.name) ? [full] : [];
+  });
+}
+
+/** Every message id the code names: `id: '...'` in descriptors and `labelId: '...'` in menus. */
+function idsUsedInCode(): Map<string, string> {
+  const used = new Map<string, string>();
+  for (const file of sourceFiles(path.join(__dirname, '..', 'src'))) {
+    const text = fs.readFileSync(file, 'utf8');
+    for (const match of text.matchAll(/\b(?:id|labelId|titleId|messageId)\s*:\s*'([a-zA-Z][\w-]*(?:\.[\w-]+)+)'/g)) used.set(match[1]!, path.relative(path.join(__dirname, '..'), file));
+  }
+  return used;
+}
+
+describe('locales', () => {
+  it('zh-CN and en-US have the same keys', () => {
+    const onlyZh = Object.keys(zh).filter((key) => !(key in en));
+    const onlyEn = Object.keys(en).filter((key) => !(key in zh));
+    expect({ onlyZh, onlyEn }).toEqual({ onlyZh: [], onlyEn: [] });
+  });
+
+  it('has no empty messages', () => {
+    const empty = [...Object.entries(zh), ...Object.entries(en)].filter(([, text]) => text.trim() === '').map(([key]) => key);
+    expect(empty).toEqual([]);
+  });
+
+  it('defines every message id the code uses, in both languages', () => {
+    const used = idsUsedInCode();
+    expect(used.size).toBeGreaterThan(50);
+    const missing = [...used].filter(([id]) => !(id in zh) || !(id in en)).map(([id, file]) => `${id} (${file})`);
+    expect(missing).toEqual([]);
+  });
+
+  it('gives each descriptor the zh-CN text as its defaultMessage', () => {
+    const drift: string[] = [];
+    for (const file of sourceFiles(path.join(__dirname, '..', 'src'))) {
+      const text = fs.readFileSync(file, 'utf8');
+      for (const match of text.matchAll(/\bid:\s*'([^']+)',\s*defaultMessage:\s*'((?:[^'\\]|\\.)*)'/g)) {
+        const [, id, defaultMessage] = match;
+        if (id! in zh && zh[id!] !== defaultMessage!.replace(/\\'/g, "'")) drift.push(`${id}: '${defaultMessage}' vs '${zh[id!]}'`);
+      }
+    }
+    expect(drift).toEqual([]);
+  });
+
+  it('uses dotted, semantic ids', () => {
+    const bad = Object.keys(zh).filter((key) => !/^[a-z][a-zA-Z0-9]*(\.[a-zA-Z0-9-]+)+$/.test(key));
+    expect(bad).toEqual([]);
+  });
+});
