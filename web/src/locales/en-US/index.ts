@@ -5,6 +5,7 @@ import layout from './layout';
 import home from './home';
 import auth from './auth';
 import users from './users';
+import settings from './settings';
 import settingsPersonal from './settings-personal';
 import settingsOperation from './settings-operation';
 import settingsSystem from './settings-system';
@@ -17,6 +18,7 @@ export default {
   ...home,
   ...auth,
   ...users,
+  ...settings,
   ...settingsPersonal,
   ...settingsOperation,
   ...settingsSystem,

@@ -1,0 +1,145 @@
+import { useEffect, useMemo, type ReactNode } from 'react';
+import { App, Button, Card, Form, Input, InputNumber, Skeleton, Switch, type FormInstance, type FormItemProps } from 'antd';
+import { useIntl } from 'react-intl';
+import { optionDefinitions, type OptionKey } from '@aigw/contracts';
+import { api } from '../../api/api';
+import type { ApiError } from '../../api/base-query';
+import { useAppDispatch } from '../../app/store';
+import { useGetOptionsQuery, useUpdateOptionMutation } from './options-api';
+import { changedOptions, checkOptionValue, toFormValue, type FormValue } from './option-values';
+
+export type OptionFormValues = Record<string, FormValue>;
+
+interface OptionSectionProps {
+  title: ReactNode;
+  /** The options this card edits and saves. */
+  keys: readonly OptionKey[];
+  /** The fields; a function gets the form, for fields that depend on each other. */
+  children: ReactNode | ((form: FormInstance<OptionFormValues>) => ReactNode);
+  /** A check across fields before saving; a message stops the save. */
+  beforeSave?: (values: OptionFormValues) => string | undefined;
+  /** More buttons beside Save. */
+  extra?: ReactNode;
+  saveLabel?: ReactNode;
+}
+
+/**
+ * One settings card: loads the stored options, edits them in a form validated with the
+ * contracts' own schemas, and saves only what changed, one PUT per setting, reporting the
+ * spec's outcomes (saved, failed, partly failed, check input, nothing changed).
+ */
+export function OptionSection({ title, keys, children, beforeSave, extra, saveLabel }: OptionSectionProps) {
+  const intl = useIntl();
+  const { message } = App.useApp();
+  const dispatch = useAppDispatch();
+  const [form] = Form.useForm<OptionFormValues>();
+  const { data: stored, isLoading } = useGetOptionsQuery();
+  const [updateOption, { isLoading: saving }] = useUpdateOptionMutation();
+
+  // By the keys' names, so a caller's inline array does not reset the fields on each render.
+  const keyList = keys.join(',');
+  const initialValues = useMemo(
+    () => Object.fromEntries(keyList.split(',').map((key) => [key, toFormValue(key as OptionKey, stored?.[key])])),
+    [keyList, stored],
+  );
+  // After a save the stored options come back: the form shows them.
+  useEffect(() => {
+    if (stored) form.setFieldsValue(initialValues);
+  }, [form, initialValues, stored]);
+
+  const text = (id: string, defaultMessage: string, values?: Record<string, string>) => intl.formatMessage({ id, defaultMessage }, values);
+
+  const save = async () => {
+    let values: OptionFormValues;
+    try {
+      values = { ...initialValues, ...(await form.validateFields()) };
+    } catch {
+      void message.error(text('pages.settings.save.checkInput', '请检查输入'));
+      return;
+    }
+    const crossCheck = beforeSave?.(values);
+    if (crossCheck) {
+      void message.error(crossCheck);
+      return;
+    }
+    const changes = changedOptions(keys, values, stored ?? {});
+    if (changes.length === 0) {
+      void message.info(text('pages.settings.save.unchanged', '你似乎并没有修改什么'));
+      return;
+    }
+    const failures: string[] = [];
+    for (const change of changes) {
+      try {
+        await updateOption(change).unwrap();
+      } catch (error) {
+        failures.push((error as ApiError).message || change.key);
+      }
+    }
+    dispatch(api.util.invalidateTags(['Option', 'Status']));
+    if (failures.length === 0) void message.success(text('pages.settings.save.succeeded', '保存成功'));
+    else if (failures.length === changes.length) void message.error(`${text('pages.settings.save.failed', '保存失败，请重试')}: ${failures.join('; ')}`);
+    else void message.error(`${text('pages.settings.save.partlyFailed', '部分保存失败，请重试')}: ${failures.join('; ')}`);
+  };
+
+  return (
+    <Card title={title} style={{ marginBottom: 16 }}>
+      {isLoading ? (
+        <Skeleton active />
+      ) : (
+        <Form<OptionFormValues> form={form} layout="vertical" initialValues={initialValues}>
+          {typeof children === 'function' ? children(form) : children}
+          <Form.Item style={{ marginBottom: 0 }}>
+            <Button type="primary" onClick={() => void save()} loading={saving}>
+              {saveLabel ?? text('pages.settings.save', '保存设置')}
+            </Button>
+            {extra}
+          </Form.Item>
+        </Form>
+      )}
+    </Card>
+  );
+}
+
+interface OptionFieldProps extends Omit<FormItemProps, 'name' | 'children'> {
+  name: OptionKey;
+  /** Another input than the one the option's kind suggests. */
+  input?: ReactNode;
+}
+
+/**
+ * A form field for an option, with the input its kind calls for (switch, number, JSON text,
+ * text, or a write-only secret) and the contracts' validation; JSON is checked on blur.
+ */
+export function OptionField({ name, input, rules, ...itemProps }: OptionFieldProps) {
+  const intl = useIntl();
+  const definition = optionDefinitions[name];
+  const isJson = definition.kind === 'json';
+  const validator = async (_rule: unknown, value: FormValue) => {
+    if (definition.secret && !value) return;
+    const problem = checkOptionValue(name, value);
+    if (problem === 'json') throw new Error(intl.formatMessage({ id: 'pages.settings.json.invalid', defaultMessage: '不是合法的 JSON 字符串' }));
+    if (problem) throw new Error(problem);
+  };
+
+  const control = input ?? (() => {
+    if (definition.secret) return <Input.Password autoComplete="new-password" placeholder={intl.formatMessage({ id: 'common.secret.placeholder', defaultMessage: '敏感信息不会发送到前端显示' })} />;
+    switch (definition.kind) {
+      case 'boolean': return <Switch />;
+      case 'number': return <InputNumber style={{ width: '100%' }} />;
+      case 'json': return <Input.TextArea autoSize={{ minRows: 4, maxRows: 16 }} style={{ fontFamily: 'monospace' }} />;
+      default: return <Input />;
+    }
+  })();
+
+  return (
+    <Form.Item
+      name={name}
+      valuePropName={definition.kind === 'boolean' ? 'checked' : 'value'}
+      validateTrigger={isJson ? 'onBlur' : 'onChange'}
+      rules={[...(rules ?? []), { validator }]}
+      {...itemProps}
+    >
+      {control}
+    </Form.Item>
+  );
+}
