@@ -25,6 +25,7 @@ export const routes: RouteObject[] = [
       { path: '/reset', ...page(() => import('../features/auth/ResetPage')) },
       { path: '/user/reset', ...page(() => import('../features/auth/ResetConfirmPage')) },
       { path: '/oauth/:provider', ...page(() => import('../features/auth/OAuthCallbackPage')) },
+      { path: '/pricing', ...page(() => import('../features/pricing/PricingPage')) },
       // signed in
       {
         element: <RequireLogin />,
@@ -32,6 +33,15 @@ export const routes: RouteObject[] = [
           { path: '/setting', ...page(() => import('../features/settings/SettingsPage')) },
           // Editing oneself is the personal settings tab.
           { path: '/user/edit', element: <Navigate to="/setting" replace /> },
+          { path: '/token', ...page(() => import('../features/tokens/TokensPage')) },
+          { path: '/playground', ...page(() => import('../features/playground/PlaygroundPage')) },
+          { path: '/topup', ...page(() => import('../features/wallet/WalletPage')) },
+          { path: '/log', ...page(() => import('../features/logs/LogsPage')) },
+          { path: '/detail', ...page(() => import('../features/dashboard/DashboardPage')) },
+          { path: '/midjourney', ...page(() => import('../features/tasks/DrawingPage')) },
+          { path: '/task', ...page(() => import('../features/tasks/TasksPage')) },
+          { path: '/chat/:id?', ...page(() => import('../features/chat/ChatPage')) },
+          { path: '/chat2link', ...page(() => import('../features/chat/ChatRedirectPage')) },
         ],
       },
       // admin
@@ -40,6 +50,10 @@ export const routes: RouteObject[] = [
         children: [
           { path: '/user', ...page(() => import('../features/users/UsersPage')) },
           { path: '/user/edit/:id', ...page(() => import('../features/users/UsersPage')) },
+          { path: '/channel', ...page(() => import('../features/channels/ChannelsPage')) },
+          { path: '/channel/add', ...page(() => import('../features/channels/ChannelEditPage')) },
+          { path: '/channel/edit/:id', ...page(() => import('../features/channels/ChannelEditPage')) },
+          { path: '/redemption', ...page(() => import('../features/redemptions/RedemptionsPage')) },
         ],
       },
       { path: '*', element: <NotFound /> },

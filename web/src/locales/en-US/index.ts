@@ -10,6 +10,16 @@ import settingsPersonal from './settings-personal';
 import settingsOperation from './settings-operation';
 import settingsSystem from './settings-system';
 import settingsOther from './settings-other';
+import channels from './channels';
+import tokens from './tokens';
+import redemptions from './redemptions';
+import wallet from './wallet';
+import logs from './logs';
+import dashboard from './dashboard';
+import pricing from './pricing';
+import playground from './playground';
+import chat from './chat';
+import tasks from './tasks';
 
 export default {
   ...common,
@@ -23,4 +33,14 @@ export default {
   ...settingsOperation,
   ...settingsSystem,
   ...settingsOther,
+  ...channels,
+  ...tokens,
+  ...redemptions,
+  ...wallet,
+  ...logs,
+  ...dashboard,
+  ...pricing,
+  ...playground,
+  ...chat,
+  ...tasks,
 };

@@ -1,0 +1,6 @@
+/** Filled in by its screen's work. */
+export function ChatPage() {
+  return null;
+}
+
+export default ChatPage;

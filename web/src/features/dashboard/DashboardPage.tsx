@@ -1,0 +1,6 @@
+/** Filled in by its screen's work. */
+export function DashboardPage() {
+  return null;
+}
+
+export default DashboardPage;
