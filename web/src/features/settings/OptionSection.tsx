@@ -1,4 +1,4 @@
-import { useEffect, useMemo, type ReactNode } from 'react';
+import { useCallback, useEffect, useMemo, useState, type ReactNode } from 'react';
 import { App, Button, Card, Form, Input, InputNumber, Skeleton, Switch, type FormInstance, type FormItemProps } from 'antd';
 import { useIntl } from 'react-intl';
 import { optionDefinitions, type OptionKey } from '@aigw/contracts';
@@ -6,9 +6,42 @@ import { api } from '../../api/api';
 import type { ApiError } from '../../api/base-query';
 import { useAppDispatch } from '../../app/store';
 import { useGetOptionsQuery, useUpdateOptionMutation } from './options-api';
-import { changedOptions, checkOptionValue, toFormValue, type FormValue } from './option-values';
+import { changedOptions, checkOptionValue, toFormValue, type FormValue, type OptionChange } from './option-values';
 
 export type OptionFormValues = Record<string, FormValue>;
+
+/**
+ * Saves option changes one PUT per setting and reports the spec's outcome: nothing changed,
+ * saved, failed, or partly failed (with the server's reasons). Resolves to whether all saved.
+ */
+export function useSaveOptions(): (changes: readonly OptionChange[]) => Promise<boolean> {
+  const intl = useIntl();
+  const { message } = App.useApp();
+  const dispatch = useAppDispatch();
+  const [updateOption] = useUpdateOptionMutation();
+
+  return useCallback(async (changes) => {
+    const text = (id: string, defaultMessage: string) => intl.formatMessage({ id, defaultMessage });
+    if (changes.length === 0) {
+      void message.info(text('pages.settings.save.unchanged', '你似乎并没有修改什么'));
+      return false;
+    }
+    const failures: string[] = [];
+    // In order: a switch saved with the setting it needs is never applied before it.
+    for (const change of changes) {
+      try {
+        await updateOption(change).unwrap();
+      } catch (error) {
+        failures.push((error as ApiError).message || change.key);
+      }
+    }
+    dispatch(api.util.invalidateTags(['Option', 'Status']));
+    if (failures.length === 0) void message.success(text('pages.settings.save.succeeded', '保存成功'));
+    else if (failures.length === changes.length) void message.error(`${text('pages.settings.save.failed', '保存失败，请重试')}: ${failures.join('; ')}`);
+    else void message.error(`${text('pages.settings.save.partlyFailed', '部分保存失败，请重试')}: ${failures.join('; ')}`);
+    return failures.length === 0;
+  }, [dispatch, intl, message, updateOption]);
+}
 
 interface OptionSectionProps {
   title: ReactNode;
@@ -31,10 +64,9 @@ interface OptionSectionProps {
 export function OptionSection({ title, keys, children, beforeSave, extra, saveLabel }: OptionSectionProps) {
   const intl = useIntl();
   const { message } = App.useApp();
-  const dispatch = useAppDispatch();
   const [form] = Form.useForm<OptionFormValues>();
   const { data: stored, isLoading } = useGetOptionsQuery();
-  const [updateOption, { isLoading: saving }] = useUpdateOptionMutation();
+  const [saving, setSaving] = useState(false);
 
   // By the keys' names, so a caller's inline array does not reset the fields on each render.
   const keyList = keys.join(',');
@@ -47,14 +79,14 @@ export function OptionSection({ title, keys, children, beforeSave, extra, saveLa
     if (stored) form.setFieldsValue(initialValues);
   }, [form, initialValues, stored]);
 
-  const text = (id: string, defaultMessage: string, values?: Record<string, string>) => intl.formatMessage({ id, defaultMessage }, values);
+  const saveOptions = useSaveOptions();
 
   const save = async () => {
     let values: OptionFormValues;
     try {
       values = { ...initialValues, ...(await form.validateFields()) };
     } catch {
-      void message.error(text('pages.settings.save.checkInput', '请检查输入'));
+      void message.error(intl.formatMessage({ id: 'pages.settings.save.checkInput', defaultMessage: '请检查输入' }));
       return;
     }
     const crossCheck = beforeSave?.(values);
@@ -62,23 +94,9 @@ export function OptionSection({ title, keys, children, beforeSave, extra, saveLa
       void message.error(crossCheck);
       return;
     }
-    const changes = changedOptions(keys, values, stored ?? {});
-    if (changes.length === 0) {
-      void message.info(text('pages.settings.save.unchanged', '你似乎并没有修改什么'));
-      return;
-    }
-    const failures: string[] = [];
-    for (const change of changes) {
-      try {
-        await updateOption(change).unwrap();
-      } catch (error) {
-        failures.push((error as ApiError).message || change.key);
-      }
-    }
-    dispatch(api.util.invalidateTags(['Option', 'Status']));
-    if (failures.length === 0) void message.success(text('pages.settings.save.succeeded', '保存成功'));
-    else if (failures.length === changes.length) void message.error(`${text('pages.settings.save.failed', '保存失败，请重试')}: ${failures.join('; ')}`);
-    else void message.error(`${text('pages.settings.save.partlyFailed', '部分保存失败，请重试')}: ${failures.join('; ')}`);
+    setSaving(true);
+    await saveOptions(changedOptions(keys, values, stored ?? {}));
+    setSaving(false);
   };
 
   return (
@@ -90,7 +108,7 @@ export function OptionSection({ title, keys, children, beforeSave, extra, saveLa
           {typeof children === 'function' ? children(form) : children}
           <Form.Item style={{ marginBottom: 0 }}>
             <Button type="primary" onClick={() => void save()} loading={saving}>
-              {saveLabel ?? text('pages.settings.save', '保存设置')}
+              {saveLabel ?? intl.formatMessage({ id: 'pages.settings.save', defaultMessage: '保存设置' })}
             </Button>
             {extra}
           </Form.Item>
