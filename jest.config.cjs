@@ -53,6 +53,7 @@ module.exports = {
       transform: { '^.+\\.(t|j)sx?$': swc },
       transformIgnorePatterns,
       testMatch: ['<rootDir>/web/e2e/**/*.e2e.ts'],
+      globalSetup: '<rootDir>/web/e2e/support/global-setup.cjs',
       moduleNameMapper: workspaceSources,
     },
   ],

@@ -2,19 +2,24 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { isRelayPath } from './route-table.js';
 
 /**
- * The console's CSP: scripts only from this origin, no inline script (rule R9); inline styles
- * are allowed because the component library sets style attributes.
+ * The console's CSP: no inline script (rule R9). Scripts come from this origin, plus the two
+ * third-party widgets the console loads when the admin turns them on (the human check and the
+ * Telegram login). Inline styles are allowed because the component library sets style
+ * attributes. Frames: the admin's home/about page when it is a URL, the chat clients of the
+ * chat pages, and the widgets' own frames.
  */
 const contentSecurityPolicy = [
   "default-src 'self'",
-  "script-src 'self'",
+  "script-src 'self' https://challenges.cloudflare.com https://telegram.org",
   "style-src 'self' 'unsafe-inline'",
-  "img-src 'self' data: https:",
+  "img-src 'self' data: blob: https:",
   "connect-src 'self'",
   "font-src 'self' data:",
+  "frame-src 'self' https: http:",
   "frame-ancestors 'none'",
   "base-uri 'self'",
-  "form-action 'self'",
+  // The wallet submits its payment form to the configured gateway.
+  "form-action 'self' https: http:",
   "object-src 'none'",
 ].join('; ');
 

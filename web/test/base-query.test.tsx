@@ -1,0 +1,100 @@
+import { screen, waitFor } from '@testing-library/react';
+import { useEffect } from 'react';
+import { api } from '../src/api/api';
+import { FakeApi } from './fake-api';
+import { makeUser, renderPage } from './render';
+
+const probeApi = api.injectEndpoints({
+  endpoints: (build) => ({
+    probe: build.query<unknown, string>({ query: (path) => path }),
+    probeEnvelope: build.query<{ data: unknown; message: string }, string>({
+      query: (path) => path,
+      transformResponse: (data: unknown, meta) => ({ data, message: meta?.message ?? '' }),
+    }),
+  }),
+});
+
+function Probe({ path }: { path: string }) {
+  const { data, error } = probeApi.useProbeQuery(path);
+  return <div>{data !== undefined ? `data:${JSON.stringify(data)}` : error ? `error:${JSON.stringify(error)}` : 'loading'}</div>;
+}
+
+let fake: FakeApi;
+beforeEach(() => {
+  fake = new FakeApi().install();
+  localStorage.clear();
+});
+afterEach(() => fake.restore());
+
+describe('the envelope base query', () => {
+  it('unwraps data and sends the user id header and no-store', async () => {
+    fake.ok('GET', '/api/thing', { a: 1 });
+    renderPage(<Probe path="/thing" />, { user: makeUser({ id: 42 }) });
+    expect(await screen.findByText('data:{"a":1}')).toBeInTheDocument();
+    const call = fake.callsTo('GET', '/api/thing')[0]!;
+    expect(call.headers.get('New-Api-User')).toBe('42');
+    expect(call.headers.get('Cache-Control')).toBe('no-store');
+  });
+
+  it('gives endpoints the whole envelope when they ask', async () => {
+    fake.ok('GET', '/api/thing', 5, 'bind');
+    function EnvelopeProbe() {
+      const { data } = probeApi.useProbeEnvelopeQuery('/thing');
+      return <div>{data ? `${data.message}:${String(data.data)}` : 'loading'}</div>;
+    }
+    renderPage(<EnvelopeProbe />);
+    expect(await screen.findByText('bind:5')).toBeInTheDocument();
+  });
+
+  it('turns success: false into an error toast with the server message', async () => {
+    fake.fail('GET', '/api/thing', 'insufficient permissions');
+    renderPage(<Probe path="/thing" />);
+    expect(await screen.findByText('insufficient permissions')).toBeInTheDocument();
+    expect(await screen.findByText(/error:.*BUSINESS/)).toBeInTheDocument();
+  });
+
+  it('on 401 clears the stored user and goes to /login?expired=true', async () => {
+    fake.status('GET', '/api/thing', 401);
+    localStorage.setItem('user', JSON.stringify(makeUser()));
+    const { router, store } = renderPage(<Probe path="/thing" />, { route: '/setting', user: makeUser() });
+    await waitFor(() => expect(router.state.location.pathname + router.state.location.search).toBe('/login?expired=true'));
+    expect(store.getState().session.user).toBeNull();
+    expect(localStorage.getItem('user')).toBeNull();
+  });
+
+  it.each([
+    [429, '请求次数过多，请稍后再试！'],
+    [500, '服务器内部错误，请联系管理员！'],
+    [405, '本站仅作演示之用，无服务端！'],
+  ])('shows the spec message for HTTP %i', async (status, text) => {
+    fake.status('GET', '/api/thing', status);
+    renderPage(<Probe path="/thing" />);
+    expect(await screen.findByText(text)).toBeInTheDocument();
+  });
+
+  it('shows the message of any other HTTP failure', async () => {
+    fake.status('GET', '/api/thing', 403, { success: false, message: 'insufficient permissions (403)' });
+    renderPage(<Probe path="/thing" />);
+    expect(await screen.findByText('insufficient permissions (403)')).toBeInTheDocument();
+  });
+
+  it('speaks English for the spec messages when English is chosen', async () => {
+    fake.status('GET', '/api/thing', 429);
+    renderPage(<Probe path="/thing" />, { locale: 'en-US' });
+    expect(await screen.findByText('Too many requests, try again later')).toBeInTheDocument();
+  });
+});
+
+describe('the clipboard helper', () => {
+  it('opens the manual-copy dialog when the browser refuses', async () => {
+    const { copyText } = await import('../src/lib/clipboard');
+    Object.defineProperty(navigator, 'clipboard', { configurable: true, value: { writeText: () => Promise.reject(new Error('denied')) } });
+    function Copier() {
+      useEffect(() => void copyText('sk-copy-me'), []);
+      return null;
+    }
+    renderPage(<Copier />);
+    expect((await screen.findAllByText('无法复制到剪贴板，请手动复制')).length).toBeGreaterThan(0);
+    expect(screen.getByDisplayValue('sk-copy-me')).toBeInTheDocument();
+  });
+});
