@@ -16,6 +16,7 @@ import { registerTokenResponders } from './token-responders.js';
 import { registerQuotaResponders } from './quota-responders.js';
 import { subscribeUsage } from './usage-consumer.js';
 import { pricingRoutes } from './routes/pricing.js';
+import { topupRoutes } from './routes/topup.js';
 
 export interface BillingPluginOptions {
   infra: Infrastructure;
@@ -57,7 +58,7 @@ const billingPlugin: FastifyPluginAsync<BillingPluginOptions> = async (app, opti
 
   registerDiagnostics(app, 'billing', mirror);
   await registerLogRetention(context);
-  for (const routes of [accountRoutes, redemptionRoutes, logRoutes, dataRoutes, tokenRoutes, pricingRoutes]) await app.register(routes, { context });
+  for (const routes of [accountRoutes, redemptionRoutes, logRoutes, dataRoutes, tokenRoutes, pricingRoutes, topupRoutes]) await app.register(routes, { context });
 };
 
 export default billingPlugin;

@@ -37,6 +37,8 @@ const matrix: Row[] = [
   { method: 'POST', route: '/api/token/:id/key', url: (ids) => `/api/token/${ids.tokenA}/key`, expect: ownedByA },
   { method: 'DELETE', route: '/api/token/:id', url: (ids) => `/api/token/${ids.tokenA}`, expect: ownedByA },
   { method: 'POST', route: '/api/user/topup', url: () => '/api/user/topup', body: () => ({ key: 'not-a-code' }), expect: personal },
+  { method: 'POST', route: '/api/user/amount', url: () => '/api/user/amount', body: () => ({ amount: 10 }), expect: personal },
+  { method: 'POST', route: '/api/user/pay', url: () => '/api/user/pay', body: () => ({ amount: 10, payment_method: 'zfb' }), expect: personal },
   { method: 'POST', route: '/api/user/aff_transfer', url: () => '/api/user/aff_transfer', body: () => ({ quota: 500000 }), expect: personal },
   { method: 'GET', route: '/api/log/self', url: () => '/api/log/self?p=1', expect: personal },
   { method: 'GET', route: '/api/log/self/stat', url: () => '/api/log/self/stat', expect: personal },

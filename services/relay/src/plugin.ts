@@ -13,6 +13,7 @@ import { modelRoutes } from './routes/models.js';
 import { openAiRoutes } from './routes/openai.js';
 import { anthropicRoutes } from './routes/anthropic.js';
 import { playgroundRoutes } from './routes/playground.js';
+import { taskRoutes } from './routes/tasks.js';
 
 export interface RelayPluginOptions {
   infra: Infrastructure;
@@ -67,6 +68,7 @@ const relayPlugin: FastifyPluginAsync<RelayPluginOptions> = async (app, { infra,
 
   registerDiagnostics(app, 'relay', options);
   for (const routes of [openAiRoutes, anthropicRoutes, modelRoutes, playgroundRoutes]) await app.register(routes, { context });
+  await app.register(taskRoutes);
 };
 
 export default relayPlugin;
