@@ -11,7 +11,8 @@ export interface RecordedCall {
   body: any;
 }
 
-type Reply = { status?: number; body: unknown };
+/** An envelope or any JSON body with a status, or a whole Response (a stream, for instance). */
+type Reply = { status?: number; body: unknown } | { response: Response };
 type Handler = (call: RecordedCall) => Reply | Promise<Reply>;
 
 export class FakeApi {
@@ -64,6 +65,7 @@ export class FakeApi {
         return new Response(JSON.stringify({ success: false, message: 'not found' }), { status: 404, headers: { 'content-type': 'application/json' } });
       }
       const reply = await handler(call);
+      if ('response' in reply) return reply.response;
       return new Response(JSON.stringify(reply.body), { status: reply.status ?? 200, headers: { 'content-type': 'application/json' } });
     });
     return this;
