@@ -13,14 +13,26 @@ function sourceFiles(dir: string): string[] {
   });
 }
 
-/** Every message id the code names: `id: '...'` in descriptors and `labelId: '...'` in menus. */
+const idPrefixes = ['pages', 'layout', 'common', 'errors', 'role', 'userStatus'];
+
+/** Every message id the code names: any quoted literal that starts like an id (`'pages.users.title'`). */
 function idsUsedInCode(): Map<string, string> {
   const used = new Map<string, string>();
+  const pattern = new RegExp(`['"]((?:${idPrefixes.join('|')})\\.[\\w-]+(?:\\.[\\w-]+)*)['"]`, 'g');
   for (const file of sourceFiles(path.join(__dirname, '..', 'src'))) {
     const text = fs.readFileSync(file, 'utf8');
-    for (const match of text.matchAll(/\b(?:id|labelId|titleId|messageId)\s*:\s*'([a-zA-Z][\w-]*(?:\.[\w-]+)+)'/g)) used.set(match[1]!, path.relative(path.join(__dirname, '..'), file));
+    for (const match of text.matchAll(pattern)) used.set(match[1]!, path.relative(path.join(__dirname, '..'), file));
   }
   return used;
+}
+
+/** Pairs of id and defaultMessage written in the code: `{ id: 'x', defaultMessage: 'y' }` and `t('x', 'y')`. */
+function defaultsInCode(text: string): Array<[string, string]> {
+  const pairs = [
+    ...text.matchAll(/\bid:\s*'([^']+)',\s*defaultMessage:\s*'((?:[^'\\]|\\.)*)'/g),
+    ...text.matchAll(/\b\w+\(\s*'((?:pages|layout|common|errors)\.[^']+)',\s*'((?:[^'\\]|\\.)*)'/g),
+  ];
+  return pairs.map((match) => [match[1]!, match[2]!.replace(/\\'/g, "'")]);
 }
 
 describe('locales', () => {
@@ -46,9 +58,8 @@ describe('locales', () => {
     const drift: string[] = [];
     for (const file of sourceFiles(path.join(__dirname, '..', 'src'))) {
       const text = fs.readFileSync(file, 'utf8');
-      for (const match of text.matchAll(/\bid:\s*'([^']+)',\s*defaultMessage:\s*'((?:[^'\\]|\\.)*)'/g)) {
-        const [, id, defaultMessage] = match;
-        if (id! in zh && zh[id!] !== defaultMessage!.replace(/\\'/g, "'")) drift.push(`${id}: '${defaultMessage}' vs '${zh[id!]}'`);
+      for (const [id, defaultMessage] of defaultsInCode(text)) {
+        if (id in zh && zh[id] !== defaultMessage) drift.push(`${id}: '${defaultMessage}' vs '${zh[id]}'`);
       }
     }
     expect(drift).toEqual([]);
