@@ -1,0 +1,48 @@
+import type { User } from '@aigw/contracts';
+import { api } from '../../api/api';
+
+/** What the payment gateway needs: the form fields to post and where to post them. */
+export interface PaymentForm {
+  url: string;
+  fields: Record<string, string>;
+}
+
+export const walletApi = api.injectEndpoints({
+  endpoints: (build) => ({
+    walletSelf: build.query<User, void>({ query: () => '/user/self', providesTags: ['Self'] }),
+    /** POST /api/user/topup: redeems a code; answers the quota added. */
+    redeemCode: build.mutation<number, { key: string }>({
+      query: (body) => ({ url: '/user/topup', method: 'POST', body }),
+      invalidatesTags: ['Self', 'Log'],
+    }),
+    /** POST /api/user/amount: the money payable for an amount. */
+    topupAmount: build.mutation<string, { amount: number; top_up_code: string }>({
+      query: (body) => ({ url: '/user/amount', method: 'POST', body }),
+    }),
+    /** POST /api/user/pay: the gateway form (fields in `data`, target in `url`). */
+    topupPay: build.mutation<PaymentForm, { amount: number; top_up_code: string; payment_method: string }>({
+      query: (body) => ({ url: '/user/pay', method: 'POST', body }),
+      transformResponse: (data: Record<string, string>, meta) => ({ fields: data ?? {}, url: String(meta?.envelope.url ?? '') }),
+    }),
+  }),
+});
+
+export const { useWalletSelfQuery, useRedeemCodeMutation, useTopupAmountMutation, useTopupPayMutation } = walletApi;
+
+/** Sends the browser to the payment gateway by posting its form (the gateway's own page takes over). */
+export function submitPaymentForm({ url, fields }: PaymentForm): void {
+  const form = document.createElement('form');
+  form.method = 'POST';
+  form.action = url;
+  form.style.display = 'none';
+  for (const [name, value] of Object.entries(fields)) {
+    const input = document.createElement('input');
+    input.type = 'hidden';
+    input.name = name;
+    input.value = value;
+    form.appendChild(input);
+  }
+  document.body.appendChild(form);
+  form.submit();
+  form.remove();
+}
