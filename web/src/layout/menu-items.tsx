@@ -5,6 +5,7 @@ import {
 } from '@ant-design/icons';
 import type { Status } from '@aigw/contracts';
 import type { Access } from '../access';
+import { chatLinks } from '../lib/chat-links';
 
 export interface SideMenuItem {
   key: string;
@@ -13,11 +14,6 @@ export interface SideMenuItem {
   defaultLabel: string;
   icon: ReactNode;
   children?: Array<{ key: string; label: string }>;
-}
-
-/** The chat clients an admin configured: the Chats option as [{name: url}], in order. */
-export function chatLinks(status: Status | null): Array<{ name: string; url: string }> {
-  return (status?.chats ?? []).flatMap((entry) => Object.entries(entry).map(([name, url]) => ({ name, url })));
 }
 
 /**

@@ -11,6 +11,7 @@ export const storageKeys = {
   idSort: 'id-sort',
   models: 'models',
   sidebarCollapsed: 'default_collapse_sidebar',
+  noticeClosedOn: 'notice_close_date',
 } as const;
 export type StorageKey = (typeof storageKeys)[keyof typeof storageKeys];
 

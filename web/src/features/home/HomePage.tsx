@@ -4,6 +4,7 @@ import { useNavigate } from 'react-router';
 import { useAccess, useStatus } from '../../app/hooks';
 import { RichContent } from '../../components/RichContent';
 import { useGetHomePageContentQuery } from './api';
+import { NoticeModal } from './NoticeModal';
 
 /** `/`: the admin's home page content, or a short welcome with the API address. */
 export function HomePage() {
@@ -14,11 +15,19 @@ export function HomePage() {
   const { data: content, isLoading } = useGetHomePageContentQuery();
 
   if (isLoading) return <Skeleton active />;
-  if (content?.trim()) return <RichContent content={content} title={status?.system_name ?? 'home'} />;
+  if (content?.trim()) {
+    return (
+      <>
+        <NoticeModal />
+        <RichContent content={content} title={status?.system_name ?? 'home'} />
+      </>
+    );
+  }
 
   const address = status?.server_address || window.location.origin;
   return (
     <Flex justify="center" style={{ paddingTop: 48 }}>
+      <NoticeModal />
       <Card style={{ maxWidth: 720, width: '100%' }}>
         <Typography.Title level={2}>{status?.system_name || 'New API'}</Typography.Title>
         <Typography.Paragraph>

@@ -4,6 +4,7 @@ import { ClearOutlined, SendOutlined, StopOutlined } from '@ant-design/icons';
 import { useIntl } from 'react-intl';
 import { useNavigate } from 'react-router';
 import { useCurrentUser } from '../../app/hooks';
+import { useNoTokenRedirect } from '../../components/no-token-redirect';
 import { signedOut } from '../../app/session';
 import { useAppDispatch } from '../../app/store';
 import { useHasEnabledTokenQuery, useSelfGroupsQuery, useSelfModelsQuery } from './api';
@@ -11,7 +12,6 @@ import { streamChat, type ChatMessage, type ReplyState } from './stream-chat';
 
 /** Spec constants: temperature 0.1-1 step 0.1; max tokens an integer, default 0; default model. */
 const DEFAULT_MODEL = 'gpt-4o-mini';
-const NO_TOKEN_REDIRECT_MS = 1500;
 
 interface Turn extends ChatMessage {
   /** Replies only. */
@@ -44,12 +44,7 @@ export function PlaygroundPage() {
   const streaming = turns.some((turn) => turn.state === 'loading' || turn.state === 'incomplete');
 
   // Entry rule: without an enabled token the user is sent to create one.
-  useEffect(() => {
-    if (hasToken !== false) return;
-    void message.error(intl.formatMessage({ id: 'pages.playground.noToken', defaultMessage: '当前没有可用的启用令牌，请确认是否有令牌处于启用状态！' }));
-    const timer = setTimeout(() => navigate('/token'), NO_TOKEN_REDIRECT_MS);
-    return () => clearTimeout(timer);
-  }, [hasToken, intl, message, navigate]);
+  useNoTokenRedirect(hasToken === false);
 
   useEffect(() => {
     if (user && !settings.group) setSettings((current) => ({ ...current, group: user.group }));
