@@ -1,6 +1,30 @@
-/** Filled in by its screen's work. */
+import { ChatCard } from './ChatCard';
+import { DashboardCard } from './DashboardCard';
+import { DrawingCard } from './DrawingCard';
+import { GeneralCard } from './GeneralCard';
+import { GroupCard } from './GroupCard';
+import { LogCard } from './LogCard';
+import { MonitoringCard } from './MonitoringCard';
+import { QuotaCard } from './QuotaCard';
+import { RatioCard } from './RatioCard';
+import { SensitiveCard } from './SensitiveCard';
+
+/** /setting?tab=operation (super admin): one card per option group, each saved on its own. */
 export function OperationTab() {
-  return null;
+  return (
+    <>
+      <GeneralCard />
+      <DrawingCard />
+      <SensitiveCard />
+      <LogCard />
+      <DashboardCard />
+      <MonitoringCard />
+      <QuotaCard />
+      <ChatCard />
+      <GroupCard />
+      <RatioCard />
+    </>
+  );
 }
 
 export default OperationTab;
