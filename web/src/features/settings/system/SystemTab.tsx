@@ -1,6 +1,29 @@
-/** Filled in by its screen's work. */
+import { EmailWhitelistCard } from './EmailWhitelistCard';
+import { LoginSwitchesCard } from './LoginSwitchesCard';
+import { GitHubCard, LinuxDOCard, OidcCard } from './OAuthCards';
+import { PaymentCard } from './PaymentCard';
+import { TelegramCard, TurnstileCard, WeChatCard } from './ProviderCards';
+import { GeneralCard, WorkerCard } from './ServerCards';
+import { SmtpCard } from './SmtpCard';
+
+/** /setting?tab=system (super admin): one card per option group, each saved on its own. */
 export function SystemTab() {
-  return null;
+  return (
+    <>
+      <GeneralCard />
+      <WorkerCard />
+      <PaymentCard />
+      <LoginSwitchesCard />
+      <EmailWhitelistCard />
+      <SmtpCard />
+      <GitHubCard />
+      <WeChatCard />
+      <TelegramCard />
+      <TurnstileCard />
+      <LinuxDOCard />
+      <OidcCard />
+    </>
+  );
 }
 
 export default SystemTab;

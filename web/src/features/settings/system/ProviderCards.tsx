@@ -1,0 +1,81 @@
+import { Alert, Input } from 'antd';
+import { OptionField, OptionSection } from '../OptionSection';
+import { FieldGrid, useText } from './text';
+
+/** The WeChat server that relays official-account login codes. */
+export function WeChatCard() {
+  const t = useText();
+  return (
+    <OptionSection
+      title={t('pages.settings.system.wechat.title', '配置 WeChat Server')}
+      saveLabel={t('pages.settings.system.wechat.save', '保存 WeChat Server 设置')}
+      keys={['WeChatServerAddress', 'WeChatServerToken', 'WeChatAccountQRCodeImageURL']}
+    >
+      <Alert
+        type="info"
+        showIcon
+        style={{ marginBottom: 16 }}
+        title={t('pages.settings.system.wechat.help', '用以支持通过微信进行登录注册：需要部署 WeChat Server 并关联公众号')}
+      />
+      <FieldGrid>
+        <OptionField
+          name="WeChatServerAddress"
+          label={t('pages.settings.system.wechat.serverAddress', 'WeChat Server 服务器地址')}
+          input={<Input placeholder={t('pages.settings.system.wechat.serverAddress.placeholder', '例如：https://yourdomain.com')} />}
+        />
+        <OptionField name="WeChatServerToken" label={t('pages.settings.system.wechat.serverToken', 'WeChat Server 访问凭证')} />
+        <OptionField
+          name="WeChatAccountQRCodeImageURL"
+          label={t('pages.settings.system.wechat.qrCode', '微信公众号二维码图片链接')}
+          input={<Input placeholder="https://" />}
+        />
+      </FieldGrid>
+    </OptionSection>
+  );
+}
+
+/** The Telegram login widget's bot. */
+export function TelegramCard() {
+  const t = useText();
+  return (
+    <OptionSection
+      title={t('pages.settings.system.telegram.title', '配置 Telegram 登录')}
+      saveLabel={t('pages.settings.system.telegram.save', '保存 Telegram 登录设置')}
+      keys={['TelegramBotToken', 'TelegramBotName']}
+    >
+      <Alert
+        type="info"
+        showIcon
+        style={{ marginBottom: 16 }}
+        title={t('pages.settings.system.telegram.help', '用以支持通过 Telegram 进行登录：在 @BotFather 创建机器人，并用 /setdomain 设置为本站域名')}
+      />
+      <FieldGrid columns={2}>
+        <OptionField name="TelegramBotToken" label={t('pages.settings.system.telegram.botToken', 'Telegram Bot Token')} />
+        <OptionField name="TelegramBotName" label={t('pages.settings.system.telegram.botName', 'Telegram Bot 名称')} />
+      </FieldGrid>
+    </OptionSection>
+  );
+}
+
+/** The human-check widget (Turnstile) on login, register, verification and reset. */
+export function TurnstileCard() {
+  const t = useText();
+  return (
+    <OptionSection
+      title={t('pages.settings.system.turnstile.title', '配置 Turnstile')}
+      saveLabel={t('pages.settings.system.turnstile.save', '保存 Turnstile 设置')}
+      keys={['TurnstileSiteKey', 'TurnstileSecretKey']}
+    >
+      <Alert
+        type="info"
+        showIcon
+        style={{ marginBottom: 16 }}
+        title={t('pages.settings.system.turnstile.help', '用以支持用户校验：在 Cloudflare 控制台中创建 Turnstile 站点')}
+      />
+      <FieldGrid columns={2}>
+        <OptionField name="TurnstileSiteKey" label={t('pages.settings.system.turnstile.siteKey', 'Turnstile Site Key')} />
+        <OptionField name="TurnstileSecretKey" label={t('pages.settings.system.turnstile.secretKey', 'Turnstile Secret Key')} />
+      </FieldGrid>
+    </OptionSection>
+  );
+}

@@ -1,0 +1,24 @@
+import { Children, useCallback, type ReactNode } from 'react';
+import { Col, Row } from 'antd';
+import { useIntl } from 'react-intl';
+
+export type Text = (id: string, defaultMessage: string, values?: Record<string, string | number>) => string;
+
+/** `intl.formatMessage` in a short form, for cards with many labels and help lines. */
+export function useText(): Text {
+  const intl = useIntl();
+  return useCallback((id, defaultMessage, values) => intl.formatMessage({ id, defaultMessage }, values), [intl]);
+}
+
+/** Fields side by side: up to three per row on wide screens, two on medium, one on phones. */
+export function FieldGrid({ children, columns = 3 }: { children: ReactNode; columns?: 2 | 3 }) {
+  return (
+    <Row gutter={16}>
+      {Children.toArray(children).map((child, index) => (
+        <Col key={index} xs={24} md={12} xl={columns === 3 ? 8 : 12}>
+          {child}
+        </Col>
+      ))}
+    </Row>
+  );
+}
