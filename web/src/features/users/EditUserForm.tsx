@@ -1,0 +1,154 @@
+import { useState } from 'react';
+import { App, Button, Form, Input, InputNumber, Select, Space } from 'antd';
+import { useIntl } from 'react-intl';
+import { PASSWORD_MIN, type UpdateUserBody, type User } from '@aigw/contracts';
+import { useFormatQuota } from '../../app/hooks';
+import { useGroupListQuery, useUpdateUserMutation } from './api';
+import { AddQuotaModal } from './AddQuotaModal';
+import { usePasswordRules, useUserFieldRules } from './rules';
+
+interface EditUserValues {
+  username: string;
+  display_name: string;
+  password: string;
+  group: string;
+  quota: number | string | null;
+}
+
+/** The established product's parseInt: a quota typed or pasted as text becomes a whole number. */
+export function toQuota(value: number | string | null | undefined): number {
+  const quota = Math.trunc(Number(value));
+  return Number.isFinite(quota) ? quota : 0;
+}
+
+interface Props {
+  user: User;
+  onDone: () => void;
+}
+
+/**
+ * The admin's edit form: username, password (empty keeps it), display name, group and quota
+ * with the add-quota dialog; the bindings are read-only. PUT /api/user/ with the id.
+ */
+export function EditUserForm({ user, onDone }: Props) {
+  const intl = useIntl();
+  const { message } = App.useApp();
+  const formatQuota = useFormatQuota();
+  const [form] = Form.useForm<EditUserValues>();
+  const [addingQuota, setAddingQuota] = useState(false);
+  const { data: groups = [] } = useGroupListQuery();
+  const [updateUser, { isLoading }] = useUpdateUserMutation();
+  const rules = useUserFieldRules();
+  const passwordRules = usePasswordRules();
+  const watchedQuota = Form.useWatch('quota', form);
+  // useWatch answers undefined until the form has mounted.
+  const quota = toQuota(watchedQuota === undefined ? user.quota : watchedQuota);
+
+  // The user's own group stays choosable even when it is no longer a configured group.
+  const groupOptions = [...new Set([...groups, user.group].filter(Boolean))].map((group) => ({ value: group, label: group }));
+
+  const onFinish = async (values: EditUserValues) => {
+    const body: UpdateUserBody = {
+      id: user.id,
+      username: values.username.trim(),
+      display_name: (values.display_name ?? '').trim(),
+      group: values.group,
+      quota: toQuota(values.quota),
+      // Empty keeps the current password.
+      ...(values.password ? { password: values.password } : {}),
+    };
+    const saved = await updateUser(body).unwrap().then(() => true, () => false);
+    if (!saved) return;
+    void message.success(intl.formatMessage({ id: 'pages.users.edit.success', defaultMessage: '用户信息更新成功！' }));
+    onDone();
+  };
+
+  const readOnlyHint = intl.formatMessage({
+    id: 'pages.users.field.readOnly',
+    defaultMessage: '此项只读，需要用户通过个人设置页面的相关绑定按钮进行绑定，不可直接修改',
+  });
+  const readOnly = (field: string, label: string, value: string) => (
+    <Form.Item label={label} htmlFor={`user-edit-${field}`}>
+      <Input id={`user-edit-${field}`} readOnly value={value} placeholder={readOnlyHint} />
+    </Form.Item>
+  );
+
+  return (
+    <Form<EditUserValues>
+      form={form}
+      layout="vertical"
+      initialValues={{ username: user.username, display_name: user.display_name, password: '', group: user.group, quota: user.quota }}
+      onFinish={onFinish}
+    >
+      <Form.Item
+        name="username"
+        label={intl.formatMessage({ id: 'pages.users.field.username', defaultMessage: '用户名' })}
+        rules={[
+          { required: true, whitespace: true, message: intl.formatMessage({ id: 'pages.users.rule.usernameRequired', defaultMessage: '用户名不能为空' }) },
+          rules.usernameMax,
+        ]}
+      >
+        <Input autoComplete="off" placeholder={intl.formatMessage({ id: 'pages.users.field.username.placeholder', defaultMessage: '请输入用户名' })} />
+      </Form.Item>
+      <Form.Item
+        name="password"
+        label={intl.formatMessage({ id: 'pages.users.field.password', defaultMessage: '密码' })}
+        extra={intl.formatMessage({ id: 'pages.users.field.password.keep', defaultMessage: '留空则不修改密码' })}
+        rules={passwordRules}
+      >
+        <Input.Password
+          autoComplete="new-password"
+          placeholder={intl.formatMessage({ id: 'pages.users.field.password.new', defaultMessage: '请输入新的密码，最短 {min} 位' }, { min: PASSWORD_MIN })}
+        />
+      </Form.Item>
+      <Form.Item
+        name="display_name"
+        label={intl.formatMessage({ id: 'pages.users.field.displayName', defaultMessage: '显示名称' })}
+        rules={[rules.displayNameMax]}
+      >
+        <Input autoComplete="off" placeholder={intl.formatMessage({ id: 'pages.users.field.displayName.placeholder', defaultMessage: '请输入显示名称' })} />
+      </Form.Item>
+      <Form.Item name="group" label={intl.formatMessage({ id: 'pages.users.field.group', defaultMessage: '分组' })}>
+        <Select
+          showSearch
+          options={groupOptions}
+          placeholder={intl.formatMessage({ id: 'pages.users.field.group.placeholder', defaultMessage: '请选择分组' })}
+        />
+      </Form.Item>
+      <Form.Item
+        label={intl.formatMessage({ id: 'pages.users.field.quota', defaultMessage: '剩余额度' })}
+        extra={intl.formatMessage({ id: 'pages.users.field.quota.display', defaultMessage: '折合：{value}' }, { value: formatQuota(quota) })}
+      >
+        <Space.Compact block>
+          <Form.Item name="quota" noStyle>
+            <InputNumber<number | string>
+              style={{ width: '100%' }}
+              precision={0}
+              aria-label={intl.formatMessage({ id: 'pages.users.field.quota', defaultMessage: '剩余额度' })}
+              placeholder={intl.formatMessage({ id: 'pages.users.field.quota.placeholder', defaultMessage: '请输入新的剩余额度' })}
+            />
+          </Form.Item>
+          <Button onClick={() => setAddingQuota(true)}>
+            {intl.formatMessage({ id: 'pages.users.addQuota.open', defaultMessage: '添加额度' })}
+          </Button>
+        </Space.Compact>
+      </Form.Item>
+      {readOnly('github', intl.formatMessage({ id: 'pages.users.field.github', defaultMessage: '已绑定的 GitHub 账户' }), user.github_id)}
+      {readOnly('wechat', intl.formatMessage({ id: 'pages.users.field.wechat', defaultMessage: '已绑定的微信账户' }), user.wechat_id)}
+      {readOnly('email', intl.formatMessage({ id: 'pages.users.field.email', defaultMessage: '已绑定的邮箱账户' }), user.email)}
+      {readOnly('telegram', intl.formatMessage({ id: 'pages.users.field.telegram', defaultMessage: '已绑定的 Telegram 账户' }), user.telegram_id)}
+      <Space>
+        <Button type="primary" htmlType="submit" loading={isLoading}>
+          {intl.formatMessage({ id: 'common.submit', defaultMessage: '提交' })}
+        </Button>
+        <Button onClick={onDone}>{intl.formatMessage({ id: 'common.cancel', defaultMessage: '取消' })}</Button>
+      </Space>
+      <AddQuotaModal
+        open={addingQuota}
+        current={quota}
+        onAdd={(next) => form.setFieldValue('quota', next)}
+        onClose={() => setAddingQuota(false)}
+      />
+    </Form>
+  );
+}
