@@ -1,9 +1,10 @@
-import { useEffect, useState } from 'react';
+import { useState } from 'react';
 import { App, Card, Col, Flex, Row, Skeleton, Switch } from 'antd';
 import type { OptionKey } from '@aigw/contracts';
+import { useAppDispatch } from '../../../app/store';
 import { useSaveOptions } from '../OptionSection';
 import { toFormValue } from '../option-values';
-import { useGetOptionsQuery } from '../options-api';
+import { optionsApi, useGetOptionsQuery } from '../options-api';
 import { hasRequiredSettings, loginSwitches, type LoginSwitch } from './login-switches';
 import { useText } from './text';
 
@@ -16,18 +17,20 @@ export function LoginSwitchesCard() {
   const t = useText();
   const { modal, message } = App.useApp();
   const { data: stored, isLoading } = useGetOptionsQuery();
+  const dispatch = useAppDispatch();
   const saveOptions = useSaveOptions();
   const [saving, setSaving] = useState<OptionKey | null>(null);
-  // Saved values until the refetched options arrive, so a switch does not flick back meanwhile.
-  const [saved, setSaved] = useState<Partial<Record<OptionKey, boolean>>>({});
-  useEffect(() => setSaved({}), [stored]);
 
-  const isOn = (key: OptionKey) => saved[key] ?? toFormValue(key, stored?.[key]) === true;
+  const isOn = (key: OptionKey) => toFormValue(key, stored?.[key]) === true;
 
+  // Optimistic: the switch moves at once and moves back if the server refuses.
   const save = async (key: OptionKey, value: boolean) => {
     setSaving(key);
+    const patch = dispatch(optionsApi.util.updateQueryData('getOptions', undefined, (draft) => {
+      draft[key] = String(value);
+    }));
     const ok = await saveOptions([{ key, value: String(value) }]);
-    if (ok) setSaved((current) => ({ ...current, [key]: value }));
+    if (!ok) patch.undo();
     setSaving(null);
   };
 
