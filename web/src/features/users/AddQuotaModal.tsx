@@ -38,7 +38,8 @@ export function AddQuotaModal({ open, current, onAdd, onClose }: Props) {
       <Typography.Paragraph>
         {intl.formatMessage(
           { id: 'pages.users.addQuota.preview', defaultMessage: '新额度：{current} + {added} = {result}' },
-          { current, added, result: current + added },
+          // Plain digits, as the quota field shows them.
+          { current: String(current), added: String(added), result: String(current + added) },
         )}
       </Typography.Paragraph>
       <InputNumber<number>

@@ -55,7 +55,7 @@ export function AddUserDrawer({ open, onClose }: Props) {
         </Space>
       }
     >
-      <Form<AddUserForm> form={form} layout="vertical" onFinish={onFinish}>
+      <Form<AddUserForm> form={form} name="addUser" layout="vertical" onFinish={onFinish}>
         <Form.Item
           name="username"
           label={intl.formatMessage({ id: 'pages.users.field.username', defaultMessage: '用户名' })}

@@ -76,6 +76,7 @@ export function EditUserForm({ user, onDone }: Props) {
   return (
     <Form<EditUserValues>
       form={form}
+      name="editUser"
       layout="vertical"
       initialValues={{ username: user.username, display_name: user.display_name, password: '', group: user.group, quota: user.quota }}
       onFinish={onFinish}

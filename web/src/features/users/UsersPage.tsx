@@ -63,7 +63,7 @@ export function UsersPage() {
 
   return (
     <Card>
-      <Form<Filter> form={form} layout="inline" onFinish={onSearch} style={{ marginBottom: 16, rowGap: 8 }}>
+      <Form<Filter> form={form} name="userSearch" layout="inline" onFinish={onSearch} style={{ marginBottom: 16, rowGap: 8 }}>
         <Form.Item name="keyword" style={{ flex: '1 1 280px' }}>
           <Input
             allowClear
