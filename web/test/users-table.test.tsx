@@ -220,10 +220,10 @@ describe('manage actions', () => {
     expect(fake.callsTo('POST', '/api/user/manage')).toHaveLength(0);
     await user.click(buttonNamed(/^确\s*定$/, confirm));
 
+    expect(await screen.findByText('操作成功完成！')).toBeInTheDocument();
     expect(await within(row).findByText('已注销')).toBeInTheDocument();
     expect(fake.callsTo('POST', '/api/user/manage')[0]!.body).toEqual({ id: 7, action: 'delete' });
     expect(row.querySelectorAll('button')).toHaveLength(0);
-    expect(screen.getByText('操作成功完成！')).toBeInTheDocument();
     expect(listCalls()).toHaveLength(1);
   });
 
