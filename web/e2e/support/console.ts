@@ -5,7 +5,7 @@ export async function loginThroughForm(page: Page, username: string, password: s
   await page.goto('/login');
   await page.getByPlaceholder(/用户名或邮箱|Username or email/).fill(username);
   await page.getByPlaceholder(/^(密码|Password)$/).fill(password);
-  await page.getByRole('button', { name: /^(登\s*录|Log in)$/ }).click();
+  await page.locator('form button[type=submit]').click();
   await page.waitForURL((url) => url.pathname !== '/login');
 }
 
