@@ -94,7 +94,8 @@ describe('user table', () => {
     await waitFor(() => expect(searchCalls()).toHaveLength(2));
     expect(queryOf(searchCalls()[1]!)).toEqual({ keyword: 'ze', group: 'vip', p: '1', page_size: '10' });
 
-    // The same query again still asks the server.
+    // The same query again still asks the server, once the previous answer is in.
+    await waitFor(() => expect(buttonNamed(/^查\s*询$/)).not.toHaveClass('ant-btn-loading'));
     await user.click(buttonNamed(/^查\s*询$/));
     await waitFor(() => expect(searchCalls()).toHaveLength(3));
     expect(queryOf(searchCalls()[2]!)).toEqual({ keyword: 'ze', group: 'vip', p: '1', page_size: '10' });
