@@ -1,6 +1,92 @@
-/** Filled in by its screen's work. */
+import { useState } from 'react';
+import { Alert, Card, Flex, Space, Table, Tag } from 'antd';
+import { useIntl } from 'react-intl';
+import { LogType, type LogView } from '@aigw/contracts';
+import { useAccess, useFormatQuota } from '../../app/hooks';
+import { pageSizeChosen, pageSizeOptions } from '../../app/preferences';
+import { useAppDispatch, useAppSelector } from '../../app/store';
+import { useLogStatQuery, useLogsQuery, type LogFilterParams } from './api';
+import { initialFilterValues, LogFilters, toFilterParams, type LogFilterValues } from './LogFilters';
+import { LogDetails } from './LogDetails';
+import { defaultLogWindow } from './time';
+import { UserInfoModal } from './UserInfoModal';
+import { useLogColumns } from './use-log-columns';
+
+const sameFilters = (a: LogFilterParams, b: LogFilterParams) => JSON.stringify(a) === JSON.stringify(b);
+
+/** /log: usage and account logs with totals; admins see everyone's (/api/log/), users their own. */
 export function LogsPage() {
-  return null;
+  const intl = useIntl();
+  const dispatch = useAppDispatch();
+  const { isAdmin } = useAccess();
+  const formatQuota = useFormatQuota();
+  const pageSize = useAppSelector((state) => state.preferences.pageSize);
+  // The default window is fixed when the screen opens (today's 00:00 to an hour ahead).
+  const [initialValues] = useState(() => initialFilterValues(defaultLogWindow()));
+  const [filters, setFilters] = useState<LogFilterParams>(() => toFilterParams(initialValues, isAdmin));
+  const [page, setPage] = useState(1);
+  const [userId, setUserId] = useState<number | null>(null);
+  const t = (id: string, defaultMessage: string, values?: Record<string, string | number>) => intl.formatMessage({ id, defaultMessage }, values);
+
+  const list = useLogsQuery({ admin: isAdmin, p: page, page_size: pageSize, ...filters });
+  const stat = useLogStatQuery({ admin: isAdmin, ...filters });
+  const columns = useLogColumns(isAdmin, setUserId);
+
+  const search = (values: LogFilterValues) => {
+    const next = toFilterParams(values, isAdmin);
+    if (sameFilters(next, filters) && page === 1) {
+      // Same arguments: ask again, the user wants fresh figures.
+      void list.refetch();
+      void stat.refetch();
+      return;
+    }
+    setFilters(next);
+    setPage(1);
+  };
+
+  const totals = stat.data;
+  return (
+    <Card title={t('pages.logs.title', '日志')}>
+      <Flex vertical gap={16}>
+        <Space wrap aria-label={t('pages.logs.totals', '统计')}>
+          <Tag color="blue">{t('pages.logs.stat.quota', '消耗额度：{quota}', { quota: totals ? formatQuota(totals.quota) : '-' })}</Tag>
+          <Tag color="pink">{t('pages.logs.stat.rpm', 'RPM：{rpm}', { rpm: totals?.rpm ?? '-' })}</Tag>
+          <Tag color="gold">{t('pages.logs.stat.tpm', 'TPM：{tpm}', { tpm: totals?.tpm ?? '-' })}</Tag>
+        </Space>
+        <Alert type="info" showIcon title={t('pages.logs.hint.lastDays', '时间视图仅显示最近 3 天的日志。')} />
+        <LogFilters admin={isAdmin} initialValues={initialValues} searching={list.isFetching} onSearch={search} />
+        <Table<LogView>
+          rowKey="id"
+          size="small"
+          scroll={{ x: 'max-content' }}
+          columns={columns}
+          dataSource={list.data?.items ?? []}
+          loading={list.isFetching}
+          expandable={{
+            expandedRowRender: (row) => <LogDetails row={row} admin={isAdmin} />,
+            rowExpandable: (row) => row.type === LogType.Consume || row.other !== '',
+          }}
+          pagination={{
+            current: page,
+            pageSize,
+            total: list.data?.total ?? 0,
+            showSizeChanger: true,
+            pageSizeOptions: pageSizeOptions.map(String),
+            showTotal: (total) => intl.formatMessage({ id: 'common.total', defaultMessage: '共 {total} 条' }, { total }),
+            onChange: (next, size) => {
+              if (size !== pageSize) {
+                dispatch(pageSizeChosen(size));
+                setPage(1);
+              } else {
+                setPage(next);
+              }
+            },
+          }}
+        />
+      </Flex>
+      {isAdmin && <UserInfoModal userId={userId} onClose={() => setUserId(null)} />}
+    </Card>
+  );
 }
 
 export default LogsPage;

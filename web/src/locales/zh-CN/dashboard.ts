@@ -1,1 +1,27 @@
-export default {};
+// Data dashboard (/detail): filters, totals and the usage charts.
+export default {
+  'pages.dashboard.title': '数据看板',
+  'pages.dashboard.filter.timeRange': '时间范围',
+  'pages.dashboard.filter.timeRange.required': '请选择时间范围',
+  'pages.dashboard.filter.start': '起始时间',
+  'pages.dashboard.filter.end': '结束时间',
+  'pages.dashboard.filter.username': '用户名称',
+  'pages.dashboard.filter.granularity': '时间粒度',
+  'pages.dashboard.granularity.hour': '小时',
+  'pages.dashboard.granularity.day': '天',
+  'pages.dashboard.granularity.week': '周',
+  'pages.dashboard.hint': '数据按小时汇总，按所选时间粒度合并显示。',
+  'pages.dashboard.hint.selfLimit': '一次最多查询 30 天。',
+  'pages.dashboard.total.quota': '统计额度',
+  'pages.dashboard.total.tokens': '统计 Tokens',
+  'pages.dashboard.total.count': '统计次数',
+  'pages.dashboard.empty': '所选时间范围内暂无数据',
+  'pages.dashboard.chart.consumption': '消耗分布',
+  'pages.dashboard.chart.calls': '调用次数分布',
+  'pages.dashboard.chart.share': '模型消耗占比',
+  'pages.dashboard.models.title': '模型统计',
+  'pages.dashboard.models.model': '模型',
+  'pages.dashboard.models.quota': '消耗额度',
+  'pages.dashboard.models.tokens': 'Tokens',
+  'pages.dashboard.models.count': '调用次数',
+};

@@ -1,0 +1,37 @@
+import { Descriptions, Modal, Spin, Tag } from 'antd';
+import { useIntl } from 'react-intl';
+import { useFormatQuota } from '../../app/hooks';
+import { useLogUserQuery } from './api';
+
+/** The admin's popup from a log row: GET /api/user/{id}, its name, balance, usage and group. */
+export function UserInfoModal({ userId, onClose }: { userId: number | null; onClose: () => void }) {
+  const intl = useIntl();
+  const formatQuota = useFormatQuota();
+  const { data: user, isFetching, isError } = useLogUserQuery(userId ?? 0, { skip: userId === null });
+  const t = (id: string, defaultMessage: string) => intl.formatMessage({ id, defaultMessage });
+
+  const body = () => {
+    // The failure itself is toasted by the base query.
+    if (isFetching || !user) return isError ? null : <Spin />;
+    return (
+      <Descriptions
+        column={1}
+        size="small"
+        items={[
+          { key: 'username', label: t('pages.logs.user.username', '用户名'), children: user.username },
+          { key: 'displayName', label: t('pages.logs.user.displayName', '显示名称'), children: user.display_name },
+          { key: 'quota', label: t('pages.logs.user.quota', '余额'), children: formatQuota(user.quota) },
+          { key: 'usedQuota', label: t('pages.logs.user.usedQuota', '已用额度'), children: formatQuota(user.used_quota) },
+          { key: 'requestCount', label: t('pages.logs.user.requestCount', '请求次数'), children: user.request_count },
+          { key: 'group', label: t('pages.logs.user.group', '分组'), children: <Tag>{user.group}</Tag> },
+        ]}
+      />
+    );
+  };
+
+  return (
+    <Modal open={userId !== null} title={t('pages.logs.user.title', '用户信息')} onCancel={onClose} footer={null} destroyOnHidden>
+      {userId !== null && body()}
+    </Modal>
+  );
+}

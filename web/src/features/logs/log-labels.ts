@@ -1,0 +1,36 @@
+import { defineMessages, type MessageDescriptor } from 'react-intl';
+import { LogType } from '@aigw/contracts';
+
+const messages = defineMessages({
+  all: { id: 'pages.logs.type.all', defaultMessage: '全部' },
+  topup: { id: 'pages.logs.type.topup', defaultMessage: '充值' },
+  consume: { id: 'pages.logs.type.consume', defaultMessage: '消费' },
+  manage: { id: 'pages.logs.type.manage', defaultMessage: '管理' },
+  system: { id: 'pages.logs.type.system', defaultMessage: '系统' },
+  unknown: { id: 'pages.logs.type.unknown', defaultMessage: '未知' },
+});
+
+/** The type filter's choices (spec 9: all, top-up, consumption, admin, system). */
+export const logTypeLabels: Record<number, MessageDescriptor> = {
+  [LogType.All]: messages.all,
+  [LogType.Topup]: messages.topup,
+  [LogType.Consume]: messages.consume,
+  [LogType.Manage]: messages.manage,
+  [LogType.System]: messages.system,
+};
+
+/** A row's type tag: the established product's colours. */
+export function logTypeTag(type: number): { label: MessageDescriptor; color: string } {
+  switch (type) {
+    case LogType.Topup:
+      return { label: messages.topup, color: 'cyan' };
+    case LogType.Consume:
+      return { label: messages.consume, color: 'green' };
+    case LogType.Manage:
+      return { label: messages.manage, color: 'orange' };
+    case LogType.System:
+      return { label: messages.system, color: 'purple' };
+    default:
+      return { label: messages.unknown, color: 'default' };
+  }
+}
