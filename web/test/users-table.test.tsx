@@ -130,15 +130,19 @@ describe('user table', () => {
 
   it('pages through the table and saves the chosen page size', async () => {
     const user = setupUser();
-    const users = Array.from({ length: 20 }, (_, index) => makeUser({ id: 100 - index, username: `user${index}` }));
-    fake.on('GET', '/api/user/', (call) => ({ body: { success: true, message: '', data: userPage(users.slice(0, Number(call.query.get('page_size'))), 45) } }));
+    // Two rows are enough: the total drives the pager, and each answer names the page it serves.
+    fake.on('GET', '/api/user/', (call) => {
+      const tag = `${call.query.get('p')}-${call.query.get('page_size')}`;
+      return { body: { success: true, message: '', data: userPage([makeUser({ id: 2, username: `user${tag}` }), makeUser({ id: 3, username: 'other' })], 45) } };
+    });
     const { store } = renderUsers();
-    await screen.findByText('user0');
+    await screen.findByText('user0-10');
     expect(screen.getByText('共 45 条')).toBeInTheDocument();
 
     await user.click(screen.getByTitle('3'));
     await waitFor(() => expect(listCalls()).toHaveLength(2));
     expect(queryOf(listCalls()[1]!)).toEqual({ p: '3', page_size: '10' });
+    expect(await screen.findByText('user3-10')).toBeInTheDocument();
 
     const sizeChanger = document.querySelector('.ant-pagination-options input') as HTMLElement;
     await chooseOption(sizeChanger, '20 条/页', user);
@@ -146,7 +150,7 @@ describe('user table', () => {
     expect(queryOf(listCalls()[2]!)).toEqual({ p: '1', page_size: '20' });
     expect(store.getState().preferences.pageSize).toBe(20);
     expect(localStorage.getItem('page-size')).toBe('20');
-    expect(await screen.findByText('user19')).toBeInTheDocument();
+    expect(await screen.findByText('user1-20')).toBeInTheDocument();
   });
 
   it('offers the page sizes 10, 20, 50 and 100', async () => {
