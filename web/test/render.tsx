@@ -43,7 +43,7 @@ export function renderPage(ui: ReactElement, options: RenderOptions = {}) {
   const store = createStore({
     session: { user: options.user ?? null, status: options.status === null ? null : { ...testStatus, ...options.status } },
     preferences: { locale: options.locale ?? 'zh-CN', themeMode: 'light', pageSize: PAGE_SIZE_DEFAULT, sidebarCollapsed: null },
-  });
+  }, { developmentChecks: false });
   const router = createMemoryRouter(options.routes ?? [{ path: options.path ?? '*', element: ui }], { initialEntries: [options.route ?? '/'] });
   setNavigate((to, navigateOptions) => void router.navigate(to, navigateOptions));
   const view = render(

@@ -12,12 +12,16 @@ const rootReducer = combineReducers({
 });
 export type RootState = ReturnType<typeof rootReducer>;
 
-/** A store; tests pass a preloaded state. Session and preferences are mirrored to browser storage. */
-export function createStore(preloadedState?: Partial<RootState>) {
+/**
+ * A store; tests pass a preloaded state. Session and preferences are mirrored to browser storage.
+ * `developmentChecks: false` drops Redux Toolkit's development-time state checks (component tests,
+ * where they only cost time).
+ */
+export function createStore(preloadedState?: Partial<RootState>, { developmentChecks = true } = {}) {
   const store = configureStore({
     reducer: rootReducer,
     preloadedState: preloadedState as RootState | undefined,
-    middleware: (getDefault) => getDefault().concat(api.middleware),
+    middleware: (getDefault) => getDefault({ immutableCheck: developmentChecks, serializableCheck: developmentChecks }).concat(api.middleware),
   });
   let previous = store.getState();
   store.subscribe(() => {
