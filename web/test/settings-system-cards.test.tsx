@@ -1,4 +1,4 @@
-import { fireEvent, screen, waitFor, within } from '@testing-library/react';
+import { configure, fireEvent, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { Role } from '@aigw/contracts';
 import { EmailWhitelistCard } from '../src/features/settings/system/EmailWhitelistCard';
@@ -10,6 +10,9 @@ import { SmtpCard } from '../src/features/settings/system/SmtpCard';
 import { SystemTab } from '../src/features/settings/system/SystemTab';
 import { FakeApi } from './fake-api';
 import { makeUser, renderPage } from './render';
+
+// Saving goes through the API and a toast: give a loaded machine more than the default second.
+configure({ asyncUtilTimeout: 5000 });
 
 const root = makeUser({ id: 1, username: 'root', role: Role.Root });
 let fake: FakeApi;

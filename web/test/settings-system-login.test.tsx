@@ -1,9 +1,12 @@
-import { screen, waitFor, within } from '@testing-library/react';
+import { configure, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { Role } from '@aigw/contracts';
 import { LoginSwitchesCard } from '../src/features/settings/system/LoginSwitchesCard';
 import { FakeApi } from './fake-api';
 import { makeUser, renderPage } from './render';
+
+// Saving goes through the API and a toast: give a loaded machine more than the default second.
+configure({ asyncUtilTimeout: 5000 });
 
 const root = makeUser({ id: 1, username: 'root', role: Role.Root });
 let fake: FakeApi;
