@@ -35,8 +35,8 @@ export function LoginSwitchesCard() {
   };
 
   const toggle = (entry: LoginSwitch, value: boolean) => {
-    if (value && !hasRequiredSettings(entry, stored)) {
-      void message.error(entry.requires!.message(t));
+    if (value && entry.requires && !hasRequiredSettings(entry, stored)) {
+      void message.error(entry.requires.message(t));
       return;
     }
     if (entry.key === 'PasswordLoginEnabled' && !value) {
