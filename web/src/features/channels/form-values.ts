@@ -1,0 +1,98 @@
+import type { ChannelView, CreateChannelBody } from '@aigw/contracts';
+
+/** What the channel form edits; lists are arrays and the switch a boolean until they are sent. */
+export interface ChannelFormValues {
+  type: number;
+  name: string;
+  base_url: string;
+  /** Per type: Azure API version, Spark version, knowledge base id, account id, Vertex region, custom extra settings. */
+  other: string;
+  key: string;
+  openai_organization: string;
+  groups: string[];
+  models: string[];
+  model_mapping: string;
+  status_code_mapping: string;
+  param_override: string;
+  setting: string;
+  test_model: string | undefined;
+  auto_ban: boolean;
+  tag: string;
+  priority: number | string | null;
+  weight: number | string | null;
+}
+
+/** The channel fields the form sends (the key and status aside). */
+export type ChannelFields = Omit<CreateChannelBody, 'key' | 'status'>;
+
+export const emptyChannelForm: ChannelFormValues = {
+  type: 1, name: '', base_url: '', other: '', key: '', openai_organization: '', groups: ['default'], models: [],
+  model_mapping: '', status_code_mapping: '', param_override: '', setting: '', test_model: undefined, auto_ban: true,
+  tag: '', priority: 0, weight: 0,
+};
+
+/** A comma-separated list as its trimmed, non-empty items. */
+export function splitModels(text: string): string[] {
+  return text.split(',').map((item) => item.trim()).filter(Boolean);
+}
+
+/** "Custom model" input: comma separated, trimmed, blanks and repeats dropped. */
+export function parseCustomModels(text: string): string[] {
+  return [...new Set(splitModels(text))];
+}
+
+export function formFromChannel(channel: ChannelView): ChannelFormValues {
+  return {
+    type: channel.type, name: channel.name, base_url: channel.base_url, other: channel.other, key: '',
+    openai_organization: channel.openai_organization, groups: splitModels(channel.group), models: splitModels(channel.models),
+    model_mapping: channel.model_mapping, status_code_mapping: channel.status_code_mapping, param_override: channel.param_override,
+    setting: channel.setting, test_model: channel.test_model || undefined, auto_ban: channel.auto_ban !== 0, tag: channel.tag,
+    priority: channel.priority, weight: channel.weight,
+  };
+}
+
+/** Spec 5: priority and weight are parsed as integers ('' or text counts as 0). */
+export function parseInteger(value: number | string | null | undefined): number {
+  const parsed = Number.parseInt(String(value ?? ''), 10);
+  return Number.isNaN(parsed) ? 0 : parsed;
+}
+
+export function fieldsFromForm(values: ChannelFormValues): ChannelFields {
+  return {
+    type: values.type,
+    name: values.name.trim(),
+    // The upstream paths are appended to the base URL, so a trailing slash would double them.
+    base_url: values.base_url.trim().replace(/\/+$/, ''),
+    other: values.other.trim(),
+    openai_organization: values.openai_organization.trim(),
+    group: values.groups.join(','),
+    models: values.models.join(','),
+    model_mapping: values.model_mapping.trim(),
+    status_code_mapping: values.status_code_mapping.trim(),
+    param_override: values.param_override.trim(),
+    setting: values.setting.trim(),
+    test_model: (values.test_model ?? '').trim(),
+    auto_ban: values.auto_ban ? 1 : 0,
+    tag: values.tag.trim(),
+    priority: parseInteger(values.priority),
+    weight: parseInteger(values.weight),
+  };
+}
+
+/** The fields whose value differs from the stored channel (an edit sends only these). */
+export function changedFields(before: ChannelFields, after: ChannelFields): Partial<ChannelFields> {
+  return Object.fromEntries(
+    (Object.keys(after) as Array<keyof ChannelFields>).filter((name) => after[name] !== before[name]).map((name) => [name, after[name]]),
+  ) as Partial<ChannelFields>;
+}
+
+/** Whether text is empty or a JSON object (the form's JSON fields). */
+export function isJsonObjectOrBlank(text: string | undefined): boolean {
+  if (!text || text.trim() === '') return true;
+  try {
+    const value: unknown = JSON.parse(text);
+    return typeof value === 'object' && value !== null && !Array.isArray(value);
+  } catch {
+    return false;
+  }
+}

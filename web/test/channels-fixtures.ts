@@ -1,0 +1,74 @@
+import { waitFor, within } from '@testing-library/react';
+import { Role, type ChannelView } from '@aigw/contracts';
+import type { TagRow } from '../src/features/channels/api';
+import { makeUser } from './render';
+
+/** Shared by the channels-*.test.tsx files: an admin, channel rows and list answers. */
+export const admin = makeUser({ id: 1, username: 'root', role: Role.Root });
+
+export function makeChannel(overrides: Partial<ChannelView> = {}): ChannelView {
+  return {
+    id: 1, type: 1, name: 'openai-main', status: 1, group: 'default', models: 'gpt-4o,gpt-4o-mini', base_url: '', other: '',
+    model_mapping: '', status_code_mapping: '', param_override: '', setting: '', test_model: '', auto_ban: 1, tag: '', priority: 0,
+    weight: 0, openai_organization: '', response_time: 0, balance: 0, balance_updated_time: 0, used_quota: 0, created_time: 1_700_000_000,
+    test_time: 0, other_info: '', ...overrides,
+  };
+}
+
+export function makeTagRow(tag: string, children: ChannelView[]): TagRow {
+  return {
+    tag, name: tag, type: children[0]?.type ?? 0, status: children.some((child) => child.status === 1) ? 1 : 2, channel_count: children.length,
+    enabled_count: children.filter((child) => child.status === 1).length, group: 'default', models: 'gpt-4o', priority: 0, weight: 0,
+    used_quota: 0, balance: 0, response_time: 0, children,
+  };
+}
+
+export const page = (items: unknown[], total = items.length) => ({ items, total, page: 1, page_size: 10 });
+
+/** Waits for pending promises and timers of the fake API (a macrotask). */
+export const settle = () => new Promise((resolve) => setTimeout(resolve, 0));
+
+const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/**
+ * The button labelled `label` (antd puts a space between two Chinese characters). Found by text,
+ * not by role: role queries compute styles of the whole antd tree and take seconds each.
+ */
+export function buttonNamed(label: string, container: HTMLElement = document.body): HTMLElement {
+  const pattern = new RegExp(`^\\s*${[...label].map(escape).join('\\s?')}\\s*$`);
+  const found = within(container).getAllByText((_text, element) => element?.tagName === 'BUTTON' && pattern.test(element.textContent ?? ''));
+  return found.at(-1)!;
+}
+
+/** Like `buttonNamed`, once it appears. */
+export async function findButton(label: string, container: HTMLElement = document.body): Promise<HTMLElement> {
+  let found: HTMLElement | undefined;
+  await waitFor(() => {
+    found = buttonNamed(label, container);
+  });
+  return found!;
+}
+
+/**
+ * Speeds up a test file: jsdom resolves every computed style against all of antd's CSS-in-JS
+ * rules (tens of milliseconds a call), and antd asks for many (modals, text areas, tables).
+ * These tests check behaviour, not layout, so inline styles stand in. Role queries are
+ * avoided for the same reason, and user-event's pointer-events check is off.
+ */
+const BASE_STYLE = 'display:block;visibility:visible;box-sizing:border-box;padding:0;border:0 solid;font-size:14px;line-height:22px;';
+
+export function useFastStyles(): void {
+  let original: typeof window.getComputedStyle;
+  beforeAll(() => {
+    original = window.getComputedStyle;
+    window.getComputedStyle = ((element: Element) => {
+      // Plain numbers where antd measures (text area heights), then the element's own inline style.
+      const style = document.createElement('div').style;
+      style.cssText = `${BASE_STYLE}${(element as HTMLElement).style?.cssText ?? ''}`;
+      return style;
+    }) as typeof window.getComputedStyle;
+  });
+  afterAll(() => {
+    window.getComputedStyle = original;
+  });
+}
