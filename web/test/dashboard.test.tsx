@@ -9,6 +9,9 @@ import { makeUser, renderPage } from './render';
 const admin = makeUser({ id: 1, username: 'root', role: Role.Root });
 const user = makeUser({ id: 2, username: 'alice' });
 
+// Role queries compute accessible names over the whole antd tree and take seconds: these read the DOM directly.
+const searchButton = () => screen.getByText('查询').closest('button')!;
+
 let fake: FakeApi;
 let measure: jest.SpyInstance;
 beforeEach(() => {
@@ -121,11 +124,11 @@ describe('dashboard page', () => {
     await screen.findByText('消耗分布');
     const call = query(fake.callsTo('GET', '/api/data/self')[0]!);
     expect(Number(call.end_timestamp) - Number(call.start_timestamp)).toBe(30 * 86_400);
-    expect(screen.getByRole('combobox', { name: '时间粒度' }).closest('.ant-select')).toHaveTextContent('周');
+    expect(screen.getByLabelText('时间粒度', { selector: 'input' }).closest('.ant-select')).toHaveTextContent('周');
     await waitFor(() => expect(container.querySelector('.recharts-wrapper')).not.toBeNull());
     expect(container.textContent).toContain('05-05 - 05-11');
 
-    fireEvent.mouseDown(screen.getByRole('combobox', { name: '时间粒度' }));
+    fireEvent.mouseDown(screen.getByLabelText('时间粒度', { selector: 'input' }));
     await userEvent.click(await screen.findByTitle('天'));
     await waitFor(() => expect(container.textContent).toContain('05-12'));
     expect(container.textContent).not.toContain('05-05 - 05-11');
@@ -139,7 +142,7 @@ describe('dashboard page', () => {
     expect(query(fake.callsTo('GET', '/api/data/')[0]!)).toMatchObject({ username: '' });
     expect(screen.queryByText('一次最多查询 30 天。', { exact: false })).not.toBeInTheDocument();
     fireEvent.change(screen.getByPlaceholderText('用户名称'), { target: { value: ' bob ' } });
-    await userEvent.click(screen.getByRole('button', { name: /查\s*询/ }));
+    await userEvent.click(searchButton());
     await waitFor(() => expect(fake.callsTo('GET', '/api/data/')).toHaveLength(2));
     const second = query(fake.callsTo('GET', '/api/data/')[1]!);
     expect(second.username).toBe('bob');

@@ -9,6 +9,9 @@ import { makeUser, renderPage } from './render';
 const admin = makeUser({ id: 1, username: 'root', role: Role.Root });
 const user = makeUser({ id: 2, username: 'alice' });
 
+// Role queries compute accessible names over the whole antd tree and take seconds: these read the DOM directly.
+const headers = () => [...document.querySelectorAll('thead th')].map((cell) => cell.textContent);
+
 let fake: FakeApi;
 beforeEach(() => {
   fake = new FakeApi().install();
@@ -85,9 +88,9 @@ describe('log table', () => {
     renderPage(<LogsPage />, { route: '/log', user });
     const row = rowOf(await screen.findByText('my-token').then((cell) => cell.textContent!));
     for (const title of ['时间', '令牌', '分组', '类型', '模型', '用时/首字', '提示', '补全', '花费', '详情']) {
-      expect(screen.getByRole('columnheader', { name: title })).toBeInTheDocument();
+      expect(headers()).toContain(title);
     }
-    for (const title of ['渠道', '用户', '重试']) expect(screen.queryByRole('columnheader', { name: title })).not.toBeInTheDocument();
+    for (const title of ['渠道', '用户', '重试']) expect(headers()).not.toContain(title);
     expect(row.getByText('gpt-4o')).toBeInTheDocument();
     expect(row.getByText('default')).toBeInTheDocument();
     expect(row.getByText('消费')).toBeInTheDocument();
@@ -134,14 +137,14 @@ describe('log table', () => {
     expect(tagColor(rowOf('welcome gift').getByText('系统'))).toBe('ant-tag-purple');
     expect(rowOf('odd row').getByText('未知')).toBeInTheDocument();
     // Nothing to expand on rows without billing details.
-    expect(screen.queryByRole('button', { name: /展开行|Expand row/ })).not.toBeInTheDocument();
+    expect(document.querySelector('.ant-table-row-expand-icon:not(.ant-table-row-expand-icon-spaced)')).toBeNull();
   });
 
   it('expands a row into its billing details and the pay-as-you-go formula', async () => {
     answer(false, [makeLog({ prompt_tokens: 1000, completion_tokens: 500, quota: 11_250 }, { group_ratio: 1.5, cache_ratio: 0.5, cache_tokens: 200 })]);
     renderPage(<LogsPage />, { route: '/log', user });
     await screen.findByText('my-token');
-    await userEvent.click(screen.getByRole('button', { name: /展开行/ }));
+    await userEvent.click(screen.getByLabelText('展开行'));
     const details = within(await screen.findByText('计费过程（按量计费）').then((cell) => cell.closest('table')!));
     expect(valueOf(details.getByText('模型倍率'))).toHaveTextContent('2.5');
     expect(valueOf(details.getByText('补全倍率'))).toHaveTextContent('4');
@@ -163,7 +166,7 @@ describe('log table', () => {
     })]);
     renderPage(<LogsPage />, { route: '/log', user });
     await screen.findByText('my-token');
-    await userEvent.click(screen.getByRole('button', { name: /展开行/ }));
+    await userEvent.click(screen.getByLabelText('展开行'));
     const details = within(await screen.findByText('计费过程（按次计费）').then((cell) => cell.closest('table')!));
     expect(valueOf(details.getByText('模型价格'))).toHaveTextContent('$0.05 / 次');
     expect(details.queryByText('模型倍率')).not.toBeInTheDocument();
@@ -180,12 +183,12 @@ describe('log table', () => {
     answer(true, [makeLog({ channel: 3, username: 'alice', user_id: 2 }, { admin_info: { use_channel: [1, 3] } })]);
     renderPage(<LogsPage />, { route: '/log', user: admin });
     await screen.findByText('my-token');
-    for (const title of ['渠道', '用户', '重试']) expect(screen.getByRole('columnheader', { name: title })).toBeInTheDocument();
+    for (const title of ['渠道', '用户', '重试']) expect(headers()).toContain(title);
     const row = rowOf('my-token');
     expect(row.getByText('3')).toBeInTheDocument();
     expect(row.getByText('alice')).toBeInTheDocument();
     expect(row.getByText('1 -> 3')).toBeInTheDocument();
-    await userEvent.click(screen.getByRole('button', { name: /展开行/ }));
+    await userEvent.click(screen.getByLabelText('展开行'));
     expect(await screen.findByText('1 次（渠道：1 -> 3）')).toBeInTheDocument();
   });
 
@@ -193,8 +196,8 @@ describe('log table', () => {
     answer(true, [makeLog({ username: 'alice', user_id: 2 })]);
     fake.ok('GET', '/api/user/2', makeUser({ id: 2, username: 'alice', display_name: 'Alice W', quota: 2_500_000, used_quota: 500_000, request_count: 42, group: 'vip' }));
     renderPage(<LogsPage />, { route: '/log', user: admin });
-    await userEvent.click(await screen.findByRole('button', { name: 'alice' }));
-    const dialog = within(await screen.findByRole('dialog'));
+    await userEvent.click((await screen.findByText('alice')).closest('button')!);
+    const dialog = within((await screen.findByText('用户信息')).closest('.ant-modal') as HTMLElement);
     expect(dialog.getByText('用户信息')).toBeInTheDocument();
     await waitFor(() => expect(dialog.getByText('Alice W')).toBeInTheDocument());
     expect(valueOf(dialog.getByText('用户名'))).toHaveTextContent('alice');
@@ -210,7 +213,7 @@ describe('log table', () => {
     answer(false, [makeLog()]);
     renderPage(<LogsPage />, { route: '/log', user, locale: 'en-US' });
     expect(await screen.findByText('Quota consumed: $2.50')).toBeInTheDocument();
-    expect(screen.getByRole('columnheader', { name: 'Time / first token' })).toBeInTheDocument();
+    expect(headers()).toContain('Time / first token');
     expect(screen.getByText('Stream')).toBeInTheDocument();
   });
 });

@@ -13,6 +13,10 @@ import { makeUser, renderPage } from './render';
 const admin = makeUser({ id: 1, username: 'root', role: Role.Admin });
 const user = makeUser({ id: 2, username: 'alice' });
 
+// Role queries compute accessible names over the whole antd tree and take seconds: these read the DOM directly.
+const headers = () => [...document.querySelectorAll('thead th')].map((cell) => cell.textContent);
+const searchButton = () => screen.getByText('查询').closest('button')!;
+
 let fake: FakeApi;
 beforeEach(() => {
   fake = new FakeApi().install();
@@ -73,9 +77,9 @@ describe('drawing screen', () => {
     expect(Number(params.end_timestamp) - Number(params.start_timestamp)).toBe(30 * 86_400 + 3600);
     expect(Number(params.end_timestamp)).toBeGreaterThan(now + 3500);
     expect(screen.queryByPlaceholderText('渠道 ID')).not.toBeInTheDocument();
-    expect(screen.queryByRole('columnheader', { name: '渠道' })).not.toBeInTheDocument();
+    expect(headers()).not.toContain('渠道');
     for (const title of ['提交时间', '花费时间', '类型', '任务ID', '提交结果', '任务状态', '进度', '结果图片', 'Prompt', 'PromptEn', '失败原因']) {
-      expect(screen.getByRole('columnheader', { name: title })).toBeInTheDocument();
+      expect(headers()).toContain(title);
     }
     expect(fake.unexpected).toEqual([]);
   });
@@ -92,7 +96,7 @@ describe('drawing screen', () => {
     ]));
     renderPage(<DrawingPage />, { route: '/midjourney', user: admin });
     await screen.findByText('d-ok');
-    expect(screen.getByRole('columnheader', { name: '渠道' })).toBeInTheDocument();
+    expect(headers()).toContain('渠道');
 
     const ok = rowOf('d-ok');
     expect(ok.getByText('绘图')).toBeInTheDocument();
@@ -102,9 +106,9 @@ describe('drawing screen', () => {
     expect(tagClass(ok.getByText('60 秒'))).toContain('ant-tag-green');
     expect(ok.getByText('a cat')).toBeInTheDocument();
     expect(ok.getByText('a cat, english')).toBeInTheDocument();
-    expect(ok.getByRole('img', { name: '结果图片' })).toHaveAttribute('src', 'https://cdn.example.com/a.png');
-    expect(ok.getByRole('link', { name: '打开' })).toHaveAttribute('href', 'https://cdn.example.com/a.png');
-    expect(ok.getByRole('link', { name: '打开' })).toHaveAttribute('target', '_blank');
+    expect(ok.getByAltText('结果图片')).toHaveAttribute('src', 'https://cdn.example.com/a.png');
+    expect(ok.getByText('打开').closest('a')).toHaveAttribute('href', 'https://cdn.example.com/a.png');
+    expect(ok.getByText('打开').closest('a')).toHaveAttribute('target', '_blank');
 
     const slow = rowOf('d-slow');
     expect(tagClass(slow.getByText('61 秒'))).toContain('ant-tag-red');
@@ -112,7 +116,7 @@ describe('drawing screen', () => {
     expect(slow.getByText('等待中')).toBeInTheDocument();
     expect(slow.getByText('执行中')).toBeInTheDocument();
     expect(slow.getByText('45%')).toBeInTheDocument();
-    expect(slow.queryByRole('link', { name: '打开' })).not.toBeInTheDocument();
+    expect(slow.queryByText('打开')).not.toBeInTheDocument();
 
     const dup = rowOf('d-dup');
     expect(dup.getByText('换脸')).toBeInTheDocument();
@@ -138,7 +142,7 @@ describe('drawing screen', () => {
     expect(lastQuery('/api/mj/')).toMatchObject({ channel_id: '', mj_id: '' });
     fireEvent.change(screen.getByPlaceholderText('渠道 ID'), { target: { value: '4' } });
     fireEvent.change(screen.getByPlaceholderText('任务 ID'), { target: { value: ' mj-1 ' } });
-    await userEvent.click(screen.getByRole('button', { name: /查\s*询/ }));
+    await userEvent.click(searchButton());
     await waitFor(() => expect(lastQuery('/api/mj/')).toMatchObject({ channel_id: '4', mj_id: 'mj-1', p: '1' }));
     expect(fake.unexpected).toEqual([]);
   });
@@ -148,7 +152,7 @@ describe('drawing screen', () => {
     renderPage(<DrawingPage />, { route: '/midjourney', user: admin });
     await screen.findByText('mj-1');
     fireEvent.change(screen.getByPlaceholderText('渠道 ID'), { target: { value: 'x1' } });
-    await userEvent.click(screen.getByRole('button', { name: /查\s*询/ }));
+    await userEvent.click(searchButton());
     expect(await screen.findByText('渠道 ID 必须是数字')).toBeInTheDocument();
     expect(fake.callsTo('GET', '/api/mj/')).toHaveLength(1);
   });
@@ -172,9 +176,9 @@ describe('async task screen', () => {
     expect(params).not.toHaveProperty('channel_id');
     expect(Number(params.end_timestamp)).toBeGreaterThan(Date.now() / 1000 + 3500);
     for (const title of ['提交时间', '结束时间', '花费时间', '平台', '类型', '任务ID', '任务状态', '进度', '失败原因']) {
-      expect(screen.getByRole('columnheader', { name: title })).toBeInTheDocument();
+      expect(headers()).toContain(title);
     }
-    expect(screen.queryByRole('columnheader', { name: '渠道' })).not.toBeInTheDocument();
+    expect(headers()).not.toContain('渠道');
   });
 
   it('labels platforms, actions and statuses, colours long tasks red, and filters for admins', async () => {
@@ -190,7 +194,7 @@ describe('async task screen', () => {
     ]));
     renderPage(<TasksPage />, { route: '/task', user: admin });
     await screen.findByText('t-music');
-    expect(screen.getByRole('columnheader', { name: '渠道' })).toBeInTheDocument();
+    expect(headers()).toContain('渠道');
 
     const music = rowOf('t-music');
     expect(music.getByText('Suno')).toBeInTheDocument();
@@ -213,7 +217,7 @@ describe('async task screen', () => {
 
     fireEvent.change(screen.getByPlaceholderText('渠道 ID'), { target: { value: '7' } });
     fireEvent.change(screen.getByPlaceholderText('任务 ID'), { target: { value: 't-music' } });
-    await userEvent.click(screen.getByRole('button', { name: /查\s*询/ }));
+    await userEvent.click(searchButton());
     await waitFor(() => expect(lastQuery('/api/task/')).toMatchObject({ channel_id: '7', task_id: 't-music' }));
     expect(fake.unexpected).toEqual([]);
   });

@@ -2,7 +2,7 @@ import { useMemo, useState } from 'react';
 import { Button, Card, Col, DatePicker, Empty, Flex, Form, Input, Row, Select, Spin, Statistic, Typography } from 'antd';
 import { SearchOutlined } from '@ant-design/icons';
 import dayjs, { type Dayjs } from 'dayjs';
-import { useIntl } from 'react-intl';
+import { defineMessages, useIntl } from 'react-intl';
 import { useAccess, useFormatQuota, useStatus } from '../../app/hooks';
 import { DATE_TIME_FORMAT, toUnixSeconds } from '../logs/time';
 import { useUsageDataQuery, type UsageDataArgs } from './api';
@@ -95,20 +95,23 @@ export function DashboardPage() {
           </Col>
         </Row>
         <Spin spinning={isFetching}>
-          {summary.buckets.length === 0
-            ? <Empty description={t('pages.dashboard.empty', '所选时间范围内暂无数据')} />
-            : <UsageCharts summary={summary} />}
+          {/* No empty-state claim before the first answer arrives. */}
+          {data === undefined
+            ? <div style={{ minHeight: 200 }} />
+            : summary.buckets.length === 0
+              ? <Empty description={t('pages.dashboard.empty', '所选时间范围内暂无数据')} />
+              : <UsageCharts summary={summary} />}
         </Spin>
       </Flex>
     </Card>
   );
 }
 
-const granularityLabels = {
+const granularityLabels = defineMessages({
   hour: { id: 'pages.dashboard.granularity.hour', defaultMessage: '小时' },
   day: { id: 'pages.dashboard.granularity.day', defaultMessage: '天' },
   week: { id: 'pages.dashboard.granularity.week', defaultMessage: '周' },
-} as const;
+});
 
 function toArgs(values: FilterValues, admin: boolean): UsageDataArgs {
   const args: UsageDataArgs = {
