@@ -1,6 +1,58 @@
-/** Filled in by its screen's work. */
+import { useEffect } from 'react';
+import { Col, Row } from 'antd';
+import { useCurrentUser } from '../../../app/hooks';
+import { userUpdated } from '../../../app/session';
+import { useAppDispatch } from '../../../app/store';
+import { usePersonalSelfQuery } from './api';
+import { BalanceCard } from './BalanceCard';
+import { BindingsCard } from './BindingsCard';
+import { InviteCard } from './InviteCard';
+import { ModelsCard } from './ModelsCard';
+import { SecurityCard } from './SecurityCard';
+
+/** /setting, tab personal: the signed-in user's own account (spec accounts section 2). */
 export function PersonalTab() {
-  return null;
+  const dispatch = useAppDispatch();
+  const storedUser = useCurrentUser();
+  // Skipped once signed out: right after deleting the account nothing here may ask the server again.
+  const { data: fresh } = usePersonalSelfQuery(undefined, { skip: !storedUser });
+
+  // The stored user (header, guards, other screens) follows the fresh record.
+  useEffect(() => {
+    if (fresh) dispatch(userUpdated(fresh));
+  }, [dispatch, fresh]);
+
+  // Signed out (the moment after deletion, before the route changes): the cards and their queries unmount.
+  if (!storedUser) return null;
+  const user = fresh ?? storedUser;
+
+  return (
+    <Row gutter={[16, 16]}>
+      <Col xs={24} xl={12}>
+        <Row gutter={[16, 16]}>
+          <Col span={24}>
+            <BalanceCard user={user} />
+          </Col>
+          <Col span={24}>
+            <InviteCard user={user} />
+          </Col>
+          <Col span={24}>
+            <SecurityCard user={user} />
+          </Col>
+        </Row>
+      </Col>
+      <Col xs={24} xl={12}>
+        <Row gutter={[16, 16]}>
+          <Col span={24}>
+            <BindingsCard user={user} />
+          </Col>
+          <Col span={24}>
+            <ModelsCard />
+          </Col>
+        </Row>
+      </Col>
+    </Row>
+  );
 }
 
 export default PersonalTab;

@@ -1,0 +1,86 @@
+import { App, Form, Input, Modal } from 'antd';
+import { useIntl } from 'react-intl';
+import { PASSWORD_MAX, PASSWORD_MIN } from '@aigw/contracts';
+import { useChangeOwnPasswordMutation } from './api';
+
+interface PasswordForm {
+  original_password: string;
+  password: string;
+  password2: string;
+}
+
+/** Changes the own password: the current one, a new one (8-20) and its confirmation. */
+export function ChangePasswordDialog({ open, onClose }: { open: boolean; onClose(): void }) {
+  const intl = useIntl();
+  const { message } = App.useApp();
+  const [form] = Form.useForm<PasswordForm>();
+  const [changePassword, { isLoading }] = useChangeOwnPasswordMutation();
+
+  const mismatch = intl.formatMessage({ id: 'pages.settings.personal.password.mismatch', defaultMessage: '两次输入的密码不一致！' });
+
+  const submit = async () => {
+    const values = await form.validateFields().catch(() => null);
+    if (!values) return;
+    const changed = await changePassword({ password: values.password, original_password: values.original_password }).unwrap().then(() => true, () => false);
+    if (!changed) return;
+    void message.success(intl.formatMessage({ id: 'pages.settings.personal.password.changed', defaultMessage: '密码修改成功！' }));
+    onClose();
+  };
+
+  return (
+    <Modal
+      open={open}
+      title={intl.formatMessage({ id: 'pages.settings.personal.password.title', defaultMessage: '修改密码' })}
+      okText={intl.formatMessage({ id: 'pages.settings.personal.password.submit', defaultMessage: '确认修改' })}
+      okButtonProps={{ loading: isLoading }}
+      onOk={() => void submit()}
+      onCancel={onClose}
+      afterClose={() => form.resetFields()}
+    >
+      <Form<PasswordForm> form={form} layout="vertical" requiredMark={false} onFinish={() => void submit()}>
+        <Form.Item
+          name="original_password"
+          label={intl.formatMessage({ id: 'pages.settings.personal.password.original', defaultMessage: '原密码' })}
+          rules={[{ required: true, message: intl.formatMessage({ id: 'pages.settings.personal.password.originalRequired', defaultMessage: '请输入原密码！' }) }]}
+        >
+          <Input.Password autoComplete="current-password" />
+        </Form.Item>
+        <Form.Item
+          name="password"
+          label={intl.formatMessage({ id: 'pages.settings.personal.password.new', defaultMessage: '新密码' })}
+          rules={[
+            { required: true, message: intl.formatMessage({ id: 'pages.settings.personal.password.newRequired', defaultMessage: '请输入新密码！' }) },
+            {
+              min: PASSWORD_MIN,
+              max: PASSWORD_MAX,
+              message: intl.formatMessage(
+                { id: 'pages.settings.personal.password.length', defaultMessage: '密码长度应为 {min} 到 {max} 个字符' },
+                { min: PASSWORD_MIN, max: PASSWORD_MAX },
+              ),
+            },
+          ]}
+        >
+          <Input.Password
+            autoComplete="new-password"
+            placeholder={intl.formatMessage(
+              { id: 'pages.settings.personal.password.placeholder', defaultMessage: '{min} 到 {max} 个字符' },
+              { min: PASSWORD_MIN, max: PASSWORD_MAX },
+            )}
+          />
+        </Form.Item>
+        <Form.Item
+          name="password2"
+          dependencies={['password']}
+          label={intl.formatMessage({ id: 'pages.settings.personal.password.confirm', defaultMessage: '确认新密码' })}
+          rules={[
+            ({ getFieldValue }) => ({
+              validator: (_, value: string | undefined) => ((value ?? '') === (getFieldValue('password') ?? '') ? Promise.resolve() : Promise.reject(new Error(mismatch))),
+            }),
+          ]}
+        >
+          <Input.Password autoComplete="new-password" />
+        </Form.Item>
+      </Form>
+    </Modal>
+  );
+}

@@ -1,0 +1,52 @@
+import type { User } from '@aigw/contracts';
+import { api } from '../../../api/api';
+
+/** The fields the Telegram login widget hands back, forwarded as the bind call's query. */
+export type TelegramAuthFields = Record<string, string>;
+
+/** The personal settings tab: the signed-in user's own account (spec accounts sections 2, 5, 7). */
+export const personalApi = api.injectEndpoints({
+  endpoints: (build) => ({
+    /** The fresh own record (balance, bindings, invite figures). */
+    personalSelf: build.query<User, void>({ query: () => '/user/self', providesTags: ['Self'] }),
+    /** The own invite code (created by the server on first ask). */
+    affCode: build.query<string, void>({ query: () => '/user/aff' }),
+    /** Model names the user's group may call. Failures are shown in the card itself. */
+    personalModels: build.query<string[], void>({
+      query: () => '/user/models',
+      extraOptions: { silent: true },
+      transformResponse: (data: string[] | null) => data ?? [],
+      providesTags: ['Model'],
+    }),
+    /** Moves pending invite earnings into the balance; answers the server's message. */
+    transferAffQuota: build.mutation<string, { quota: number }>({
+      query: (body) => ({ url: '/user/aff_transfer', method: 'POST', body }),
+      transformResponse: (_data: unknown, meta) => meta?.message ?? '',
+      invalidatesTags: ['Self'],
+    }),
+    bindEmail: build.mutation<null, { email: string; code: string }>({
+      query: (params) => ({ url: '/oauth/email/bind', params }),
+      invalidatesTags: ['Self'],
+    }),
+    bindWechat: build.mutation<null, { code: string }>({
+      query: (params) => ({ url: '/oauth/wechat/bind', params }),
+      invalidatesTags: ['Self'],
+    }),
+    bindTelegram: build.mutation<null, TelegramAuthFields>({
+      query: (params) => ({ url: '/oauth/telegram/bind', params }),
+      invalidatesTags: ['Self'],
+    }),
+    /** A new system access token; the previous one stops working. */
+    generateAccessToken: build.mutation<string, void>({ query: () => '/user/token' }),
+    changeOwnPassword: build.mutation<null, { password: string; original_password: string }>({
+      query: (body) => ({ url: '/user/self', method: 'PUT', body }),
+    }),
+    deleteOwnAccount: build.mutation<null, void>({ query: () => ({ url: '/user/self', method: 'DELETE' }) }),
+  }),
+});
+
+export const {
+  usePersonalSelfQuery, useAffCodeQuery, usePersonalModelsQuery, useTransferAffQuotaMutation, useBindEmailMutation,
+  useBindWechatMutation, useBindTelegramMutation, useGenerateAccessTokenMutation, useChangeOwnPasswordMutation,
+  useDeleteOwnAccountMutation,
+} = personalApi;

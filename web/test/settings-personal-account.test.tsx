@@ -1,0 +1,156 @@
+import { screen, waitFor, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { PersonalTab } from '../src/features/settings/personal/PersonalTab';
+import { FakeApi } from './fake-api';
+import { makeUser, renderPage } from './render';
+
+const stored = makeUser({ id: 2, username: 'alice', quota: 1, used_quota: 1, request_count: 1 });
+const fresh = makeUser({
+  id: 2, username: 'alice', quota: 2_500_000, used_quota: 750_000, request_count: 1234,
+  aff_quota: 1_500_000, aff_history_quota: 3_000_000, aff_count: 6,
+});
+const modelNames = Array.from({ length: 13 }, (_, index) => `model-${String(index + 1).padStart(2, '0')}`);
+
+let fake: FakeApi;
+let writeText: jest.Mock;
+
+beforeEach(() => {
+  localStorage.clear();
+  writeText = jest.fn().mockResolvedValue(undefined);
+  Object.defineProperty(navigator, 'clipboard', { configurable: true, value: { writeText } });
+  fake = new FakeApi().install();
+  fake.ok('GET', '/api/user/self', fresh);
+  fake.ok('GET', '/api/user/aff', 'Xy9Z');
+  fake.ok('GET', '/api/user/models', modelNames);
+});
+afterEach(() => fake.restore());
+
+const open = () => renderPage(<PersonalTab />, { route: '/setting', user: stored });
+
+// Text queries, not role queries: role queries walk the whole antd tree and are slow here.
+async function clickButton(text: string, container: HTMLElement = document.body) {
+  const label = await within(container).findByText(text);
+  await userEvent.click(label.closest('button')!);
+}
+
+async function openTransfer(): Promise<HTMLElement> {
+  // The button beside the pending earnings (the dialog's own button is rendered, hidden, too).
+  const pending = (await screen.findByText('待使用收益')).closest('.ant-col') as HTMLElement;
+  await clickButton('划 转', pending);
+  const title = await screen.findByText('划转邀请收益到余额');
+  return title.closest('.ant-modal') as HTMLElement;
+}
+
+/** The statistic whose title is `title` (antd renders title and value in one block). */
+function statistic(title: string): HTMLElement {
+  return screen.getByText(title).closest('.ant-statistic') as HTMLElement;
+}
+
+describe('personal settings: balance and invitation', () => {
+  it('shows balance, consumption and requests from GET /api/user/self, and updates the stored user', async () => {
+    const { store } = open();
+    await waitFor(() => expect(within(statistic('当前余额')).getByText('$5.00')).toBeInTheDocument());
+    expect(within(statistic('历史消耗')).getByText('$1.50')).toBeInTheDocument();
+    expect(within(statistic('请求次数')).getByText('1,234')).toBeInTheDocument();
+    expect(store.getState().session.user).toMatchObject({ quota: 2_500_000, used_quota: 750_000, request_count: 1234 });
+    expect(JSON.parse(localStorage.getItem('user')!)).toMatchObject({ quota: 2_500_000 });
+  });
+
+  it('shows quota as a compact number when the server does not display currency', async () => {
+    renderPage(<PersonalTab />, { route: '/setting', user: stored, status: { display_in_currency: false } });
+    await waitFor(() => expect(within(statistic('当前余额')).getByText('2.5M')).toBeInTheDocument());
+    expect(within(statistic('历史消耗')).getByText('750k')).toBeInTheDocument();
+  });
+
+  it('shows the invite figures and copies the invite link on click', async () => {
+    open();
+    await waitFor(() => expect(within(statistic('待使用收益')).getByText('$3.00')).toBeInTheDocument());
+    expect(within(statistic('总收益')).getByText('$6.00')).toBeInTheDocument();
+    expect(within(statistic('邀请人数')).getByText('6')).toBeInTheDocument();
+
+    const link = `${window.location.origin}/register?aff=Xy9Z`;
+    const input = await screen.findByDisplayValue(link);
+    await userEvent.click(input);
+    expect(writeText).toHaveBeenCalledWith(link);
+    expect(await screen.findByText('邀请链接已复制到剪切板')).toBeInTheDocument();
+  });
+
+  it('refuses a transfer below the quota-per-unit value', async () => {
+    fake.ok('POST', '/api/user/aff_transfer', null, 'transferred $1.00');
+    open();
+    const dialog = await openTransfer();
+    const amount = within(dialog).getByLabelText('划转额度');
+    expect(amount).toHaveValue('500000');
+    await userEvent.clear(amount);
+    await userEvent.type(amount, '499999');
+    await clickButton('划 转', dialog);
+    expect(await within(dialog).findByText('划转金额最低为 $1.00')).toBeInTheDocument();
+    expect(fake.callsTo('POST', '/api/user/aff_transfer')).toHaveLength(0);
+  });
+
+  it('transfers the amount, shows the server message and refreshes the figures', async () => {
+    fake.ok('POST', '/api/user/aff_transfer', null, 'transferred $2.00');
+    open();
+    const dialog = await openTransfer();
+    expect(within(dialog).getByDisplayValue('$3.00')).toBeInTheDocument();
+    const amount = within(dialog).getByLabelText('划转额度');
+    await userEvent.clear(amount);
+    await userEvent.type(amount, '1000000');
+    // After the transfer the server answers the moved earnings in the balance.
+    fake.ok('GET', '/api/user/self', { ...fresh, quota: 3_500_000, aff_quota: 500_000 });
+    await clickButton('划 转', dialog);
+
+    expect(await screen.findByText('transferred $2.00')).toBeInTheDocument();
+    expect(fake.callsTo('POST', '/api/user/aff_transfer').map((call) => call.body)).toEqual([{ quota: 1_000_000 }]);
+    await waitFor(() => expect(within(statistic('当前余额')).getByText('$7.00')).toBeInTheDocument());
+    expect(within(statistic('待使用收益')).getByText('$1.00')).toBeInTheDocument();
+    expect(fake.callsTo('GET', '/api/user/self')).toHaveLength(2);
+  });
+
+  it('shows the server message when the transfer fails', async () => {
+    fake.fail('POST', '/api/user/aff_transfer', 'quota: more than your pending invite earnings');
+    open();
+    const dialog = await openTransfer();
+    await clickButton('划 转', dialog);
+    expect(await screen.findByText('quota: more than your pending invite earnings')).toBeInTheDocument();
+    expect(fake.callsTo('POST', '/api/user/aff_transfer').map((call) => call.body)).toEqual([{ quota: 500_000 }]);
+    expect(dialog).toBeVisible();
+  });
+});
+
+describe('personal settings: available models', () => {
+  it('shows the first 10 models, then expands and collapses the rest', async () => {
+    open();
+    expect(await screen.findByText('model-10')).toBeInTheDocument();
+    expect(screen.queryByText('model-11')).not.toBeInTheDocument();
+
+    await userEvent.click(screen.getByText('更多 3 个模型'));
+    expect(screen.getByText('model-11')).toBeInTheDocument();
+    expect(screen.getByText('model-13')).toBeInTheDocument();
+
+    await userEvent.click(screen.getByText('收起'));
+    expect(screen.queryByText('model-13')).not.toBeInTheDocument();
+    expect(screen.getByText('更多 3 个模型')).toBeInTheDocument();
+  });
+
+  it('does not offer to expand 10 models or fewer', async () => {
+    fake.ok('GET', '/api/user/models', modelNames.slice(0, 10));
+    open();
+    expect(await screen.findByText('model-10')).toBeInTheDocument();
+    expect(screen.queryByText(/更多 \d+ 个模型/)).not.toBeInTheDocument();
+  });
+
+  it('copies a model name on click', async () => {
+    open();
+    await userEvent.click(await screen.findByText('model-03'));
+    expect(writeText).toHaveBeenCalledWith('model-03');
+    expect(await screen.findByText('已复制：model-03')).toBeInTheDocument();
+  });
+
+  it('says the model list could not be loaded', async () => {
+    fake.fail('GET', '/api/user/models', 'database unavailable');
+    open();
+    expect(await screen.findByText('获取模型列表失败')).toBeInTheDocument();
+    expect(screen.getByText('database unavailable')).toBeInTheDocument();
+  });
+});
