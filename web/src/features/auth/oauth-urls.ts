@@ -1,0 +1,25 @@
+/**
+ * Authorization pages of the third-party logins, as the established product opens them. The
+ * provider sends the browser back to /oauth/{provider}?code=&state= (OAuthCallbackPage).
+ */
+export function githubAuthorizeUrl(clientId: string, state: string): string {
+  const query = new URLSearchParams({ client_id: clientId, state, scope: 'user:email' });
+  return `https://github.com/login/oauth/authorize?${query.toString()}`;
+}
+
+export function linuxdoAuthorizeUrl(clientId: string, state: string): string {
+  const query = new URLSearchParams({ response_type: 'code', client_id: clientId, state });
+  return `https://connect.linux.do/oauth2/authorize?${query.toString()}`;
+}
+
+/** The OIDC provider's authorization endpoint, which may already carry a query of its own. */
+export function oidcAuthorizeUrl(endpoint: string, clientId: string, state: string, serverAddress: string): string {
+  const query = new URLSearchParams({
+    client_id: clientId,
+    response_type: 'code',
+    scope: 'openid profile email',
+    state,
+    redirect_uri: `${serverAddress.replace(/\/+$/, '')}/oauth/oidc`,
+  });
+  return `${endpoint}${endpoint.includes('?') ? '&' : '?'}${query.toString()}`;
+}

@@ -1,0 +1,26 @@
+import { useCallback, useEffect, useState } from 'react';
+
+/**
+ * Seconds left of a resend lock (spec: 30 s after sending a code or a reset email); 0 when
+ * unlocked. Counted against a deadline, not by ticks, so a throttled background tab still
+ * unlocks on time.
+ */
+export function useCountdown(): { remaining: number; start(seconds: number): void } {
+  const [deadline, setDeadline] = useState(0);
+  const [remaining, setRemaining] = useState(0);
+
+  useEffect(() => {
+    if (!deadline) return;
+    const update = () => {
+      const left = Math.max(0, Math.ceil((deadline - Date.now()) / 1000));
+      setRemaining(left);
+      if (left === 0) setDeadline(0);
+    };
+    update();
+    const timer = setInterval(update, 250);
+    return () => clearInterval(timer);
+  }, [deadline]);
+
+  const start = useCallback((seconds: number) => setDeadline(Date.now() + seconds * 1000), []);
+  return { remaining, start };
+}

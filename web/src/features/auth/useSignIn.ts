@@ -1,0 +1,29 @@
+import { useCallback } from 'react';
+import { App } from 'antd';
+import { useIntl } from 'react-intl';
+import { useNavigate } from 'react-router';
+import type { User } from '@aigw/contracts';
+import { signedIn } from '../../app/session';
+import { useAppDispatch } from '../../app/store';
+
+/**
+ * What every third-party login does with the user the server answers (the login answer may
+ * carry `default_password`, which is not part of the stored record): store it as LoginPage
+ * does, say so, and go to /token.
+ */
+export function useSignIn(): (user: User & { default_password?: boolean }) => void {
+  const dispatch = useAppDispatch();
+  const navigate = useNavigate();
+  const intl = useIntl();
+  const { message } = App.useApp();
+  return useCallback(
+    (user) => {
+      const { default_password: _defaultPassword, ...record } = user;
+      dispatch(signedIn(record));
+      void message.success(intl.formatMessage({ id: 'pages.login.success', defaultMessage: '登录成功！' }));
+      // Replace: going back must not return to a spent callback or the sign-in form.
+      navigate('/token', { replace: true });
+    },
+    [dispatch, intl, message, navigate],
+  );
+}
