@@ -110,6 +110,14 @@ describe('channel list', () => {
     const pad = (value: number) => String(value).padStart(2, '0');
     expect(screen.getByText(`时间：${shown.getFullYear()}-${pad(shown.getMonth() + 1)}-${pad(shown.getDate())} ${pad(shown.getHours())}:${pad(shown.getMinutes())}:${pad(shown.getSeconds())}`)).toBeInTheDocument();
   });
+  it('speaks English when chosen', async () => {
+    fake.ok('GET', '/api/channel/', page([makeChannel({ id: 1, name: 'first', type: 15 })]));
+    renderPage(<ChannelsPage />, { route: '/channel', user: admin, locale: 'en-US' });
+    expect(await screen.findByText('first')).toBeInTheDocument();
+    expect(within(rowOf('first')).getByText('Not tested')).toBeInTheDocument();
+    expect(within(rowOf('first')).getByText('Baidu Wenxin Qianfan')).toBeInTheDocument();
+    expect(buttonNamed('Test all channels')).toBeInTheDocument();
+  });
 });
 
 describe('inline priority and weight', () => {

@@ -69,7 +69,10 @@ describe('tag aggregate mode', () => {
     const priority = within(rowOf('team')).getByLabelText('优先级');
     await userEvent.clear(priority);
     await userEvent.type(priority, '4{Enter}');
+    fireEvent.blur(priority);
     await waitFor(() => expect(fake.callsTo('PUT', '/api/channel/tag').map((call) => call.body)).toEqual([{ tag: 'team', priority: 4 }]));
+    expect(await screen.findByText('更新成功！')).toBeInTheDocument();
+    expect(fake.callsTo('PUT', '/api/channel/tag')).toHaveLength(1);
   });
 });
 

@@ -1,6 +1,5 @@
 import type { ChannelView, CreateChannelBody, Page, UpdateChannelBody } from '@aigw/contracts';
 import { api } from '../../api/api';
-import type { ApiError } from '../../api/base-query';
 import type { RootState } from '../../app/store';
 import { storageKeys, write } from '../../lib/storage';
 
@@ -201,8 +200,6 @@ export const channelsApi = api.injectEndpoints({
     groupNames: build.query<string[], void>({ query: () => '/group/', providesTags: ['Group'] }),
   }),
 });
-
-export type { ApiError };
 
 export const {
   useChannelsQuery, useChannelQuery, useCreateChannelMutation, useUpdateChannelMutation, useUpdateChannelFieldMutation,

@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { InputNumber, Tag, Tooltip } from 'antd';
 import dayjs from 'dayjs';
 import { useIntl } from 'react-intl';
@@ -84,7 +84,12 @@ interface InlineNumberProps {
  */
 export function InlineNumber({ value, min, max, label, onSave }: InlineNumberProps) {
   const [draft, setDraft] = useState<number | null>(value);
-  useEffect(() => setDraft(value), [value]);
+  // Enter and then leaving the field commit the same value once (tag rows update only after a refetch).
+  const sent = useRef<number | null>(null);
+  useEffect(() => {
+    setDraft(value);
+    sent.current = null;
+  }, [value]);
 
   const commit = async () => {
     if (draft === null || Number.isNaN(Number(draft))) {
@@ -93,8 +98,12 @@ export function InlineNumber({ value, min, max, label, onSave }: InlineNumberPro
     }
     const next = Math.min(max, Math.max(min, Math.trunc(Number(draft))));
     setDraft(next);
-    if (next === value) return;
-    if (!(await onSave(next))) setDraft(value);
+    if (next === value || next === sent.current) return;
+    sent.current = next;
+    if (!(await onSave(next))) {
+      sent.current = null;
+      setDraft(value);
+    }
   };
 
   return (
