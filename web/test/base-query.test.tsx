@@ -62,6 +62,13 @@ describe('the envelope base query', () => {
     expect(localStorage.getItem('user')).toBeNull();
   });
 
+  it('stays quiet on a 401 when nobody is signed in (a call still in flight after logout)', async () => {
+    fake.status('GET', '/api/thing', 401);
+    const { router } = renderPage(<Probe path="/thing" />, { route: '/login', user: null });
+    expect(await screen.findByText(/error:.*401/)).toBeInTheDocument();
+    expect(router.state.location.search).toBe('');
+  });
+
   it.each([
     [429, '请求次数过多，请稍后再试！'],
     [500, '服务器内部错误，请联系管理员！'],

@@ -60,8 +60,13 @@ export const envelopeBaseQuery: BaseQueryFn<string | FetchArgs, unknown, ApiErro
   if (result.error) {
     const { status } = result.error;
     if (status === 401) {
-      api.dispatch(signedOut());
-      if (currentPath() !== '/login') navigate('/login?expired=true', { replace: true });
+      // Only a session that was signed in can have expired; after a logout or an account
+      // deletion, calls still in flight fail quietly instead of announcing an expiry.
+      const wasSignedIn = (api.getState() as { session: SessionState }).session.user !== null;
+      if (wasSignedIn) {
+        api.dispatch(signedOut());
+        if (currentPath() !== '/login') navigate('/login?expired=true', { replace: true });
+      }
       return { error: { status: 401, message: messageOf(result.error.data, 'unauthorized') } };
     }
     if (typeof status === 'number') {

@@ -1,7 +1,7 @@
 import { useMemo, useState } from 'react';
 import { Alert, App, Button, Card, Collapse, Flex, Input, Radio, Space, Table, Tag, Tooltip, Typography } from 'antd';
 import { CheckCircleFilled, CloseCircleFilled, CopyOutlined, SearchOutlined } from '@ant-design/icons';
-import { useIntl } from 'react-intl';
+import { useText } from '../../app/use-text';
 import { Link } from 'react-router';
 import type { PricingRow } from '@aigw/contracts';
 import { useAccess, useCurrentUser } from '../../app/hooks';
@@ -13,7 +13,6 @@ import { formatDollars, groupRatioColor, modelPrice } from './prices';
 
 /** /pricing (public): every offered model with its price in the chosen group. */
 export function PricingPage() {
-  const intl = useIntl();
   const dispatch = useAppDispatch();
   const { message } = App.useApp();
   const { signedIn } = useAccess();
@@ -23,7 +22,7 @@ export function PricingPage() {
   const [search, setSearch] = useState('');
   const [chosenGroup, setChosenGroup] = useState<string>();
   const [selected, setSelected] = useState<string[]>([]);
-  const t = (id: string, defaultMessage: string, values?: Record<string, string | number>) => intl.formatMessage({ id, defaultMessage }, values);
+  const t = useText();
 
   const groups = Object.keys(data?.usableGroups ?? {});
   const defaultGroup = user && groups.includes(user.group) ? user.group : groups.includes('default') ? 'default' : groups[0];

@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { AlipayCircleOutlined, GiftOutlined, LinkOutlined, WechatOutlined } from '@ant-design/icons';
 import { App, Button, Card, Col, Descriptions, Flex, Input, InputNumber, Modal, Row, Statistic, Typography } from 'antd';
-import { useIntl } from 'react-intl';
+import { useText } from '../../app/use-text';
 import { useFormatQuota, useStatus } from '../../app/hooks';
 import { userUpdated } from '../../app/session';
 import { useAppDispatch } from '../../app/store';
@@ -22,7 +22,6 @@ interface PendingPayment {
 
 /** /topup: balance, redeem a code, and online top-up through the configured payment gateway. */
 export function WalletPage() {
-  const intl = useIntl();
   const dispatch = useAppDispatch();
   const { message } = App.useApp();
   const status = useStatus();
@@ -37,7 +36,7 @@ export function WalletPage() {
   // Below 1 counts as 1 (spec); the configured minimum is checked when paying.
   const amount = Math.max(1, Math.trunc(amountInput ?? 1));
   const [pending, setPending] = useState<PendingPayment | null>(null);
-  const t = (id: string, defaultMessage: string, values?: Record<string, string | number>) => intl.formatMessage({ id, defaultMessage }, values);
+  const t = useText();
 
   const redeemCode = async () => {
     const key = code.trim();

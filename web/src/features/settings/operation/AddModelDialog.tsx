@@ -1,6 +1,6 @@
 import { Form, Input, Modal } from 'antd';
 import { addRow, checkNewName, hasFixedPrice, isNotNumber, type PricingRow } from './pricing-rows';
-import { useText } from './text';
+import { useText } from '../../../app/use-text';
 
 interface AddModelDialogProps {
   open: boolean;

@@ -1,5 +1,5 @@
 import { OptionField, OptionSection } from '../OptionSection';
-import { useText } from './text';
+import { useText } from '../../../app/use-text';
 
 /** Chat apps for the "open in chat app" links (JSON, checked on blur). */
 export function ChatCard() {

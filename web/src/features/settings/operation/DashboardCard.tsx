@@ -1,6 +1,7 @@
 import { InputNumber, Select } from 'antd';
 import { OptionField, OptionSection } from '../OptionSection';
-import { FieldGrid, useText } from './text';
+import { FieldGrid } from '../FieldGrid';
+import { useText } from '../../../app/use-text';
 
 /** Spec: the data dashboard interval defaults to 5 minutes, at least 1. */
 export const MIN_EXPORT_INTERVAL = 1;

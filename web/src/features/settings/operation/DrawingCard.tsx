@@ -1,5 +1,6 @@
 import { OptionField, OptionSection } from '../OptionSection';
-import { FieldGrid, useText } from './text';
+import { FieldGrid } from '../FieldGrid';
+import { useText } from '../../../app/use-text';
 
 /** Drawing settings: Midjourney and async task switches. */
 export function DrawingCard() {

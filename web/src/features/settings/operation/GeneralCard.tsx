@@ -1,6 +1,7 @@
 import { Input, InputNumber } from 'antd';
 import { OptionField, OptionSection } from '../OptionSection';
-import { FieldGrid, useText } from './text';
+import { FieldGrid } from '../FieldGrid';
+import { useText } from '../../../app/use-text';
 
 /** General settings: links, quota unit, retries and site-wide switches. */
 export function GeneralCard() {

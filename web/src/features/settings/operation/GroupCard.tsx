@@ -1,5 +1,5 @@
 import { OptionField, OptionSection, type OptionFormValues } from '../OptionSection';
-import { useText, type Text } from './text';
+import { useText, type Text } from '../../../app/use-text';
 
 /** The user-selectable groups that have no ratio (a group must be priced to be offered). */
 export function groupsWithoutRatio(values: OptionFormValues): string[] {

@@ -3,7 +3,8 @@ import { App, Button, DatePicker, Divider, Form, InputNumber, Space } from 'antd
 import dayjs, { type Dayjs } from 'dayjs';
 import { OptionField, OptionSection } from '../OptionSection';
 import { useClearLogsMutation } from '../options-api';
-import { FieldGrid, useText } from './text';
+import { FieldGrid } from '../FieldGrid';
+import { useText } from '../../../app/use-text';
 
 /** Log settings, and clearing the logs written before a chosen time. */
 export function LogCard() {

@@ -11,7 +11,7 @@ import {
   changedMaps, deleteRow, filterRows, hasFixedPrice, invalidFields, isNotNumber, mapsFromOptions, mapsFromRows,
   pricingKeys, rowsFromMaps, updateRow, type PricingField, type PricingMaps, type PricingRow,
 } from './pricing-rows';
-import { useText } from './text';
+import { useText } from '../../../app/use-text';
 
 const emptyMaps: PricingMaps = { ModelPrice: {}, ModelRatio: {}, CompletionRatio: {} };
 

@@ -2,7 +2,8 @@ import { InputNumber, Space } from 'antd';
 import { optionDefinitions, type OptionKey } from '@aigw/contracts';
 import { OptionField, OptionSection } from '../OptionSection';
 import { useGetOptionsQuery } from '../options-api';
-import { FieldGrid, useText } from './text';
+import { FieldGrid } from '../FieldGrid';
+import { useText } from '../../../app/use-text';
 
 /** Quota amounts: each also shown as money, by the stored QuotaPerUnit. */
 export function QuotaCard() {

@@ -2,7 +2,7 @@ import { App, Button, Card, Tabs } from 'antd';
 import { OptionField, OptionSection } from '../OptionSection';
 import { useResetModelRatioMutation } from '../options-api';
 import { PricingEditor } from './PricingEditor';
-import { useText } from './text';
+import { useText } from '../../../app/use-text';
 
 /** Model ratio settings: the four maps as JSON, or prices and ratios as an editable table. */
 export function RatioCard() {

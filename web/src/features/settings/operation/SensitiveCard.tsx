@@ -1,6 +1,7 @@
 import { Input } from 'antd';
 import { OptionField, OptionSection } from '../OptionSection';
-import { FieldGrid, useText } from './text';
+import { FieldGrid } from '../FieldGrid';
+import { useText } from '../../../app/use-text';
 
 /** Sensitive-word filter: switches and the word list (one per line). */
 export function SensitiveCard() {

@@ -4,7 +4,7 @@ import type { OptionKey } from '@aigw/contracts';
 import { RichContent } from '../../../components/RichContent';
 import { isUrl, sanitizeHtml } from '../../../lib/sanitize';
 import { OptionField, OptionSection } from '../OptionSection';
-import { useText } from '../system/text';
+import { useText } from '../../../app/use-text';
 import { ContentPreview } from './ContentPreview';
 
 const textArea = <Input.TextArea autoSize={{ minRows: 6, maxRows: 20 }} />;

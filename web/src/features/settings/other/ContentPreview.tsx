@@ -2,7 +2,7 @@ import type { ReactNode } from 'react';
 import { Form, Typography, type FormInstance } from 'antd';
 import type { OptionKey } from '@aigw/contracts';
 import type { OptionFormValues } from '../OptionSection';
-import { useText } from '../system/text';
+import { useText } from '../../../app/use-text';
 
 interface ContentPreviewProps {
   form: FormInstance<OptionFormValues>;

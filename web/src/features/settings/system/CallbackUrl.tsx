@@ -2,7 +2,7 @@ import { App, Button, Form, Input, Space } from 'antd';
 import { copyText } from '../../../lib/clipboard';
 import { toFormValue } from '../option-values';
 import { useGetOptionsQuery } from '../options-api';
-import { useText } from './text';
+import { useText } from '../../../app/use-text';
 
 /** The callback URL an OAuth app must be registered with: the stored server address + `path`. */
 export function CallbackUrl({ path }: { path: string }) {

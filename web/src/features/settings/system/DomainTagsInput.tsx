@@ -1,6 +1,6 @@
 import { useState } from 'react';
 import { App, Button, Flex, Input, Space, Tag } from 'antd';
-import { useText } from './text';
+import { useText } from '../../../app/use-text';
 
 /** The domains of a comma-separated whitelist, blanks dropped. */
 export function splitDomains(value: string | undefined): string[] {

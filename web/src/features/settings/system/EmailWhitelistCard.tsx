@@ -1,6 +1,7 @@
 import { OptionField, OptionSection } from '../OptionSection';
 import { DomainTagsInput } from './DomainTagsInput';
-import { FieldGrid, useText } from './text';
+import { FieldGrid } from '../FieldGrid';
+import { useText } from '../../../app/use-text';
 
 /** Which email addresses may register: a domain whitelist and the alias restriction. */
 export function EmailWhitelistCard() {

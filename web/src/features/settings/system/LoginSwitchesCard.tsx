@@ -6,7 +6,7 @@ import { useSaveOptions } from '../OptionSection';
 import { toFormValue } from '../option-values';
 import { optionsApi, useGetOptionsQuery } from '../options-api';
 import { hasRequiredSettings, loginSwitches, type LoginSwitch } from './login-switches';
-import { useText } from './text';
+import { useText } from '../../../app/use-text';
 
 /**
  * Login and registration switches. Each saves as soon as it is toggled; turning a login method

@@ -1,7 +1,8 @@
 import { Alert, Input } from 'antd';
 import { OptionField, OptionSection } from '../OptionSection';
 import { CallbackUrl } from './CallbackUrl';
-import { FieldGrid, useText } from './text';
+import { FieldGrid } from '../FieldGrid';
+import { useText } from '../../../app/use-text';
 
 /** The code-hosting service's OAuth app (GitHub). */
 export function GitHubCard() {

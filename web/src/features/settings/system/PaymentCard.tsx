@@ -2,7 +2,8 @@ import { Alert, Input, InputNumber } from 'antd';
 import { OptionField, OptionSection } from '../OptionSection';
 import { toFormValue } from '../option-values';
 import { useGetOptionsQuery } from '../options-api';
-import { FieldGrid, useText } from './text';
+import { FieldGrid } from '../FieldGrid';
+import { useText } from '../../../app/use-text';
 
 /**
  * Payment (a gateway speaking the common online-payment protocol). The gateway calls back to

@@ -1,6 +1,7 @@
 import { Alert, Input } from 'antd';
 import { OptionField, OptionSection } from '../OptionSection';
-import { FieldGrid, useText } from './text';
+import { FieldGrid } from '../FieldGrid';
+import { useText } from '../../../app/use-text';
 
 /** The WeChat server that relays official-account login codes. */
 export function WeChatCard() {

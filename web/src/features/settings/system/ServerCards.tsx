@@ -1,6 +1,7 @@
 import { Input } from 'antd';
 import { OptionField, OptionSection } from '../OptionSection';
-import { FieldGrid, useText } from './text';
+import { FieldGrid } from '../FieldGrid';
+import { useText } from '../../../app/use-text';
 
 /** General: the public address used in emails, OAuth callbacks and payment notifications. */
 export function GeneralCard() {

@@ -1,6 +1,7 @@
 import { Input, InputNumber } from 'antd';
 import { OptionField, OptionSection } from '../OptionSection';
-import { FieldGrid, useText } from './text';
+import { FieldGrid } from '../FieldGrid';
+import { useText } from '../../../app/use-text';
 
 /** SMTP: how the server sends verification and password-reset emails. */
 export function SmtpCard() {

@@ -1,5 +1,5 @@
 import type { OptionKey } from '@aigw/contracts';
-import type { Text } from './text';
+import type { Text } from '../../../app/use-text';
 
 export interface LoginSwitch {
   key: OptionKey;
