@@ -1,0 +1,67 @@
+import type { Page, RedemptionView } from '@aigw/contracts';
+import { api } from '../../api/api';
+
+/** One page of codes; a keyword (id or name) switches to the search route. */
+export interface RedemptionListArgs {
+  /** 1-based. */
+  page: number;
+  pageSize: number;
+  keyword: string;
+}
+
+export interface RedemptionFields {
+  name: string;
+  quota: number;
+}
+
+export const redemptionsApi = api.injectEndpoints({
+  endpoints: (build) => ({
+    redemptions: build.query<Page<RedemptionView>, RedemptionListArgs>({
+      query: ({ page, pageSize, keyword }) => (keyword
+        ? { url: '/redemption/search', params: { keyword, p: page, page_size: pageSize } }
+        : { url: '/redemption/', params: { p: page, page_size: pageSize } }),
+      providesTags: ['Redemption'],
+    }),
+    redemption: build.query<RedemptionView, number>({
+      query: (id) => `/redemption/${id}`,
+      providesTags: (_result, _error, id) => [{ type: 'Redemption', id }],
+    }),
+    /** Answers the generated codes. */
+    createRedemptions: build.mutation<string[], RedemptionFields & { count: number }>({
+      query: (body) => ({ url: '/redemption/', method: 'POST', body }),
+      invalidatesTags: ['Redemption'],
+    }),
+    updateRedemption: build.mutation<RedemptionView, RedemptionFields & { id: number }>({
+      query: (body) => ({ url: '/redemption/', method: 'PUT', body }),
+      invalidatesTags: ['Redemption'],
+    }),
+    /** Enable (1) or disable (2): the row changes at once and comes back on failure. */
+    setRedemptionStatus: build.mutation<RedemptionView, { id: number; status: 1 | 2 }>({
+      query: (body) => ({ url: '/redemption/', method: 'PUT', params: { status_only: 'true' }, body }),
+      async onQueryStarted({ id, status }, { dispatch, getState, queryFulfilled }) {
+        const patchRows = (change: (row: RedemptionView) => void) => redemptionsApi.util.selectInvalidatedBy(getState(), ['Redemption'])
+          .filter((entry) => entry.endpointName === 'redemptions')
+          .map(({ originalArgs }) => dispatch(redemptionsApi.util.updateQueryData('redemptions', originalArgs as RedemptionListArgs, (draft) => {
+            const row = draft.items.find((item) => item.id === id);
+            if (row) change(row);
+          })));
+        const optimistic = patchRows((row) => { row.status = status; });
+        try {
+          const { data } = await queryFulfilled;
+          patchRows((row) => Object.assign(row, data));
+        } catch {
+          for (const patch of optimistic) patch.undo();
+        }
+      },
+    }),
+    deleteRedemption: build.mutation<void, number>({
+      query: (id) => ({ url: `/redemption/${id}/`, method: 'DELETE' }),
+      invalidatesTags: ['Redemption'],
+    }),
+  }),
+});
+
+export const {
+  useRedemptionsQuery, useRedemptionQuery, useCreateRedemptionsMutation, useUpdateRedemptionMutation, useSetRedemptionStatusMutation,
+  useDeleteRedemptionMutation,
+} = redemptionsApi;

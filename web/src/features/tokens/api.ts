@@ -1,0 +1,71 @@
+import type { CreateTokenBody, Page, TokenView, UpdateTokenBody } from '@aigw/contracts';
+import { api } from '../../api/api';
+
+/** One page of the caller's tokens; a name or key term switches to the search route. */
+export interface TokenListArgs {
+  /** 1-based. */
+  page: number;
+  size: number;
+  keyword: string;
+  token: string;
+}
+
+/** A created token, its key whole (`sk-...`): the only answer besides the reveal route that carries it. */
+export type CreatedToken = TokenView;
+
+export const tokensApi = api.injectEndpoints({
+  endpoints: (build) => ({
+    tokens: build.query<Page<TokenView>, TokenListArgs>({
+      query: ({ page, size, keyword, token }) => (keyword || token
+        ? { url: '/token/search', params: { keyword, token, p: page, size } }
+        : { url: '/token/', params: { p: page, size } }),
+      providesTags: ['Token'],
+    }),
+    token: build.query<TokenView, number>({
+      query: (id) => `/token/${id}`,
+      providesTags: (_result, _error, id) => [{ type: 'Token', id }],
+    }),
+    createToken: build.mutation<CreatedToken[], CreateTokenBody>({
+      query: (body) => ({ url: '/token/', method: 'POST', body }),
+      invalidatesTags: ['Token'],
+    }),
+    updateToken: build.mutation<TokenView, UpdateTokenBody>({
+      query: (body) => ({ url: '/token/', method: 'PUT', body }),
+      invalidatesTags: ['Token'],
+    }),
+    /** Enable (1) or disable (2); the page updates the row optimistically and undoes on failure. */
+    setTokenStatus: build.mutation<TokenView, { id: number; status: 1 | 2 }>({
+      query: (body) => ({ url: '/token/', method: 'PUT', params: { status_only: 'true' }, body }),
+      async onQueryStarted({ id, status }, { dispatch, getState, queryFulfilled }) {
+        const patchRows = (change: (row: TokenView) => void) => tokensApi.util.selectInvalidatedBy(getState(), ['Token'])
+          .filter((entry) => entry.endpointName === 'tokens')
+          .map(({ originalArgs }) => dispatch(tokensApi.util.updateQueryData('tokens', originalArgs as TokenListArgs, (draft) => {
+            const row = draft.items.find((item) => item.id === id);
+            if (row) change(row);
+          })));
+        const optimistic = patchRows((row) => { row.status = status; });
+        try {
+          const { data } = await queryFulfilled;
+          // The server's view wins: its status is derived (an enabled token may show as expired).
+          patchRows((row) => Object.assign(row, data));
+        } catch {
+          for (const patch of optimistic) patch.undo();
+        }
+      },
+    }),
+    deleteToken: build.mutation<void, number>({
+      query: (id) => ({ url: `/token/${id}/`, method: 'DELETE' }),
+      invalidatesTags: ['Token'],
+    }),
+    /** The whole key (`sk-...`): lists only carry a masked one. */
+    revealTokenKey: build.mutation<string, number>({
+      query: (id) => ({ url: `/token/${id}/key`, method: 'POST' }),
+      transformResponse: (data: { key: string }) => data.key,
+    }),
+  }),
+});
+
+export const {
+  useTokensQuery, useTokenQuery, useCreateTokenMutation, useUpdateTokenMutation, useSetTokenStatusMutation, useDeleteTokenMutation,
+  useRevealTokenKeyMutation,
+} = tokensApi;
