@@ -50,7 +50,8 @@ module.exports = {
     {
       displayName: 'e2e',
       testEnvironment: 'node',
-      transform: { '^.+\\.(t|j)sx?$': swc },
+      // .mjs: the mock upstream (tools/mock-upstream/server.mjs) runs in the test process.
+      transform: { '^.+\\.(t|j)sx?$': swc, '^.+\\.mjs$': swc },
       transformIgnorePatterns,
       testMatch: ['<rootDir>/web/e2e/**/*.e2e.ts'],
       globalSetup: '<rootDir>/web/e2e/support/global-setup.cjs',

@@ -9,6 +9,15 @@ import { channelFailureSchema, channelOperationSchema, routingChannelSchema } fr
  * event id within the dedupe window).
  */
 
+/** The two console languages; mails are written in the recipient's. */
+export const localeSchema = z.enum(['zh-CN', 'en-US']);
+export type Locale = z.infer<typeof localeSchema>;
+
+/** The locale an Accept-Language header asks for (the console sends its chosen language); Chinese by default. */
+export function localeFromAcceptLanguage(header: string | undefined): Locale {
+  return header?.trim().toLowerCase().startsWith('en') ? 'en-US' : 'zh-CN';
+}
+
 const userSnapshot = z.object({
   user_id: z.number().int(),
   username: z.string(),
@@ -62,6 +71,35 @@ export const eventSchemas = {
     to: z.string(),
     template: z.enum(['verification_code', 'password_reset']),
     params: z.record(z.string(), z.string()),
+    /** The language of the console that asked (its Accept-Language). */
+    locale: localeSchema.default('zh-CN'),
+  }),
+  /**
+   * Published by the notifier when a mail or webhook delivery failed for good (after its
+   * retries). Root sees these in the console; integrators may alert on them.
+   */
+  'notifier.delivery.failed': z.object({
+    kind: z.enum(['mail', 'webhook']),
+    /** The notifier's delivery record id. */
+    delivery_id: z.number().int(),
+    /** Mail: the recipient address. Webhook: the endpoint URL. */
+    target: z.string(),
+    /** Mail: the template. Webhook: the event subject. */
+    topic: z.string(),
+    attempts: z.number().int().min(1),
+    error: z.string(),
+  }),
+  /**
+   * Published by billing when a settled request took a user's balance from at or above
+   * QuotaRemindThreshold to below it (event id: `balance-dropped-<request id>`; the bare request id
+   * is the usage event's, and the in-process bus dedupes ids across subjects). The notifier warns
+   * the user, at most once per 2 hours.
+   */
+  'billing.balance.dropped': z.object({
+    user_id: z.number().int(),
+    quota: z.number().int(),
+    threshold: z.number().int(),
+    request_id: z.string(),
   }),
   /**
    * Published by billing after a token was created or changed (the relay refreshes its cache).
@@ -82,6 +120,17 @@ export const eventSchemas = {
   'relay.usage.recorded': usageRecordSchema,
   /** Published by channels after a channel was created or changed (state transfer: the routing row, never the key). */
   'channels.channel.updated': routingChannelSchema,
+  /**
+   * Published by channels after it disabled a channel automatically (status 3): an upstream
+   * failure matched the rules or a test was too slow. The notifier alerts root.
+   */
+  'channels.channel.disabled': z.object({
+    channel_id: z.number().int(),
+    name: z.string(),
+    reason: z.string(),
+    /** Unix seconds. */
+    time: z.number().int(),
+  }),
   /** Published by channels after a channel was deleted. */
   'channels.channel.deleted': z.object({ id: z.number().int() }),
   /** Published by the relay after an upstream attempt failed; channels applies the auto-disable rules. */
@@ -120,6 +169,18 @@ export const requestSchemas = {
   'identity.auth.resolve': {
     request: z.object({ kind: z.enum(['session', 'access_token']), secret: z.string().min(1).max(256) }),
     response: z.object({ principal: authPrincipalSchema.nullable() }),
+  },
+  /**
+   * Answered by identity: how to reach users (the notifier's mails): the listed users, and every
+   * enabled super admin when `roots` is set. Users without an email are still listed (email '').
+   */
+  'identity.user.contacts': {
+    request: z.object({ user_ids: z.array(z.number().int()).max(100).default([]), roots: z.boolean().default(false) }),
+    response: z.object({
+      contacts: z.array(z.object({
+        user_id: z.number().int(), username: z.string(), display_name: z.string(), email: z.string(), role: z.number().int(), locale: localeSchema,
+      })),
+    }),
   },
   /** Answered by billing: balances of up to 100 users, for identity's user rows. */
   'billing.account.balances': {

@@ -7,3 +7,6 @@ export * from './events.js';
 export * from './billing.js';
 export * from './channels.js';
 export * from './pricing.js';
+export * from './webhooks.js';
+export * from './event-catalogue.js';
+export * from './jobs.js';

@@ -116,12 +116,14 @@ export const optionDefinitions = {
   LogRetentionDays: nonNegativeInt('log', 0, 'Delete logs older than this many days, daily (0 = keep forever).'),
   // dashboard
   DataExportEnabled: bool('dashboard', true, 'Hourly quota data for the dashboard.'),
-  DataExportInterval: define('number', z.number().int().min(1))('dashboard', 5, 'Minutes between dashboard data flushes.'),
+  DataExportInterval: define('number', z.number().int().min(1))('dashboard', 5, 'Minutes between dashboard data flushes in the established product; kept for compatibility (hourly data is written with each request, so nothing waits for it).'),
   DataExportDefaultTime: define('string', z.enum(['hour', 'day', 'week']))('dashboard', 'hour', 'Default granularity of the dashboard.'),
   // monitoring
   ChannelDisableThreshold: nonNegativeNumber('monitoring', 5, 'Seconds; a channel test slower than this disables the channel (0 = never).'),
   AutomaticDisableChannelEnabled: bool('monitoring', false, 'Disable channels automatically on authentication and quota errors.'),
   AutomaticEnableChannelEnabled: bool('monitoring', false, 'Re-enable automatically disabled channels that pass a test.'),
+  ChannelTestFrequency: nonNegativeInt('monitoring', 0, 'Minutes between automatic tests of every enabled and automatically disabled channel (0 = never).'),
+  ChannelUpdateFrequency: nonNegativeInt('monitoring', 0, 'Minutes between automatic balance refreshes of every enabled channel (0 = never).'),
   AllowPrivateNetworkUpstreams: bool('monitoring', false, 'Let channels (and model fetches) reach loopback, private and link-local addresses; off blocks them (rule R1).'),
   AutomaticDisableKeywords: text('monitoring', defaultDisableKeywords, 'Upstream error phrases that disable a channel, one per line.'),
   // chat

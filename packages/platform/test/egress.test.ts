@@ -197,6 +197,28 @@ describe('S1: the SSRF corpus is blocked and the canary sees no connection', () 
   });
 });
 
+describe('check() judges a destination without connecting', () => {
+  it('refuses what request() refuses, literal or resolved, and opens no socket', async () => {
+    const egress = client();
+    const before = canary.connections;
+    for (const url of [`http://127.0.0.1:${canary.port}/`, `http://rebind.test:${canary.port}/`, `http://mixed.test:${canary.port}/`, 'http://[::1]/']) {
+      const error = await rejection(egress.check(url));
+      expect(error).toBeInstanceOf(EgressBlockedError);
+      expect((error as EgressBlockedError).reason).toBe('address');
+    }
+    await expect(egress.check('ftp://example.com/')).rejects.toMatchObject({ reason: 'scheme' });
+    await expect(egress.check('http://name.invalid/')).rejects.toMatchObject({ kind: 'dns' });
+    expect(canary.connections).toBe(before);
+  });
+
+  it('passes public and, with the option on, private destinations', async () => {
+    const egress = client();
+    await expect(egress.check('https://93.184.216.34/hook')).resolves.toBeInstanceOf(URL);
+    allowPrivate = true;
+    await expect(egress.check(`http://rebind.test:${canary.port}/hook`)).resolves.toMatchObject({ hostname: 'rebind.test' });
+  });
+});
+
 describe('with private networks allowed', () => {
   beforeEach(() => {
     allowPrivate = true;

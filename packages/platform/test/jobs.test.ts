@@ -1,3 +1,5 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import { createBullJobs } from '../src/jobs/bullmq-jobs.js';
 import type { Jobs } from '../src/jobs/jobs.js';
@@ -31,6 +33,39 @@ defineJobsContract('bullmq', async () => {
       await Promise.all(opened.map((jobs) => jobs.close()));
     },
   };
+});
+
+describe('Jobs on BullMQ: a worker that dies holding a job', () => {
+  it('gives the job to another worker once its lock expired (lockDurationMs, stalledIntervalMs), and runs it once', async () => {
+    const { redisUrl } = await testServices();
+    const testPrefix = `${prefix}-stalled`;
+    const producer = createBullJobs({ redisUrl, prefix: testPrefix, logger });
+    await producer.add('mail', { to: 'a@example.com' }, { jobId: 'delivery:7', attempts: 5 });
+    // A worker that takes the job and vanishes without finishing it: a process killed mid-run
+    // (BullMQ's manual mode: the lock is never renewed, the job never completed).
+    const connection = new Redis(redisUrl, { maxRetriesPerRequest: null });
+    const doomed = new Worker('mail', null, { connection, prefix: testPrefix, lockDuration: 800 });
+    const taken = await doomed.getNextJob('doomed-token');
+    expect(taken?.id).toBe('id-delivery%3A7');
+    await doomed.close(true);
+    await connection.quit();
+
+    const started = Date.now();
+    const runs: Array<{ id: string; attempt: number; attempts: number }> = [];
+    const survivor = createBullJobs({ redisUrl, prefix: testPrefix, logger, lockDurationMs: 800, stalledIntervalMs: 250 });
+    await survivor.work('mail', async (job) => {
+      runs.push({ id: job.id, attempt: job.attempt, attempts: job.attempts });
+    });
+    const deadline = Date.now() + 10_000;
+    while (runs.length === 0 && Date.now() < deadline) await sleep(20);
+    const recoveredMs = Date.now() - started;
+    await sleep(600);
+    // Not a failure: the same first attempt, on the surviving worker, exactly once.
+    expect(runs).toEqual([{ id: 'delivery:7', attempt: 1, attempts: 5 }]);
+    expect(recoveredMs).toBeLessThan(5_000);
+    await survivor.close();
+    await producer.close();
+  });
 });
 
 afterAll(async () => {

@@ -1,5 +1,6 @@
 import type { DataSource, SelectQueryBuilder } from 'typeorm';
-import { LogType, type LogQuery, type LogView, type Page } from '@aigw/contracts';
+import { JobName, LogType, type LogQuery, type LogView, type Page } from '@aigw/contracts';
+import { recordedJob } from '@aigw/platform';
 import type { BillingContext } from './context.js';
 import { LogEntity } from './entities/index.js';
 
@@ -121,7 +122,7 @@ export async function deleteLogsBefore(db: DataSource, before: number, batchSize
   }
 }
 
-export const LOG_RETENTION_JOB = 'billing.logs.retention';
+export const LOG_RETENTION_JOB = JobName.BillingLogRetention;
 
 /** One retention run: deletes logs older than LogRetentionDays (0 keeps everything). Returns the count. */
 export async function runLogRetention(context: BillingContext, now = Date.now()): Promise<number> {
@@ -132,8 +133,13 @@ export async function runLogRetention(context: BillingContext, now = Date.now())
   return deleted;
 }
 
-/** The daily retention job; one schedule across replicas (the Jobs port dedupes by name). */
+/** The daily retention job, its runs recorded; one schedule across replicas (the Jobs port dedupes by name). */
 export async function registerLogRetention(context: BillingContext): Promise<void> {
-  await context.jobs.work(LOG_RETENTION_JOB, async () => void (await runLogRetention(context)));
+  await context.jobs.work(LOG_RETENTION_JOB, recordedJob(LOG_RETENTION_JOB, async () => {
+    const days = context.options.get('LogRetentionDays');
+    if (days <= 0) return { skipped: 'LogRetentionDays is 0: logs are kept' };
+    const deleted = await runLogRetention(context);
+    return `deleted ${deleted} log${deleted === 1 ? '' : 's'} older than ${days} day${days === 1 ? '' : 's'}`;
+  }, { kv: context.kv, logger: context.logger }));
   await context.jobs.repeat(LOG_RETENTION_JOB, {}, { everyMs: DAY_MS });
 }

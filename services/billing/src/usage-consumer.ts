@@ -1,6 +1,6 @@
 import type { EntityManager } from 'typeorm';
-import { LogType, type UsageRecord } from '@aigw/contracts';
-import { isPostgres, isUniqueViolation, onEvent, param, queryRows, type Subscription } from '@aigw/platform';
+import { LogType, type EventPayload, type UsageRecord } from '@aigw/contracts';
+import { isPostgres, isUniqueViolation, onEvent, param, publishEvent, queryRows, type Subscription } from '@aigw/platform';
 import type { BillingContext } from './context.js';
 import { LedgerEntryEntity, LedgerKind } from './entities/index.js';
 import { applyToAccount, ensureAccount } from './ledger.js';
@@ -28,6 +28,12 @@ import { recordUsageHour } from './usage-data.js';
  * short window (or until every delivery in flight is parked): one commit then covers many
  * requests, which is most of the saving, and in the all-in-one process the work leaves the
  * relay's requests alone in between. usage-ledger.test.ts logs the rates.
+ *
+ * Low balance: a request that took the account from at or above QuotaRemindThreshold to below it
+ * is reported (`billing.balance.dropped`, for the notifier's warning) after its transaction
+ * committed and before its event is acknowledged. The balance before is the balance after plus
+ * the charge, read from the UPDATE itself, so requests of one user in one batch each see their
+ * own step and only the one that crossed reports it.
  */
 
 /** Deliveries in flight at once: the largest batch. */
@@ -44,7 +50,17 @@ const deliveryPolicy = { maxDeliver: 1000, retryDelayMs: 5_000 };
 
 export type UsageOutcome = 'applied' | 'duplicate';
 
-type UsageContext = Pick<BillingContext, 'db' | 'options'>;
+export type BalanceDrop = EventPayload<'billing.balance.dropped'>;
+
+type UsageContext = Pick<BillingContext, 'db' | 'options'> & {
+  /** Told after commit about each request that took its account below QuotaRemindThreshold. */
+  onBalanceDropped?: (drop: BalanceDrop) => Promise<void>;
+};
+
+interface Applied {
+  outcome: UsageOutcome;
+  dropped?: BalanceDrop;
+}
 
 interface Parked {
   usage: UsageRecord;
@@ -54,7 +70,15 @@ interface Parked {
 
 export async function subscribeUsage(context: BillingContext): Promise<Subscription> {
   const { bus, logger } = context;
-  const apply = createUsageBatcher(context);
+  const apply = createUsageBatcher({
+    ...context,
+    async onBalanceDropped(drop) {
+      // The usage is committed either way; a redelivery would find it applied and not report
+      // again, so a lost report is logged rather than retried (it is a courtesy mail, not money).
+      await publishEvent(bus, 'billing.balance.dropped', drop, `balance-dropped-${drop.request_id}`)
+        .catch((error: unknown) => logger.error({ err: error, userId: drop.user_id, requestId: drop.request_id }, 'low balance not reported'));
+    },
+  });
   const subscriptions: Subscription[] = [];
   // One after the other: each subscribe creates or updates the same durable consumer.
   for (let index = 0; index < USAGE_PARALLEL_DELIVERIES; index++) {
@@ -103,40 +127,51 @@ async function applyParked(context: UsageContext, batch: Parked[]): Promise<void
   if (batch.length > 1) {
     // Rows are locked in user order, so two replicas' batches cannot deadlock on each other's accounts.
     batch.sort((a, b) => a.usage.user_id - b.usage.user_id);
+    let results: Applied[] | undefined;
     try {
-      const outcomes = await context.db.transaction(async (manager) => {
-        const results: UsageOutcome[] = [];
-        for (const { usage } of batch) results.push(await applyInTransaction(context, manager, usage));
-        return results;
+      results = await context.db.transaction(async (manager) => {
+        const applied: Applied[] = [];
+        for (const { usage } of batch) applied.push(await applyInTransaction(context, manager, usage));
+        return applied;
       });
-      batch.forEach((entry, index) => entry.resolve(outcomes[index]!));
-      return;
     } catch {
       // Rolled back whole: one transaction each, so only the failing event is redelivered.
+    }
+    if (results) {
+      for (const [index, entry] of batch.entries()) entry.resolve(await committed(context, results[index]!));
+      return;
     }
   }
   for (const entry of batch) await applyUsage(context, entry.usage).then(entry.resolve, entry.reject);
 }
 
+/** After commit: reports a drop below the threshold, then gives the outcome. */
+async function committed(context: UsageContext, applied: Applied): Promise<UsageOutcome> {
+  if (applied.dropped) await context.onBalanceDropped?.(applied.dropped);
+  return applied.outcome;
+}
+
 /** Applies one usage record in its own transaction; 'duplicate' when its request id was applied before. */
 export async function applyUsage(context: UsageContext, usage: UsageRecord): Promise<UsageOutcome> {
   const { db } = context;
+  let applied: Applied;
   try {
-    return await db.transaction((manager) => applyInTransaction(context, manager, usage));
+    applied = await db.transaction((manager) => applyInTransaction(context, manager, usage));
   } catch (error) {
     // On PostgreSQL the violation aborted the transaction: decide outside it. A unique violation
     // with the ledger row present means a concurrent delivery won; anything else is retried.
     if (isUniqueViolation(error) && (await db.manager.existsBy(LedgerEntryEntity, { request_id: usage.request_id }))) return 'duplicate';
     throw error;
   }
+  return committed(context, applied);
 }
 
-async function applyInTransaction(context: Pick<BillingContext, 'options'>, manager: EntityManager, usage: UsageRecord): Promise<UsageOutcome> {
+async function applyInTransaction(context: Pick<BillingContext, 'options'>, manager: EntityManager, usage: UsageRecord): Promise<Applied> {
   const { options } = context;
   const db = manager.connection;
   // Raw statements throughout: this runs once per relayed request (the query builder's overhead
   // was most of the cost, and it runs on the event loop in the all-in-one process).
-  if ((await queryRows(manager, `SELECT 1 AS found FROM ledger_entries WHERE request_id = ${param(db, 1)}`, [usage.request_id])).length > 0) return 'duplicate';
+  if ((await queryRows(manager, `SELECT 1 AS found FROM ledger_entries WHERE request_id = ${param(db, 1)}`, [usage.request_id])).length > 0) return { outcome: 'duplicate' };
   let account = (await queryRows<{ username: string }>(manager, `SELECT username FROM accounts WHERE user_id = ${param(db, 1)}`, [usage.user_id]))[0];
   if (!account) {
     // Usage may outrun the registration event; the identity event fills in the profile later.
@@ -159,9 +194,13 @@ async function applyInTransaction(context: Pick<BillingContext, 'options'>, mana
 
   // No floor: the relay already admitted the request; a charge above its hold is the bounded overdraft.
   // `0 - quota` rather than `-quota`: a free request must store 0, not -0.
-  await applyToAccount(manager, {
+  const balance = await applyToAccount(manager, {
     userId: usage.user_id, kind: LedgerKind.Usage, amount: 0 - quota, requestId: usage.request_id, usage: { used: quota, requests: 1 },
   });
+  const threshold = options.get('QuotaRemindThreshold');
+  const dropped = balance !== null && balance < threshold && balance + quota >= threshold
+    ? { user_id: usage.user_id, quota: balance, threshold, request_id: usage.request_id }
+    : undefined;
 
   if (usage.token_id > 0) {
     // remain_quota only moves for limited tokens; the owner check keeps a forged token id harmless.
@@ -177,5 +216,5 @@ async function applyInTransaction(context: Pick<BillingContext, 'options'>, mana
       quota, tokens: usage.prompt_tokens + usage.completion_tokens,
     });
   }
-  return 'applied';
+  return { outcome: 'applied', dropped };
 }

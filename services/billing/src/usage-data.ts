@@ -6,6 +6,13 @@ import { QuotaDataEntity } from './entities/index.js';
  * Hourly usage per user and model (`quota_data`), for the data dashboard. Written by the usage
  * consumer inside its transaction, so a usage event counts here exactly when it counts in the
  * ledger; read summed per model and hour.
+ *
+ * Why no "hourly aggregate flush" job: the established product counts in memory and flushes to
+ * the table every DataExportInterval minutes. Here each request's upsert rides in the ledger
+ * transaction, so the dashboard is current once the usage is committed, a crash loses no
+ * buffered counts, and a redelivered event cannot count twice (the ledger's request id guards
+ * both). A periodic flush would have nothing to write, and a buffer would give up those
+ * guarantees; DataExportInterval is still stored and shown, but nothing waits for it.
  */
 
 export const HOUR_SECONDS = 3600;

@@ -1,20 +1,11 @@
-import { declaredRoutes, publishEvent } from '@aigw/platform';
+import { publishEvent } from '@aigw/platform';
 import { backends, waitFor } from '@aigw/platform/testing';
 import { ROOT_PASSWORD, startGateway, type Session, type TestGateway } from '../../gateway/test/support/gateway';
+import { matrixGaps, probeRow, type MatrixRow, type Outcome } from '../../gateway/test/support/authorization-matrix';
 
 type Principal = 'anonymous' | 'userA' | 'userB' | 'admin' | 'root';
-/** ok: served (2xx, the envelope may still report a business failure); or the refusal status. */
-type Outcome = 'ok' | 401 | 403 | 404;
-
-interface Row {
-  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
-  /** The route pattern as registered. */
-  route: string;
-  /** The concrete call, with A's objects filled in. */
-  url: (ids: Ids) => string;
-  body?: (ids: Ids) => unknown;
-  expect: Record<Principal, Outcome>;
-}
+/** A row's url and body fill in A's objects. */
+type Row = MatrixRow<Principal, Ids>;
 
 interface Ids {
   tokenA: number;
@@ -58,8 +49,6 @@ const matrix: Row[] = [
   { method: 'GET', route: '/internal/billing/options', url: () => '/internal/billing/options', expect: { anonymous: 401, userA: 403, userB: 403, admin: 403, root: 'ok' } },
 ];
 
-const normalize = (route: string) => (route.length > 1 ? route.replace(/\/$/, '') : route);
-
 describe.each(backends)('billing authorization (%s)', (backend) => {
   let gateway: TestGateway;
   const sessions = {} as Record<Exclude<Principal, 'anonymous'>, Session>;
@@ -93,10 +82,7 @@ describe.each(backends)('billing authorization (%s)', (backend) => {
   });
 
   it('has a row for every billing route', () => {
-    const routes = declaredRoutes(gateway.app).filter((route) => route.service === 'billing').map((route) => `${route.method} ${normalize(route.url)}`);
-    const covered = new Set(matrix.map((row) => `${row.method} ${normalize(row.route)}`));
-    expect(routes.filter((route) => !covered.has(route))).toEqual([]);
-    expect([...covered].filter((route) => !routes.includes(route))).toEqual([]);
+    expect(matrixGaps(gateway, 'billing', matrix)).toEqual({ uncovered: [], stale: [] });
   });
 
   // DELETE of A's token last, so the earlier rows find it.
@@ -104,13 +90,7 @@ describe.each(backends)('billing authorization (%s)', (backend) => {
   const principals: Principal[] = ['anonymous', 'userB', 'admin', 'root', 'userA'];
 
   it.each(ordered.map((row) => [`${row.method} ${row.route}`, row] as const))('%s', async (_name, row) => {
-    const outcomes: Record<string, Outcome | number> = {};
-    for (const principal of principals) {
-      const session = principal === 'anonymous' ? undefined : sessions[principal];
-      const response = await gateway.call(row.method, row.url(ids), { session, body: row.body?.(ids) });
-      outcomes[principal] = response.statusCode === 200 ? 'ok' : response.statusCode;
-      if (response.statusCode >= 400) expect(response.json()).toMatchObject({ success: false });
-    }
+    const outcomes = await probeRow(gateway, row, ids, sessions, principals);
     expect(outcomes).toEqual(row.expect);
   });
 

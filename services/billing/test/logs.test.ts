@@ -1,5 +1,6 @@
 import type { DataSource } from 'typeorm';
-import { createJobs, createOptionsMirror, createSilentLogger, type OptionsMirror } from '@aigw/platform';
+import { JobName } from '@aigw/contracts';
+import { createJobs, createOptionsMirror, createSilentLogger, readJobRuns, type OptionsMirror } from '@aigw/platform';
 import { backends, waitFor } from '@aigw/platform/testing';
 import type { Session, TestGateway } from '../../gateway/test/support/gateway';
 import type { BillingContext } from '../src/context';
@@ -136,7 +137,7 @@ describe.each(backends)('logs (%s)', (backend) => {
     it('keeps everything at 0 days; deletes only rows older than LogRetentionDays, from the daily job', async () => {
       await insert('old', { user_id: bob.id, type: 2, created_at: now - 8 * DAY });
       await insert('recent', { user_id: bob.id, type: 2, created_at: now - 6 * DAY });
-      const context = { db, options: mirror, logger: createSilentLogger() } as unknown as BillingContext;
+      const context = { db, options: mirror, kv: gateway.env.infra.kv, logger: createSilentLogger() } as unknown as BillingContext;
       expect(await runLogRetention(context)).toBe(0);
       expect(await db.getRepository(LogEntity).existsBy({ id: ids.old })).toBe(true);
 
@@ -147,6 +148,10 @@ describe.each(backends)('logs (%s)', (backend) => {
       try {
         await registerLogRetention({ ...context, jobs });
         await waitFor(async () => !(await db.getRepository(LogEntity).existsBy({ id: ids.old })), 5_000, 'old log deleted');
+        // The run is recorded for root's job list.
+        await waitFor(async () => (await readJobRuns(gateway.env.infra.kv, [JobName.BillingLogRetention])).get(JobName.BillingLogRetention)?.last_run?.outcome === 'ok', 5_000, 'run recorded');
+        expect((await readJobRuns(gateway.env.infra.kv, [JobName.BillingLogRetention])).get(JobName.BillingLogRetention)!.last_run!.summary)
+          .toMatch(/^deleted \d+ logs? older than 7 days$/);
       } finally {
         await jobs.close();
       }

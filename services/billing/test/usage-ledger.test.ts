@@ -154,6 +154,39 @@ describe.each(backends)('usage ledger (%s)', (backend) => {
     expect(await self(carol)).toMatchObject({ quota: 1_000_000 - 777, used_quota: 777, request_count: 1 });
   });
 
+  it('reports the one request that took the balance below QuotaRemindThreshold, after its commit, once', async () => {
+    const drops: Array<{ id: string; data: unknown; committed: boolean }> = [];
+    await gateway.env.infra.bus.subscribe('billing.balance.dropped', async (event) => {
+      const { request_id } = event.data as { request_id: string };
+      drops.push({ id: event.id, data: event.data, committed: await applied(request_id) });
+    }, {});
+    const heidi = await newUser('heidi', 10_000);
+    // Five charges of 2,000 at once (batched together where the bus allows): only the step from
+    // 2,000 to 0 crosses the default threshold of 1,000.
+    const charges = Array.from({ length: 5 }, () => record(heidi, { quota: 2_000 }));
+    await Promise.all(charges.map((usage) => publish(usage)));
+    await waitFor(async () => (await Promise.all(charges.map((usage) => applied(usage.request_id)))).every(Boolean), 10_000, 'charges applied');
+    await waitFor(() => drops.length === 1, 10_000, 'drop reported');
+    const crossing = (drops[0]!.data as { request_id: string }).request_id;
+    expect(charges.map((usage) => usage.request_id)).toContain(crossing);
+    expect(drops[0]).toEqual({
+      id: `balance-dropped-${crossing}`, committed: true,
+      data: { user_id: heidi.session.id, quota: 0, threshold: 1000, request_id: crossing },
+    });
+
+    // Already below: no second report; nor for the crossing request delivered again.
+    const further = record(heidi, { quota: 100 });
+    await publish(further);
+    await publish(charges.find((usage) => usage.request_id === crossing)!, `again-${crossing}`);
+    const marker = record(heidi, { quota: 1 });
+    await publish(marker);
+    await waitFor(() => applied(marker.request_id), 10_000, 'marker applied');
+    await waitFor(usageConsumerIdle, 10_000, 'usage consumer idle');
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(drops).toHaveLength(1);
+    expect((await self(heidi)).quota).toBe(-101);
+  });
+
   it('applies a burst of 200 events in full, and measures the rate', async () => {
     const dave = await newUser('dave', 100_000_000);
     const burst = Array.from({ length: 200 }, (_, index) => record(dave, { quota: index + 1 }));

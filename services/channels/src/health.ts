@@ -1,5 +1,5 @@
 import { ChannelStatus } from '@aigw/contracts';
-import { onEvent, type Subscription } from '@aigw/platform';
+import { onEvent, publishEvent, type Subscription } from '@aigw/platform';
 import type { ChannelsContext } from './context.js';
 import { changeChannels } from './channels.js';
 import { decideDisable, decideEnable, slowTestFailure, type ChannelFailureFacts } from './domain/auto-disable.js';
@@ -11,19 +11,28 @@ import { nowSeconds, withStatusReason } from './domain/channel-fields.js';
  * never overwritten (a channel an admin just disabled stays status 2).
  */
 
-/** Disables the channel (status 3, with the reason and time) when the rules say so; true when it did. */
+/**
+ * Disables the channel (status 3, with the reason and time) when the rules say so; true when it
+ * did. After the commit, `channels.channel.disabled` tells the notifier to alert root.
+ */
 export async function applyFailure(context: ChannelsContext, channelId: number, failure: ChannelFailureFacts): Promise<boolean> {
-  const { options, logger } = context;
+  const { options, logger, bus } = context;
   const automaticDisableEnabled = options.get('AutomaticDisableChannelEnabled');
   // Off: the rules would say no anyway, and a failure report then costs no query.
   if (!automaticDisableEnabled) return false;
+  let disabled: { reason: string; time: number } | undefined;
   const changed = await changeChannels(context, { id: channelId }, (row) => {
     const decision = decideDisable({ failure, channel: row, automaticDisableEnabled, keywords: options.get('AutomaticDisableKeywords') });
     if (!decision.disable) return null;
-    return { status: ChannelStatus.AutoDisabled, other_info: withStatusReason(row.other_info, decision.reason, nowSeconds()) };
+    disabled = { reason: decision.reason.slice(0, 512), time: nowSeconds() };
+    return { status: ChannelStatus.AutoDisabled, other_info: withStatusReason(row.other_info, decision.reason, disabled.time) };
   });
-  if (changed[0]) logger.warn({ channelId, name: changed[0].name }, 'channel disabled automatically');
-  return changed.length > 0;
+  const channel = changed[0];
+  if (!channel || !disabled) return false;
+  logger.warn({ channelId, name: channel.name }, 'channel disabled automatically');
+  // One alert per disable: the id carries the row version the disable wrote.
+  await publishEvent(bus, 'channels.channel.disabled', { channel_id: channel.id, name: channel.name, ...disabled }, `channel-disabled-${channel.id}-${channel.version}`);
+  return true;
 }
 
 /** Re-enables an automatically disabled channel after a success, when the option allows; true when it did. */

@@ -1,6 +1,6 @@
 import { In } from 'typeorm';
-import { ChannelStatus, type ResponsePayload, type RoutingChannel } from '@aigw/contracts';
-import { BusRequestError, openSecret, requestTyped, UserError } from '@aigw/platform';
+import { ChannelStatus, JobName, type ResponsePayload, type RoutingChannel } from '@aigw/contracts';
+import { BusRequestError, openSecret, recordedJob, requestTyped, UserError } from '@aigw/platform';
 import type { ChannelsContext } from './context.js';
 import { ChannelEntity } from './entities/index.js';
 import { getChannel, recordBalance, recordTest } from './channels.js';
@@ -20,8 +20,8 @@ type OperateAnswer = ResponsePayload<'relay.channel.operate'>;
 /** An upstream may be slow; the relay applies its own upstream timeout inside this. */
 const OPERATE_TIMEOUT_MS = 60_000;
 
-export const TEST_ALL_JOB = 'channels.test-all';
-export const BALANCE_ALL_JOB = 'channels.balance-all';
+export const TEST_ALL_JOB = JobName.ChannelsTestAll;
+export const BALANCE_ALL_JOB = JobName.ChannelsBalanceAll;
 
 export function channelKey(context: ChannelsContext, row: ChannelEntity): string {
   try {
@@ -76,22 +76,34 @@ export async function testChannel(context: ChannelsContext, id: number, model = 
   return { success: true, message: '', time };
 }
 
-/** Every channel a sweep covers: enabled ones, and automatically disabled ones (a pass may enable them). */
-async function sweepIds(context: ChannelsContext, statuses: number[]): Promise<number[]> {
-  const rows = await context.db.getRepository(ChannelEntity).find({ where: { status: In(statuses) }, select: { id: true }, order: { id: 'ASC' } });
-  return rows.map((row) => row.id);
+/** Every channel a sweep covers (enabled ones, and automatically disabled ones a pass may enable), with its status now. */
+async function sweepRows(context: ChannelsContext, statuses: number[]): Promise<Array<{ id: number; status: number }>> {
+  return context.db.getRepository(ChannelEntity).find({ where: { status: In(statuses) }, select: { id: true, status: true }, order: { id: 'ASC' } });
 }
 
-/** One channel's trouble must not end the sweep: it is logged and the next one goes. */
-async function sweep(context: ChannelsContext, what: string, ids: number[], each: (id: number) => Promise<unknown>): Promise<void> {
+interface SweepTally<T> {
+  results: Map<number, T>;
+  /** Channels the sweep could not handle (the relay did not answer, the key does not decrypt, ...), with the first reason. */
+  errors: number;
+  firstError: string;
+}
+
+/** One channel's trouble must not end the sweep: it is logged, counted, and the next one goes. */
+async function sweep<T>(context: ChannelsContext, what: string, ids: number[], each: (id: number) => Promise<T>): Promise<SweepTally<T>> {
+  const tally: SweepTally<T> = { results: new Map(), errors: 0, firstError: '' };
   for (const id of ids) {
     try {
-      await each(id);
+      tally.results.set(id, await each(id));
     } catch (error) {
       context.logger.warn({ err: error, channelId: id }, `${what}: channel skipped`);
+      tally.errors += 1;
+      tally.firstError ||= error instanceof Error ? error.message : String(error);
     }
   }
+  return tally;
 }
+
+const plural = (count: number, noun: string) => `${count} ${noun}${count === 1 ? '' : 's'}`;
 
 export async function updateBalance(context: ChannelsContext, id: number): Promise<number> {
   const row = await getChannel(context, id);
@@ -125,17 +137,47 @@ function modelsFrom(answer: OperateAnswer): string[] {
   return [...new Set(answer.models)].sort();
 }
 
-/** The background jobs behind "test all" and "update all balances". */
+/** How long a sweep's lock outlives a crashed holder; a live one renews it every third of this. */
+const SWEEP_LOCK_TTL_MS = 5 * 60_000;
+
+/** Tests every enabled and automatically disabled channel; the summary counts what changed. */
+export async function testAllChannels(context: ChannelsContext): Promise<string> {
+  const before = await sweepRows(context, [ChannelStatus.Enabled, ChannelStatus.AutoDisabled]);
+  if (before.length === 0) return 'no channels to test';
+  const ids = before.map((row) => row.id);
+  const tally = await sweep(context, 'test all', ids, (id) => testChannel(context, id));
+  // No channel tested at all is the run's failure (typically the relay is away), not the channels'.
+  if (tally.errors === ids.length) throw new Error(`${tally.firstError} (no channel tested)`);
+  const after = new Map((await context.db.getRepository(ChannelEntity).find({ where: { id: In(ids) }, select: { id: true, status: true } }))
+    .map((row) => [row.id, row.status]));
+  const changed = (from: number, to: number) => before.filter((row) => row.status === from && after.get(row.id) === to).length;
+  const failed = [...tally.results.values()].filter((result) => !result.success).length;
+  const parts = [`tested ${plural(tally.results.size, 'channel')}`, `${failed} failed`, `${changed(ChannelStatus.Enabled, ChannelStatus.AutoDisabled)} disabled`,
+    `${changed(ChannelStatus.AutoDisabled, ChannelStatus.Enabled)} enabled`];
+  if (tally.errors) parts.push(`${tally.errors} not tested (${tally.firstError})`);
+  context.logger.info({ channels: ids.length }, 'all channels tested');
+  return parts.join(', ');
+}
+
+/** Refreshes the balance of every enabled channel. */
+export async function updateAllBalances(context: ChannelsContext): Promise<string> {
+  const ids = (await sweepRows(context, [ChannelStatus.Enabled])).map((row) => row.id);
+  if (ids.length === 0) return 'no enabled channels';
+  const tally = await sweep(context, 'update balances', ids, (id) => updateBalance(context, id));
+  return `updated ${plural(tally.results.size, 'balance')}${tally.errors ? `, ${tally.errors} failed (${tally.firstError})` : ''}`;
+}
+
+/**
+ * The background jobs behind "test all" and "update all balances", started by the console
+ * buttons (startSweep) and by the schedules (schedules.ts). Each run is recorded and holds a
+ * lock shared by the replicas, so a scheduled and a manual run never overlap: the later one is
+ * skipped. Two slots per worker make that skip immediate, rather than the later run waiting in
+ * this replica's queue and then testing everything again.
+ */
 export async function registerSweeps(context: ChannelsContext): Promise<void> {
-  await context.jobs.work(TEST_ALL_JOB, async () => {
-    const ids = await sweepIds(context, [ChannelStatus.Enabled, ChannelStatus.AutoDisabled]);
-    await sweep(context, 'test all', ids, (id) => testChannel(context, id));
-    context.logger.info({ channels: ids.length }, 'all channels tested');
-  });
-  await context.jobs.work(BALANCE_ALL_JOB, async () => {
-    const ids = await sweepIds(context, [ChannelStatus.Enabled]);
-    await sweep(context, 'update balances', ids, (id) => updateBalance(context, id));
-  });
+  const recording = { kv: context.kv, logger: context.logger, exclusive: { lockTtlMs: SWEEP_LOCK_TTL_MS } };
+  await context.jobs.work(TEST_ALL_JOB, recordedJob(TEST_ALL_JOB, () => testAllChannels(context), recording), { concurrency: 2 });
+  await context.jobs.work(BALANCE_ALL_JOB, recordedJob(BALANCE_ALL_JOB, () => updateAllBalances(context), recording), { concurrency: 2 });
 }
 
 /** Starts a sweep; one at a time (a second request while one is pending is the same job). */

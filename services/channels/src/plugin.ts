@@ -9,6 +9,7 @@ import { registerResponders } from './responders.js';
 import { subscribeHealth } from './health.js';
 import { subscribeUsage } from './usage.js';
 import { registerSweeps } from './operations.js';
+import { registerSchedules } from './schedules.js';
 import { channelRoutes } from './routes/channels.js';
 import { channelTagRoutes } from './routes/channel-tags.js';
 import { channelOperationRoutes } from './routes/channel-operations.js';
@@ -23,21 +24,24 @@ export interface ChannelsPluginOptions {
   schema?: string;
   /** Secret from which the key encrypting channel keys at rest is derived. */
   keySecret: string;
+  /** Length of one minute of ChannelTestFrequency and ChannelUpdateFrequency; tests shorten it. Default 60 s. */
+  scheduleMinuteMs?: number;
 }
 
 /** Channels: upstream channels, the abilities routing index, tags, tests, balances and model lists. */
 const channelsPlugin: FastifyPluginAsync<ChannelsPluginOptions> = async (app, options) => {
   useAccessControl(app, 'channels');
-  const { bus, jobs, logger } = options.infra;
+  const { bus, jobs, kv, logger } = options.infra;
   const db = await openDatabase({
     url: options.databaseUrl, dataDir: options.dataDir, schema: options.schema ?? 'channels',
     entities: channelsEntities, migrations: channelsMigrations, logger,
   });
   const mirror = await createOptionsMirror({ bus, logger });
-  const context: ChannelsContext = { db, bus, jobs, logger, options: mirror, keySecret: deriveKey(options.keySecret, 'channels.key') };
+  const context: ChannelsContext = { db, bus, jobs, kv, logger, options: mirror, keySecret: deriveKey(options.keySecret, 'channels.key') };
 
   const subscriptions: Subscription[] = [...(await registerResponders(context)), ...(await subscribeHealth(context)), await subscribeUsage(context)];
   await registerSweeps(context);
+  await registerSchedules(context, { minuteMs: options.scheduleMinuteMs ?? 60_000 });
 
   app.addHook('onClose', async () => {
     await Promise.all(subscriptions.map((subscription) => subscription.unsubscribe()));

@@ -1,20 +1,10 @@
-import { declaredRoutes } from '@aigw/platform';
 import { backends } from '@aigw/platform/testing';
 import { ROOT_PASSWORD, startGateway, type Session, type TestGateway } from '../../gateway/test/support/gateway';
+import { matrixGaps, probeRow, type MatrixRow, type Outcome } from '../../gateway/test/support/authorization-matrix';
 import { channelBody, createChannels, installFakeRelay } from './support/channels';
 
 type Principal = 'anonymous' | 'user' | 'admin' | 'root';
-/** ok: served (2xx, the envelope may still report a business failure); or the refusal status. */
-type Outcome = 'ok' | 401 | 403 | 404;
-
-interface Row {
-  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
-  /** The route pattern as registered. */
-  route: string;
-  url: (id: number) => string;
-  body?: (id: number) => unknown;
-  expect: Record<Principal, Outcome>;
-}
+type Row = MatrixRow<Principal, number>;
 
 const adminOnly: Record<Principal, Outcome> = { anonymous: 401, user: 403, admin: 'ok', root: 'ok' };
 const signedIn: Record<Principal, Outcome> = { anonymous: 401, user: 'ok', admin: 'ok', root: 'ok' };
@@ -49,8 +39,6 @@ const matrix: Row[] = [
   { method: 'GET', route: '/internal/channels/options', url: () => '/internal/channels/options', expect: { anonymous: 401, user: 403, admin: 403, root: 'ok' } },
 ];
 
-const normalize = (route: string) => (route.length > 1 ? route.replace(/\/$/, '') : route);
-
 describe.each(backends)('channels authorization (%s)', (backend) => {
   let gateway: TestGateway;
   const sessions = {} as Record<Exclude<Principal, 'anonymous'>, Session>;
@@ -73,24 +61,13 @@ describe.each(backends)('channels authorization (%s)', (backend) => {
   });
 
   it('has a row for every channels route', () => {
-    const routes = declaredRoutes(gateway.app).filter((route) => route.service === 'channels').map((route) => `${route.method} ${normalize(route.url)}`);
-    const covered = new Set(matrix.map((row) => `${row.method} ${normalize(row.route)}`));
-    expect(routes.filter((route) => !covered.has(route))).toEqual([]);
-    expect([...covered].filter((route) => !routes.includes(route))).toEqual([]);
+    expect(matrixGaps(gateway, 'channels', matrix)).toEqual({ uncovered: [], stale: [] });
   });
 
   const principals: Principal[] = ['anonymous', 'user', 'admin', 'root'];
 
   it.each(matrix.map((row) => [`${row.method} ${row.route}`, row] as const))('%s', async (_name, row) => {
-    const outcomes: Record<string, Outcome | number> = {};
-    for (const principal of principals) {
-      const session = principal === 'anonymous' ? undefined : sessions[principal];
-      const response = await gateway.call(row.method, row.url(channelId), { session, body: row.body?.(channelId) });
-      outcomes[principal] = response.statusCode === 200 ? 'ok' : response.statusCode;
-      if (response.statusCode >= 400) expect(response.json()).toMatchObject({ success: false });
-      // A refused caller learns nothing, not even the route's validation.
-      if (response.statusCode === 401 || response.statusCode === 403) expect(response.body).not.toMatch(/channel|key/);
-    }
+    const outcomes = await probeRow(gateway, row, channelId, sessions, principals, /channel|key/);
     expect(outcomes).toEqual(row.expect);
   });
 });

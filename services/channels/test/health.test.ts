@@ -2,7 +2,7 @@ import type { DataSource } from 'typeorm';
 import { publishEvent, type BusEvent } from '@aigw/platform';
 import { backends, waitFor } from '@aigw/platform/testing';
 import { type Session, type TestGateway } from '../../gateway/test/support/gateway';
-import { createChannels, setOption, startChannelsWorld, type ChannelsWorld } from './support/channels';
+import { collectEvents, createChannels, setOption, startChannelsWorld, type ChannelsWorld } from './support/channels';
 
 /** How long a negative case waits when no later event can show it was handled. */
 const SETTLE_MS = 500;
@@ -54,6 +54,7 @@ describe.each(backends)('automatic disable and enable from relay reports (%s)', 
   it('disables on the explicit rules, recording the reason and time, and publishes the change', async () => {
     await setOption(gateway, root, 'AutomaticDisableChannelEnabled', true);
     await setOption(gateway, root, 'AutomaticDisableKeywords', 'Your credit balance is too low\nquota has run dry');
+    const alerts = await collectEvents(gateway.env.infra.bus, 'channels.channel.disabled');
     const ids = await createChannels(gateway, root, { name: 'rules', key: 'k-401\nk-code\nk-type\nk-word\nk-500\nk-gemini' });
     const [by401, byCode, byType, byKeyword, by500] = ids;
     const [gemini] = await createChannels(gateway, root, { name: 'gemini', type: 24, key: 'k-g', models: 'gemini-2.0-flash' });
@@ -71,6 +72,15 @@ describe.each(backends)('automatic disable and enable from relay reports (%s)', 
     expect(JSON.parse(view.other_info)).toEqual({ status_reason: 'message contains "quota has run dry": Sorry: QUOTA HAS RUN DRY today', status_time: expect.any(Number) });
     expect(Number((await db.query(`SELECT COUNT(*) AS n FROM abilities WHERE channel_id = ${Number(by401)} AND enabled = ${backend === 'real' ? 'true' : '1'}`))[0].n)).toBe(0);
     await waitFor(() => updated.some((event) => (event.data as { id: number; status: number }).id === by401 && (event.data as { status: number }).status === 3), 5_000, 'disable published');
+    // Each automatic disable is announced once, after its commit, for the notifier's alert to root.
+    await waitFor(() => alerts.length >= 6, 5_000, 'disables announced');
+    const announced = alerts.map((event) => event.data as { channel_id: number; name: string; reason: string; time: number });
+    const byId = (a: number, b: number) => a - b;
+    expect(announced.filter((alert) => alert.name !== 'sentinel').map((alert) => alert.channel_id).sort(byId))
+      .toEqual([by401!, byCode!, byType!, byKeyword!, gemini!].sort(byId));
+    expect(announced.find((alert) => alert.channel_id === byKeyword)).toEqual({
+      channel_id: byKeyword, name: 'rules', reason: 'message contains "quota has run dry": Sorry: QUOTA HAS RUN DRY today', time: JSON.parse(view.other_info).status_time,
+    });
   });
 
   it('never disables a channel with auto_ban 0, nor touches a manually disabled one', async () => {

@@ -27,7 +27,7 @@ export interface GatewayOptions {
   /** Build the relay's tokenizers at start rather than on the first request (production). */
   preloadTokenizers?: boolean;
   /** Database schema per service (tests isolate themselves with their own). */
-  schemas?: Partial<Record<'identity' | 'billing' | 'channels', string>>;
+  schemas?: Partial<Record<'identity' | 'billing' | 'channels' | 'notifier', string>>;
 }
 
 /**
@@ -88,9 +88,15 @@ export async function buildGateway(options: GatewayOptions): Promise<App> {
     await app.register(channelsPlugin, {
       infra, databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR, schema: options.schemas?.channels,
       keySecret: config.CHANNEL_KEY_SECRET ?? loadOrCreateSecret(config.DATA_DIR, 'channel-key'),
+      scheduleMinuteMs: config.SCHEDULE_MINUTE_MS,
     });
     await app.register(relayPlugin, { infra, preloadTokenizers: options.preloadTokenizers, limits: { streamIdleTimeoutMs: config.STREAMING_TIMEOUT_MS } });
-    await app.register(notifierPlugin, { infra });
+    await app.register(notifierPlugin, {
+      infra, databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR, schema: options.schemas?.notifier,
+      keySecret: config.NOTIFIER_KEY_SECRET ?? loadOrCreateSecret(config.DATA_DIR, 'notifier-key'),
+      webhooks: { timeoutMs: config.WEBHOOK_TIMEOUT_MS, attempts: config.WEBHOOK_ATTEMPTS, backoffMs: config.WEBHOOK_BACKOFF_MS },
+      mail: { attempts: config.MAIL_ATTEMPTS, backoffMs: config.MAIL_BACKOFF_MS },
+    });
   }
   await registerConsole(app, options.webDistDir);
   app.addHook('onClose', () => resolver.close());

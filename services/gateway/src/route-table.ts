@@ -17,7 +17,7 @@ export const routeTable: Record<ServiceName, readonly string[]> = {
   ],
   channels: ['/api/channel', '/api/models', '/api/user/models'],
   relay: ['/v1', '/v1beta', '/pg', '/mj', '/suno', '/dashboard', '/api/mj', '/api/task'],
-  notifier: ['/api/webhook'],
+  notifier: ['/api/webhook', '/api/job'],
 };
 
 /** Relay paths: authenticated by sk- tokens in the relay, CORS open to any origin. */

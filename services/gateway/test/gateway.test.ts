@@ -18,6 +18,7 @@ describe('route table', () => {
     expect(owningService('/v1/chat/completions')).toBe('relay');
     expect(owningService('/api/mj/self')).toBe('relay');
     expect(owningService('/api/webhook/')).toBe('notifier');
+    expect(owningService('/api/job/')).toBe('notifier');
     expect(owningService('/api/userx')).toBeUndefined();
     expect(owningService('/login')).toBeUndefined();
   });

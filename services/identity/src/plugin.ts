@@ -1,10 +1,11 @@
 import type { FastifyPluginAsync } from 'fastify';
-import { openDatabase, useAccessControl, type Infrastructure } from '@aigw/platform';
+import { JobName } from '@aigw/contracts';
+import { openDatabase, recordedJob, useAccessControl, type Infrastructure } from '@aigw/platform';
 import type { IdentityContext } from './context.js';
 import { OptionEntity } from './entities/option.entity.js';
 import { SessionEntity } from './entities/session.entity.js';
 import { UserEntity } from './entities/user.entity.js';
-import { Initial1732300000000 } from './migrations/1732300000000-initial.js';
+import { identityMigrations } from './migrations/index.js';
 import { createOptionStore } from './options-store.js';
 import { createSessionStore } from './sessions.js';
 import { registerResponders } from './responders.js';
@@ -42,7 +43,7 @@ const identityPlugin: FastifyPluginAsync<IdentityPluginOptions> = async (app, op
     dataDir: options.dataDir,
     schema: options.schema ?? 'identity',
     entities: [UserEntity, SessionEntity, OptionEntity],
-    migrations: [Initial1732300000000],
+    migrations: identityMigrations,
     logger,
   });
   const optionStore = await createOptionStore(db, bus, logger);
@@ -56,11 +57,12 @@ const identityPlugin: FastifyPluginAsync<IdentityPluginOptions> = async (app, op
   const responders = await registerResponders(context);
   await ensureRootUser(db, bus, logger, options.initialRootPassword);
 
-  await jobs.work('identity.sessions.sweep', async () => {
+  await jobs.work(JobName.IdentitySessionsSweep, recordedJob(JobName.IdentitySessionsSweep, async () => {
     const removed = await context.sessions.sweep();
     if (removed) logger.info({ removed }, 'expired sessions removed');
-  });
-  await jobs.repeat('identity.sessions.sweep', {}, { everyMs: SESSION_SWEEP_EVERY_MS });
+    return `removed ${removed} expired session${removed === 1 ? '' : 's'}`;
+  }, { kv, logger }));
+  await jobs.repeat(JobName.IdentitySessionsSweep, {}, { everyMs: SESSION_SWEEP_EVERY_MS });
 
   app.addHook('onClose', async () => {
     await Promise.all(responders.map((responder) => responder.unsubscribe()));

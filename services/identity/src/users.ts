@@ -1,5 +1,5 @@
 import type { DataSource, EntityManager } from 'typeorm';
-import { Role, UserStatus, type User, type UserBalance } from '@aigw/contracts';
+import { localeFromAcceptLanguage, Role, UserStatus, type User, type UserBalance } from '@aigw/contracts';
 import { isUniqueViolation, UserError } from '@aigw/platform';
 import { UserEntity } from './entities/user.entity.js';
 import { randomString } from './domain/secrets.js';
@@ -33,6 +33,13 @@ export interface NewUser {
   role?: number;
   inviterId?: number;
   passwordIsDefault?: boolean;
+  /** The console language it registered with (see `languageOf`); '' when unknown. */
+  language?: string;
+}
+
+/** The language a request's Accept-Language asks for ('zh-CN' or 'en-US'), or '' when it sends none. */
+export function languageOf(acceptLanguage: string | undefined): string {
+  return acceptLanguage?.trim() ? localeFromAcceptLanguage(acceptLanguage) : '';
 }
 
 /**
@@ -54,6 +61,7 @@ export async function insertUser(manager: EntityManager, input: NewUser): Promis
       group: 'default',
       aff_code: randomString(attempt < 5 ? 4 : 8),
       inviter_id: input.inviterId ?? 0,
+      language: input.language ?? '',
       access_token_hash: null,
       created_at: Date.now(),
       deleted_at: null,

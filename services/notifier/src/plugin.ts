@@ -1,16 +1,53 @@
 import type { FastifyPluginAsync } from 'fastify';
-import { createOptionsMirror, registerDiagnostics, useAccessControl, type Infrastructure } from '@aigw/platform';
+import {
+  createOptionsMirror, deriveKey, openDatabase, registerDiagnostics, useAccessControl, type Infrastructure, type Subscription,
+} from '@aigw/platform';
+import type { NotifierContext } from './context.js';
+import { notifierEntities } from './entities/index.js';
+import { notifierMigrations } from './migrations/index.js';
+import { registerWebhooks, type WebhookSettings } from './webhooks/index.js';
+import { registerMail, type MailSettings } from './mail/index.js';
+import { jobRoutes } from './routes/jobs.js';
 
 export interface NotifierPluginOptions {
   infra: Infrastructure;
+  /** PostgreSQL URL; SQLite under dataDir when absent. */
+  databaseUrl?: string;
+  dataDir: string;
+  /** Database schema (PostgreSQL); tests pass their own. */
+  schema?: string;
+  /** Secret from which the key encrypting webhook signing secrets is derived. */
+  keySecret: string;
+  /** Webhook delivery tunables (timeout, attempts, backoff); defaults in webhooks/delivery.ts. */
+  webhooks?: Partial<WebhookSettings>;
+  /** Mail delivery tunables (attempts, backoff, SMTP timeouts); defaults in mail/deliveries.ts. */
+  mail?: Partial<MailSettings>;
 }
 
-/** Notifier: email, low-balance warnings, channel alerts and webhooks. Built in its own issue; for now it mirrors the options and answers its health route. */
-const notifierPlugin: FastifyPluginAsync<NotifierPluginOptions> = async (app, { infra }) => {
+/** Notifier: email (SMTP), low-balance warnings, channel alerts and signed webhooks to integrators. */
+const notifierPlugin: FastifyPluginAsync<NotifierPluginOptions> = async (app, options) => {
   useAccessControl(app, 'notifier');
-  const options = await createOptionsMirror({ bus: infra.bus, logger: infra.logger });
-  app.addHook('onClose', () => options.close());
-  registerDiagnostics(app, 'notifier', options);
+  const { bus, jobs, kv, logger } = options.infra;
+  const db = await openDatabase({
+    url: options.databaseUrl, dataDir: options.dataDir, schema: options.schema ?? 'notifier',
+    entities: notifierEntities, migrations: notifierMigrations, logger,
+  });
+  const mirror = await createOptionsMirror({ bus, logger });
+  const context: NotifierContext = { db, bus, jobs, kv, logger, options: mirror, keySecret: deriveKey(options.keySecret, 'notifier.key') };
+
+  const subscriptions: Subscription[] = [];
+  subscriptions.push(...(await registerWebhooks(app, context, options.webhooks)));
+  subscriptions.push(...(await registerMail(app, context, options.mail)));
+
+  app.addHook('onClose', async () => {
+    await Promise.all(subscriptions.map((subscription) => subscription.unsubscribe()));
+    await mirror.close();
+    await db.destroy();
+  });
+
+  registerDiagnostics(app, 'notifier', mirror);
+  await app.register(jobRoutes, { context });
+  void context;
 };
 
 export default notifierPlugin;

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsync } from 'fastify';
+import { JobName } from '@aigw/contracts';
 import {
-  createEgressClient, createOptionsMirror, createQuotaGate, registerDiagnostics, useAccessControl, type Infrastructure, type Subscription,
+  createEgressClient, createOptionsMirror, createQuotaGate, recordedJob, registerDiagnostics, useAccessControl, type Infrastructure, type Subscription,
 } from '@aigw/platform';
 import { createChannelDirectory } from './channels.js';
 import { preloadEncoders } from './tokenizer/index.js';
@@ -54,10 +55,17 @@ const relayPlugin: FastifyPluginAsync<RelayPluginOptions> = async (app, { infra,
   const subscriptions: Subscription[] = [await registerChannelOperations(context)];
 
   // Holds whose relay died mid-request are released (DESIGN section 5: nothing leaks).
-  await infra.jobs.work('relay.holds.sweep', async () => {
-    for (const { hold } of await context.quota.sweep()) if (hold.record) context.usage.publish(hold.record);
-  });
-  await infra.jobs.repeat('relay.holds.sweep', {}, { everyMs: HOLD_SWEEP_EVERY_MS });
+  await infra.jobs.work(JobName.RelayHoldsSweep, recordedJob(JobName.RelayHoldsSweep, async () => {
+    const released = await context.quota.sweep();
+    let published = 0;
+    for (const { hold } of released) {
+      if (!hold.record) continue;
+      context.usage.publish(hold.record);
+      published += 1;
+    }
+    return `released ${released.length} stale hold${released.length === 1 ? '' : 's'}, ${published} usage record${published === 1 ? '' : 's'} published`;
+  }, { kv, logger }));
+  await infra.jobs.repeat(JobName.RelayHoldsSweep, {}, { everyMs: HOLD_SWEEP_EVERY_MS });
 
   app.addHook('onClose', async () => {
     await context.usage.flush(10_000);

@@ -1,4 +1,10 @@
-import type { TableColumnOptions } from 'typeorm';
+import type { TableColumnOptions, ValueTransformer } from 'typeorm';
+
+/** Entity transformer: bigint columns arrive as strings from PostgreSQL; every value we store fits a safe integer. */
+export const bigintNumber: ValueTransformer = {
+  to: (value: number | null | undefined) => value,
+  from: (value: string | number | null) => (value === null ? null : Number(value)),
+};
 
 /**
  * Column builders for migrations written with the QueryRunner API (they run on PostgreSQL and

@@ -62,6 +62,13 @@ export interface EgressClient {
   request(url: string | URL, init?: EgressRequestInit): Promise<EgressResponse>;
   /** For small answers (model lists, balances, webhooks): the body is read up to maxBytes (default 1 MiB). */
   fetchJson(url: string | URL, init?: EgressRequestInit, limits?: { maxBytes?: number }): Promise<EgressJsonResponse>;
+  /**
+   * Judges a destination without connecting: the URL rules, then the literal address or every
+   * address DNS gives for the name. For URLs being saved (webhooks); `request` judges again on
+   * every connection, since DNS may answer differently later. Rejects with EgressBlockedError,
+   * or EgressError `dns` when the name does not resolve.
+   */
+  check(url: string | URL): Promise<URL>;
   /** Destroys the pool: in-flight requests fail, later ones are refused. */
   close(): Promise<void>;
 }
@@ -214,9 +221,28 @@ export function createEgressClient(options: EgressClientOptions): EgressClient {
     return { statusCode: response.statusCode, headers: response.headers, text, data };
   }
 
+  async function check(raw: string | URL): Promise<URL> {
+    const url = checkUrl(raw);
+    const host = url.hostname.replace(/^\[|\]$/g, '');
+    if (isIP(host)) return url;
+    let answers: ResolvedAddress[];
+    try {
+      answers = await resolve(host);
+    } catch (error) {
+      throw new EgressError('dns', url, error);
+    }
+    if (answers.length === 0) throw new EgressError('dns', url);
+    for (const { address } of answers) {
+      const blocked = blockedAddress(host, address);
+      if (blocked) throw blocked;
+    }
+    return url;
+  }
+
   return {
     request,
     fetchJson,
+    check,
     async close() {
       if (closed) return;
       closed = true;

@@ -9,12 +9,26 @@ const queueNameOf = (name: string) => encodeURIComponent(name);
 const encodeJobId = (jobId: string) => `id-${encodeURIComponent(jobId)}`;
 const decodeJobId = (id: string) => (id.startsWith('id-') ? decodeURIComponent(id.slice(3)) : id);
 
+export interface BullJobsOptions {
+  redisUrl: string;
+  prefix: string;
+  logger: Logger;
+  /**
+   * How long a worker's lock on a running job lasts (renewed every half of it while the handler
+   * runs). A worker that died holding a job gives it up once its lock expired. Default 30 000 ms.
+   */
+  lockDurationMs?: number;
+  /** How often each worker looks for jobs whose lock expired and puts them back in the queue. Default 30 000 ms. */
+  stalledIntervalMs?: number;
+}
+
 /**
  * Jobs on BullMQ: one Queue and one Worker per job name, all under `prefix` in Redis. Completed
  * and failed jobs are removed, so a `jobId` dedupes only while its job is pending (as in memory);
- * failures are reported through the logger.
+ * failures are reported through the logger. A job whose worker died (its process killed) runs
+ * again once its lock expired and another worker's stalled check found it.
  */
-export function createBullJobs(options: { redisUrl: string; prefix: string; logger: Logger }): Jobs {
+export function createBullJobs(options: BullJobsOptions): Jobs {
   const { prefix, logger } = options;
   // Queues share this connection; each Worker duplicates it for its blocking reads.
   const connection = new Redis(options.redisUrl, { maxRetriesPerRequest: null });
@@ -66,8 +80,15 @@ export function createBullJobs(options: { redisUrl: string; prefix: string; logg
     async work(name, handler, workOptions = {}) {
       const worker = new Worker(
         queueNameOf(name),
-        async (job: BullJob) => handler({ id: decodeJobId(job.id!), name, data: job.data, attempt: job.attemptsMade + 1 }),
-        { connection, prefix, concurrency: workOptions.concurrency ?? 1 },
+        async (job: BullJob) => handler({
+          id: decodeJobId(job.id!), name, data: job.data, attempt: job.attemptsMade + 1, attempts: job.opts.attempts ?? 1,
+        }),
+        {
+          connection, prefix, concurrency: workOptions.concurrency ?? 1,
+          // BullMQ reads an explicit undefined as a value: pass only what was set.
+          ...(options.lockDurationMs === undefined ? {} : { lockDuration: options.lockDurationMs }),
+          ...(options.stalledIntervalMs === undefined ? {} : { stalledInterval: options.stalledIntervalMs }),
+        },
       );
       worker.on('failed', (job, error) => reportFailure(name, job, error));
       worker.on('error', (error) => logger.error({ err: error, job: name }, 'jobs: worker error'));

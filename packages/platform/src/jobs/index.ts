@@ -4,6 +4,9 @@ import type { Jobs } from './jobs.js';
 import { createMemoryJobs } from './memory-jobs.js';
 
 export * from './jobs.js';
+export * from './run-records.js';
+/** For a process that tunes BullMQ itself (lock and stalled-check timing). */
+export { createBullJobs, type BullJobsOptions } from './bullmq-jobs.js';
 
 /** BullMQ when `redisUrl` is set, in-process otherwise. `prefix` namespaces BullMQ's Redis keys. */
 export function createJobs(options: { redisUrl?: string; prefix: string; logger: Logger }): Jobs {

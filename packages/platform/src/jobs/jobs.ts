@@ -10,6 +10,8 @@ export interface Job<T = unknown> {
   data: T;
   /** 1 on the first run, 2 on the first retry, ... */
   attempt: number;
+  /** Runs the job may have in all (its `attempts` option): the run with `attempt === attempts` is its last. */
+  attempts: number;
 }
 
 export interface JobOptions {

@@ -88,7 +88,7 @@ export function createMemoryJobs(options: { logger: Logger }): Jobs {
   async function execute(queue: Queue, worker: Worker, job: QueuedJob): Promise<void> {
     worker.running += 1;
     try {
-      await worker.handler({ id: job.id, name: job.name, data: job.data, attempt: job.attempt });
+      await worker.handler({ id: job.id, name: job.name, data: job.data, attempt: job.attempt, attempts: job.attempts });
       queue.pending.delete(job.id);
     } catch (error) {
       if (job.attempt < job.attempts && !closed) {

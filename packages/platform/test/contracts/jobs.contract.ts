@@ -41,20 +41,23 @@ export function defineJobsContract(name: string, factory: () => Promise<JobsHarn
       });
       await jobs.add('greet', { to: 'world', tags: ['a'] });
       await waitFor(() => seen.length === 1);
-      expect(seen[0]).toMatchObject({ name: 'greet', data: { to: 'world', tags: ['a'] }, attempt: 1 });
+      // Three runs in all unless the job says otherwise.
+      expect(seen[0]).toMatchObject({ name: 'greet', data: { to: 'world', tags: ['a'] }, attempt: 1, attempts: 3 });
       expect(typeof seen[0]!.id).toBe('string');
     });
 
     it('retries a failing handler with doubling backoff, then gives up', async () => {
-      const runs: Array<{ attempt: number; at: number }> = [];
+      const runs: Array<{ attempt: number; attempts: number; at: number }> = [];
       await jobs.work('flaky', async (job) => {
-        runs.push({ attempt: job.attempt, at: Date.now() });
+        runs.push({ attempt: job.attempt, attempts: job.attempts, at: Date.now() });
         throw new Error('boom');
       });
       await jobs.add('flaky', {}, { attempts: 3, backoffMs: 60 });
       await waitFor(() => runs.length === 3);
       await sleep(400);
       expect(runs.map((run) => run.attempt)).toEqual([1, 2, 3]);
+      // Every run knows the limit, so a handler can tell its last run (attempt === attempts).
+      expect(runs.map((run) => run.attempts)).toEqual([3, 3, 3]);
       expect(runs[1]!.at - runs[0]!.at).toBeGreaterThanOrEqual(50);
       expect(runs[2]!.at - runs[1]!.at).toBeGreaterThanOrEqual(110);
     });
@@ -101,8 +104,10 @@ export function defineJobsContract(name: string, factory: () => Promise<JobsHarn
     it('repeats every interval with one schedule per name, until unrepeat', async () => {
       const replica = harness.open();
       let runs = 0;
-      await jobs.work('tick', async () => {
+      const limits = new Set<number>();
+      await jobs.work('tick', async (job) => {
         runs += 1;
+        limits.add(job.attempts);
       });
       await jobs.repeat('tick', { every: 'time' }, { everyMs: 200 });
       await replica.repeat('tick', { every: 'time' }, { everyMs: 200 });
@@ -110,6 +115,8 @@ export function defineJobsContract(name: string, factory: () => Promise<JobsHarn
       // One schedule gives about five runs; two would give about ten.
       expect(runs).toBeGreaterThanOrEqual(3);
       expect(runs).toBeLessThanOrEqual(7);
+      // A scheduled run is not retried: the next tick is its retry.
+      expect([...limits]).toEqual([1]);
       await jobs.unrepeat('tick');
       await sleep(50);
       const afterUnrepeat = runs;

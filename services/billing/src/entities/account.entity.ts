@@ -1,5 +1,5 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
-import { bigintNumber } from './columns.js';
+import { bigintNumber } from '@aigw/platform';
 
 /**
  * A user's money: the persisted balance and counters. username, group, role and status are copies

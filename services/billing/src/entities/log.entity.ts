@@ -1,5 +1,5 @@
 import { Column, Entity, PrimaryGeneratedColumn } from 'typeorm';
-import { bigintNumber } from './columns.js';
+import { bigintNumber } from '@aigw/platform';
 
 /** A usage or account log row (types 1 top-up, 2 consume, 3 manage, 4 system). Indexes: see the migration. */
 @Entity({ name: 'logs' })

@@ -1,5 +1,5 @@
 import { Column, Entity, PrimaryGeneratedColumn } from 'typeorm';
-import { bigintNumber } from './columns.js';
+import { bigintNumber } from '@aigw/platform';
 
 /** Hourly usage per user and model, for the data dashboard. Unique on (user_id, model_name, created_at). */
 @Entity({ name: 'quota_data' })

@@ -1,5 +1,5 @@
 import { Column, Entity, PrimaryGeneratedColumn } from 'typeorm';
-import { bigintNumber } from './columns.js';
+import { bigintNumber } from '@aigw/platform';
 
 /** A redemption code: admin-made, redeemable once for quota. */
 @Entity({ name: 'redemptions' })

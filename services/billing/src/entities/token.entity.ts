@@ -1,5 +1,5 @@
 import { Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
-import { bigintNumber } from './columns.js';
+import { bigintNumber } from '@aigw/platform';
 
 /**
  * An API token (sk- key). The key is stored as its sha256 (lookup), its first and last characters

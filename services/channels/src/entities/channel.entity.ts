@@ -1,5 +1,5 @@
 import { Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
-import { bigintNumber } from './columns.js';
+import { bigintNumber } from '@aigw/platform';
 
 /**
  * An upstream channel. The key is kept only encrypted (AES-256-GCM) and as its sha256 (exact

@@ -49,7 +49,7 @@ export async function startGateway(backend: Backend, env: Record<string, string>
     infra: environment.infra,
     version: 'test',
     webDistDir: config.WEB_DIST_DIR,
-    schemas: { identity: environment.schema('identity'), billing: environment.schema('billing'), channels: environment.schema('channels') },
+    schemas: { identity: environment.schema('identity'), billing: environment.schema('billing'), channels: environment.schema('channels'), notifier: environment.schema('notifier') },
   });
   await app.ready();
 

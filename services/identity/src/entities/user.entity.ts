@@ -50,6 +50,10 @@ export class UserEntity {
   @Column({ type: 'integer', default: 0 })
   inviter_id: number;
 
+  /** The console language of the last registration or sign-in (its Accept-Language): 'zh-CN', 'en-US', or '' when unknown. Mails are written in it. */
+  @Column({ type: 'varchar', length: 16, default: '' })
+  language: string;
+
   /** sha256 of the system access token, or null when none was generated. */
   @Column({ type: 'varchar', length: 64, nullable: true, unique: true })
   access_token_hash: string | null;

@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { emailQuerySchema, passwordResetBodySchema, registerBodySchema } from '@aigw/contracts';
+import { emailQuerySchema, localeFromAcceptLanguage, passwordResetBodySchema, registerBodySchema } from '@aigw/contracts';
 import { UserError } from '@aigw/platform';
 import type { IdentityContext } from '../context.js';
 import { UserEntity } from '../entities/user.entity.js';
@@ -9,7 +9,7 @@ import { checkEmail } from '../domain/email-rules.js';
 import { hashPassword } from '../domain/passwords.js';
 import { randomString, safeEqual } from '../domain/secrets.js';
 import { publishSessionRevoked, publishUserRegistered, requestMail } from '../events.js';
-import { insertUser } from '../users.js';
+import { insertUser, languageOf } from '../users.js';
 
 /** Verification codes and reset links live in Kv so every replica sees them. */
 const VERIFICATION_TTL_MS = 10 * 60_000;
@@ -60,6 +60,7 @@ export const registrationRoutes: FastifyPluginAsyncZod<{ context: IdentityContex
       passwordHash: await hashPassword(body.password),
       email,
       inviterId: inviter && inviter.deleted_at === null ? inviter.id : 0,
+      language: languageOf(request.headers['accept-language']),
     });
     if (email) await kv.delete(verificationKey(email));
     await publishUserRegistered(bus, user, 'register');
@@ -74,7 +75,7 @@ export const registrationRoutes: FastifyPluginAsyncZod<{ context: IdentityContex
     await lockResend(email, 'verification');
     const code = crypto.randomBytes(3).toString('hex');
     await kv.set(verificationKey(email), code, { ttlMs: VERIFICATION_TTL_MS });
-    await requestMail(bus, { to: email, template: 'verification_code', params: { code, minutes: String(VERIFICATION_TTL_MS / 60_000), system_name: options.get('SystemName') } });
+    await requestMail(bus, { to: email, template: 'verification_code', params: { code, minutes: String(VERIFICATION_TTL_MS / 60_000), system_name: options.get('SystemName') }, locale: localeFromAcceptLanguage(request.headers['accept-language']) });
     return { success: true, message: '' };
   });
 
@@ -87,7 +88,7 @@ export const registrationRoutes: FastifyPluginAsyncZod<{ context: IdentityContex
       const token = crypto.randomBytes(16).toString('hex');
       await kv.set(resetKey(email), token, { ttlMs: RESET_TTL_MS });
       const link = `${options.get('ServerAddress')}/user/reset?email=${encodeURIComponent(email)}&token=${token}`;
-      await requestMail(bus, { to: email, template: 'password_reset', params: { link, minutes: String(RESET_TTL_MS / 60_000), system_name: options.get('SystemName') } });
+      await requestMail(bus, { to: email, template: 'password_reset', params: { link, minutes: String(RESET_TTL_MS / 60_000), system_name: options.get('SystemName') }, locale: localeFromAcceptLanguage(request.headers['accept-language']) });
     }
     return { success: true, message: '' };
   });

@@ -8,10 +8,16 @@ import { dummyPasswordHash, hashPassword, needsRehash, verifyPassword } from '..
 import { fetchBalances } from '../balances.js';
 import { publishSessionRevoked } from '../events.js';
 import { SESSION_TTL_MS } from '../sessions.js';
-import { findLoginUser, toUserView } from '../users.js';
+import { findLoginUser, languageOf, toUserView } from '../users.js';
 
 /** Starts a session for `user` (cookie set on the reply) and returns what the login answers. */
 export async function signIn(context: IdentityContext, request: FastifyRequest, reply: FastifyReply, user: UserEntity): Promise<LoginResult> {
+  // The console sends its language on every call: mails to this user are written in it from now on.
+  const language = languageOf(request.headers['accept-language']);
+  if (language && language !== user.language) {
+    await context.db.getRepository(UserEntity).update({ id: user.id }, { language });
+    user.language = language;
+  }
   const { secret } = await context.sessions.create(user.id);
   setCookie(reply, SESSION_COOKIE, secret, { maxAgeSeconds: SESSION_TTL_MS / 1000, secure: request.protocol === 'https' });
   const balance = (await fetchBalances(context.bus, context.logger, [user.id])).get(user.id)!;

@@ -1,0 +1,82 @@
+import { z } from 'zod';
+
+/**
+ * Background jobs whose last run is recorded (platform `recordedJob`, stored in the shared Kv)
+ * and listed to root by `GET /api/job/`. This is the one list of their names: the route shows
+ * every job here, also those that never ran yet.
+ */
+export const JobName = {
+  ChannelsTestAll: 'channels.test-all',
+  ChannelsBalanceAll: 'channels.balance-all',
+  BillingLogRetention: 'billing.logs.retention',
+  IdentitySessionsSweep: 'identity.sessions.sweep',
+  RelayHoldsSweep: 'relay.holds.sweep',
+} as const;
+export type JobName = (typeof JobName)[keyof typeof JobName];
+
+export interface RecordedJobInfo {
+  name: JobName;
+  /** The service whose workers run it. */
+  service: 'identity' | 'billing' | 'channels' | 'relay';
+  /** When it runs, in words (the console shows it). */
+  schedule: string;
+  /** What one run does. */
+  description: string;
+}
+
+/** In the order the console lists them. */
+export const recordedJobs: readonly RecordedJobInfo[] = [
+  {
+    name: JobName.ChannelsTestAll, service: 'channels', schedule: 'every ChannelTestFrequency minutes (0 = off), and the "test all" button',
+    description: 'Tests every enabled and automatically disabled channel; disables failing or slow ones and enables recovered ones per the monitoring options.',
+  },
+  {
+    name: JobName.ChannelsBalanceAll, service: 'channels', schedule: 'every ChannelUpdateFrequency minutes (0 = off), and the "update balances" button',
+    description: 'Reads the upstream balance of every enabled channel.',
+  },
+  {
+    name: JobName.BillingLogRetention, service: 'billing', schedule: 'daily',
+    description: 'Deletes logs older than LogRetentionDays (0 keeps everything).',
+  },
+  {
+    name: JobName.IdentitySessionsSweep, service: 'identity', schedule: 'hourly',
+    description: 'Removes expired console sessions.',
+  },
+  {
+    name: JobName.RelayHoldsSweep, service: 'relay', schedule: 'every minute',
+    description: 'Releases quota holds left by a relay that stopped mid-request, and settles what they used.',
+  },
+];
+
+export const jobOutcomes = ['ok', 'failed', 'skipped'] as const;
+export type JobOutcome = (typeof jobOutcomes)[number];
+
+/** One finished run of a recorded job. */
+export const jobRunSchema = z.object({
+  /** Unix seconds. */
+  started_at: z.number().int(),
+  /** Unix seconds. */
+  finished_at: z.number().int(),
+  duration_ms: z.number().int().min(0),
+  /** `skipped`: another run held the job's lock (see last_skipped), or the job had nothing to do by configuration. */
+  outcome: z.enum(jobOutcomes),
+  /** What it did ("tested 12 channels, 1 disabled"), or the error message of a failed run. */
+  summary: z.string(),
+});
+export type JobRun = z.infer<typeof jobRunSchema>;
+
+/** An entry of `GET /api/job/`. */
+export const jobViewSchema = z.object({
+  name: z.string(),
+  service: z.string(),
+  schedule: z.string(),
+  description: z.string(),
+  /**
+   * The last run that did its work (ok, failed, or skipped by itself when configured off); null
+   * until the job ran once (records live in the Kv store, so an in-memory one starts empty).
+   */
+  last_run: jobRunSchema.nullable(),
+  /** The last run skipped because another run held the job's lock (kept apart, so it never hides the outcome of that run). */
+  last_skipped: jobRunSchema.nullable(),
+});
+export type JobView = z.infer<typeof jobViewSchema>;

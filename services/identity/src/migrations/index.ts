@@ -1,0 +1,4 @@
+import { Initial1732300000000 } from './1732300000000-initial.js';
+import { UserLanguage1732700000000 } from './1732700000000-user-language.js';
+
+export const identityMigrations = [Initial1732300000000, UserLanguage1732700000000];

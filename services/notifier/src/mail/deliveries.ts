@@ -1,0 +1,139 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { z } from 'zod';
+import type { Locale } from '@aigw/contracts';
+import { publishEvent, type Job } from '@aigw/platform';
+import type { NotifierContext } from '../context.js';
+import { DeliveryEntity } from '../entities/index.js';
+import { defaultSmtpTimeouts, type Mailer, type SmtpTimeouts } from './mailer.js';
+import { renderMail, type MailParams, type MailTemplate } from './templates.js';
+
+/** Tunables of mail delivery (config: MAIL_*). */
+export interface MailSettings {
+  /** Sends per mail, the first included, before it is failed for good. */
+  attempts: number;
+  /** Wait before the first retry; it doubles on every further retry. */
+  backoffMs: number;
+  /** Mails sent at once by one notifier process. */
+  concurrency: number;
+  timeouts: SmtpTimeouts;
+}
+
+/**
+ * SMTP down: twelve sends with a doubling wait from 10 s ride out more than five hours of
+ * outage before a mail is given up (and root is told).
+ */
+export const defaultMailSettings: MailSettings = { attempts: 12, backoffMs: 10_000, concurrency: 2, timeouts: defaultSmtpTimeouts };
+
+/** What mail delivery shares: the context, its settings and the SMTP mailer. */
+export interface MailRuntime {
+  context: NotifierContext;
+  settings: MailSettings;
+  mailer: Mailer;
+}
+
+export const MAIL_JOB = 'notifier.mail';
+
+/** The job carries only the delivery's id: the row holds the mail. */
+const mailJobSchema = z.object({ delivery_id: z.number().int().positive() });
+
+/** A mail as the delivery row stores it (rendered when queued). */
+const storedMailSchema = z.object({ subject: z.string(), text: z.string(), html: z.string(), message_id: z.string() });
+type StoredMail = z.infer<typeof storedMailSchema>;
+
+/** What to send, to whom, and why: `cause` (an event id) makes a repeated order a no-op. */
+export interface MailOrder<T extends MailTemplate> {
+  cause: string;
+  to: string;
+  template: T;
+  locale: Locale;
+  params: MailParams<T>;
+}
+
+/** The longest recorded error text. */
+const ERROR_MAX = 500;
+
+/** The dedupe column holds 128 characters; a longer cause is kept as its digest. */
+function causeKey(cause: string): string {
+  return cause.length <= 128 ? cause : `sha256:${createHash('sha256').update(cause).digest('hex')}`;
+}
+
+/**
+ * Records the mail (one `deliveries` row per cause and recipient, written before anything is
+ * queued) and queues its job with the row id as job id. A repeated order (a redelivered event)
+ * finds its row: a mail already sent or given up is not queued again, a pending one is queued
+ * again (a no-op while its job waits), which also covers a consumer that died between the two.
+ */
+export async function queueMail<T extends MailTemplate>(runtime: MailRuntime, order: MailOrder<T>): Promise<void> {
+  const { context, settings } = runtime;
+  const repository = context.db.getRepository(DeliveryEntity);
+  const cause = { kind: 'mail' as const, dedupe_key: causeKey(order.cause), target: order.to };
+  let delivery = await repository.findOneBy(cause);
+  if (!delivery) {
+    const mail: StoredMail = { ...renderMail(order.template, order.locale, order.params), message_id: messageId(context) };
+    const now = Math.floor(Date.now() / 1000);
+    await repository.createQueryBuilder().insert().into(DeliveryEntity).orIgnore().values({
+      ...cause, topic: order.template, webhook_id: 0, payload: JSON.stringify(mail), status: 'pending', attempts: 0,
+      last_error: '', response_status: 0, created_at: now, updated_at: now,
+    }).execute();
+    delivery = await repository.findOneByOrFail(cause);
+  }
+  if (delivery.status !== 'pending') return;
+  await context.jobs.add(MAIL_JOB, { delivery_id: delivery.id } satisfies z.infer<typeof mailJobSchema>, {
+    jobId: String(delivery.id), attempts: settings.attempts, backoffMs: settings.backoffMs,
+  });
+}
+
+/** Unique per mail, in the domain of ServerAddress: receivers can drop a copy sent twice. */
+function messageId(context: NotifierContext): string {
+  let domain = 'localhost';
+  try {
+    domain = new URL(context.options.get('ServerAddress')).hostname || domain;
+  } catch {
+    // an empty or odd address: the default domain will do
+  }
+  return `<${randomUUID()}@${domain}>`;
+}
+
+/**
+ * The job: one send of one mail. Only a `pending` row is sent, so a duplicate job, a job that ran
+ * again after its worker died, or a redelivered event never sends a mail that is `sent`. A
+ * failure is recorded on the row and thrown, so the Jobs port retries after its backoff; the last
+ * one marks the row `failed` and publishes `notifier.delivery.failed` for root.
+ */
+export async function sendMail(runtime: MailRuntime, job: Job): Promise<void> {
+  const { context, mailer } = runtime;
+  const { delivery_id: id } = mailJobSchema.parse(job.data);
+  const delivery = await context.db.getRepository(DeliveryEntity).findOneBy({ id });
+  if (!delivery || delivery.kind !== 'mail' || delivery.status !== 'pending') return;
+  const attempts = delivery.attempts + 1;
+  const mail = storedMailSchema.parse(JSON.parse(delivery.payload));
+  try {
+    await mailer.send({ to: delivery.target, subject: mail.subject, text: mail.text, html: mail.html, messageId: mail.message_id });
+  } catch (error) {
+    const message = describe(error);
+    if (job.attempt < job.attempts) {
+      await finish(context, id, { attempts, last_error: message });
+      throw new Error(`mail delivery ${id} attempt ${job.attempt} of ${job.attempts} failed: ${message}`);
+    }
+    if (await finish(context, id, { status: 'failed', attempts, last_error: message })) {
+      context.logger.warn({ deliveryId: id, template: delivery.topic, attempts, error: message }, 'mail failed for good');
+      await publishEvent(context.bus, 'notifier.delivery.failed', {
+        kind: 'mail', delivery_id: id, target: delivery.target, topic: delivery.topic, attempts, error: message,
+      }, `delivery-failed-${id}`);
+    }
+    return;
+  }
+  await finish(context, id, { status: 'sent', attempts, last_error: '' });
+}
+
+/** Updates a still-pending row; false when another run already finished it. */
+async function finish(context: NotifierContext, id: number, changes: Partial<DeliveryEntity>): Promise<boolean> {
+  const result = await context.db.getRepository(DeliveryEntity).update({ id, status: 'pending' }, { ...changes, updated_at: Math.floor(Date.now() / 1000) });
+  return (result.affected ?? 1) > 0;
+}
+
+/** One line for the row and the event: the SMTP server's answer when there was one (never a secret). */
+function describe(error: unknown): string {
+  const text = error instanceof Error ? error.message : String(error);
+  return text.replace(/\s+/g, ' ').trim().slice(0, ERROR_MAX) || 'unknown error';
+}

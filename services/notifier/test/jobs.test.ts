@@ -1,0 +1,73 @@
+import { BusRequestError } from '@aigw/platform';
+import { JobName, recordedJobs, type JobView } from '@aigw/contracts';
+import { backends, waitFor } from '@aigw/platform/testing';
+import { ROOT_PASSWORD, startGateway, type Session, type TestGateway } from '../../gateway/test/support/gateway';
+import { createChannels, installFakeRelay, ordinaryUser, type FakeRelay } from '../../channels/test/support/channels';
+
+/** GET /api/job/: root's list of the background jobs and their last runs, recorded by the services that ran them. */
+describe.each(backends)('background job list (%s)', (backend) => {
+  let gateway: TestGateway;
+  let root: Session;
+  let relay: FakeRelay;
+
+  beforeAll(async () => {
+    gateway = await startGateway(backend);
+    relay = installFakeRelay(gateway.env.infra.bus);
+    root = await gateway.login('root', ROOT_PASSWORD);
+  });
+  afterAll(async () => {
+    await gateway?.close();
+  });
+
+  const list = async () => {
+    const answer = (await gateway.call('GET', '/api/job/', { session: root })).json();
+    expect(answer.success).toBe(true);
+    return answer.data as JobView[];
+  };
+  const view = async (name: JobName) => (await list()).find((job) => job.name === name)!;
+
+  it('lists every recorded job, those that never ran too, with what the last run did', async () => {
+    // The repeatable jobs run once at start.
+    await waitFor(async () => (await list()).filter((job) => job.last_run).length >= 3, 10_000, 'the start runs recorded');
+    const jobs = await list();
+    expect(jobs.map((job) => job.name)).toEqual(recordedJobs.map((job) => job.name));
+    expect(jobs.every((job) => job.service && job.schedule && job.description)).toBe(true);
+    const byName = Object.fromEntries(jobs.map((job) => [job.name, job]));
+    expect(byName[JobName.IdentitySessionsSweep]!.last_run).toEqual({
+      started_at: expect.any(Number), finished_at: expect.any(Number), duration_ms: expect.any(Number), outcome: 'ok', summary: expect.stringMatching(/^removed \d+ expired sessions?$/),
+    });
+    expect(byName[JobName.RelayHoldsSweep]!.last_run).toMatchObject({ outcome: 'ok', summary: expect.stringMatching(/^released \d+ stale holds?, \d+ usage records? published$/) });
+    expect(byName[JobName.BillingLogRetention]!.last_run).toMatchObject({ outcome: 'skipped', summary: 'LogRetentionDays is 0: logs are kept' });
+    // The channel sweeps run on schedule only when a frequency is set (0 by default), or from the buttons.
+    expect(byName[JobName.ChannelsTestAll]).toMatchObject({ last_run: null, last_skipped: null });
+    expect(byName[JobName.ChannelsBalanceAll]).toMatchObject({ last_run: null, last_skipped: null });
+  });
+
+  it('records a manual sweep: done, then failed when the relay does not answer', async () => {
+    await gateway.call('GET', '/api/channel/test', { session: root });
+    await waitFor(async () => (await view(JobName.ChannelsTestAll)).last_run?.outcome === 'ok', 5_000, 'empty sweep recorded');
+    expect((await view(JobName.ChannelsTestAll)).last_run!.summary).toBe('no channels to test');
+
+    await createChannels(gateway, root, { name: 'a', key: 'sk-a\nsk-b' });
+    relay.answer = () => {
+      throw new BusRequestError('no reply to relay.channel.operate within 60000 ms', 'relay.channel.operate', 'timeout');
+    };
+    await gateway.call('GET', '/api/channel/test', { session: root });
+    await waitFor(async () => (await view(JobName.ChannelsTestAll)).last_run?.outcome === 'failed', 5_000, 'failed sweep recorded');
+    expect((await view(JobName.ChannelsTestAll)).last_run!.summary).toBe('relay: the relay did not answer; try again later (no channel tested)');
+
+    relay.answer = (request) => ({ ok: request.key === 'sk-a', status_code: request.key === 'sk-a' ? 200 : 500, message: 'overloaded' });
+    await gateway.call('GET', '/api/channel/test', { session: root });
+    await waitFor(async () => (await view(JobName.ChannelsTestAll)).last_run?.outcome === 'ok', 5_000, 'sweep recorded');
+    expect((await view(JobName.ChannelsTestAll)).last_run!.summary).toBe('tested 2 channels, 1 failed, 0 disabled, 0 enabled');
+  });
+
+  it('is for root only', async () => {
+    const user = await ordinaryUser(gateway, 'jobwatcher');
+    expect((await gateway.call('GET', '/api/job/')).statusCode).toBe(401);
+    expect((await gateway.call('GET', '/api/job/', { session: user })).statusCode).toBe(403);
+    await gateway.call('POST', '/api/user/manage', { session: root, body: { id: user.id, action: 'promote' } });
+    const admin = await gateway.login('jobwatcher', 'jobwatcher-password');
+    expect((await gateway.call('GET', '/api/job/', { session: admin })).statusCode).toBe(403);
+  });
+});
