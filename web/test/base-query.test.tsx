@@ -34,6 +34,14 @@ describe('the envelope base query', () => {
     const call = fake.callsTo('GET', '/api/thing')[0]!;
     expect(call.headers.get('New-Api-User')).toBe('42');
     expect(call.headers.get('Cache-Control')).toBe('no-store');
+    expect(call.headers.get('Accept-Language')).toBe('zh-CN');
+  });
+
+  it('sends the chosen console language as Accept-Language (the server writes mails in it)', async () => {
+    fake.ok('GET', '/api/thing', 1);
+    renderPage(<Probe path="/thing" />, { locale: 'en-US' });
+    expect(await screen.findByText('data:1')).toBeInTheDocument();
+    expect(fake.callsTo('GET', '/api/thing')[0]!.headers.get('Accept-Language')).toBe('en-US');
   });
 
   it('gives endpoints the whole envelope when they ask', async () => {

@@ -13,7 +13,7 @@ function sourceFiles(dir: string): string[] {
   });
 }
 
-const idPrefixes = ['pages', 'layout', 'common', 'errors', 'role', 'userStatus'];
+const idPrefixes = ['pages', 'layout', 'common', 'errors', 'role', 'userStatus', 'wechat'];
 
 /** Every message id the code names: any quoted literal that starts like an id (`'pages.users.title'`). */
 function idsUsedInCode(): Map<string, string> {

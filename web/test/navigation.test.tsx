@@ -39,7 +39,8 @@ describe('side menu visibility', () => {
 describe('route guards', () => {
   it('sends a visitor without a stored user to /login', async () => {
     const { router } = renderPage(<></>, { routes, route: '/setting', user: null });
-    await waitFor(() => expect(router.state.location.pathname).toBe('/login'));
+    // The first render loads the lazy route modules; a loaded machine needs more than the default second.
+    await waitFor(() => expect(router.state.location.pathname).toBe('/login'), { timeout: 5_000 });
   });
 
   it('refuses admin screens to ordinary users', async () => {

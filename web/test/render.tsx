@@ -41,7 +41,7 @@ export interface RenderOptions {
 /** Renders `ui` inside the console's providers, a memory router and a fresh store. */
 export function renderPage(ui: ReactElement, options: RenderOptions = {}) {
   const store = createStore({
-    session: { user: options.user ?? null, status: options.status === null ? null : { ...testStatus, ...options.status } },
+    session: { user: options.user ?? null, status: options.status === null ? null : { ...testStatus, ...options.status }, expired: false },
     preferences: { locale: options.locale ?? 'zh-CN', themeMode: 'light', pageSize: PAGE_SIZE_DEFAULT, sidebarCollapsed: null },
   }, { developmentChecks: false });
   const router = createMemoryRouter(options.routes ?? [{ path: options.path ?? '*', element: ui }], { initialEntries: [options.route ?? '/'] });

@@ -7,6 +7,7 @@ import { DashboardCard } from '../src/features/settings/operation/DashboardCard'
 import { DrawingCard } from '../src/features/settings/operation/DrawingCard';
 import { GeneralCard } from '../src/features/settings/operation/GeneralCard';
 import { GroupCard } from '../src/features/settings/operation/GroupCard';
+import { JobsCard } from '../src/features/settings/operation/JobsCard';
 import { LogCard } from '../src/features/settings/operation/LogCard';
 import { MonitoringCard } from '../src/features/settings/operation/MonitoringCard';
 import { OperationTab } from '../src/features/settings/operation/OperationTab';
@@ -69,8 +70,9 @@ async function replace(label: string, text: string) {
 
 describe('operation tab', () => {
   it('shows every card of the operation settings', async () => {
+    fake.ok('GET', '/api/job/', []);
     renderPage(<OperationTab />, { user: root });
-    for (const title of ['通用设置', '绘图设置', '屏蔽词过滤设置', '日志设置', '数据看板设置', '监控设置', '额度设置', '聊天设置', '分组设置', '倍率设置']) {
+    for (const title of ['通用设置', '绘图设置', '屏蔽词过滤设置', '日志设置', '数据看板设置', '监控设置', '后台任务', '额度设置', '聊天设置', '分组设置', '倍率设置']) {
       expect(await screen.findByText(title)).toBeInTheDocument();
     }
     // All cards share one load of the options.
@@ -233,6 +235,37 @@ describe('monitoring card', () => {
       { key: 'AutomaticDisableKeywords', value: 'quota exceeded\naccount banned' },
       { key: 'AllowPrivateNetworkUpstreams', value: 'true' },
     ]);
+  });
+});
+
+describe('channel schedules and background jobs', () => {
+  it('saves the test and balance frequencies in minutes', async () => {
+    renderPage(<MonitoringCard />, { user: root });
+    expect(await screen.findByLabelText('自动测试所有渠道间隔')).toHaveValue('0');
+    expect(screen.getByLabelText('自动更新渠道余额间隔')).toHaveValue('0');
+    await replace('自动测试所有渠道间隔', '10');
+    await replace('自动更新渠道余额间隔', '60');
+    await click('保存监控设置');
+    await screen.findByText('保存成功');
+    expect(puts()).toEqual([{ key: 'ChannelTestFrequency', value: '10' }, { key: 'ChannelUpdateFrequency', value: '60' }]);
+  });
+
+  it('lists each job with its last run, outcome and summary, and the jobs that never ran', async () => {
+    const run = { started_at: 1_700_000_000, finished_at: 1_700_000_002, duration_ms: 1840, outcome: 'ok', summary: 'tested 12 channels, 1 failed, 1 disabled, 0 enabled' };
+    fake.ok('GET', '/api/job/', [
+      { name: 'channels.test-all', service: 'channels', schedule: 'every ChannelTestFrequency minutes', description: 'Tests channels.', last_run: run, last_skipped: { ...run, outcome: 'skipped', summary: 'another run is in progress' } },
+      { name: 'billing.logs.retention', service: 'billing', schedule: 'daily', description: 'Deletes old logs.', last_run: { ...run, outcome: 'failed', summary: 'database unavailable' }, last_skipped: null },
+      { name: 'relay.holds.sweep', service: 'relay', schedule: 'every minute', description: 'Releases holds.', last_run: null, last_skipped: null },
+    ]);
+    renderPage(<JobsCard />, { user: root });
+    expect(await screen.findByText('测试所有渠道')).toBeInTheDocument();
+    expect(screen.getByText('tested 12 channels, 1 failed, 1 disabled, 0 enabled')).toBeInTheDocument();
+    expect(screen.getByText('成功')).toBeInTheDocument();
+    expect(screen.getAllByText('1840 毫秒')).toHaveLength(2);
+    expect(screen.getByText('失败')).toBeInTheDocument();
+    expect(screen.getByText('database unavailable')).toBeInTheDocument();
+    expect(screen.getByText('尚未运行')).toBeInTheDocument();
+    expect(screen.getAllByText(dayjs.unix(1_700_000_000).format('YYYY-MM-DD HH:mm:ss'))).toHaveLength(3);
   });
 });
 

@@ -23,9 +23,17 @@ export async function launchBrowser(): Promise<Browser> {
   return chromium.launch({ executablePath, headless: true, args: [...packagedArgs, ...quietArgs] });
 }
 
-/** A fresh browser context (own cookies and storage) with clipboard access, as a person would have. */
-export async function newContext(browser: Browser, baseURL: string, options: { viewport?: { width: number; height: number } } = {}): Promise<BrowserContext> {
-  const context = await browser.newContext({ baseURL, viewport: options.viewport ?? { width: 1280, height: 800 } });
+/**
+ * A fresh browser context (own cookies and storage) with clipboard access, as a person would have.
+ * `bypassCSP` ignores the server's Content-Security-Policy, for tests that must show a defence
+ * other than the CSP (the sanitizer) holds on its own.
+ */
+export async function newContext(
+  browser: Browser,
+  baseURL: string,
+  options: { viewport?: { width: number; height: number }; bypassCSP?: boolean } = {},
+): Promise<BrowserContext> {
+  const context = await browser.newContext({ baseURL, viewport: options.viewport ?? { width: 1280, height: 800 }, bypassCSP: options.bypassCSP ?? false });
   await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: baseURL });
   return context;
 }

@@ -3,6 +3,7 @@ import { defineMessages } from 'react-intl';
 import type { Envelope } from '@aigw/contracts';
 import { feedback } from '../app/feedback';
 import { currentPath, navigate } from '../app/navigation';
+import type { PreferencesState } from '../app/preferences';
 import { signedOut, type SessionState } from '../app/session';
 
 /** A failed call: an HTTP status, or BUSINESS for an envelope with `success: false`. */
@@ -34,10 +35,12 @@ const rawBaseQuery = fetchBaseQuery({
   baseUrl: `${window.location.origin}/api`,
   credentials: 'same-origin',
   prepareHeaders(headers, { getState }) {
-    const { user } = (getState() as { session: SessionState }).session;
+    const { session, preferences } = getState() as { session: SessionState; preferences: PreferencesState };
     // The established product's CSRF guard: the session's user id, repeated in a header.
-    if (user) headers.set('New-Api-User', String(user.id));
+    if (session.user) headers.set('New-Api-User', String(session.user.id));
     headers.set('Cache-Control', 'no-store');
+    // The console's chosen language: the server writes the user's mails in it.
+    headers.set('Accept-Language', preferences.locale);
     return headers;
   },
 });
@@ -64,7 +67,7 @@ export const envelopeBaseQuery: BaseQueryFn<string | FetchArgs, unknown, ApiErro
       // deletion, calls still in flight fail quietly instead of announcing an expiry.
       const wasSignedIn = (api.getState() as { session: SessionState }).session.user !== null;
       if (wasSignedIn) {
-        api.dispatch(signedOut());
+        api.dispatch(signedOut({ expired: true }));
         if (currentPath() !== '/login') navigate('/login?expired=true', { replace: true });
       }
       return { error: { status: 401, message: messageOf(result.error.data, 'unauthorized') } };

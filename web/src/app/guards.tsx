@@ -1,20 +1,26 @@
 import { Navigate, Outlet, useLocation } from 'react-router';
 import { Forbidden } from '../features/misc/Forbidden';
 import { useAccess } from './hooks';
+import { useAppSelector } from './store';
+
+/** Where a visitor without a stored user goes: /login, saying so when the session expired. */
+function ToLogin() {
+  const location = useLocation();
+  const expired = useAppSelector((state) => state.session.expired);
+  return <Navigate to={expired ? '/login?expired=true' : '/login'} replace state={{ from: location.pathname + location.search }} />;
+}
 
 /** Routes that need a stored user: without one, the client goes to /login. */
 export function RequireLogin() {
   const { signedIn } = useAccess();
-  const location = useLocation();
-  if (!signedIn) return <Navigate to="/login" replace state={{ from: location.pathname + location.search }} />;
+  if (!signedIn) return <ToLogin />;
   return <Outlet />;
 }
 
 /** Admin screens (role >= 10). */
 export function RequireAdmin() {
   const { signedIn, isAdmin } = useAccess();
-  const location = useLocation();
-  if (!signedIn) return <Navigate to="/login" replace state={{ from: location.pathname + location.search }} />;
+  if (!signedIn) return <ToLogin />;
   if (!isAdmin) return <Forbidden />;
   return <Outlet />;
 }
@@ -22,8 +28,7 @@ export function RequireAdmin() {
 /** Super-admin screens (role >= 100). */
 export function RequireRoot() {
   const { signedIn, isRoot } = useAccess();
-  const location = useLocation();
-  if (!signedIn) return <Navigate to="/login" replace state={{ from: location.pathname + location.search }} />;
+  if (!signedIn) return <ToLogin />;
   if (!isRoot) return <Forbidden />;
   return <Outlet />;
 }

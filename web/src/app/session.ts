@@ -9,10 +9,12 @@ import { readJson, storageKeys } from '../lib/storage';
 export interface SessionState {
   user: User | null;
   status: Status | null;
+  /** The last sign-out was the server ending the session (401), not the user logging out. */
+  expired: boolean;
 }
 
 export function loadSession(): SessionState {
-  return { user: readJson<User>(storageKeys.user), status: readJson<Status>(storageKeys.status) };
+  return { user: readJson<User>(storageKeys.user), status: readJson<Status>(storageKeys.status), expired: false };
 }
 
 export const sessionSlice = createSlice({
@@ -21,13 +23,15 @@ export const sessionSlice = createSlice({
   reducers: {
     signedIn(state, action: PayloadAction<User>) {
       state.user = action.payload;
+      state.expired = false;
     },
     /** Fresh fields of the signed-in user (balance, display name...). */
     userUpdated(state, action: PayloadAction<Partial<User>>) {
       if (state.user) state.user = { ...state.user, ...action.payload };
     },
-    signedOut(state) {
+    signedOut(state, action: PayloadAction<{ expired: boolean } | undefined>) {
       state.user = null;
+      state.expired = action.payload?.expired ?? false;
     },
     statusLoaded(state, action: PayloadAction<Status>) {
       state.status = action.payload;

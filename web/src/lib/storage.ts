@@ -12,6 +12,8 @@ export const storageKeys = {
   models: 'models',
   sidebarCollapsed: 'default_collapse_sidebar',
   noticeClosedOn: 'notice_close_date',
+  /** The invite code of an invite link (`?aff=`), kept until registration. */
+  inviteCode: 'aff',
 } as const;
 export type StorageKey = (typeof storageKeys)[keyof typeof storageKeys];
 

@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState } from 'react';
+import { useEffect, useRef } from 'react';
 import { App, Button, Divider, Form, Input, Typography } from 'antd';
 import { LockOutlined, UserOutlined } from '@ant-design/icons';
 import { useIntl } from 'react-intl';
@@ -8,6 +8,7 @@ import { signedIn } from '../../app/session';
 import { useAppDispatch } from '../../app/store';
 import { useLoginMutation } from './api';
 import { AuthCard } from './AuthCard';
+import { AuthForm } from './AuthForm';
 import { ThirdPartyLogin } from './ThirdPartyLogin';
 import { Turnstile, useTurnstileGate } from './Turnstile';
 
@@ -28,7 +29,6 @@ export function LoginPage() {
   const turnstile = useTurnstileGate();
   const [form] = Form.useForm<LoginForm>();
   const warnedExpired = useRef(false);
-  const [submitted, setSubmitted] = useState(false);
 
   useEffect(() => {
     if (searchParams.get('expired') === 'true' && !warnedExpired.current) {
@@ -40,7 +40,6 @@ export function LoginPage() {
   const required = intl.formatMessage({ id: 'pages.login.required', defaultMessage: '请输入用户名和密码！' });
 
   const onFinish = async (values: LoginForm) => {
-    setSubmitted(true);
     if (!turnstile.ready()) return;
     const user = await login({ username: values.username.trim(), password: values.password, turnstile: turnstile.token }).unwrap().catch(() => null);
     if (!user) return;
@@ -63,14 +62,7 @@ export function LoginPage() {
   return (
     <AuthCard title={intl.formatMessage({ id: 'pages.login.title', defaultMessage: '用户登录' })}>
       {passwordLogin && (
-        <Form<LoginForm>
-          form={form}
-          layout="vertical"
-          requiredMark={false}
-          onFinish={onFinish}
-          onFinishFailed={() => setSubmitted(true)}
-          validateTrigger={submitted ? 'onChange' : 'onSubmit'}
-        >
+        <AuthForm<LoginForm> form={form} onFinish={onFinish}>
           <Form.Item name="username" rules={[{ required: true, whitespace: true, message: required }]}>
             <Input
               size="large"
@@ -91,7 +83,7 @@ export function LoginPage() {
           <Button type="primary" htmlType="submit" size="large" block loading={isLoading}>
             {intl.formatMessage({ id: 'pages.login.submit', defaultMessage: '登录' })}
           </Button>
-        </Form>
+        </AuthForm>
       )}
       <Typography.Paragraph style={{ marginTop: 16, display: 'flex', justifyContent: 'space-between' }}>
         <span>

@@ -1,16 +1,17 @@
-import { useEffect, useState } from 'react';
+import { useEffect } from 'react';
 import { Alert, App, Button, Divider, Form, Input, Space, Typography } from 'antd';
-import { LockOutlined, MailOutlined, SafetyOutlined, UserOutlined } from '@ant-design/icons';
+import { LockOutlined, SafetyOutlined, UserOutlined } from '@ant-design/icons';
 import { useIntl } from 'react-intl';
 import { Link, useNavigate, useSearchParams } from 'react-router';
-import { EMAIL_MAX, PASSWORD_MIN, USERNAME_MAX, type RegisterBody } from '@aigw/contracts';
+import { PASSWORD_MIN, USERNAME_MAX, type RegisterBody } from '@aigw/contracts';
 import { useStatus } from '../../app/hooks';
 import { useRegisterMutation, useSendVerificationCodeMutation } from './api';
 import { AuthCard } from './AuthCard';
+import { AuthForm, EmailItem } from './AuthForm';
 import { inviteCode, rememberInviteCode } from './invite';
 import { ThirdPartyLogin } from './ThirdPartyLogin';
 import { Turnstile, useTurnstileGate } from './Turnstile';
-import { useCountdown } from './useCountdown';
+import { RESEND_LOCK_SECONDS, useCountdown } from './use-countdown';
 
 interface RegisterForm {
   username: string;
@@ -19,9 +20,6 @@ interface RegisterForm {
   email?: string;
   verification_code?: string;
 }
-
-/** Spec: resending the verification code is locked for 30 seconds. */
-const RESEND_LOCK_SECONDS = 30;
 
 /** /register: username and password (plus email and code when verification is on), invite code from ?aff=. */
 export function RegisterPage() {
@@ -35,7 +33,6 @@ export function RegisterPage() {
   const resend = useCountdown();
   const turnstile = useTurnstileGate();
   const [form] = Form.useForm<RegisterForm>();
-  const [submitted, setSubmitted] = useState(false);
   const affFromLink = searchParams.get('aff');
 
   useEffect(() => rememberInviteCode(affFromLink), [affFromLink]);
@@ -57,7 +54,6 @@ export function RegisterPage() {
   };
 
   const onFinish = async (values: RegisterForm) => {
-    setSubmitted(true);
     if (!turnstile.ready()) return;
     const aff = inviteCode(affFromLink);
     const body: RegisterBody = {
@@ -84,14 +80,7 @@ export function RegisterPage() {
       {closedNotice ? (
         <Alert type="warning" showIcon title={closedNotice} />
       ) : (
-        <Form<RegisterForm>
-          form={form}
-          layout="vertical"
-          requiredMark={false}
-          onFinish={onFinish}
-          onFinishFailed={() => setSubmitted(true)}
-          validateTrigger={submitted ? 'onChange' : 'onSubmit'}
-        >
+        <AuthForm<RegisterForm> form={form} onFinish={onFinish}>
           <Form.Item name="username" rules={[{ required: true, whitespace: true, message: required }]}>
             <Input
               size="large"
@@ -139,24 +128,7 @@ export function RegisterPage() {
             <>
               <Form.Item>
                 <Space.Compact block>
-                  <Form.Item
-                    name="email"
-                    noStyle
-                    // Emails hold no spaces: a pasted address loses its padding before the format check.
-                    normalize={(value: string) => value.trim()}
-                    rules={[
-                      { required: true, whitespace: true, message: intl.formatMessage({ id: 'pages.register.email.required', defaultMessage: '请输入邮箱地址！' }) },
-                      { type: 'email', max: EMAIL_MAX, message: intl.formatMessage({ id: 'pages.register.email.invalid', defaultMessage: '邮箱地址格式不正确' }) },
-                    ]}
-                  >
-                    <Input
-                      size="large"
-                      prefix={<MailOutlined />}
-                      inputMode="email"
-                      autoComplete="email"
-                      placeholder={intl.formatMessage({ id: 'pages.register.email.placeholder', defaultMessage: '输入邮箱地址' })}
-                    />
-                  </Form.Item>
+                  <EmailItem noStyle placeholder={intl.formatMessage({ id: 'pages.register.email.placeholder', defaultMessage: '输入邮箱地址' })} />
                   <Button size="large" loading={sending} disabled={resend.remaining > 0} onClick={() => void onSendCode()}>
                     {resend.remaining > 0
                       ? intl.formatMessage({ id: 'pages.register.code.resend', defaultMessage: '重新发送 ({seconds})' }, { seconds: resend.remaining })
@@ -182,7 +154,7 @@ export function RegisterPage() {
           <Button type="primary" htmlType="submit" size="large" block loading={isLoading}>
             {intl.formatMessage({ id: 'pages.register.submit', defaultMessage: '注册' })}
           </Button>
-        </Form>
+        </AuthForm>
       )}
       <Typography.Paragraph style={{ marginTop: 16 }}>
         {intl.formatMessage({ id: 'pages.register.haveAccount', defaultMessage: '已有账户？' })}{' '}

@@ -4,17 +4,13 @@ import { GithubOutlined, LoginOutlined, WechatOutlined } from '@ant-design/icons
 import { useIntl } from 'react-intl';
 import { useSearchParams } from 'react-router';
 import { useStatus } from '../../app/hooks';
-import { useOauthStateMutation, useTelegramLoginMutation } from './api';
+import { useTelegramLoginMutation } from './api';
 import { inviteCode } from './invite';
-import { githubAuthorizeUrl, linuxdoAuthorizeUrl, oidcAuthorizeUrl } from './oauth-urls';
-import { TelegramLoginWidget, telegramParams, type TelegramUser } from './TelegramLoginWidget';
+import type { OAuthProvider } from './oauth-urls';
+import { TelegramWidget } from './TelegramWidget';
+import { useAuthorize } from './use-authorize';
 import { useSignIn } from './useSignIn';
 import { WeChatLoginModal } from './WeChatLoginModal';
-
-type OAuthProvider = 'github' | 'linuxdo' | 'oidc';
-
-/** The global function the Telegram widget calls on the login and register pages. */
-const TELEGRAM_CALLBACK = 'onTelegramLoginAuth';
 
 /**
  * Third-party logins shown by the cached status flags (spec accounts section 2): the
@@ -27,9 +23,8 @@ export function ThirdPartyLogin({ divider }: { divider?: ReactNode }) {
   const status = useStatus();
   const [searchParams] = useSearchParams();
   const signIn = useSignIn();
-  const [oauthState] = useOauthStateMutation();
+  const { opening, authorize } = useAuthorize();
   const [telegramLogin] = useTelegramLoginMutation();
-  const [opening, setOpening] = useState<OAuthProvider | null>(null);
   const [wechatOpen, setWechatOpen] = useState(false);
 
   if (!status) return null;
@@ -40,22 +35,10 @@ export function ThirdPartyLogin({ divider }: { divider?: ReactNode }) {
   const telegram = status.telegram_oauth && Boolean(status.telegram_bot_name);
   if (!github && !linuxdo && !oidc && !wechat && !telegram) return null;
 
-  // The state ties the provider's answer to this browser; `aff` lets the server credit the
-  // inviter when the third-party login creates the account.
-  const authorize = async (provider: OAuthProvider) => {
-    setOpening(provider);
-    const state = await oauthState({ aff: inviteCode(searchParams.get('aff')) }).unwrap().catch(() => null);
-    setOpening(null);
-    if (!state) return;
-    const url =
-      provider === 'github' ? githubAuthorizeUrl(status.github_client_id, state)
-      : provider === 'linuxdo' ? linuxdoAuthorizeUrl(status.linuxdo_client_id, state)
-      : oidcAuthorizeUrl(status.oidc_authorization_endpoint, status.oidc_client_id, state, status.server_address || window.location.origin);
-    window.open(url, '_blank', 'noopener');
-  };
+  const authorizeWithInvite = (provider: OAuthProvider) => void authorize(provider, inviteCode(searchParams.get('aff')));
 
-  const onTelegram = async (user: TelegramUser) => {
-    const signedIn = await telegramLogin(telegramParams(user)).unwrap().catch(() => null);
+  const onTelegram = async (params: Record<string, string>) => {
+    const signedIn = await telegramLogin(params).unwrap().catch(() => null);
     if (signedIn) signIn(signedIn);
   };
 
@@ -66,17 +49,17 @@ export function ThirdPartyLogin({ divider }: { divider?: ReactNode }) {
       {divider}
       <Flex vertical gap={12}>
         {github && (
-          <Button block size="large" icon={<GithubOutlined />} loading={opening === 'github'} onClick={() => void authorize('github')}>
+          <Button block size="large" icon={<GithubOutlined />} loading={opening === 'github'} onClick={() => authorizeWithInvite('github')}>
             {continueWith(intl.formatMessage({ id: 'pages.login.oauth.github', defaultMessage: 'GitHub' }))}
           </Button>
         )}
         {linuxdo && (
-          <Button block size="large" icon={<LoginOutlined />} loading={opening === 'linuxdo'} onClick={() => void authorize('linuxdo')}>
+          <Button block size="large" icon={<LoginOutlined />} loading={opening === 'linuxdo'} onClick={() => authorizeWithInvite('linuxdo')}>
             {continueWith(intl.formatMessage({ id: 'pages.login.oauth.linuxdo', defaultMessage: 'LinuxDO' }))}
           </Button>
         )}
         {oidc && (
-          <Button block size="large" icon={<LoginOutlined />} loading={opening === 'oidc'} onClick={() => void authorize('oidc')}>
+          <Button block size="large" icon={<LoginOutlined />} loading={opening === 'oidc'} onClick={() => authorizeWithInvite('oidc')}>
             {continueWith(intl.formatMessage({ id: 'pages.login.oauth.oidc', defaultMessage: 'OIDC' }))}
           </Button>
         )}
@@ -85,7 +68,7 @@ export function ThirdPartyLogin({ divider }: { divider?: ReactNode }) {
             {continueWith(intl.formatMessage({ id: 'pages.login.oauth.wechat', defaultMessage: '微信' }))}
           </Button>
         )}
-        {telegram && <TelegramLoginWidget botName={status.telegram_bot_name} callbackName={TELEGRAM_CALLBACK} onAuth={(user) => void onTelegram(user)} />}
+        {telegram && <TelegramWidget botName={status.telegram_bot_name} size="large" onAuth={(params) => void onTelegram(params)} />}
       </Flex>
       {wechat && <WeChatLoginModal open={wechatOpen} onClose={() => setWechatOpen(false)} />}
     </>

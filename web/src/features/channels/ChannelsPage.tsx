@@ -1,11 +1,11 @@
 import { useState } from 'react';
-import { Button, Card, Drawer, Form, Input, Select, Space } from 'antd';
+import { Button, Card, Form, Input, Select, Space } from 'antd';
 import { useIntl } from 'react-intl';
-import { pageSizeChosen } from '../../app/preferences';
-import { useDrawerSize } from '../../app/media';
-import { useAppDispatch, useAppSelector } from '../../app/store';
+import { FormDrawer } from '../../components/FormDrawer';
+import { useTablePaging } from '../../components/use-table-paging';
 import { readJson, storageKeys, write } from '../../lib/storage';
-import { useChannelsQuery, useGroupNamesQuery } from './api';
+import { useGroupNamesQuery } from '../groups/api';
+import { useChannelsQuery } from './api';
 import { ChannelForm } from './ChannelForm';
 import { ChannelsTable } from './ChannelsTable';
 import { ChannelsToolbar } from './ChannelsToolbar';
@@ -23,11 +23,9 @@ const noSearch: Search = { keyword: '', model: '', group: '' };
 export function ChannelsPage() {
   const intl = useIntl();
   const t = intl.formatMessage;
-  const dispatch = useAppDispatch();
-  const pageSize = useAppSelector((state) => state.preferences.pageSize);
-  const drawerSize = useDrawerSize();
+  const paging = useTablePaging();
+  const { page, setPage } = paging;
   const [search, setSearch] = useState<Search>(noSearch);
-  const [page, setPage] = useState(1);
   const [idSort, setIdSort] = useState(() => readJson<boolean>(storageKeys.idSort) === true);
   const [tagMode, setTagMode] = useState(false);
   const [batchMode, setBatchMode] = useState(false);
@@ -36,7 +34,7 @@ export function ChannelsPage() {
   const [editing, setEditing] = useState<number | null | undefined>(undefined);
   const [editingTag, setEditingTag] = useState<string | null>(null);
   const { data: groups } = useGroupNamesQuery();
-  const { data, isFetching, refetch } = useChannelsQuery({ p: page, page_size: pageSize, id_sort: idSort, tag_mode: tagMode, ...search });
+  const { data, isFetching, refetch } = useChannelsQuery({ p: page, page_size: paging.pageSize, id_sort: idSort, tag_mode: tagMode, ...search });
 
   const onIdSortChange = (value: boolean) => {
     write(storageKeys.idSort, value);
@@ -95,27 +93,15 @@ export function ChannelsPage() {
         <ChannelsTable
           rows={data?.items ?? []}
           loading={isFetching}
-          page={page}
-          pageSize={pageSize}
-          total={data?.total ?? 0}
-          onPageChange={(next, size) => {
-            if (size !== pageSize) {
-              dispatch(pageSizeChosen(size));
-              setPage(1);
-            } else {
-              setPage(next);
-            }
-          }}
+          pagination={paging.pagination(data?.total ?? 0)}
           selection={batchMode ? selected : null}
           onSelectionChange={setSelected}
           onEdit={(id) => setEditing(id)}
           onEditTag={setEditingTag}
         />
       </Space>
-      <Drawer
+      <FormDrawer
         open={editing !== undefined}
-        size={drawerSize}
-        destroyOnHidden
         title={
           editing === null
             ? t({ id: 'pages.channels.create.title', defaultMessage: '创建新的渠道' })
@@ -123,8 +109,8 @@ export function ChannelsPage() {
         }
         onClose={() => setEditing(undefined)}
       >
-        {editing !== undefined && <ChannelForm channelId={editing ?? undefined} onDone={() => setEditing(undefined)} onCancel={() => setEditing(undefined)} />}
-      </Drawer>
+        <ChannelForm channelId={editing ?? undefined} onDone={() => setEditing(undefined)} onCancel={() => setEditing(undefined)} />
+      </FormDrawer>
       {editingTag !== null && <TagEditModal tag={editingTag} onClose={() => setEditingTag(null)} />}
     </Card>
   );

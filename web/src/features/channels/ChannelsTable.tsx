@@ -1,7 +1,6 @@
-import { App, Space, Table, Tag, Tooltip, type TableProps } from 'antd';
+import { App, Space, Table, Tag, Tooltip, type TablePaginationConfig, type TableProps } from 'antd';
 import { useIntl } from 'react-intl';
 import { ChannelStatus, type ChannelView } from '@aigw/contracts';
-import { pageSizeOptions } from '../../app/preferences';
 import { useFormatQuota } from '../../app/hooks';
 import { isTagRow, useEditTagMutation, useUpdateChannelFieldMutation, type ChannelRow } from './api';
 import { InlineNumber, ResponseTimeTag, StatusTag } from './cells';
@@ -19,10 +18,7 @@ export const rowKey = (row: ChannelRow): string | number => (isTagRow(row) ? `ta
 interface ChannelsTableProps {
   rows: ChannelRow[];
   loading: boolean;
-  page: number;
-  pageSize: number;
-  total: number;
-  onPageChange(page: number, pageSize: number): void;
+  pagination: TablePaginationConfig;
   /** Row selection, in batch mode only. */
   selection: number[] | null;
   onSelectionChange(ids: number[]): void;
@@ -176,15 +172,7 @@ export function ChannelsTable(props: ChannelsTableProps) {
             }
           : undefined
       }
-      pagination={{
-        current: props.page,
-        pageSize: props.pageSize,
-        total: props.total,
-        showSizeChanger: true,
-        pageSizeOptions: pageSizeOptions.map(String),
-        showTotal: (total) => t({ id: 'pages.channels.total', defaultMessage: '共 {total} 条' }, { total }),
-        onChange: props.onPageChange,
-      }}
+      pagination={props.pagination}
     />
   );
 }

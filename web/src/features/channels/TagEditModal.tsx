@@ -1,7 +1,8 @@
 import { useMemo } from 'react';
 import { App, Form, Input, Modal, Select } from 'antd';
 import { useIntl } from 'react-intl';
-import { useEditTagMutation, useGroupNamesQuery, type TagEditBody } from './api';
+import { useGroupNamesQuery } from '../groups/api';
+import { useEditTagMutation, type TagEditBody } from './api';
 import { isJsonObjectOrBlank } from './form-values';
 import { useModelOptions } from './ModelTools';
 

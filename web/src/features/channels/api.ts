@@ -197,7 +197,6 @@ export const channelsApi = api.injectEndpoints({
       query: (arg) => ('id' in arg ? `/channel/fetch_models/${arg.id}` : { url: '/channel/fetch_models', method: 'POST', body: arg }),
       extraOptions: silent,
     }),
-    groupNames: build.query<string[], void>({ query: () => '/group/', providesTags: ['Group'] }),
   }),
 });
 
@@ -206,5 +205,5 @@ export const {
   useSetChannelStatusMutation, useDeleteChannelMutation, useCopyChannelMutation, useTestChannelMutation, useTestAllChannelsMutation,
   useUpdateBalanceMutation, useUpdateAllBalancesMutation, useDeleteDisabledChannelsMutation, useDeleteChannelsMutation,
   useFixChannelsMutation, useSetTagMutation, useSetTagStatusMutation, useEditTagMutation, useKnownModelsQuery, useModelsByTypeQuery,
-  useFetchUpstreamModelsMutation, useGroupNamesQuery,
+  useFetchUpstreamModelsMutation,
 } = channelsApi;

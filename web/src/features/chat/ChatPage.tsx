@@ -4,7 +4,7 @@ import { useParams } from 'react-router';
 import { useStatus } from '../../app/hooks';
 import { useNoTokenRedirect } from '../../components/no-token-redirect';
 import { chatLinks, fillChatLink, isWebLink, serverAddress } from '../../lib/chat-links';
-import { useEnabledTokenKeyQuery } from './api';
+import { useEnabledTokenKey } from './use-enabled-token-key';
 
 /** /chat/{id}: the id-th configured chat client in a frame, signed in with the user's token. */
 export function ChatPage() {
@@ -14,7 +14,7 @@ export function ChatPage() {
   const links = chatLinks(status);
   const index = Number(id);
   const link = Number.isInteger(index) ? links[index] : undefined;
-  const { data: key, isLoading } = useEnabledTokenKeyQuery(undefined, { skip: !link });
+  const key = useEnabledTokenKey(!link);
   useNoTokenRedirect(key === null);
 
   if (links.length === 0) {
@@ -23,7 +23,7 @@ export function ChatPage() {
   if (!link || !link.url.includes('{key}')) {
     return <Result status="error" title={intl.formatMessage({ id: 'pages.chat.badConfig', defaultMessage: '聊天链接配置错误，请联系管理员' })} />;
   }
-  if (isLoading || !key) return <Spin style={{ display: 'block', marginTop: 64 }} />;
+  if (!key) return <Spin style={{ display: 'block', marginTop: 64 }} />;
 
   const url = fillChatLink(link.url, key, serverAddress(status));
   if (!isWebLink(url)) {

@@ -4,7 +4,7 @@ import { useIntl } from 'react-intl';
 import { useStatus } from '../../app/hooks';
 import { useNoTokenRedirect } from '../../components/no-token-redirect';
 import { chatLinks, fillChatLink, serverAddress } from '../../lib/chat-links';
-import { useEnabledTokenKeyQuery } from './api';
+import { useEnabledTokenKey } from './use-enabled-token-key';
 
 /**
  * /chat2link: sends the browser to the chat client, signed in with the user's token: the legacy
@@ -20,7 +20,7 @@ export function ChatRedirectPage() {
   const intl = useIntl();
   const status = useStatus();
   const target = chatTarget(status?.chat_link ?? '', chatLinks(status));
-  const { data: key } = useEnabledTokenKeyQuery(undefined, { skip: !target });
+  const key = useEnabledTokenKey(!target);
   useNoTokenRedirect(key === null);
 
   useEffect(() => {

@@ -1,10 +1,10 @@
 import { useMemo, useState } from 'react';
-import { Button, Card, Col, DatePicker, Empty, Flex, Form, Input, Row, Select, Spin, Statistic, Typography } from 'antd';
-import { SearchOutlined } from '@ant-design/icons';
-import dayjs, { type Dayjs } from 'dayjs';
+import { Card, Col, Empty, Flex, Form, Input, Row, Select, Spin, Statistic, Typography } from 'antd';
+import type { Dayjs } from 'dayjs';
 import { defineMessages, useIntl } from 'react-intl';
 import { useAccess, useFormatQuota, useStatus } from '../../app/hooks';
-import { DATE_TIME_FORMAT, toUnixSeconds } from '../logs/time';
+import { SearchButtonItem, TimeRangeItem } from '../../components/FilterItems';
+import { rangeOf, toUnixSeconds } from '../logs/time';
 import { useUsageDataQuery, type UsageDataArgs } from './api';
 import { defaultDashboardWindow, granularities, summarize, toGranularity, type Granularity } from './buckets';
 import { UsageCharts } from './UsageCharts';
@@ -24,8 +24,7 @@ export function DashboardPage() {
   const [granularity, setGranularity] = useState<Granularity>(() => toGranularity(status?.data_export_default_time));
   // The opening window suits the default granularity (a day of hours, a week of days, 30 days of weeks).
   const [initialValues] = useState<FilterValues>(() => {
-    const window = defaultDashboardWindow(granularity);
-    return { range: [dayjs(window.start), dayjs(window.end)], username: '' };
+    return { range: rangeOf(defaultDashboardWindow(granularity)), username: '' };
   });
   const [args, setArgs] = useState<UsageDataArgs>(() => toArgs(initialValues, isAdmin));
   const { data, isFetching, refetch } = useUsageDataQuery(args);
@@ -42,17 +41,7 @@ export function DashboardPage() {
     <Card title={t('pages.dashboard.title', '数据看板')}>
       <Flex vertical gap={16}>
         <Form form={form} layout="inline" initialValues={initialValues} onFinish={search} style={{ rowGap: 12 }}>
-          <Form.Item
-            name="range"
-            label={t('pages.dashboard.filter.timeRange', '时间范围')}
-            rules={[{ required: true, message: t('pages.dashboard.filter.timeRange.required', '请选择时间范围') }]}
-          >
-            <DatePicker.RangePicker
-              showTime
-              format={DATE_TIME_FORMAT}
-              placeholder={[t('pages.dashboard.filter.start', '起始时间'), t('pages.dashboard.filter.end', '结束时间')]}
-            />
-          </Form.Item>
+          <TimeRangeItem requiredMessage={t('pages.dashboard.filter.timeRange.required', '请选择时间范围')} />
           {isAdmin && (
             <Form.Item name="username">
               <Input allowClear placeholder={t('pages.dashboard.filter.username', '用户名称')} aria-label={t('pages.dashboard.filter.username', '用户名称')} />
@@ -67,11 +56,7 @@ export function DashboardPage() {
               options={granularities.map((value) => ({ value, label: intl.formatMessage(granularityLabels[value]) }))}
             />
           </Form.Item>
-          <Form.Item>
-            <Button type="primary" htmlType="submit" icon={<SearchOutlined />} loading={isFetching}>
-              {intl.formatMessage({ id: 'common.search', defaultMessage: '查询' })}
-            </Button>
-          </Form.Item>
+          <SearchButtonItem searching={isFetching} />
         </Form>
         <Typography.Text type="secondary">
           {t('pages.dashboard.hint', '数据按小时汇总，按所选时间粒度合并显示。')}

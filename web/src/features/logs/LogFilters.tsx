@@ -1,16 +1,14 @@
-import { Button, DatePicker, Form, Input, Select } from 'antd';
-import { SearchOutlined } from '@ant-design/icons';
-import type { Dayjs } from 'dayjs';
-import dayjs from 'dayjs';
+import { Form, Input, Select } from 'antd';
 import { useIntl } from 'react-intl';
 import { LogType } from '@aigw/contracts';
+import { ChannelIdItem, SearchButtonItem, TimeRangeItem } from '../../components/FilterItems';
 import type { LogFilterParams } from './api';
 import { logTypeLabels } from './log-labels';
-import { DATE_TIME_FORMAT, toUnixSeconds, type TimeWindow } from './time';
+import { rangeOf, timestampsOf, type TimeRange, type TimeWindow } from './time';
 
 /** What the filter form holds; `range` is null when the user cleared it. */
 export interface LogFilterValues {
-  range: [Dayjs, Dayjs] | null;
+  range: TimeRange;
   token_name: string;
   model_name: string;
   group: string;
@@ -20,7 +18,7 @@ export interface LogFilterValues {
 }
 
 export function initialFilterValues(window: TimeWindow): LogFilterValues {
-  return { range: [dayjs(window.start), dayjs(window.end)], token_name: '', model_name: '', group: '', channel: '', username: '', type: LogType.All };
+  return { range: rangeOf(window), token_name: '', model_name: '', group: '', channel: '', username: '', type: LogType.All };
 }
 
 /** The form's values as the routes' filters (admin-only ones only for admins). */
@@ -30,8 +28,7 @@ export function toFilterParams(values: LogFilterValues, admin: boolean): LogFilt
     token_name: values.token_name.trim(),
     model_name: values.model_name.trim(),
     group: values.group.trim(),
-    start_timestamp: values.range ? toUnixSeconds(values.range[0].valueOf()) : undefined,
-    end_timestamp: values.range ? toUnixSeconds(values.range[1].valueOf()) : undefined,
+    ...timestampsOf(values.range),
   };
   if (admin) {
     params.username = values.username.trim();
@@ -63,13 +60,7 @@ export function LogFilters({ admin, initialValues, searching, onSearch }: LogFil
       onValuesChange={(changed) => { if ('type' in changed) form.submit(); }}
       style={{ rowGap: 12 }}
     >
-      <Form.Item name="range" label={t('pages.logs.filter.timeRange', '时间范围')}>
-        <DatePicker.RangePicker
-          showTime
-          format={DATE_TIME_FORMAT}
-          placeholder={[t('pages.logs.filter.start', '起始时间'), t('pages.logs.filter.end', '结束时间')]}
-        />
-      </Form.Item>
+      <TimeRangeItem />
       <Form.Item name="token_name">
         <Input allowClear placeholder={t('pages.logs.filter.tokenName', '令牌名称')} aria-label={t('pages.logs.filter.tokenName', '令牌名称')} />
       </Form.Item>
@@ -79,11 +70,7 @@ export function LogFilters({ admin, initialValues, searching, onSearch }: LogFil
       <Form.Item name="group">
         <Input allowClear placeholder={t('pages.logs.filter.group', '分组')} aria-label={t('pages.logs.filter.group', '分组')} />
       </Form.Item>
-      {admin && (
-        <Form.Item name="channel" rules={[{ pattern: /^\d*$/, message: t('pages.logs.filter.channel.invalid', '渠道 ID 必须是数字') }]}>
-          <Input allowClear placeholder={t('pages.logs.filter.channel', '渠道 ID')} aria-label={t('pages.logs.filter.channel', '渠道 ID')} />
-        </Form.Item>
-      )}
+      {admin && <ChannelIdItem name="channel" />}
       {admin && (
         <Form.Item name="username">
           <Input allowClear placeholder={t('pages.logs.filter.username', '用户名称')} aria-label={t('pages.logs.filter.username', '用户名称')} />
@@ -96,11 +83,7 @@ export function LogFilters({ admin, initialValues, searching, onSearch }: LogFil
           options={Object.values(LogType).map((value) => ({ value, label: intl.formatMessage(logTypeLabels[value]) }))}
         />
       </Form.Item>
-      <Form.Item>
-        <Button type="primary" htmlType="submit" icon={<SearchOutlined />} loading={searching}>
-          {intl.formatMessage({ id: 'common.search', defaultMessage: '查询' })}
-        </Button>
-      </Form.Item>
+      <SearchButtonItem searching={searching} />
     </Form>
   );
 }

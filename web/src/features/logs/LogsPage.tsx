@@ -2,46 +2,34 @@ import { useState } from 'react';
 import { Alert, Card, Flex, Space, Table, Tag } from 'antd';
 import { useIntl } from 'react-intl';
 import { LogType, type LogView } from '@aigw/contracts';
-import { useAccess, useFormatQuota } from '../../app/hooks';
-import { pageSizeChosen, pageSizeOptions } from '../../app/preferences';
-import { useAppDispatch, useAppSelector } from '../../app/store';
-import { useLogStatQuery, useLogsQuery, type LogFilterParams } from './api';
+import { useFormatQuota } from '../../app/hooks';
+import { useListFilters } from '../../components/use-list-filters';
+import { useLogStatQuery, useLogsQuery } from './api';
 import { initialFilterValues, LogFilters, toFilterParams, type LogFilterValues } from './LogFilters';
 import { LogDetails } from './LogDetails';
 import { defaultLogWindow } from './time';
 import { UserInfoModal } from './UserInfoModal';
 import { useLogColumns } from './use-log-columns';
 
-const sameFilters = (a: LogFilterParams, b: LogFilterParams) => JSON.stringify(a) === JSON.stringify(b);
-
 /** /log: usage and account logs with totals; admins see everyone's (/api/log/), users their own. */
 export function LogsPage() {
   const intl = useIntl();
-  const dispatch = useAppDispatch();
-  const { isAdmin } = useAccess();
   const formatQuota = useFormatQuota();
-  const pageSize = useAppSelector((state) => state.preferences.pageSize);
-  // The default window is fixed when the screen opens (today's 00:00 to an hour ahead).
-  const [initialValues] = useState(() => initialFilterValues(defaultLogWindow()));
-  const [filters, setFilters] = useState<LogFilterParams>(() => toFilterParams(initialValues, isAdmin));
-  const [page, setPage] = useState(1);
+  // The default window: today's 00:00 to an hour ahead.
+  const { isAdmin, initialValues, filters, paging, search: applyFilters } = useListFilters(() => initialFilterValues(defaultLogWindow()), toFilterParams);
   const [userId, setUserId] = useState<number | null>(null);
   const t = (id: string, defaultMessage: string, values?: Record<string, string | number>) => intl.formatMessage({ id, defaultMessage }, values);
 
-  const list = useLogsQuery({ admin: isAdmin, p: page, page_size: pageSize, ...filters });
+  const list = useLogsQuery({ admin: isAdmin, p: paging.page, page_size: paging.pageSize, ...filters });
   const stat = useLogStatQuery({ admin: isAdmin, ...filters });
   const columns = useLogColumns(isAdmin, setUserId);
 
   const search = (values: LogFilterValues) => {
-    const next = toFilterParams(values, isAdmin);
-    if (sameFilters(next, filters) && page === 1) {
-      // Same arguments: ask again, the user wants fresh figures.
+    // Same arguments: ask again, the user wants fresh figures.
+    if (applyFilters(values)) {
       void list.refetch();
       void stat.refetch();
-      return;
     }
-    setFilters(next);
-    setPage(1);
   };
 
   const totals = stat.data;
@@ -66,22 +54,7 @@ export function LogsPage() {
             expandedRowRender: (row) => <LogDetails row={row} admin={isAdmin} />,
             rowExpandable: (row) => row.type === LogType.Consume || row.other !== '',
           }}
-          pagination={{
-            current: page,
-            pageSize,
-            total: list.data?.total ?? 0,
-            showSizeChanger: true,
-            pageSizeOptions: pageSizeOptions.map(String),
-            showTotal: (total) => intl.formatMessage({ id: 'common.total', defaultMessage: '共 {total} 条' }, { total }),
-            onChange: (next, size) => {
-              if (size !== pageSize) {
-                dispatch(pageSizeChosen(size));
-                setPage(1);
-              } else {
-                setPage(next);
-              }
-            },
-          }}
+          pagination={paging.pagination(list.data?.total ?? 0)}
         />
       </Flex>
       {isAdmin && <UserInfoModal userId={userId} onClose={() => setUserId(null)} />}

@@ -1,18 +1,19 @@
-import { Descriptions, Modal, Spin, Tag } from 'antd';
+import { Alert, Descriptions, Modal, Spin, Tag } from 'antd';
 import { useIntl } from 'react-intl';
 import { useFormatQuota } from '../../app/hooks';
-import { useLogUserQuery } from './api';
+import { useUserByIdQuery } from '../users/api';
 
 /** The admin's popup from a log row: GET /api/user/{id}, its name, balance, usage and group. */
 export function UserInfoModal({ userId, onClose }: { userId: number | null; onClose: () => void }) {
   const intl = useIntl();
   const formatQuota = useFormatQuota();
-  const { data: user, isFetching, isError } = useLogUserQuery(userId ?? 0, { skip: userId === null });
+  const { data: user, isFetching, error } = useUserByIdQuery(userId ?? 0, { skip: userId === null });
   const t = (id: string, defaultMessage: string) => intl.formatMessage({ id, defaultMessage });
 
   const body = () => {
-    // The failure itself is toasted by the base query.
-    if (isFetching || !user) return isError ? null : <Spin />;
+    // The user query is silent (its screens say why in place).
+    if (error) return <Alert type="error" showIcon title={'message' in error ? error.message : String(error)} />;
+    if (isFetching || !user) return <Spin />;
     return (
       <Descriptions
         column={1}

@@ -1,4 +1,4 @@
-import type { LogView, Page, User } from '@aigw/contracts';
+import type { LogView, Page } from '@aigw/contracts';
 import { api } from '../../api/api';
 
 /** Filters of the log list and its totals, as the routes take them (spec 7, logQuerySchema). */
@@ -49,12 +49,7 @@ export const logsApi = api.injectEndpoints({
       query: (args) => ({ url: args.admin ? '/log/stat' : '/log/self/stat', params: params(args) }),
       providesTags: ['Log'],
     }),
-    /** The admin's user popup from a log row. */
-    logUser: build.query<User, number>({
-      query: (id) => `/user/${id}`,
-      providesTags: (_result, _error, id) => [{ type: 'User', id }],
-    }),
   }),
 });
 
-export const { useLogsQuery, useLogStatQuery, useLogUserQuery } = logsApi;
+export const { useLogsQuery, useLogStatQuery } = logsApi;

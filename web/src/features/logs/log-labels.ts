@@ -1,5 +1,6 @@
 import { defineMessages, type MessageDescriptor } from 'react-intl';
 import { LogType } from '@aigw/contracts';
+import type { Label } from '../../components/LabelTag';
 
 const messages = defineMessages({
   all: { id: 'pages.logs.type.all', defaultMessage: '全部' },
@@ -20,7 +21,7 @@ export const logTypeLabels: Record<number, MessageDescriptor> = {
 };
 
 /** A row's type tag: the established product's colours. */
-export function logTypeTag(type: number): { label: MessageDescriptor; color: string } {
+export function logTypeLabel(type: number): Label {
   switch (type) {
     case LogType.Topup:
       return { label: messages.topup, color: 'cyan' };

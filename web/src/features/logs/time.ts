@@ -1,4 +1,4 @@
-import dayjs from 'dayjs';
+import dayjs, { type Dayjs } from 'dayjs';
 
 /** How times are shown in the log, drawing and task tables. */
 export const DATE_TIME_FORMAT = 'YYYY-MM-DD HH:mm:ss';
@@ -49,4 +49,20 @@ export function defaultTaskWindow(now = Date.now()): TimeWindow {
 /** ms to the unix seconds the list routes take. */
 export function toUnixSeconds(ms: number): number {
   return Math.floor(ms / 1000);
+}
+
+/** A filter form's time range (the range picker's value); null when the user cleared it. */
+export type TimeRange = [Dayjs, Dayjs] | null;
+
+/** A default window as the range picker's value. */
+export function rangeOf(window: TimeWindow): [Dayjs, Dayjs] {
+  return [dayjs(window.start), dayjs(window.end)];
+}
+
+/** A range as the list routes' bounds in unix seconds; left out when the range was cleared. */
+export function timestampsOf(range: TimeRange): { start_timestamp?: number; end_timestamp?: number } {
+  return {
+    start_timestamp: range ? toUnixSeconds(range[0].valueOf()) : undefined,
+    end_timestamp: range ? toUnixSeconds(range[1].valueOf()) : undefined,
+  };
 }

@@ -3,7 +3,8 @@ import type { ColumnsType } from 'antd/es/table';
 import { useIntl } from 'react-intl';
 import { LogType, type LogView } from '@aigw/contracts';
 import { useFormatQuota } from '../../app/hooks';
-import { logTypeTag } from './log-labels';
+import { LabelTag } from '../../components/LabelTag';
+import { logTypeLabel } from './log-labels';
 import { durationColor, firstTokenColor, firstTokenSeconds, parseOther, retryPath } from './log-other';
 import { formatTimestamp } from './time';
 
@@ -53,10 +54,7 @@ export function useLogColumns(admin: boolean, onOpenUser: (userId: number) => vo
       title: t('pages.logs.column.type', '类型'),
       dataIndex: 'type',
       key: 'type',
-      render: (type: number) => {
-        const tag = logTypeTag(type);
-        return <Tag color={tag.color}>{intl.formatMessage(tag.label)}</Tag>;
-      },
+      render: (type: number) => <LabelTag label={logTypeLabel(type)} />,
     },
     {
       title: t('pages.logs.column.model', '模型'),

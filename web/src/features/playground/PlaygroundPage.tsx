@@ -1,13 +1,15 @@
 import { useEffect, useRef, useState } from 'react';
-import { App, Button, Card, Col, Empty, Flex, Form, Input, InputNumber, Row, Select, Slider, Space, Tag, Typography } from 'antd';
+import { App, Button, Card, Col, Empty, Flex, Form, Input, InputNumber, Row, Select, Slider, Space, Typography } from 'antd';
 import { ClearOutlined, SendOutlined, StopOutlined } from '@ant-design/icons';
-import { useIntl } from 'react-intl';
+import { defineMessages, useIntl } from 'react-intl';
 import { useNavigate } from 'react-router';
 import { useCurrentUser } from '../../app/hooks';
-import { useNoTokenRedirect } from '../../components/no-token-redirect';
 import { signedOut } from '../../app/session';
 import { useAppDispatch } from '../../app/store';
-import { useHasEnabledTokenQuery, useSelfGroupsQuery, useSelfModelsQuery } from './api';
+import { LabelTag, type Label } from '../../components/LabelTag';
+import { useNoTokenRedirect } from '../../components/no-token-redirect';
+import { useSelfGroupsQuery, useSelfModelsQuery } from '../self/api';
+import { useEnabledTokenQuery } from '../tokens/api';
 import { streamChat, type ChatMessage, type ReplyState } from './stream-chat';
 
 /** Spec constants: temperature 0.1-1 step 0.1; max tokens an integer, default 0; default model. */
@@ -26,6 +28,21 @@ interface Settings {
   system: string;
 }
 
+const replyStates = defineMessages({
+  loading: { id: 'pages.playground.state.loading', defaultMessage: '请求中' },
+  incomplete: { id: 'pages.playground.state.incomplete', defaultMessage: '生成中' },
+  complete: { id: 'pages.playground.state.complete', defaultMessage: '已完成' },
+  error: { id: 'pages.playground.state.error', defaultMessage: '出错' },
+});
+
+/** A reply's state as a tag: asked, streaming, done, failed. */
+const replyStateLabels: Record<ReplyState, Label> = {
+  loading: { label: replyStates.loading, color: 'processing' },
+  incomplete: { label: replyStates.incomplete, color: 'blue' },
+  complete: { label: replyStates.complete, color: 'success' },
+  error: { label: replyStates.error, color: 'error' },
+};
+
 /** /playground: try a model with streamed replies, billed to the user's own balance. */
 export function PlaygroundPage() {
   const intl = useIntl();
@@ -33,7 +50,7 @@ export function PlaygroundPage() {
   const dispatch = useAppDispatch();
   const user = useCurrentUser();
   const { message } = App.useApp();
-  const { data: hasToken } = useHasEnabledTokenQuery();
+  const { data: enabledToken } = useEnabledTokenQuery();
   const { data: groups } = useSelfGroupsQuery();
   const { data: models } = useSelfModelsQuery();
   const [settings, setSettings] = useState<Settings>({ group: '', model: DEFAULT_MODEL, temperature: 0.7, maxTokens: 0, system: '' });
@@ -44,7 +61,7 @@ export function PlaygroundPage() {
   const streaming = turns.some((turn) => turn.state === 'loading' || turn.state === 'incomplete');
 
   // Entry rule: without an enabled token the user is sent to create one.
-  useNoTokenRedirect(hasToken === false);
+  useNoTokenRedirect(enabledToken === null);
 
   useEffect(() => {
     if (user && !settings.group) setSettings((current) => ({ ...current, group: user.group }));
@@ -91,17 +108,6 @@ export function PlaygroundPage() {
   const stop = () => {
     abort.current?.abort();
     updateReply((reply) => ({ ...reply, state: reply.content ? 'complete' : 'error', content: reply.content || intl.formatMessage({ id: 'pages.playground.stopped', defaultMessage: '已停止' }) }));
-  };
-
-  const stateTag = (state: ReplyState) => {
-    const tags: Record<ReplyState, { color: string; id: string; text: string }> = {
-      loading: { color: 'processing', id: 'pages.playground.state.loading', text: '请求中' },
-      incomplete: { color: 'blue', id: 'pages.playground.state.incomplete', text: '生成中' },
-      complete: { color: 'success', id: 'pages.playground.state.complete', text: '已完成' },
-      error: { color: 'error', id: 'pages.playground.state.error', text: '出错' },
-    };
-    const tag = tags[state];
-    return <Tag color={tag.color}>{intl.formatMessage({ id: tag.id, defaultMessage: tag.text })}</Tag>;
   };
 
   const modelOptions = [...new Set([DEFAULT_MODEL, ...(models ?? [])])].map((model) => ({ value: model, label: model }));
@@ -160,7 +166,7 @@ export function PlaygroundPage() {
                             ? intl.formatMessage({ id: 'pages.playground.you', defaultMessage: '我' })
                             : intl.formatMessage({ id: 'pages.playground.assistant', defaultMessage: '助手' })}
                         </Typography.Text>
-                        {turn.state && stateTag(turn.state)}
+                        {turn.state && <LabelTag label={replyStateLabels[turn.state]} />}
                       </Space>
                       <Typography.Paragraph style={{ whiteSpace: 'pre-wrap', margin: 0 }} type={turn.state === 'error' ? 'danger' : undefined}>
                         {turn.content || (turn.state === 'loading' ? '…' : '')}

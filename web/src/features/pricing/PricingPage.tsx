@@ -1,23 +1,29 @@
 import { useMemo, useState } from 'react';
-import { Alert, App, Button, Card, Collapse, Flex, Input, Radio, Space, Table, Tag, Tooltip, Typography } from 'antd';
-import { CheckCircleFilled, CloseCircleFilled, CopyOutlined, SearchOutlined } from '@ant-design/icons';
-import { useText } from '../../app/use-text';
+import { Alert, App, Card, Collapse, Flex, Input, Radio, Space, Table, Tag, Tooltip, Typography } from 'antd';
+import { CheckCircleFilled, CloseCircleFilled, SearchOutlined } from '@ant-design/icons';
+import { defineMessages } from 'react-intl';
 import { Link } from 'react-router';
 import type { PricingRow } from '@aigw/contracts';
 import { useAccess, useCurrentUser } from '../../app/hooks';
-import { useAppDispatch, useAppSelector } from '../../app/store';
-import { pageSizeChosen, pageSizeOptions } from '../../app/preferences';
+import { useText } from '../../app/use-text';
+import { CopySelectedButton } from '../../components/CopySelectedButton';
+import { useTablePaging } from '../../components/use-table-paging';
 import { copyText } from '../../lib/clipboard';
 import { useGetPricingQuery } from './api';
 import { formatDollars, groupRatioColor, modelPrice } from './prices';
 
+const copyMessages = defineMessages({
+  label: { id: 'pages.pricing.copy', defaultMessage: '复制选中模型' },
+  none: { id: 'pages.pricing.copy.none', defaultMessage: '请至少选择一个模型！' },
+  done: { id: 'pages.pricing.copy.done', defaultMessage: '已复制 {count} 个模型名称' },
+});
+
 /** /pricing (public): every offered model with its price in the chosen group. */
 export function PricingPage() {
-  const dispatch = useAppDispatch();
   const { message } = App.useApp();
   const { signedIn } = useAccess();
   const user = useCurrentUser();
-  const pageSize = useAppSelector((state) => state.preferences.pageSize);
+  const paging = useTablePaging();
   const { data, isLoading } = useGetPricingQuery();
   const [search, setSearch] = useState('');
   const [chosenGroup, setChosenGroup] = useState<string>();
@@ -33,14 +39,6 @@ export function PricingPage() {
     const needle = search.trim().toLowerCase();
     return (data?.models ?? []).filter((row) => !needle || row.model_name.toLowerCase().includes(needle));
   }, [data?.models, search]);
-
-  const copySelected = async () => {
-    if (selected.length === 0) {
-      void message.warning(t('pages.pricing.copy.none', '请至少选择一个模型！'));
-      return;
-    }
-    if (await copyText(selected.join(','))) void message.success(t('pages.pricing.copy.done', '已复制 {count} 个模型名称', { count: selected.length }));
-  };
 
   const columns = [
     {
@@ -140,7 +138,7 @@ export function PricingPage() {
               value={search}
               onChange={(event) => setSearch(event.target.value)}
             />
-            <Button icon={<CopyOutlined />} onClick={() => void copySelected()}>{t('pages.pricing.copy', '复制选中模型')}</Button>
+            <CopySelectedButton count={selected.length} keys={async () => selected} separator="," messages={copyMessages} />
           </Flex>
           <Table<PricingRow>
             rowKey="model_name"
@@ -149,13 +147,7 @@ export function PricingPage() {
             dataSource={rows}
             rowSelection={{ selectedRowKeys: selected, onChange: (keys) => setSelected(keys as string[]) }}
             scroll={{ x: 'max-content' }}
-            pagination={{
-              pageSize,
-              pageSizeOptions: pageSizeOptions.map(String),
-              showSizeChanger: true,
-              onShowSizeChange: (_current, size) => dispatch(pageSizeChosen(size)),
-              showTotal: (total) => t('common.total', '共 {total} 条', { total }),
-            }}
+            pagination={paging.pagination(rows.length)}
           />
         </Flex>
       </Card>

@@ -1,6 +1,5 @@
-import { Drawer, Spin } from 'antd';
 import { useIntl } from 'react-intl';
-import { useDrawerSize } from '../../app/media';
+import { FormDrawer } from '../../components/FormDrawer';
 import { useRedemptionQuery } from './api';
 import { RedemptionForm } from './RedemptionForm';
 
@@ -11,28 +10,24 @@ interface RedemptionDrawerProps {
   onClose: () => void;
 }
 
-/** The side panel that creates or updates redemption codes. */
+/** The side panel that creates or updates redemption codes; the form mounts once the code has loaded. */
 export function RedemptionDrawer({ open, redemptionId, onClose }: RedemptionDrawerProps) {
   const intl = useIntl();
-  const size = useDrawerSize();
   const editing = redemptionId !== undefined;
   const redemption = useRedemptionQuery(redemptionId ?? 0, { skip: !open || !editing, refetchOnMountOrArgChange: true });
   const ready = !editing || (redemption.data?.id === redemptionId && !redemption.isFetching);
 
   return (
-    <Drawer
+    <FormDrawer
       open={open}
       onClose={onClose}
-      size={size}
-      destroyOnHidden
       title={editing
         ? intl.formatMessage({ id: 'pages.redemptions.form.titleEdit', defaultMessage: '更新兑换码信息' })
         : intl.formatMessage({ id: 'pages.redemptions.form.titleCreate', defaultMessage: '创建新的兑换码' })}
+      loading={!ready}
+      failed={editing && redemption.isError}
     >
-      {/* A code that failed to load (the server's message is shown) leaves the panel empty. */}
-      {open && !(editing && redemption.isError) && (ready
-        ? <RedemptionForm redemption={editing ? redemption.data : undefined} onDone={onClose} />
-        : <Spin />)}
-    </Drawer>
+      <RedemptionForm redemption={editing ? redemption.data : undefined} onDone={onClose} />
+    </FormDrawer>
   );
 }

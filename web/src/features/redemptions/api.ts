@@ -1,5 +1,6 @@
 import type { Page, RedemptionView } from '@aigw/contracts';
 import { api } from '../../api/api';
+import { setStatusOptimistically, type PatchPages } from '../../api/optimistic-status';
 
 /** One page of codes; a keyword (id or name) switches to the search route. */
 export interface RedemptionListArgs {
@@ -39,19 +40,9 @@ export const redemptionsApi = api.injectEndpoints({
     setRedemptionStatus: build.mutation<RedemptionView, { id: number; status: 1 | 2 }>({
       query: (body) => ({ url: '/redemption/', method: 'PUT', params: { status_only: 'true' }, body }),
       async onQueryStarted({ id, status }, { dispatch, getState, queryFulfilled }) {
-        const patchRows = (change: (row: RedemptionView) => void) => redemptionsApi.util.selectInvalidatedBy(getState(), ['Redemption'])
-          .filter((entry) => entry.endpointName === 'redemptions')
-          .map(({ originalArgs }) => dispatch(redemptionsApi.util.updateQueryData('redemptions', originalArgs as RedemptionListArgs, (draft) => {
-            const row = draft.items.find((item) => item.id === id);
-            if (row) change(row);
-          })));
-        const optimistic = patchRows((row) => { row.status = status; });
-        try {
-          const { data } = await queryFulfilled;
-          patchRows((row) => Object.assign(row, data));
-        } catch {
-          for (const patch of optimistic) patch.undo();
-        }
+        const patchPages: PatchPages<RedemptionView> = (recipe) => redemptionsApi.util.selectCachedArgsForQuery(getState(), 'redemptions')
+          .map((args) => dispatch(redemptionsApi.util.updateQueryData('redemptions', args, recipe)));
+        await setStatusOptimistically(patchPages, id, status, queryFulfilled);
       },
     }),
     deleteRedemption: build.mutation<void, number>({

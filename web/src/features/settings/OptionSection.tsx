@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useMemo, useState, type ReactNode } from 'react';
-import { App, Button, Card, Form, Input, InputNumber, Skeleton, Switch, type FormInstance, type FormItemProps } from 'antd';
+import { Alert, App, Button, Card, Form, Input, InputNumber, Skeleton, Switch, type FormInstance, type FormItemProps } from 'antd';
 import { useIntl } from 'react-intl';
 import { optionDefinitions, type OptionKey } from '@aigw/contracts';
 import { api } from '../../api/api';
@@ -45,6 +45,8 @@ export function useSaveOptions(): (changes: readonly OptionChange[]) => Promise<
 
 interface OptionSectionProps {
   title: ReactNode;
+  /** A note above the fields: what the settings are for, where their values come from. */
+  help?: ReactNode;
   /** The options this card edits and saves. */
   keys: readonly OptionKey[];
   /** The fields; a function gets the form, for fields that depend on each other. */
@@ -61,7 +63,7 @@ interface OptionSectionProps {
  * contracts' own schemas, and saves only what changed, one PUT per setting, reporting the
  * spec's outcomes (saved, failed, partly failed, check input, nothing changed).
  */
-export function OptionSection({ title, keys, children, beforeSave, extra, saveLabel }: OptionSectionProps) {
+export function OptionSection({ title, help, keys, children, beforeSave, extra, saveLabel }: OptionSectionProps) {
   const intl = useIntl();
   const { message } = App.useApp();
   const [form] = Form.useForm<OptionFormValues>();
@@ -105,6 +107,7 @@ export function OptionSection({ title, keys, children, beforeSave, extra, saveLa
         <Skeleton active />
       ) : (
         <Form<OptionFormValues> form={form} layout="vertical" initialValues={initialValues}>
+          {help && <Alert type="info" showIcon style={{ marginBottom: 16 }} title={help} />}
           {typeof children === 'function' ? children(form) : children}
           <Form.Item style={{ marginBottom: 0 }}>
             <Button type="primary" onClick={() => void save()} loading={saving}>

@@ -6,11 +6,12 @@ import { OperationTab } from './operation/OperationTab';
 import { OtherTab } from './other/OtherTab';
 import { PersonalTab } from './personal/PersonalTab';
 import { SystemTab } from './system/SystemTab';
+import { WebhooksTab } from './webhooks/WebhooksTab';
 
-const tabKeys = ['personal', 'operation', 'system', 'other'] as const;
+const tabKeys = ['personal', 'operation', 'system', 'other', 'webhooks'] as const;
 type TabKey = (typeof tabKeys)[number];
 
-/** /setting?tab=: personal for everyone; operation, system and other for the super admin. */
+/** /setting?tab=: personal for everyone; operation, system, other and webhooks for the super admin. */
 export function SettingsPage() {
   const intl = useIntl();
   const { isRoot } = useAccess();
@@ -26,6 +27,7 @@ export function SettingsPage() {
           { key: 'operation', label: intl.formatMessage({ id: 'pages.settings.tab.operation', defaultMessage: '运营设置' }), children: <OperationTab /> },
           { key: 'system', label: intl.formatMessage({ id: 'pages.settings.tab.system', defaultMessage: '系统设置' }), children: <SystemTab /> },
           { key: 'other', label: intl.formatMessage({ id: 'pages.settings.tab.other', defaultMessage: '其他设置' }), children: <OtherTab /> },
+          { key: 'webhooks', label: intl.formatMessage({ id: 'pages.settings.tab.webhooks', defaultMessage: 'Webhooks' }), children: <WebhooksTab /> },
         ]
       : []),
   ];

@@ -1,7 +1,6 @@
 import { Image, Progress, Space, Tag, Typography } from 'antd';
 import { useIntl } from 'react-intl';
 import { toMilliseconds } from '../logs/time';
-import type { Label } from './labels';
 
 /** Spec 9: a drawing (and task) taking over 60 s shows red. */
 export const SLOW_TASK_SECONDS = 60;
@@ -21,11 +20,6 @@ export function DurationTag({ submit, finish }: { submit: number; finish: number
       {intl.formatMessage({ id: 'pages.tasks.seconds', defaultMessage: '{value} 秒' }, { value: seconds })}
     </Tag>
   );
-}
-
-export function LabelTag({ label }: { label: Label }) {
-  const intl = useIntl();
-  return <Tag color={label.color}>{intl.formatMessage(label.label)}</Tag>;
 }
 
 /** "50%" (or a bare number) as a progress bar. */

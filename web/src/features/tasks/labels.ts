@@ -1,10 +1,5 @@
 import { defineMessages, type MessageDescriptor } from 'react-intl';
-
-/** A coloured label of a code the server sends. */
-export interface Label {
-  label: MessageDescriptor;
-  color: string;
-}
+import type { Label } from '../../components/LabelTag';
 
 const unknown = defineMessages({ label: { id: 'pages.tasks.unknown', defaultMessage: '未知' } }).label;
 

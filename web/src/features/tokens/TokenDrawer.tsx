@@ -1,7 +1,6 @@
-import { Drawer, Spin } from 'antd';
 import { useIntl } from 'react-intl';
-import { useDrawerSize } from '../../app/media';
-import { useSelfGroupsQuery, useSelfModelsQuery } from '../playground/api';
+import { FormDrawer } from '../../components/FormDrawer';
+import { useSelfGroupsQuery, useSelfModelsQuery } from '../self/api';
 import { useTokenQuery } from './api';
 import { TokenForm } from './TokenForm';
 
@@ -15,7 +14,6 @@ interface TokenDrawerProps {
 /** The side panel that creates or updates a token; the form mounts once what it shows has loaded. */
 export function TokenDrawer({ open, tokenId, onClose }: TokenDrawerProps) {
   const intl = useIntl();
-  const size = useDrawerSize();
   const editing = tokenId !== undefined;
   const token = useTokenQuery(tokenId ?? 0, { skip: !open || !editing, refetchOnMountOrArgChange: true });
   const groups = useSelfGroupsQuery(undefined, { skip: !open });
@@ -23,19 +21,16 @@ export function TokenDrawer({ open, tokenId, onClose }: TokenDrawerProps) {
   const ready = !groups.isLoading && (!editing || (token.data?.id === tokenId && !token.isFetching));
 
   return (
-    <Drawer
+    <FormDrawer
       open={open}
       onClose={onClose}
-      size={size}
-      destroyOnHidden
       title={editing
         ? intl.formatMessage({ id: 'pages.tokens.form.titleEdit', defaultMessage: '更新令牌信息' })
         : intl.formatMessage({ id: 'pages.tokens.form.titleCreate', defaultMessage: '创建新的令牌' })}
+      loading={!ready}
+      failed={editing && token.isError}
     >
-      {/* A token that failed to load (the server's message is shown) leaves the panel empty. */}
-      {open && !(editing && token.isError) && (ready
-        ? <TokenForm token={editing ? token.data : undefined} groups={groups.data ?? {}} models={models.data ?? []} onDone={onClose} />
-        : <Spin />)}
-    </Drawer>
+      <TokenForm token={editing ? token.data : undefined} groups={groups.data ?? {}} models={models.data ?? []} onDone={onClose} />
+    </FormDrawer>
   );
 }

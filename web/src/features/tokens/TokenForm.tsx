@@ -3,7 +3,7 @@ import { Alert, App, AutoComplete, Button, Form, Input, Select, Space, Switch, T
 import { useIntl } from 'react-intl';
 import { MAX_QUOTA, TOKEN_BATCH_MAX, TOKEN_NAME_MAX, type CreateTokenBody, type TokenView, type UpdateTokenBody } from '@aigw/contracts';
 import { useCurrentUser, useFormatQuota } from '../../app/hooks';
-import type { UsableGroups } from '../playground/api';
+import type { UsableGroups } from '../self/api';
 import { useCreateTokenMutation, useUpdateTokenMutation } from './api';
 import { ExpiryInput } from './ExpiryInput';
 import {

@@ -1,14 +1,15 @@
-import { useEffect, useState } from 'react';
-import { Alert, App, Button, Card, Flex, Input, Space, Table, Tag } from 'antd';
+import { useState } from 'react';
+import { Alert, Button, Card, Flex, Input, Space, Table, Tag } from 'antd';
 import type { ColumnsType } from 'antd/es/table';
-import { CopyOutlined, PlusOutlined, SearchOutlined } from '@ant-design/icons';
-import { useIntl } from 'react-intl';
-import { TokenStatus, type TokenView } from '@aigw/contracts';
+import { PlusOutlined, SearchOutlined } from '@ant-design/icons';
+import { defineMessages, useIntl } from 'react-intl';
+import type { TokenView } from '@aigw/contracts';
 import { useFormatQuota } from '../../app/hooks';
-import { pageSizeChosen, pageSizeOptions } from '../../app/preferences';
-import { useAppDispatch, useAppSelector } from '../../app/store';
-import { copyText } from '../../lib/clipboard';
+import { CopySelectedButton } from '../../components/CopySelectedButton';
+import { LabelTag } from '../../components/LabelTag';
+import { useLeaveEmptyPage, useTablePaging } from '../../components/use-table-paging';
 import { useTokensQuery } from './api';
+import { tokenStatusLabel } from './labels';
 import { TokenActions } from './TokenActions';
 import { TokenDrawer } from './TokenDrawer';
 import { formatTime, NEVER } from './token-rules';
@@ -17,26 +18,26 @@ import { useTokenKeys } from './use-token-keys';
 /** Which drawer is open: none, a new token, or the token with this id. */
 type Editing = null | { id?: number };
 
+const copyMessages = defineMessages({
+  label: { id: 'pages.tokens.copySelected', defaultMessage: '复制所选令牌' },
+  none: { id: 'pages.tokens.copySelected.none', defaultMessage: '请至少选择一个令牌！' },
+  done: { id: 'pages.tokens.copySelected.done', defaultMessage: '已复制 {count} 个令牌' },
+});
+
 /** /token: the user's own sk- tokens. */
 export function TokensPage() {
   const intl = useIntl();
-  const dispatch = useAppDispatch();
-  const { message } = App.useApp();
   const formatQuota = useFormatQuota();
-  const pageSize = useAppSelector((state) => state.preferences.pageSize);
+  const paging = useTablePaging();
+  const { setPage } = paging;
   const [nameInput, setNameInput] = useState('');
   const [keyInput, setKeyInput] = useState('');
   const [search, setSearch] = useState({ keyword: '', token: '' });
-  const [page, setPage] = useState(1);
   const [selected, setSelected] = useState<number[]>([]);
-  const [copying, setCopying] = useState(false);
   const [editing, setEditing] = useState<Editing>(null);
   const { keys, fullKey } = useTokenKeys();
-  const { data, isFetching } = useTokensQuery({ page, size: pageSize, ...search });
-  // Deleting the last row of the last page leaves an empty page: step back to the one before.
-  useEffect(() => {
-    if (data && data.items.length === 0 && data.total > 0 && page > 1) setPage(Math.ceil(data.total / pageSize));
-  }, [data, page, pageSize]);
+  const { data, isFetching } = useTokensQuery({ page: paging.page, size: paging.pageSize, ...search });
+  useLeaveEmptyPage(paging, data);
   const t = (id: string, defaultMessage: string, values?: Record<string, string | number>) => intl.formatMessage({ id, defaultMessage }, values);
 
   const runSearch = () => {
@@ -44,40 +45,15 @@ export function TokensPage() {
     setPage(1);
   };
 
-  const copySelected = async () => {
-    if (selected.length === 0) {
-      void message.warning(t('pages.tokens.copySelected.none', '请至少选择一个令牌！'));
-      return;
-    }
-    setCopying(true);
-    const lines: string[] = [];
+  const selectedKeys = async () => {
+    const keys: string[] = [];
     // One at a time: a refused reveal (rate limit) stops the copy instead of firing the rest.
     for (const id of selected) {
       const key = await fullKey(id);
-      if (!key) break;
-      lines.push(key);
+      if (!key) return null;
+      keys.push(key);
     }
-    setCopying(false);
-    if (lines.length === selected.length && await copyText(lines.join('\n'))) {
-      void message.success(t('pages.tokens.copySelected.done', '已复制 {count} 个令牌', { count: lines.length }));
-    }
-  };
-
-  const statusTag = (token: TokenView) => {
-    switch (token.status) {
-      case TokenStatus.Enabled:
-        return token.model_limits_enabled
-          ? <Tag color="blue">{t('pages.tokens.status.limitedModels', '限制模型')}</Tag>
-          : <Tag color="green">{t('pages.tokens.status.enabled', '已启用')}</Tag>;
-      case TokenStatus.Disabled:
-        return <Tag color="red">{t('pages.tokens.status.disabled', '已禁用')}</Tag>;
-      case TokenStatus.Expired:
-        return <Tag color="gold">{t('pages.tokens.status.expired', '已过期')}</Tag>;
-      case TokenStatus.Exhausted:
-        return <Tag>{t('pages.tokens.status.exhausted', '已耗尽')}</Tag>;
-      default:
-        return <Tag>{t('pages.tokens.status.unknown', '未知状态')}</Tag>;
-    }
+    return keys;
   };
 
   const columns: ColumnsType<TokenView> = [
@@ -87,7 +63,7 @@ export function TokensPage() {
       key: 'status',
       render: (_, token) => (
         <Space size={4}>
-          {statusTag(token)}
+          <LabelTag label={tokenStatusLabel(token)} />
           <Tag color="purple">{token.group || t('pages.tokens.group.user', '用户分组')}</Tag>
         </Space>
       ),
@@ -136,9 +112,9 @@ export function TokensPage() {
             onChange={(event) => setKeyInput(event.target.value)}
             onPressEnter={runSearch}
           />
-          <Button type="primary" onClick={runSearch}>{t('pages.tokens.search.submit', '查询')}</Button>
+          <Button type="primary" onClick={runSearch}>{t('common.search', '查询')}</Button>
           <Button icon={<PlusOutlined />} onClick={() => setEditing({})}>{t('pages.tokens.add', '添加令牌')}</Button>
-          <Button icon={<CopyOutlined />} loading={copying} onClick={() => void copySelected()}>{t('pages.tokens.copySelected', '复制所选令牌')}</Button>
+          <CopySelectedButton count={selected.length} keys={selectedKeys} messages={copyMessages} />
         </Flex>
         <Table<TokenView>
           rowKey="id"
@@ -147,20 +123,7 @@ export function TokensPage() {
           dataSource={data?.items ?? []}
           scroll={{ x: 'max-content' }}
           rowSelection={{ selectedRowKeys: selected, preserveSelectedRowKeys: true, onChange: (ids) => setSelected(ids as number[]) }}
-          pagination={{
-            current: page,
-            pageSize,
-            total: data?.total ?? 0,
-            showSizeChanger: true,
-            pageSizeOptions: pageSizeOptions.map(String),
-            showTotal: (total) => t('common.total', '共 {total} 条', { total }),
-            onChange: (next, size) => {
-              if (size !== pageSize) {
-                dispatch(pageSizeChosen(size));
-                setPage(1);
-              } else setPage(next);
-            },
-          }}
+          pagination={paging.pagination(data?.total ?? 0)}
         />
       </Flex>
       <TokenDrawer open={editing !== null} tokenId={editing?.id} onClose={() => setEditing(null)} />

@@ -1,5 +1,6 @@
-import type { CreateTokenBody, Page, TokenView, UpdateTokenBody } from '@aigw/contracts';
+import { TokenStatus, type CreateTokenBody, type Page, type TokenView, type UpdateTokenBody } from '@aigw/contracts';
 import { api } from '../../api/api';
+import { setStatusOptimistically, type PatchPages } from '../../api/optimistic-status';
 
 /** One page of the caller's tokens; a name or key term switches to the search route. */
 export interface TokenListArgs {
@@ -21,6 +22,15 @@ export const tokensApi = api.injectEndpoints({
         : { url: '/token/', params: { p: page, size } }),
       providesTags: ['Token'],
     }),
+    /**
+     * The caller's first enabled token of the first 100 (the spec's rule for the playground and
+     * the chat links), or null when none is enabled.
+     */
+    enabledToken: build.query<TokenView | null, void>({
+      query: () => ({ url: '/token/', params: { p: 0, size: 100 } }),
+      transformResponse: (data: Page<TokenView>) => data.items.find((token) => token.status === TokenStatus.Enabled) ?? null,
+      providesTags: ['Token'],
+    }),
     token: build.query<TokenView, number>({
       query: (id) => `/token/${id}`,
       providesTags: (_result, _error, id) => [{ type: 'Token', id }],
@@ -37,20 +47,9 @@ export const tokensApi = api.injectEndpoints({
     setTokenStatus: build.mutation<TokenView, { id: number; status: 1 | 2 }>({
       query: (body) => ({ url: '/token/', method: 'PUT', params: { status_only: 'true' }, body }),
       async onQueryStarted({ id, status }, { dispatch, getState, queryFulfilled }) {
-        const patchRows = (change: (row: TokenView) => void) => tokensApi.util.selectInvalidatedBy(getState(), ['Token'])
-          .filter((entry) => entry.endpointName === 'tokens')
-          .map(({ originalArgs }) => dispatch(tokensApi.util.updateQueryData('tokens', originalArgs as TokenListArgs, (draft) => {
-            const row = draft.items.find((item) => item.id === id);
-            if (row) change(row);
-          })));
-        const optimistic = patchRows((row) => { row.status = status; });
-        try {
-          const { data } = await queryFulfilled;
-          // The server's view wins: its status is derived (an enabled token may show as expired).
-          patchRows((row) => Object.assign(row, data));
-        } catch {
-          for (const patch of optimistic) patch.undo();
-        }
+        const patchPages: PatchPages<TokenView> = (recipe) => tokensApi.util.selectCachedArgsForQuery(getState(), 'tokens')
+          .map((args) => dispatch(tokensApi.util.updateQueryData('tokens', args, recipe)));
+        await setStatusOptimistically(patchPages, id, status, queryFulfilled);
       },
     }),
     deleteToken: build.mutation<void, number>({
@@ -66,6 +65,6 @@ export const tokensApi = api.injectEndpoints({
 });
 
 export const {
-  useTokensQuery, useTokenQuery, useCreateTokenMutation, useUpdateTokenMutation, useSetTokenStatusMutation, useDeleteTokenMutation,
+  useTokensQuery, useEnabledTokenQuery, useTokenQuery, useCreateTokenMutation, useUpdateTokenMutation, useSetTokenStatusMutation, useDeleteTokenMutation,
   useRevealTokenKeyMutation,
 } = tokensApi;

@@ -3,7 +3,8 @@ import { App, Button, Form, Input, InputNumber, Select, Space } from 'antd';
 import { useIntl } from 'react-intl';
 import { PASSWORD_MIN, type UpdateUserBody, type User } from '@aigw/contracts';
 import { useFormatQuota } from '../../app/hooks';
-import { useGroupListQuery, useUpdateUserMutation } from './api';
+import { useGroupNamesQuery } from '../groups/api';
+import { useUpdateUserMutation } from './api';
 import { AddQuotaModal } from './AddQuotaModal';
 import { usePasswordRules, useUserFieldRules } from './rules';
 
@@ -36,7 +37,7 @@ export function EditUserForm({ user, onDone }: Props) {
   const formatQuota = useFormatQuota();
   const [form] = Form.useForm<EditUserValues>();
   const [addingQuota, setAddingQuota] = useState(false);
-  const { data: groups = [] } = useGroupListQuery();
+  const { data: groups = [] } = useGroupNamesQuery();
   const [updateUser, { isLoading }] = useUpdateUserMutation();
   const rules = useUserFieldRules();
   const passwordRules = usePasswordRules();

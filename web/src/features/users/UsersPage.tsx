@@ -4,9 +4,9 @@ import { PlusOutlined, SearchOutlined } from '@ant-design/icons';
 import { useIntl } from 'react-intl';
 import { useNavigate, useParams } from 'react-router';
 import type { User } from '@aigw/contracts';
-import { pageSizeChosen, pageSizeOptions } from '../../app/preferences';
-import { useAppDispatch, useAppSelector } from '../../app/store';
-import { useGroupListQuery, useUserPageQuery } from './api';
+import { useTablePaging } from '../../components/use-table-paging';
+import { useGroupNamesQuery } from '../groups/api';
+import { useUserPageQuery } from './api';
 import { AddUserDrawer } from './AddUserDrawer';
 import { EditUserDrawer } from './EditUserDrawer';
 import { useUserColumns } from './use-user-columns';
@@ -29,22 +29,20 @@ function routeUserId(param: string | undefined): number | null {
  */
 export function UsersPage() {
   const intl = useIntl();
-  const dispatch = useAppDispatch();
   const navigate = useNavigate();
   const { id: idParam } = useParams();
-  const pageSize = useAppSelector((state) => state.preferences.pageSize);
   const [form] = Form.useForm<Filter>();
   const [filter, setFilter] = useState<Filter>(noFilter);
-  // 0 on first load (as the established product asks), then the table's 1-based page.
-  const [page, setPage] = useState(0);
+  const paging = useTablePaging({ firstPage: 0 });
+  const { page, setPage } = paging;
   const [adding, setAdding] = useState(false);
   const routeId = routeUserId(idParam);
   const [editingId, setEditingId] = useState<number | null>(routeId);
 
   useEffect(() => setEditingId(routeId), [routeId]);
 
-  const { data, isFetching, refetch } = useUserPageQuery({ ...filter, p: page, page_size: pageSize });
-  const { data: groups = [] } = useGroupListQuery();
+  const { data, isFetching, refetch } = useUserPageQuery({ ...filter, p: page, page_size: paging.pageSize });
+  const { data: groups = [] } = useGroupNamesQuery();
 
   const onSearch = (values: Partial<Filter>) => {
     const next = { keyword: values.keyword?.trim() ?? '', group: values.group ?? '' };
@@ -104,21 +102,7 @@ export function UsersPage() {
         dataSource={data?.items ?? []}
         loading={isFetching}
         scroll={{ x: 'max-content' }}
-        pagination={{
-          current: Math.max(1, page),
-          pageSize,
-          total: data?.total ?? 0,
-          showSizeChanger: true,
-          pageSizeOptions: [...pageSizeOptions],
-          showTotal: (total) => intl.formatMessage({ id: 'common.total', defaultMessage: '共 {total} 条' }, { total }),
-          onChange: (nextPage, nextSize) => {
-            if (nextSize !== pageSize) {
-              // Saved in browser storage as page-size by the preferences slice.
-              dispatch(pageSizeChosen(nextSize));
-              setPage(1);
-            } else setPage(nextPage);
-          },
-        }}
+        pagination={paging.pagination(data?.total ?? 0)}
       />
       <AddUserDrawer open={adding} onClose={() => setAdding(false)} />
       <EditUserDrawer id={editingId} onClose={closeEdit} />

@@ -29,11 +29,10 @@ export const usersApi = api.injectEndpoints({
     }),
     userById: build.query<User, number>({
       query: (id) => `/user/${id}`,
-      // The edit drawer shows the failure itself.
+      // The edit drawer and the logs' user popup show the failure themselves.
       extraOptions: { silent: true },
       providesTags: (_result, _error, id) => [{ type: 'User', id }],
     }),
-    groupList: build.query<string[], void>({ query: () => '/group/', providesTags: ['Group'] }),
     createUser: build.mutation<null, CreateUserBody>({
       query: (body) => ({ url: '/user/', method: 'POST', body }),
       invalidatesTags: [LIST],
@@ -67,5 +66,5 @@ export const usersApi = api.injectEndpoints({
 });
 
 export const {
-  useUserPageQuery, useUserByIdQuery, useGroupListQuery, useCreateUserMutation, useUpdateUserMutation, useManageUserMutation,
+  useUserPageQuery, useUserByIdQuery, useCreateUserMutation, useUpdateUserMutation, useManageUserMutation,
 } = usersApi;

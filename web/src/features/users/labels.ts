@@ -1,5 +1,6 @@
-import { defineMessages, type MessageDescriptor } from 'react-intl';
+import { defineMessages } from 'react-intl';
 import { Role, UserStatus } from '@aigw/contracts';
+import type { Label } from '../../components/LabelTag';
 
 /** The shared role and status names (common locale module), with their tag colours. */
 const messages = defineMessages({
@@ -13,28 +14,23 @@ const messages = defineMessages({
   deleted: { id: 'userStatus.deleted', defaultMessage: '已注销' },
 });
 
-export interface Label {
-  message: MessageDescriptor;
-  color: string;
-}
-
 /** Spec accounts section 4: 1 ordinary, 10 admin, 100 super admin, anything else unknown. */
 export function roleLabel(role: number): Label {
   switch (role) {
-    case Role.Common: return { message: messages.common, color: 'default' };
-    case Role.Admin: return { message: messages.admin, color: 'gold' };
-    case Role.Root: return { message: messages.root, color: 'orange' };
-    default: return { message: messages.unknownRole, color: 'default' };
+    case Role.Common: return { label: messages.common, color: 'default' };
+    case Role.Admin: return { label: messages.admin, color: 'gold' };
+    case Role.Root: return { label: messages.root, color: 'orange' };
+    default: return { label: messages.unknownRole, color: 'default' };
   }
 }
 
 /** 1 activated, 2 banned, anything else unknown. */
 export function statusLabel(status: number): Label {
   switch (status) {
-    case UserStatus.Enabled: return { message: messages.enabled, color: 'green' };
-    case UserStatus.Disabled: return { message: messages.disabled, color: 'red' };
-    default: return { message: messages.unknownStatus, color: 'default' };
+    case UserStatus.Enabled: return { label: messages.enabled, color: 'green' };
+    case UserStatus.Disabled: return { label: messages.disabled, color: 'red' };
+    default: return { label: messages.unknownStatus, color: 'default' };
   }
 }
 
-export const deletedLabel: Label = { message: messages.deleted, color: 'red' };
+export const deletedLabel: Label = { label: messages.deleted, color: 'red' };

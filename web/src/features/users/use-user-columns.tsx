@@ -3,6 +3,7 @@ import { Space, Tag, Typography, type TableColumnsType } from 'antd';
 import { useIntl } from 'react-intl';
 import type { User } from '@aigw/contracts';
 import { useFormatQuota } from '../../app/hooks';
+import { LabelTag } from '../../components/LabelTag';
 import { deletedLabel, roleLabel, statusLabel } from './labels';
 import { UserActions } from './UserActions';
 
@@ -57,23 +58,17 @@ export function useUserColumns(onEdit: (id: number) => void): TableColumnsType<U
     {
       title: intl.formatMessage({ id: 'pages.users.column.role', defaultMessage: '角色' }),
       key: 'role',
-      render: (_, user) => {
-        const label = roleLabel(user.role);
-        return <Tag color={label.color}>{intl.formatMessage(label.message)}</Tag>;
-      },
+      render: (_, user) => <LabelTag label={roleLabel(user.role)} />,
     },
     {
       title: intl.formatMessage({ id: 'pages.users.column.status', defaultMessage: '状态' }),
       key: 'status',
-      render: (_, user) => {
-        const label = statusLabel(user.status);
-        return (
-          <Space size={[0, 4]} wrap>
-            <Tag color={label.color}>{intl.formatMessage(label.message)}</Tag>
-            {user.DeletedAt && <Tag color={deletedLabel.color}>{intl.formatMessage(deletedLabel.message)}</Tag>}
-          </Space>
-        );
-      },
+      render: (_, user) => (
+        <Space size={[0, 4]} wrap>
+          <LabelTag label={statusLabel(user.status)} />
+          {user.DeletedAt && <LabelTag label={deletedLabel} />}
+        </Space>
+      ),
     },
     {
       title: intl.formatMessage({ id: 'common.operation', defaultMessage: '操作' }),

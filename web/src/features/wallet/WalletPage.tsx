@@ -6,7 +6,8 @@ import { useFormatQuota, useStatus } from '../../app/hooks';
 import { userUpdated } from '../../app/session';
 import { useAppDispatch } from '../../app/store';
 import type { ApiError } from '../../api/base-query';
-import { submitPaymentForm, useRedeemCodeMutation, useTopupAmountMutation, useTopupPayMutation, useWalletSelfQuery } from './api';
+import { useSelfQuery } from '../self/api';
+import { submitPaymentForm, useRedeemCodeMutation, useTopupAmountMutation, useTopupPayMutation } from './api';
 
 /** The two payment methods of the spec: zfb (Alipay) and wx (WeChat Pay). */
 const paymentMethods = [
@@ -26,7 +27,7 @@ export function WalletPage() {
   const { message } = App.useApp();
   const status = useStatus();
   const formatQuota = useFormatQuota();
-  const { data: self, refetch } = useWalletSelfQuery();
+  const { data: self, refetch } = useSelfQuery();
   const [redeem, { isLoading: redeeming }] = useRedeemCodeMutation();
   const [quoteAmount, { isLoading: quoting }] = useTopupAmountMutation();
   const [pay, { isLoading: paying }] = useTopupPayMutation();

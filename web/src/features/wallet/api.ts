@@ -1,4 +1,3 @@
-import type { User } from '@aigw/contracts';
 import { api } from '../../api/api';
 
 /** What the payment gateway needs: the form fields to post and where to post them. */
@@ -9,7 +8,6 @@ export interface PaymentForm {
 
 export const walletApi = api.injectEndpoints({
   endpoints: (build) => ({
-    walletSelf: build.query<User, void>({ query: () => '/user/self', providesTags: ['Self'] }),
     /** POST /api/user/topup: redeems a code; answers the quota added. */
     redeemCode: build.mutation<number, { key: string }>({
       query: (body) => ({ url: '/user/topup', method: 'POST', body }),
@@ -27,7 +25,7 @@ export const walletApi = api.injectEndpoints({
   }),
 });
 
-export const { useWalletSelfQuery, useRedeemCodeMutation, useTopupAmountMutation, useTopupPayMutation } = walletApi;
+export const { useRedeemCodeMutation, useTopupAmountMutation, useTopupPayMutation } = walletApi;
 
 /** Sends the browser to the payment gateway by posting its form (the gateway's own page takes over). */
 export function submitPaymentForm({ url, fields }: PaymentForm): void {

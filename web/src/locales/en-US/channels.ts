@@ -190,7 +190,6 @@ export default {
   'pages.channels.testAll': 'Test all channels',
   'pages.channels.testAll.started': 'Testing of all channels has started; refresh the page to see the results.',
   'pages.channels.title': 'Channels',
-  'pages.channels.total': '{total} in total',
   'pages.channels.type.ai360': '360 AI Brain',
   'pages.channels.type.aigc2d': 'AIGC2D',
   'pages.channels.type.ails': 'AI.LS',

@@ -3,10 +3,7 @@ import type { MessagesOf } from '../types';
 
 export default {
   'pages.dashboard.title': 'Data dashboard',
-  'pages.dashboard.filter.timeRange': 'Time range',
   'pages.dashboard.filter.timeRange.required': 'Please choose a time range',
-  'pages.dashboard.filter.start': 'Start time',
-  'pages.dashboard.filter.end': 'End time',
   'pages.dashboard.filter.username': 'User name',
   'pages.dashboard.filter.granularity': 'Granularity',
   'pages.dashboard.granularity.hour': 'Hour',

@@ -47,7 +47,6 @@ export default {
   'pages.redemptions.form.titleEdit': 'Update redemption code',
   'pages.redemptions.form.updated': 'Redemption code updated!',
   'pages.redemptions.search': 'Search by code ID or name ...',
-  'pages.redemptions.search.submit': 'Search',
   'pages.redemptions.status.disabled': 'Disabled',
   'pages.redemptions.status.unknown': 'Unknown status',
   'pages.redemptions.status.unused': 'Unused',

@@ -72,7 +72,6 @@ export default {
   'pages.tokens.never': 'Never',
   'pages.tokens.search.key': 'Search by token key ...',
   'pages.tokens.search.name': 'Search by token name ...',
-  'pages.tokens.search.submit': 'Search',
   'pages.tokens.status.disabled': 'Disabled',
   'pages.tokens.status.enabled': 'Enabled',
   'pages.tokens.status.exhausted': 'Exhausted',

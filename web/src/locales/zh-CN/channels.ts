@@ -188,7 +188,6 @@ export default {
   'pages.channels.testAll': '测试所有通道',
   'pages.channels.testAll.started': '已成功开始测试所有通道，请刷新页面查看结果。',
   'pages.channels.title': '渠道',
-  'pages.channels.total': '共 {total} 条',
   'pages.channels.type.ai360': '360 智脑',
   'pages.channels.type.aigc2d': 'AIGC2D',
   'pages.channels.type.ails': 'AI.LS',

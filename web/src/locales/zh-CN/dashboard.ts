@@ -1,10 +1,7 @@
 // Data dashboard (/detail): filters, totals and the usage charts.
 export default {
   'pages.dashboard.title': '数据看板',
-  'pages.dashboard.filter.timeRange': '时间范围',
   'pages.dashboard.filter.timeRange.required': '请选择时间范围',
-  'pages.dashboard.filter.start': '起始时间',
-  'pages.dashboard.filter.end': '结束时间',
   'pages.dashboard.filter.username': '用户名称',
   'pages.dashboard.filter.granularity': '时间粒度',
   'pages.dashboard.granularity.hour': '小时',

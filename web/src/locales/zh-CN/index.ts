@@ -10,6 +10,7 @@ import settingsPersonal from './settings-personal';
 import settingsOperation from './settings-operation';
 import settingsSystem from './settings-system';
 import settingsOther from './settings-other';
+import settingsWebhooks from './settings-webhooks';
 import channels from './channels';
 import tokens from './tokens';
 import redemptions from './redemptions';
@@ -33,6 +34,7 @@ export default {
   ...settingsOperation,
   ...settingsSystem,
   ...settingsOther,
+  ...settingsWebhooks,
   ...channels,
   ...tokens,
   ...redemptions,

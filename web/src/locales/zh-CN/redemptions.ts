@@ -45,7 +45,6 @@ export default {
   'pages.redemptions.form.titleEdit': '更新兑换码信息',
   'pages.redemptions.form.updated': '兑换码更新成功！',
   'pages.redemptions.search': '搜索兑换码的 ID 和名称 ...',
-  'pages.redemptions.search.submit': '查询',
   'pages.redemptions.status.disabled': '已禁用',
   'pages.redemptions.status.unknown': '未知状态',
   'pages.redemptions.status.unused': '未使用',

@@ -70,7 +70,6 @@ export default {
   'pages.tokens.never': '永不过期',
   'pages.tokens.search.key': '搜索令牌的 key ...',
   'pages.tokens.search.name': '搜索令牌的名称 ...',
-  'pages.tokens.search.submit': '查询',
   'pages.tokens.status.disabled': '已禁用',
   'pages.tokens.status.enabled': '已启用',
   'pages.tokens.status.exhausted': '已耗尽',

@@ -10,7 +10,10 @@ export function MonitoringCard() {
     <OptionSection
       title={t('pages.settings.operation.monitoring.title', '监控设置')}
       saveLabel={t('pages.settings.operation.monitoring.save', '保存监控设置')}
-      keys={['ChannelDisableThreshold', 'QuotaRemindThreshold', 'AutomaticDisableChannelEnabled', 'AutomaticEnableChannelEnabled', 'AutomaticDisableKeywords', 'AllowPrivateNetworkUpstreams']}
+      keys={[
+        'ChannelDisableThreshold', 'QuotaRemindThreshold', 'ChannelTestFrequency', 'ChannelUpdateFrequency',
+        'AutomaticDisableChannelEnabled', 'AutomaticEnableChannelEnabled', 'AutomaticDisableKeywords', 'AllowPrivateNetworkUpstreams',
+      ]}
     >
       <FieldGrid>
         <OptionField
@@ -24,6 +27,18 @@ export function MonitoringCard() {
           label={t('pages.settings.operation.monitoring.quotaRemind', '额度提醒阈值')}
           extra={t('pages.settings.operation.monitoring.quotaRemind.help', '用户剩余额度低于该值时发出提醒')}
           input={<InputNumber min={0} precision={0} style={{ width: '100%' }} />}
+        />
+        <OptionField
+          name="ChannelTestFrequency"
+          label={t('pages.settings.operation.monitoring.testFrequency', '自动测试所有渠道间隔')}
+          extra={t('pages.settings.operation.monitoring.testFrequency.help', '定时测试所有已启用和被自动禁用的渠道，0 表示不自动测试')}
+          input={<InputNumber min={0} precision={0} suffix={t('pages.settings.operation.unit.minutes', '分钟')} style={{ width: '100%' }} />}
+        />
+        <OptionField
+          name="ChannelUpdateFrequency"
+          label={t('pages.settings.operation.monitoring.updateFrequency', '自动更新渠道余额间隔')}
+          extra={t('pages.settings.operation.monitoring.updateFrequency.help', '定时更新所有已启用渠道的余额，0 表示不自动更新')}
+          input={<InputNumber min={0} precision={0} suffix={t('pages.settings.operation.unit.minutes', '分钟')} style={{ width: '100%' }} />}
         />
       </FieldGrid>
       <FieldGrid>

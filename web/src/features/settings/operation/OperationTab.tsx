@@ -3,6 +3,7 @@ import { DashboardCard } from './DashboardCard';
 import { DrawingCard } from './DrawingCard';
 import { GeneralCard } from './GeneralCard';
 import { GroupCard } from './GroupCard';
+import { JobsCard } from './JobsCard';
 import { LogCard } from './LogCard';
 import { MonitoringCard } from './MonitoringCard';
 import { QuotaCard } from './QuotaCard';
@@ -19,6 +20,7 @@ export function OperationTab() {
       <LogCard />
       <DashboardCard />
       <MonitoringCard />
+      <JobsCard />
       <QuotaCard />
       <ChatCard />
       <GroupCard />

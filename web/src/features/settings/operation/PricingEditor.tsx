@@ -1,8 +1,7 @@
 import { useEffect, useMemo, useState } from 'react';
 import { App, Button, Flex, Input, Table, Typography, type TableColumnsType } from 'antd';
 import { DeleteOutlined, PlusOutlined, SearchOutlined } from '@ant-design/icons';
-import { pageSizeChosen, pageSizeOptions } from '../../../app/preferences';
-import { useAppDispatch, useAppSelector } from '../../../app/store';
+import { useTablePaging } from '../../../components/use-table-paging';
 import { useSaveOptions } from '../OptionSection';
 import { checkOptionValue } from '../option-values';
 import { useGetOptionsQuery } from '../options-api';
@@ -23,8 +22,6 @@ const emptyMaps: PricingMaps = { ModelPrice: {}, ModelRatio: {}, CompletionRatio
 export function PricingEditor() {
   const t = useText();
   const { message } = App.useApp();
-  const dispatch = useAppDispatch();
-  const pageSize = useAppSelector((state) => state.preferences.pageSize);
   const { data: stored, isLoading } = useGetOptionsQuery();
   const saveOptions = useSaveOptions();
 
@@ -39,7 +36,8 @@ export function PricingEditor() {
   useEffect(() => setRows(rowsFromMaps(baseline)), [baseline]);
 
   const [search, setSearch] = useState('');
-  const [page, setPage] = useState(1);
+  const paging = useTablePaging();
+  const { setPage } = paging;
   const [adding, setAdding] = useState(false);
   const [saving, setSaving] = useState(false);
   const visible = useMemo(() => filterRows(rows, search), [rows, search]);
@@ -140,17 +138,7 @@ export function PricingEditor() {
         columns={columns}
         dataSource={visible}
         scroll={{ x: 720 }}
-        pagination={{
-          current: page,
-          pageSize,
-          pageSizeOptions: [...pageSizeOptions],
-          showSizeChanger: true,
-          showTotal: (total) => t('common.total', '共 {total} 条', { total }),
-          onChange: (next, size) => {
-            setPage(size === pageSize ? next : 1);
-            if (size !== pageSize) dispatch(pageSizeChosen(size));
-          },
-        }}
+        pagination={paging.pagination(visible.length)}
       />
       <AddModelDialog
         open={adding}

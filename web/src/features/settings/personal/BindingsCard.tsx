@@ -4,11 +4,10 @@ import { GithubOutlined, LinuxOutlined, MailOutlined, SendOutlined, WechatOutlin
 import { useIntl } from 'react-intl';
 import type { User } from '@aigw/contracts';
 import { useStatus } from '../../../app/hooks';
-import { useOauthStateMutation } from '../../auth/api';
+import { TelegramWidget } from '../../auth/TelegramWidget';
+import { useAuthorize } from '../../auth/use-authorize';
 import { useBindTelegramMutation } from './api';
 import { EmailBindDialog } from './EmailBindDialog';
-import { githubAuthorizeUrl, linuxdoAuthorizeUrl } from './oauth';
-import { TelegramBindWidget } from './TelegramBindWidget';
 import { WechatBindDialog } from './WechatBindDialog';
 
 function BindingRow({ icon, label, boundId, action }: { icon: ReactNode; label: string; boundId: string; action: ReactNode }) {
@@ -35,22 +34,12 @@ export function BindingsCard({ user }: { user: User }) {
   const { message } = App.useApp();
   const status = useStatus();
   const [dialog, setDialog] = useState<'email' | 'wechat' | null>(null);
-  const [oauthState] = useOauthStateMutation();
-  const [authorizing, setAuthorizing] = useState<'github' | 'linuxdo' | null>(null);
+  // The authorization page opens in a new window; the provider's callback page binds the account.
+  const { opening, authorize } = useAuthorize();
   const [bindTelegram] = useBindTelegramMutation();
 
-  // The authorization page opens in a new window; the provider's callback page binds the account.
-  const authorize = async (provider: 'github' | 'linuxdo', clientId: string) => {
-    setAuthorizing(provider);
-    const state = await oauthState({}).unwrap().catch(() => null);
-    setAuthorizing(null);
-    if (!state) return;
-    const url = provider === 'github' ? githubAuthorizeUrl : linuxdoAuthorizeUrl;
-    window.open(url(clientId, state), '_blank', 'noopener');
-  };
-
-  const onTelegram = async (fields: Record<string, string>) => {
-    const bound = await bindTelegram(fields).unwrap().then(() => true, () => false);
+  const onTelegram = async (params: Record<string, string>) => {
+    const bound = await bindTelegram(params).unwrap().then(() => true, () => false);
     if (bound) void message.success(intl.formatMessage({ id: 'pages.settings.personal.telegram.bound', defaultMessage: 'Telegram 账户绑定成功！' }));
   };
 
@@ -86,8 +75,8 @@ export function BindingsCard({ user }: { user: User }) {
         action={
           <Button
             disabled={!status?.github_oauth || Boolean(user.github_id)}
-            loading={authorizing === 'github'}
-            onClick={() => void authorize('github', status?.github_client_id ?? '')}
+            loading={opening === 'github'}
+            onClick={() => void authorize('github')}
           >
             {intl.formatMessage({ id: 'pages.settings.personal.github.bind', defaultMessage: '绑定 GitHub 账号' })}
           </Button>
@@ -99,7 +88,7 @@ export function BindingsCard({ user }: { user: User }) {
         boundId={user.telegram_id}
         action={
           status?.telegram_oauth && !user.telegram_id ? (
-            <TelegramBindWidget botName={status.telegram_bot_name} onAuth={(fields) => void onTelegram(fields)} />
+            <TelegramWidget botName={status.telegram_bot_name} size="medium" onAuth={(params) => void onTelegram(params)} />
           ) : (
             <Button disabled>{telegramLabel}</Button>
           )
@@ -112,8 +101,8 @@ export function BindingsCard({ user }: { user: User }) {
         action={
           <Button
             disabled={!status?.linuxdo_oauth || Boolean(user.linux_do_id)}
-            loading={authorizing === 'linuxdo'}
-            onClick={() => void authorize('linuxdo', status?.linuxdo_client_id ?? '')}
+            loading={opening === 'linuxdo'}
+            onClick={() => void authorize('linuxdo')}
           >
             {intl.formatMessage({ id: 'pages.settings.personal.linuxdo.bind', defaultMessage: '绑定 LinuxDO 账号' })}
           </Button>

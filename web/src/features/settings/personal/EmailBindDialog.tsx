@@ -3,8 +3,8 @@ import { useIntl } from 'react-intl';
 import { emailBindQuerySchema } from '@aigw/contracts';
 import { useSendVerificationCodeMutation } from '../../auth/api';
 import { Turnstile, useTurnstileGate } from '../../auth/Turnstile';
+import { RESEND_LOCK_SECONDS, useCountdown } from '../../auth/use-countdown';
 import { useBindEmailMutation } from './api';
-import { RESEND_LOCK_SECONDS, useCountdown } from './use-countdown';
 
 interface EmailBindForm {
   email: string;
@@ -71,9 +71,9 @@ export function EmailBindDialog({ open, onClose }: { open: boolean; onClose(): v
                 placeholder={intl.formatMessage({ id: 'pages.settings.personal.email.placeholder', defaultMessage: '输入邮箱地址' })}
               />
             </Form.Item>
-            <Button onClick={() => void requestCode()} loading={sending} disabled={countdown.active}>
-              {countdown.active
-                ? intl.formatMessage({ id: 'pages.settings.personal.email.resend', defaultMessage: '重新发送 ({seconds})' }, { seconds: countdown.seconds })
+            <Button onClick={() => void requestCode()} loading={sending} disabled={countdown.remaining > 0}>
+              {countdown.remaining > 0
+                ? intl.formatMessage({ id: 'pages.settings.personal.email.resend', defaultMessage: '重新发送 ({seconds})' }, { seconds: countdown.remaining })
                 : intl.formatMessage({ id: 'pages.settings.personal.email.getCode', defaultMessage: '获取验证码' })}
             </Button>
           </Space.Compact>

@@ -3,7 +3,7 @@ import { Col, Row } from 'antd';
 import { useCurrentUser } from '../../../app/hooks';
 import { userUpdated } from '../../../app/session';
 import { useAppDispatch } from '../../../app/store';
-import { usePersonalSelfQuery } from './api';
+import { useSelfQuery } from '../../self/api';
 import { BalanceCard } from './BalanceCard';
 import { BindingsCard } from './BindingsCard';
 import { InviteCard } from './InviteCard';
@@ -15,7 +15,7 @@ export function PersonalTab() {
   const dispatch = useAppDispatch();
   const storedUser = useCurrentUser();
   // Skipped once signed out: right after deleting the account nothing here may ask the server again.
-  const { data: fresh } = usePersonalSelfQuery(undefined, { skip: !storedUser });
+  const { data: fresh } = useSelfQuery(undefined, { skip: !storedUser });
 
   // The stored user (header, guards, other screens) follows the fresh record.
   useEffect(() => {

@@ -1,4 +1,3 @@
-import type { User } from '@aigw/contracts';
 import { api } from '../../../api/api';
 
 /** The fields the Telegram login widget hands back, forwarded as the bind call's query. */
@@ -7,11 +6,12 @@ export type TelegramAuthFields = Record<string, string>;
 /** The personal settings tab: the signed-in user's own account (spec accounts sections 2, 5, 7). */
 export const personalApi = api.injectEndpoints({
   endpoints: (build) => ({
-    /** The fresh own record (balance, bindings, invite figures). */
-    personalSelf: build.query<User, void>({ query: () => '/user/self', providesTags: ['Self'] }),
     /** The own invite code (created by the server on first ask). */
     affCode: build.query<string, void>({ query: () => '/user/aff' }),
-    /** Model names the user's group may call. Failures are shown in the card itself. */
+    /**
+     * Model names the user's group may call, for the models card, which shows a failure in place
+     * (so silent, unlike self/api's selfModels, whose pickers rely on the error toast).
+     */
     personalModels: build.query<string[], void>({
       query: () => '/user/models',
       extraOptions: { silent: true },
@@ -46,7 +46,7 @@ export const personalApi = api.injectEndpoints({
 });
 
 export const {
-  usePersonalSelfQuery, useAffCodeQuery, usePersonalModelsQuery, useTransferAffQuotaMutation, useBindEmailMutation,
+  useAffCodeQuery, usePersonalModelsQuery, useTransferAffQuotaMutation, useBindEmailMutation,
   useBindWechatMutation, useBindTelegramMutation, useGenerateAccessTokenMutation, useChangeOwnPasswordMutation,
   useDeleteOwnAccountMutation,
 } = personalApi;

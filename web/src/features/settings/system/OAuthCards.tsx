@@ -1,4 +1,4 @@
-import { Alert, Input } from 'antd';
+import { Input } from 'antd';
 import { OptionField, OptionSection } from '../OptionSection';
 import { CallbackUrl } from './CallbackUrl';
 import { FieldGrid } from '../FieldGrid';
@@ -12,13 +12,8 @@ export function GitHubCard() {
       title={t('pages.settings.system.github.title', '配置 GitHub OAuth App')}
       saveLabel={t('pages.settings.system.github.save', '保存 GitHub OAuth 设置')}
       keys={['GitHubClientId', 'GitHubClientSecret']}
+      help={t('pages.settings.system.github.help', '用以支持通过 GitHub 进行登录注册：在 GitHub 的 Developer settings 中创建 OAuth App，主页地址填写服务器地址')}
     >
-      <Alert
-        type="info"
-        showIcon
-        style={{ marginBottom: 16 }}
-        title={t('pages.settings.system.github.help', '用以支持通过 GitHub 进行登录注册：在 GitHub 的 Developer settings 中创建 OAuth App，主页地址填写服务器地址')}
-      />
       <CallbackUrl path="/oauth/github" />
       <FieldGrid columns={2}>
         <OptionField name="GitHubClientId" label={t('pages.settings.system.github.clientId', 'GitHub Client ID')} />
@@ -36,13 +31,8 @@ export function LinuxDOCard() {
       title={t('pages.settings.system.linuxdo.title', '配置 Linux DO OAuth')}
       saveLabel={t('pages.settings.system.linuxdo.save', '保存 Linux DO OAuth 设置')}
       keys={['LinuxDOClientId', 'LinuxDOClientSecret']}
+      help={t('pages.settings.system.linuxdo.help', '用以支持通过 Linux DO 进行登录注册：在 Linux DO Connect 中创建应用')}
     >
-      <Alert
-        type="info"
-        showIcon
-        style={{ marginBottom: 16 }}
-        title={t('pages.settings.system.linuxdo.help', '用以支持通过 Linux DO 进行登录注册：在 Linux DO Connect 中创建应用')}
-      />
       <CallbackUrl path="/oauth/linuxdo" />
       <FieldGrid columns={2}>
         <OptionField name="LinuxDOClientId" label={t('pages.settings.system.linuxdo.clientId', 'Linux DO Client ID')} />
@@ -61,13 +51,8 @@ export function OidcCard() {
       title={t('pages.settings.system.oidc.title', '配置 OIDC')}
       saveLabel={t('pages.settings.system.oidc.save', '保存 OIDC 设置')}
       keys={['oidc.client_id', 'oidc.client_secret', 'oidc.well_known', 'oidc.authorization_endpoint', 'oidc.token_endpoint', 'oidc.user_info_endpoint']}
+      help={t('pages.settings.system.oidc.help', '用以支持通过 OIDC 登录，例如 Okta、Auth0 等兼容 OIDC 协议的身份提供商')}
     >
-      <Alert
-        type="info"
-        showIcon
-        style={{ marginBottom: 16 }}
-        title={t('pages.settings.system.oidc.help', '用以支持通过 OIDC 登录，例如 Okta、Auth0 等兼容 OIDC 协议的身份提供商')}
-      />
       <CallbackUrl path="/oauth/oidc" />
       <FieldGrid columns={2}>
         <OptionField name="oidc.client_id" label={t('pages.settings.system.oidc.clientId', 'Client ID')} />

@@ -1,4 +1,4 @@
-import { Alert, Input, InputNumber } from 'antd';
+import { Input, InputNumber } from 'antd';
 import { OptionField, OptionSection } from '../OptionSection';
 import { toFormValue } from '../option-values';
 import { useGetOptionsQuery } from '../options-api';
@@ -33,13 +33,8 @@ export function PaymentCard() {
       saveLabel={t('pages.settings.system.payment.save', '更新支付设置')}
       keys={['PayAddress', 'EpayId', 'EpayKey', 'Price', 'MinTopUp', 'CustomCallbackAddress', 'TopupGroupRatio']}
       beforeSave={requireServerAddress}
+      help={t('pages.settings.system.payment.help', '当前仅支持易支付接口，默认使用上方服务器地址作为回调地址！')}
     >
-      <Alert
-        type="info"
-        showIcon
-        style={{ marginBottom: 16 }}
-        title={t('pages.settings.system.payment.help', '当前仅支持易支付接口，默认使用上方服务器地址作为回调地址！')}
-      />
       <FieldGrid>
         <OptionField
           name="PayAddress"

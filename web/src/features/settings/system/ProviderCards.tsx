@@ -1,4 +1,4 @@
-import { Alert, Input } from 'antd';
+import { Input } from 'antd';
 import { OptionField, OptionSection } from '../OptionSection';
 import { FieldGrid } from '../FieldGrid';
 import { useText } from '../../../app/use-text';
@@ -11,13 +11,8 @@ export function WeChatCard() {
       title={t('pages.settings.system.wechat.title', '配置 WeChat Server')}
       saveLabel={t('pages.settings.system.wechat.save', '保存 WeChat Server 设置')}
       keys={['WeChatServerAddress', 'WeChatServerToken', 'WeChatAccountQRCodeImageURL']}
+      help={t('pages.settings.system.wechat.help', '用以支持通过微信进行登录注册：需要部署 WeChat Server 并关联公众号')}
     >
-      <Alert
-        type="info"
-        showIcon
-        style={{ marginBottom: 16 }}
-        title={t('pages.settings.system.wechat.help', '用以支持通过微信进行登录注册：需要部署 WeChat Server 并关联公众号')}
-      />
       <FieldGrid>
         <OptionField
           name="WeChatServerAddress"
@@ -43,13 +38,8 @@ export function TelegramCard() {
       title={t('pages.settings.system.telegram.title', '配置 Telegram 登录')}
       saveLabel={t('pages.settings.system.telegram.save', '保存 Telegram 登录设置')}
       keys={['TelegramBotToken', 'TelegramBotName']}
+      help={t('pages.settings.system.telegram.help', '用以支持通过 Telegram 进行登录：在 @BotFather 创建机器人，并用 /setdomain 设置为本站域名')}
     >
-      <Alert
-        type="info"
-        showIcon
-        style={{ marginBottom: 16 }}
-        title={t('pages.settings.system.telegram.help', '用以支持通过 Telegram 进行登录：在 @BotFather 创建机器人，并用 /setdomain 设置为本站域名')}
-      />
       <FieldGrid columns={2}>
         <OptionField name="TelegramBotToken" label={t('pages.settings.system.telegram.botToken', 'Telegram Bot Token')} />
         <OptionField name="TelegramBotName" label={t('pages.settings.system.telegram.botName', 'Telegram Bot 名称')} />
@@ -66,13 +56,8 @@ export function TurnstileCard() {
       title={t('pages.settings.system.turnstile.title', '配置 Turnstile')}
       saveLabel={t('pages.settings.system.turnstile.save', '保存 Turnstile 设置')}
       keys={['TurnstileSiteKey', 'TurnstileSecretKey']}
+      help={t('pages.settings.system.turnstile.help', '用以支持用户校验：在 Cloudflare 控制台中创建 Turnstile 站点')}
     >
-      <Alert
-        type="info"
-        showIcon
-        style={{ marginBottom: 16 }}
-        title={t('pages.settings.system.turnstile.help', '用以支持用户校验：在 Cloudflare 控制台中创建 Turnstile 站点')}
-      />
       <FieldGrid columns={2}>
         <OptionField name="TurnstileSiteKey" label={t('pages.settings.system.turnstile.siteKey', 'Turnstile Site Key')} />
         <OptionField name="TurnstileSecretKey" label={t('pages.settings.system.turnstile.secretKey', 'Turnstile Secret Key')} />

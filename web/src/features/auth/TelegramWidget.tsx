@@ -3,7 +3,7 @@ import { useEffect, useRef } from 'react';
 const WIDGET_URL = 'https://telegram.org/js/telegram-widget.js?22';
 
 /** What the Telegram login widget hands to its `data-onauth` function. */
-export type TelegramUser = Record<string, string | number | undefined>;
+type TelegramUser = Record<string, string | number | undefined | null>;
 
 /** The fields the server checks the widget's hash over (spec accounts section 7). */
 const FIELDS = ['id', 'first_name', 'last_name', 'username', 'photo_url', 'auth_date', 'hash', 'lang'] as const;
@@ -18,12 +18,23 @@ export function telegramParams(user: TelegramUser): Record<string, string> {
   return params;
 }
 
+/** Numbers the global callbacks, so every mounted widget has its own. */
+let widgetCount = 0;
+
+interface TelegramWidgetProps {
+  botName: string;
+  /** Telegram's button size: 'large' on the login pages, 'medium' in a settings row. */
+  size: 'large' | 'medium';
+  /** The widget's answer as the query the login and bind routes take (see telegramParams). */
+  onAuth(params: Record<string, string>): void;
+}
+
 /**
- * The Telegram login widget: Telegram's script renders its button (an iframe) in place of the
- * script tag and calls the global function named in `data-onauth` after the user agrees, so the
- * widget needs a function on `window`; `callbackName` must be unique among mounted widgets.
+ * The Telegram login widget, for logging in and for binding: Telegram's script renders its
+ * button (an iframe) in place of the script tag and calls the global function named in
+ * `data-onauth` after the user agrees, so the widget needs a function on `window`.
  */
-export function TelegramLoginWidget({ botName, callbackName, onAuth }: { botName: string; callbackName: string; onAuth(user: TelegramUser): void }) {
+export function TelegramWidget({ botName, size, onAuth }: TelegramWidgetProps) {
   const container = useRef<HTMLDivElement>(null);
   // The latest handler, so re-renders do not reload the widget.
   const handler = useRef(onAuth);
@@ -34,13 +45,15 @@ export function TelegramLoginWidget({ botName, callbackName, onAuth }: { botName
   useEffect(() => {
     const host = container.current;
     if (!host || !botName) return;
+    widgetCount += 1;
+    const callbackName = `aigwTelegramAuth${widgetCount}`;
     const globals = window as unknown as Record<string, unknown>;
-    globals[callbackName] = (user: TelegramUser) => handler.current(user);
+    globals[callbackName] = (user: TelegramUser) => handler.current(telegramParams(user));
     const script = document.createElement('script');
     script.src = WIDGET_URL;
     script.async = true;
     script.setAttribute('data-telegram-login', botName);
-    script.setAttribute('data-size', 'large');
+    script.setAttribute('data-size', size);
     script.setAttribute('data-request-access', 'write');
     script.setAttribute('data-onauth', `${callbackName}(user)`);
     host.appendChild(script);
@@ -48,7 +61,7 @@ export function TelegramLoginWidget({ botName, callbackName, onAuth }: { botName
       delete globals[callbackName];
       host.replaceChildren();
     };
-  }, [botName, callbackName]);
+  }, [botName, size]);
 
   return <div ref={container} style={{ display: 'flex', justifyContent: 'center' }} />;
 }

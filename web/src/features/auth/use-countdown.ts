@@ -1,9 +1,14 @@
 import { useCallback, useEffect, useState } from 'react';
 
 /**
- * Seconds left of a resend lock (spec: 30 s after sending a code or a reset email); 0 when
- * unlocked. Counted against a deadline, not by ticks, so a throttled background tab still
- * unlocks on time.
+ * Spec: sending a verification code (register, email binding) or a reset email locks the button
+ * for 30 seconds (the server locks resending too).
+ */
+export const RESEND_LOCK_SECONDS = 30;
+
+/**
+ * Seconds left of a resend lock; 0 when unlocked. Counted against a deadline, not by ticks, so
+ * a throttled background tab still unlocks on time.
  */
 export function useCountdown(): { remaining: number; start(seconds: number): void } {
   const [deadline, setDeadline] = useState(0);
