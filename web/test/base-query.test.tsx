@@ -1,6 +1,7 @@
 import { screen, waitFor } from '@testing-library/react';
 import { useEffect } from 'react';
 import { api } from '../src/api/api';
+import { signedIn, signedOut } from '../src/app/session';
 import { FakeApi } from './fake-api';
 import { makeUser, renderPage } from './render';
 
@@ -68,6 +69,35 @@ describe('the envelope base query', () => {
     await waitFor(() => expect(router.state.location.pathname + router.state.location.search).toBe('/login?expired=true'));
     expect(store.getState().session.user).toBeNull();
     expect(localStorage.getItem('user')).toBeNull();
+  });
+
+  it('drops every cached answer when the session ends and when someone signs in', async () => {
+    fake.ok('GET', '/api/cached', { secret: 'of the previous user' });
+    const { store } = renderPage(<Probe path="/cached" />, { user: makeUser() });
+    expect(await screen.findByText(/secret/)).toBeInTheDocument();
+    const cachedAnswers = () => Object.values(store.getState().api.queries).filter((query) => query?.data !== undefined);
+    expect(cachedAnswers()).toHaveLength(1);
+    // Checked in the same tick: a page still mounted fetches again right after.
+    store.dispatch(signedOut({ expired: true }));
+    expect(cachedAnswers()).toEqual([]);
+    await screen.findByText(/secret/);
+    store.dispatch(signedIn(makeUser({ id: 7 })));
+    expect(cachedAnswers()).toEqual([]);
+  });
+
+  it('shows the spec message when the server cannot be reached, not the browser\'s words', async () => {
+    fake.on('GET', '/api/thing', () => {
+      throw new TypeError('Failed to fetch');
+    });
+    renderPage(<Probe path="/thing" />);
+    expect(await screen.findByText('无法连接到服务器')).toBeInTheDocument();
+    expect(screen.queryByText('TypeError: Failed to fetch')).not.toBeInTheDocument();
+  });
+
+  it('shows an answer without the envelope (a proxy\'s error page) as a failure', async () => {
+    fake.on('GET', '/api/thing', () => ({ response: new Response('<html>bad gateway</html>', { status: 200, headers: { 'content-type': 'text/html' } }) }));
+    renderPage(<Probe path="/thing" />);
+    expect(await screen.findByText('服务器的响应无法识别，请稍后再试')).toBeInTheDocument();
   });
 
   it('stays quiet on a 401 when nobody is signed in (a call still in flight after logout)', async () => {

@@ -90,4 +90,35 @@ describe('settings card', () => {
     await save();
     await waitFor(() => expect(screen.getByText('保存失败，请重试: ServerAddress: invalid')).toBeInTheDocument());
   });
+
+  it('keeps what is typed in one card while another card saves (every option is fetched again)', async () => {
+    let stored = [{ key: 'ServerAddress', value: 'https://old.example.com' }, { key: 'RetryTimes', value: '0' }];
+    fake.on('GET', '/api/option/', () => ({ body: { success: true, message: '', data: stored } }));
+    fake.on('PUT', '/api/option/', (call) => {
+      stored = stored.map((row) => (row.key === call.body.key ? { key: row.key, value: String(call.body.value) } : row));
+      return { body: { success: true, message: '' } };
+    });
+    renderPage(
+      <>
+        <OptionSection title="address card" keys={['ServerAddress']} saveLabel="save address">
+          <OptionField name="ServerAddress" label="server" />
+        </OptionSection>
+        <OptionSection title="retry card" keys={['RetryTimes']} saveLabel="save retries">
+          <OptionField name="RetryTimes" label="retries" />
+        </OptionSection>
+      </>,
+      { user: root },
+    );
+    const address = await screen.findByDisplayValue('https://old.example.com');
+    await userEvent.clear(address);
+    await userEvent.type(address, 'https://typed.example.com');
+    const retries = screen.getByLabelText('retries');
+    await userEvent.clear(retries);
+    await userEvent.type(retries, '3');
+    await userEvent.click(screen.getByRole('button', { name: 'save retries' }));
+    expect(await screen.findByText('保存成功')).toBeInTheDocument();
+    await waitFor(() => expect(fake.callsTo('GET', '/api/option/').length).toBeGreaterThan(1));
+    expect(screen.getByLabelText('server')).toHaveValue('https://typed.example.com');
+    expect(screen.getByLabelText('retries')).toHaveValue('3');
+  });
 });

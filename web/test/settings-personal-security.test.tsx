@@ -1,5 +1,6 @@
 import { act, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
+import { EditProfilePage } from '../src/features/settings/personal/EditProfilePage';
 import { PersonalTab } from '../src/features/settings/personal/PersonalTab';
 import { FakeApi } from './fake-api';
 import { makeUser, renderPage, type RenderOptions } from './render';
@@ -256,5 +257,43 @@ describe('personal settings: deleting the own account', () => {
     expect(await screen.findByText('the super admin cannot delete their own account')).toBeInTheDocument();
     expect(router.state.location.pathname).toBe('/setting');
     expect(store.getState().session.user).not.toBeNull();
+  });
+});
+
+describe('personal settings: profile', () => {
+  it('edits the own username and display name at /user/edit with PUT /api/user/self, then returns', async () => {
+    fake.ok('PUT', '/api/user/self');
+    const { router } = renderPage(<PersonalTab />, {
+      user: alice,
+      route: '/setting',
+      routes: [
+        { path: '/setting', element: <PersonalTab /> },
+        { path: '/user/edit', element: <EditProfilePage /> },
+      ],
+    });
+    await userEvent.click(await button('修改个人信息'));
+    await waitFor(() => expect(router.state.location.pathname).toBe('/user/edit'));
+    const username = await screen.findByDisplayValue('alice');
+    // Not the admin's fields: no password, group or quota here.
+    expect(screen.queryByText('分组')).not.toBeInTheDocument();
+    expect(screen.queryByText('剩余额度')).not.toBeInTheDocument();
+    expect(screen.queryByText('留空则不修改密码')).not.toBeInTheDocument();
+    await userEvent.clear(username);
+    await userEvent.type(username, 'alice2');
+    const displayName = screen.getByDisplayValue('Alice');
+    await userEvent.clear(displayName);
+    await userEvent.type(displayName, 'Alice B');
+    await userEvent.click(await button(/提\s*交/));
+    expect(await screen.findByText('用户信息更新成功！')).toBeInTheDocument();
+    expect(fake.callsTo('PUT', '/api/user/self')[0]!.body).toEqual({ username: 'alice2', display_name: 'Alice B' });
+    await waitFor(() => expect(router.state.location.pathname).toBe('/setting'));
+  });
+
+  it('refuses an empty username before sending anything', async () => {
+    renderPage(<EditProfilePage />, { user: alice, route: '/user/edit' });
+    await userEvent.clear(await screen.findByDisplayValue('alice'));
+    await userEvent.click(await button(/提\s*交/));
+    expect(await screen.findByText('用户名不能为空')).toBeInTheDocument();
+    expect(fake.callsTo('PUT', '/api/user/self')).toHaveLength(0);
   });
 });

@@ -28,6 +28,7 @@ export const errorMessages = defineMessages({
   serverError: { id: 'errors.http.500', defaultMessage: '服务器内部错误，请联系管理员！' },
   demoSite: { id: 'errors.http.405', defaultMessage: '本站仅作演示之用，无服务端！' },
   unreachable: { id: 'errors.network', defaultMessage: '无法连接到服务器' },
+  badAnswer: { id: 'errors.badAnswer', defaultMessage: '服务器的响应无法识别，请稍后再试' },
 });
 
 const rawBaseQuery = fetchBaseQuery({
@@ -82,13 +83,17 @@ export const envelopeBaseQuery: BaseQueryFn<string | FetchArgs, unknown, ApiErro
       }
       return { error: { status, message } };
     }
+    // A body that is not JSON (a proxy's error page) is a bad answer; anything else means the
+    // server was not reached. The browser's own words ("Failed to fetch") stay in the error.
+    const badAnswer = status === 'PARSING_ERROR';
     const message = 'error' in result.error ? String(result.error.error) : 'network error';
-    if (!silent) feedback.error(message);
+    if (!silent) feedback.error(badAnswer ? errorMessages.badAnswer : errorMessages.unreachable);
     return { error: { status: 'NETWORK', message } };
   }
 
   const envelope = result.data as (Envelope & Record<string, unknown>) | undefined;
   if (!envelope || typeof envelope !== 'object' || typeof envelope.success !== 'boolean') {
+    if (!silent) feedback.error(errorMessages.badAnswer);
     return { error: { status: 'NETWORK', message: 'the server answered without an envelope' } };
   }
   if (!envelope.success) {

@@ -1,6 +1,6 @@
 import type { ComponentType } from 'react';
 import { Spin } from 'antd';
-import { Navigate, type RouteObject } from 'react-router';
+import type { RouteObject } from 'react-router';
 import { AppLayout } from '../layout/AppLayout';
 import { NotFound } from '../features/misc/NotFound';
 import { RequireAdmin, RequireLogin } from './guards';
@@ -31,8 +31,7 @@ export const routes: RouteObject[] = [
         element: <RequireLogin />,
         children: [
           { path: '/setting', ...page(() => import('../features/settings/SettingsPage')) },
-          // Editing oneself is the personal settings tab.
-          { path: '/user/edit', element: <Navigate to="/setting" replace /> },
+          { path: '/user/edit', ...page(() => import('../features/settings/personal/EditProfilePage')) },
           { path: '/token', ...page(() => import('../features/tokens/TokensPage')) },
           { path: '/playground', ...page(() => import('../features/playground/PlaygroundPage')) },
           { path: '/topup', ...page(() => import('../features/wallet/WalletPage')) },

@@ -1,9 +1,9 @@
-import { combineReducers, configureStore } from '@reduxjs/toolkit';
+import { combineReducers, configureStore, createListenerMiddleware, isAnyOf } from '@reduxjs/toolkit';
 import { useDispatch, useSelector } from 'react-redux';
 import { api } from '../api/api';
 import { storageKeys, write } from '../lib/storage';
 import { preferencesSlice } from './preferences';
-import { sessionSlice } from './session';
+import { sessionSlice, signedIn, signedOut } from './session';
 
 const rootReducer = combineReducers({
   [api.reducerPath]: api.reducer,
@@ -17,11 +17,24 @@ export type RootState = ReturnType<typeof rootReducer>;
  * `developmentChecks: false` drops Redux Toolkit's development-time state checks (component tests,
  * where they only cost time).
  */
+/**
+ * Whoever signs in or out (logout, deletion, an expired session) starts from an empty API
+ * cache: nothing one user loaded may show to the next.
+ */
+function sessionChangeResetsCache() {
+  const listener = createListenerMiddleware();
+  listener.startListening({
+    matcher: isAnyOf(signedIn, signedOut),
+    effect: (_action, { dispatch }) => void dispatch(api.util.resetApiState()),
+  });
+  return listener.middleware;
+}
+
 export function createStore(preloadedState?: Partial<RootState>, { developmentChecks = true } = {}) {
   const store = configureStore({
     reducer: rootReducer,
     preloadedState: preloadedState as RootState | undefined,
-    middleware: (getDefault) => getDefault({ immutableCheck: developmentChecks, serializableCheck: developmentChecks }).concat(api.middleware),
+    middleware: (getDefault) => getDefault({ immutableCheck: developmentChecks, serializableCheck: developmentChecks }).prepend(sessionChangeResetsCache()).concat(api.middleware),
   });
   let previous = store.getState();
   store.subscribe(() => {

@@ -8,7 +8,6 @@ import { useIsMobile } from '../app/media';
 import { localeChosen, localeCodes, themeModeChosen, type ThemeMode } from '../app/preferences';
 import { signedOut } from '../app/session';
 import { useAppDispatch, useAppSelector } from '../app/store';
-import { api } from '../api/api';
 import { useLogoutMutation } from '../features/auth/api';
 import { locales } from '../locales';
 import { topNavItems } from './menu-items';
@@ -31,7 +30,6 @@ export function HeaderBar({ onOpenMenu }: { onOpenMenu?: () => void }) {
   const signOut = async () => {
     await logout().unwrap().catch(() => undefined);
     dispatch(signedOut());
-    dispatch(api.util.resetApiState());
     navigate('/login');
     feedback.success({ id: 'layout.header.loggedOut', defaultMessage: '注销成功!' });
   };

@@ -159,7 +159,7 @@ export function PlaygroundPage() {
               turns.map((turn, index) => (
                 <Flex key={index} justify={turn.role === 'user' ? 'flex-end' : 'flex-start'} style={{ marginBottom: 12 }}>
                   <Card size="small" style={{ maxWidth: '85%' }} data-role={turn.role} data-state={turn.state}>
-                    <Space direction="vertical" size={4}>
+                    <Space orientation="vertical" size={4}>
                       <Space size={4}>
                         <Typography.Text type="secondary">
                           {turn.role === 'user'

@@ -70,7 +70,7 @@ export function PricingPage() {
       title: t('pages.pricing.column.ratio', '倍率'),
       key: 'ratio',
       render: (_: unknown, row: PricingRow) => (row.quota_type === 1 ? '-' : (
-        <Space direction="vertical" size={0}>
+        <Space orientation="vertical" size={0}>
           <span>{t('pages.pricing.modelRatio', '模型倍率：{value}', { value: row.model_ratio })}</span>
           <span>{t('pages.pricing.completionRatio', '补全倍率：{value}', { value: row.completion_ratio })}</span>
           <span>{t('pages.pricing.groupRatio', '分组倍率：{value}', { value: ratio })}</span>
@@ -84,7 +84,7 @@ export function PricingPage() {
         const price = modelPrice(row, ratio);
         if (price.kind === 'call') return t('pages.pricing.perCall', '{price} / 次', { price: formatDollars(price.perCall) });
         return (
-          <Space direction="vertical" size={0}>
+          <Space orientation="vertical" size={0}>
             <span>{t('pages.pricing.input', '提示 {price} / 1M tokens', { price: formatDollars(price.inputPerMillion) })}</span>
             <span>{t('pages.pricing.output', '补全 {price} / 1M tokens', { price: formatDollars(price.outputPerMillion) })}</span>
           </Space>
@@ -106,14 +106,14 @@ export function PricingPage() {
         <Alert
           type="info"
           showIcon
-          message={t('pages.pricing.guest', '您当前看到的是默认分组的价格，登录后可查看您所在分组的价格。')}
+          title={t('pages.pricing.guest', '您当前看到的是默认分组的价格，登录后可查看您所在分组的价格。')}
           action={<Link to="/login">{t('pages.pricing.login', '去登录')}</Link>}
         />
       )}
       <Alert
         type="success"
         showIcon
-        message={t('pages.pricing.formula', '按量计费：提示价格 = 模型倍率 × 2 × 分组倍率（美元 / 1M tokens），补全价格 = 提示价格 × 补全倍率；按次计费：模型价格 × 分组倍率（美元 / 次）。')}
+        title={t('pages.pricing.formula', '按量计费：提示价格 = 模型倍率 × 2 × 分组倍率（美元 / 1M tokens），补全价格 = 提示价格 × 补全倍率；按次计费：模型价格 × 分组倍率（美元 / 次）。')}
       />
       <Card>
         <Flex vertical gap={16}>

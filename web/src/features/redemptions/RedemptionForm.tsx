@@ -61,7 +61,7 @@ export function RedemptionForm({ redemption, onDone }: RedemptionFormProps) {
     modal.confirm({
       title: t('pages.redemptions.created.title', '兑换码创建成功，是否下载兑换码？'),
       content: (
-        <Space direction="vertical" style={{ width: '100%' }}>
+        <Space orientation="vertical" style={{ width: '100%' }}>
           <Typography.Text type="secondary">
             {t('pages.redemptions.created.hint', '兑换码将以文本文件的形式下载，文件名为兑换码的名称。')}
           </Typography.Text>

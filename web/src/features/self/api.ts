@@ -1,4 +1,4 @@
-import type { User } from '@aigw/contracts';
+import type { UpdateSelfBody, User } from '@aigw/contracts';
 import { api } from '../../api/api';
 
 /** Groups the user may pick, with their description and price ratio. */
@@ -13,7 +13,12 @@ export const selfApi = api.injectEndpoints({
     selfGroups: build.query<UsableGroups, void>({ query: () => '/user/self/groups', providesTags: ['Group'] }),
     /** The models the user's group may call (token model limits, playground). */
     selfModels: build.query<string[], void>({ query: () => '/user/models', providesTags: ['Model'] }),
+    /** PUT /api/user/self: the own username and display name (the password has its own dialog). */
+    updateSelf: build.mutation<null, Pick<UpdateSelfBody, 'username' | 'display_name'>>({
+      query: (body) => ({ url: '/user/self', method: 'PUT', body }),
+      invalidatesTags: (_result, error) => (error ? [] : ['Self']),
+    }),
   }),
 });
 
-export const { useSelfQuery, useSelfGroupsQuery, useSelfModelsQuery } = selfApi;
+export const { useSelfQuery, useSelfGroupsQuery, useSelfModelsQuery, useUpdateSelfMutation } = selfApi;

@@ -70,16 +70,17 @@ export function OptionSection({ title, help, keys, children, beforeSave, extra, 
   const { data: stored, isLoading } = useGetOptionsQuery();
   const [saving, setSaving] = useState(false);
 
-  // By the keys' names, so a caller's inline array does not reset the fields on each render.
-  const keyList = keys.join(',');
+  // Keyed by this card's stored values only: a save in another card (which refetches every
+  // option) or a caller's inline array must not reset what is being typed here.
+  const ownStored = JSON.stringify(keys.map((key) => stored?.[key] ?? null));
   const initialValues = useMemo(
-    () => Object.fromEntries(keyList.split(',').map((key) => [key, toFormValue(key as OptionKey, stored?.[key])])),
-    [keyList, stored],
+    () => Object.fromEntries(keys.map((key) => [key, toFormValue(key, stored?.[key])])),
+    [ownStored],
   );
-  // After a save the stored options come back: the form shows them.
+  // After this card's options changed on the server (its own save), the form shows them.
   useEffect(() => {
     if (stored) form.setFieldsValue(initialValues);
-  }, [form, initialValues, stored]);
+  }, [form, initialValues]);
 
   const saveOptions = useSaveOptions();
 

@@ -4,6 +4,7 @@ import { useIntl } from 'react-intl';
 import { PASSWORD_MIN, type UpdateUserBody, type User } from '@aigw/contracts';
 import { useFormatQuota } from '../../app/hooks';
 import { useGroupNamesQuery } from '../groups/api';
+import { useUpdateSelfMutation } from '../self/api';
 import { useUpdateUserMutation } from './api';
 import { AddQuotaModal } from './AddQuotaModal';
 import { usePasswordRules, useUserFieldRules } from './rules';
@@ -25,20 +26,29 @@ export function toQuota(value: number | string | null | undefined): number {
 interface Props {
   user: User;
   onDone: () => void;
+  /**
+   * `admin` (default): PUT /api/user/ with the id, also the password, group and quota.
+   * `self`: the user's own profile, PUT /api/user/self with username and display name (the
+   * own password changes in the personal tab's dialog, which asks for the current one).
+   */
+  scope?: 'admin' | 'self';
 }
 
 /**
- * The admin's edit form: username, password (empty keeps it), display name, group and quota
- * with the add-quota dialog; the bindings are read-only. PUT /api/user/ with the id.
+ * The edit-user form (spec accounts section 2): username, password (empty keeps it), display
+ * name, and for an admin also group and quota with the add-quota dialog; the bindings are read-only.
  */
-export function EditUserForm({ user, onDone }: Props) {
+export function EditUserForm({ user, onDone, scope = 'admin' }: Props) {
+  const isAdmin = scope === 'admin';
   const intl = useIntl();
   const { message } = App.useApp();
   const formatQuota = useFormatQuota();
   const [form] = Form.useForm<EditUserValues>();
   const [addingQuota, setAddingQuota] = useState(false);
-  const { data: groups = [] } = useGroupNamesQuery();
-  const [updateUser, { isLoading }] = useUpdateUserMutation();
+  const { data: groups = [] } = useGroupNamesQuery(undefined, { skip: !isAdmin });
+  const [updateUser, { isLoading: savingUser }] = useUpdateUserMutation();
+  const [updateSelf, { isLoading: savingSelf }] = useUpdateSelfMutation();
+  const isLoading = savingUser || savingSelf;
   const rules = useUserFieldRules();
   const passwordRules = usePasswordRules();
   const watchedQuota = Form.useWatch('quota', form);
@@ -49,16 +59,16 @@ export function EditUserForm({ user, onDone }: Props) {
   const groupOptions = [...new Set([...groups, user.group].filter(Boolean))].map((group) => ({ value: group, label: group }));
 
   const onFinish = async (values: EditUserValues) => {
+    const profile = { username: values.username.trim(), display_name: (values.display_name ?? '').trim() };
     const body: UpdateUserBody = {
       id: user.id,
-      username: values.username.trim(),
-      display_name: (values.display_name ?? '').trim(),
+      ...profile,
       group: values.group,
       quota: toQuota(values.quota),
       // Empty keeps the current password.
       ...(values.password ? { password: values.password } : {}),
     };
-    const saved = await updateUser(body).unwrap().then(() => true, () => false);
+    const saved = await (isAdmin ? updateUser(body) : updateSelf(profile)).unwrap().then(() => true, () => false);
     if (!saved) return;
     void message.success(intl.formatMessage({ id: 'pages.users.edit.success', defaultMessage: '用户信息更新成功！' }));
     onDone();
@@ -92,17 +102,19 @@ export function EditUserForm({ user, onDone }: Props) {
       >
         <Input autoComplete="off" placeholder={intl.formatMessage({ id: 'pages.users.field.username.placeholder', defaultMessage: '请输入用户名' })} />
       </Form.Item>
-      <Form.Item
-        name="password"
-        label={intl.formatMessage({ id: 'pages.users.field.password', defaultMessage: '密码' })}
-        extra={intl.formatMessage({ id: 'pages.users.field.password.keep', defaultMessage: '留空则不修改密码' })}
-        rules={passwordRules}
-      >
-        <Input.Password
-          autoComplete="new-password"
-          placeholder={intl.formatMessage({ id: 'pages.users.field.password.new', defaultMessage: '请输入新的密码，最短 {min} 位' }, { min: PASSWORD_MIN })}
-        />
-      </Form.Item>
+      {isAdmin && (
+        <Form.Item
+          name="password"
+          label={intl.formatMessage({ id: 'pages.users.field.password', defaultMessage: '密码' })}
+          extra={intl.formatMessage({ id: 'pages.users.field.password.keep', defaultMessage: '留空则不修改密码' })}
+          rules={passwordRules}
+        >
+          <Input.Password
+            autoComplete="new-password"
+            placeholder={intl.formatMessage({ id: 'pages.users.field.password.new', defaultMessage: '请输入新的密码，最短 {min} 位' }, { min: PASSWORD_MIN })}
+          />
+        </Form.Item>
+      )}
       <Form.Item
         name="display_name"
         label={intl.formatMessage({ id: 'pages.users.field.displayName', defaultMessage: '显示名称' })}
@@ -110,31 +122,35 @@ export function EditUserForm({ user, onDone }: Props) {
       >
         <Input autoComplete="off" placeholder={intl.formatMessage({ id: 'pages.users.field.displayName.placeholder', defaultMessage: '请输入显示名称' })} />
       </Form.Item>
-      <Form.Item name="group" label={intl.formatMessage({ id: 'pages.users.field.group', defaultMessage: '分组' })}>
-        <Select
-          showSearch
-          options={groupOptions}
-          placeholder={intl.formatMessage({ id: 'pages.users.field.group.placeholder', defaultMessage: '请选择分组' })}
-        />
-      </Form.Item>
-      <Form.Item
-        label={intl.formatMessage({ id: 'pages.users.field.quota', defaultMessage: '剩余额度' })}
-        extra={intl.formatMessage({ id: 'pages.users.field.quota.display', defaultMessage: '折合：{value}' }, { value: formatQuota(quota) })}
-      >
-        <Space.Compact block>
-          <Form.Item name="quota" noStyle>
-            <InputNumber<number | string>
-              style={{ width: '100%' }}
-              precision={0}
-              aria-label={intl.formatMessage({ id: 'pages.users.field.quota', defaultMessage: '剩余额度' })}
-              placeholder={intl.formatMessage({ id: 'pages.users.field.quota.placeholder', defaultMessage: '请输入新的剩余额度' })}
+      {isAdmin && (
+        <>
+          <Form.Item name="group" label={intl.formatMessage({ id: 'pages.users.field.group', defaultMessage: '分组' })}>
+            <Select
+              showSearch
+              options={groupOptions}
+              placeholder={intl.formatMessage({ id: 'pages.users.field.group.placeholder', defaultMessage: '请选择分组' })}
             />
           </Form.Item>
-          <Button onClick={() => setAddingQuota(true)}>
-            {intl.formatMessage({ id: 'pages.users.addQuota.open', defaultMessage: '添加额度' })}
-          </Button>
-        </Space.Compact>
-      </Form.Item>
+          <Form.Item
+            label={intl.formatMessage({ id: 'pages.users.field.quota', defaultMessage: '剩余额度' })}
+            extra={intl.formatMessage({ id: 'pages.users.field.quota.display', defaultMessage: '折合：{value}' }, { value: formatQuota(quota) })}
+          >
+            <Space.Compact block>
+              <Form.Item name="quota" noStyle>
+                <InputNumber<number | string>
+                  style={{ width: '100%' }}
+                  precision={0}
+                  aria-label={intl.formatMessage({ id: 'pages.users.field.quota', defaultMessage: '剩余额度' })}
+                  placeholder={intl.formatMessage({ id: 'pages.users.field.quota.placeholder', defaultMessage: '请输入新的剩余额度' })}
+                />
+              </Form.Item>
+              <Button onClick={() => setAddingQuota(true)}>
+                {intl.formatMessage({ id: 'pages.users.addQuota.open', defaultMessage: '添加额度' })}
+              </Button>
+            </Space.Compact>
+          </Form.Item>
+        </>
+      )}
       {readOnly('github', intl.formatMessage({ id: 'pages.users.field.github', defaultMessage: '已绑定的 GitHub 账户' }), user.github_id)}
       {readOnly('wechat', intl.formatMessage({ id: 'pages.users.field.wechat', defaultMessage: '已绑定的微信账户' }), user.wechat_id)}
       {readOnly('email', intl.formatMessage({ id: 'pages.users.field.email', defaultMessage: '已绑定的邮箱账户' }), user.email)}
@@ -145,12 +161,14 @@ export function EditUserForm({ user, onDone }: Props) {
         </Button>
         <Button onClick={onDone}>{intl.formatMessage({ id: 'common.cancel', defaultMessage: '取消' })}</Button>
       </Space>
-      <AddQuotaModal
-        open={addingQuota}
-        current={quota}
-        onAdd={(next) => form.setFieldValue('quota', next)}
-        onClose={() => setAddingQuota(false)}
-      />
+      {isAdmin && (
+        <AddQuotaModal
+          open={addingQuota}
+          current={quota}
+          onAdd={(next) => form.setFieldValue('quota', next)}
+          onClose={() => setAddingQuota(false)}
+        />
+      )}
     </Form>
   );
 }

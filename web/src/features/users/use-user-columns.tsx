@@ -33,7 +33,7 @@ export function useUserColumns(onEdit: (id: number) => void): TableColumnsType<U
       title: intl.formatMessage({ id: 'pages.users.column.stats', defaultMessage: '统计信息' }),
       key: 'stats',
       render: (_, user) => (
-        <Space direction="vertical" size={2}>
+        <Space orientation="vertical" size={2}>
           <Tag color="green">{intl.formatMessage({ id: 'pages.users.stats.quota', defaultMessage: '剩余额度：{quota}' }, { quota: formatQuota(user.quota) })}</Tag>
           <Tag color="orange">{intl.formatMessage({ id: 'pages.users.stats.usedQuota', defaultMessage: '已用额度：{quota}' }, { quota: formatQuota(user.used_quota) })}</Tag>
           <Tag color="cyan">{intl.formatMessage({ id: 'pages.users.stats.requestCount', defaultMessage: '调用次数：{count}' }, { count: user.request_count })}</Tag>
@@ -44,7 +44,7 @@ export function useUserColumns(onEdit: (id: number) => void): TableColumnsType<U
       title: intl.formatMessage({ id: 'pages.users.column.invite', defaultMessage: '邀请信息' }),
       key: 'invite',
       render: (_, user) => (
-        <Space direction="vertical" size={2}>
+        <Space orientation="vertical" size={2}>
           <Tag>{intl.formatMessage({ id: 'pages.users.invite.count', defaultMessage: '邀请人数：{count}' }, { count: user.aff_count })}</Tag>
           <Tag>{intl.formatMessage({ id: 'pages.users.invite.earnings', defaultMessage: '邀请总收益：{quota}' }, { quota: formatQuota(user.aff_history_quota) })}</Tag>
           <Tag>

@@ -5,6 +5,7 @@ export default {
   'errors.http.429': 'Too many requests, try again later',
   'errors.http.500': 'Internal server error, contact the administrator',
   'errors.http.405': 'This site is demo only, no server',
+  'errors.badAnswer': 'The server sent an answer the console cannot read; try again later',
   'errors.network': 'Unable to connect to server',
   'errors.status.failed': 'Failed to load status',
   'errors.clipboard.title': 'Cannot copy to clipboard, copy manually',

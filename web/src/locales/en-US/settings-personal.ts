@@ -55,6 +55,8 @@ export default {
   'pages.settings.personal.telegram.bound': 'Telegram account bound!',
   'pages.settings.personal.linuxdo.bind': 'Bind LinuxDO account',
   // security
+  'pages.settings.personal.profile.title': 'Edit profile',
+  'pages.settings.personal.profile.open': 'Edit profile',
   'pages.settings.personal.security.title': 'Security',
   'pages.settings.personal.token.label': 'System access token',
   'pages.settings.personal.token.warning': 'A new token replaces the previous one at once, and it is shown only this time: keep it safe.',

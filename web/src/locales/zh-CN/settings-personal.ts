@@ -52,6 +52,8 @@ export default {
   'pages.settings.personal.telegram.bound': 'Telegram 账户绑定成功！',
   'pages.settings.personal.linuxdo.bind': '绑定 LinuxDO 账号',
   // security
+  'pages.settings.personal.profile.title': '编辑个人信息',
+  'pages.settings.personal.profile.open': '修改个人信息',
   'pages.settings.personal.security.title': '安全设置',
   'pages.settings.personal.token.label': '系统访问令牌',
   'pages.settings.personal.token.warning': '生成新令牌后，之前的系统访问令牌将立即失效；新令牌只显示这一次，请妥善保存。',

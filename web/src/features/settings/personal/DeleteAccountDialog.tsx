@@ -1,7 +1,6 @@
 import { Alert, App, Form, Input, Modal } from 'antd';
 import { useIntl } from 'react-intl';
 import { useNavigate } from 'react-router';
-import { api } from '../../../api/api';
 import { signedOut } from '../../../app/session';
 import { useAppDispatch } from '../../../app/store';
 import { useDeleteOwnAccountMutation } from './api';
@@ -23,7 +22,6 @@ export function DeleteAccountDialog({ open, username, onClose }: { open: boolean
     const deleted = await deleteAccount().unwrap().then(() => true, () => false);
     if (!deleted) return;
     dispatch(signedOut());
-    dispatch(api.util.resetApiState());
     navigate('/login');
     void message.success(intl.formatMessage({ id: 'pages.settings.personal.delete.done', defaultMessage: '账户已删除！' }));
   };

@@ -1,17 +1,19 @@
 import { useState } from 'react';
 import { App, Button, Card, Flex, Input, Typography } from 'antd';
-import { DeleteOutlined, KeyOutlined, LockOutlined } from '@ant-design/icons';
+import { DeleteOutlined, EditOutlined, KeyOutlined, LockOutlined } from '@ant-design/icons';
 import { useIntl } from 'react-intl';
+import { useNavigate } from 'react-router';
 import type { User } from '@aigw/contracts';
 import { copyText } from '../../../lib/clipboard';
 import { useGenerateAccessTokenMutation } from './api';
 import { ChangePasswordDialog } from './ChangePasswordDialog';
 import { DeleteAccountDialog } from './DeleteAccountDialog';
 
-/** The system access token, the password change and the deletion of the own account. */
+/** The profile edit, the system access token, the password change and the deletion of the own account. */
 export function SecurityCard({ user }: { user: User }) {
   const intl = useIntl();
   const { message } = App.useApp();
+  const navigate = useNavigate();
   const [generate, { isLoading }] = useGenerateAccessTokenMutation();
   // Shown only in this visit: the server keeps a hash, so the token cannot be read again.
   const [token, setToken] = useState('');
@@ -48,6 +50,9 @@ export function SecurityCard({ user }: { user: User }) {
         <Flex gap={8} wrap style={{ marginTop: 8 }}>
           <Button icon={<KeyOutlined />} loading={isLoading} onClick={() => void generateToken()}>
             {intl.formatMessage({ id: 'pages.settings.personal.token.generate', defaultMessage: '生成系统访问令牌' })}
+          </Button>
+          <Button icon={<EditOutlined />} onClick={() => navigate('/user/edit')}>
+            {intl.formatMessage({ id: 'pages.settings.personal.profile.open', defaultMessage: '修改个人信息' })}
           </Button>
           <Button icon={<LockOutlined />} onClick={() => setDialog('password')}>
             {intl.formatMessage({ id: 'pages.settings.personal.password.open', defaultMessage: '修改密码' })}
