@@ -79,4 +79,18 @@ describe('wallet', () => {
     await userEvent.click(screen.getByRole('button', { name: /支付宝/ }));
     expect(await screen.findByText('the administrator has not enabled online top-up')).toBeInTheDocument();
   });
+
+  it.each([
+    ['an HTTP failure', () => ({ status: 502, body: { success: false, message: 'bad gateway' } }), '请求失败'],
+    ['the server refusing', () => ({ body: { success: false, message: 'payment gateway not configured' } }), 'payment gateway not configured'],
+  ])('says once what went wrong when paying fails (%s)', async (_case, reply, text) => {
+    fake.ok('POST', '/api/user/amount', '73.00');
+    fake.on('POST', '/api/user/pay', reply);
+    renderPage(<WalletPage />, { user: makeUser(), status: { enable_online_topup: true, min_topup: 1 } });
+    await userEvent.click(screen.getByRole('button', { name: /支付宝/ }));
+    await userEvent.click(await screen.findByRole('button', { name: /确认支付/ }));
+    expect(await screen.findByText(text)).toBeInTheDocument();
+    expect(document.querySelectorAll('.ant-message-notice')).toHaveLength(1);
+    expect(screen.queryByText('bad gateway')).not.toBeInTheDocument();
+  });
 });

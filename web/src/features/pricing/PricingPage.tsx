@@ -98,6 +98,7 @@ export function PricingPage() {
     { key: 'price', q: t('pages.pricing.faq.price.q', '每百万 token 的价格怎么来的？'), a: t('pages.pricing.faq.price.a', '提示价格 = 模型倍率 × 2 × 分组倍率 美元 / 1M tokens；补全价格 = 提示价格 × 补全倍率。') },
     { key: 'group', q: t('pages.pricing.faq.group.q', '分组有什么作用？'), a: t('pages.pricing.faq.group.a', '分组决定可用的模型和价格倍率。令牌可以指定管理员允许的分组。') },
     { key: 'missing', q: t('pages.pricing.faq.missing.q', '为什么有的模型不在列表里？'), a: t('pages.pricing.faq.missing.a', '只列出已有可用渠道且设置了价格的模型；未定价的模型无法调用。') },
+    { key: 'sync', q: t('pages.pricing.faq.sync.q', '模型列表多久同步一次？'), a: t('pages.pricing.faq.sync.a', '模型列表的同步频率为 10-20 分钟；本站的渠道与价格改动通常几秒内即生效。') },
   ];
 
   return (

@@ -81,7 +81,8 @@ export function WalletPage() {
       setPending(null);
       submitPaymentForm(form);
     } catch (error) {
-      if ((error as ApiError).status !== 'BUSINESS') void message.error(t('pages.wallet.pay.failed', '请求失败'));
+      const failure = error as ApiError;
+      void message.error(failure.status === 'BUSINESS' ? failure.message : t('pages.wallet.pay.failed', '请求失败'));
     }
   };
 

@@ -28,6 +28,8 @@ export default {
   'pages.pricing.faq.group.a': 'Your group decides which models you can use and their price ratio. A token may use any group the administrator allows.',
   'pages.pricing.faq.missing.q': 'Why is a model missing from the list?',
   'pages.pricing.faq.missing.a': 'Only models with an enabled channel and a price are listed; unpriced models cannot be called.',
+  'pages.pricing.faq.sync.q': 'How often is the model list synchronised?',
+  'pages.pricing.faq.sync.a': 'The model list is synchronised every 10-20 minutes; channel and price changes on this site usually apply within seconds.',
   'pages.pricing.guest': 'You are seeing the default group prices; log in to see the prices of your group.',
   'pages.pricing.login': 'Log in',
   'pages.pricing.formula': 'Per token: prompt price = model ratio × 2 × group ratio (dollars / 1M tokens), completion price = prompt price × completion ratio; per call: model price × group ratio (dollars / call).',

@@ -25,6 +25,8 @@ export default {
   'pages.pricing.faq.group.a': '分组决定可用的模型和价格倍率。令牌可以指定管理员允许的分组。',
   'pages.pricing.faq.missing.q': '为什么有的模型不在列表里？',
   'pages.pricing.faq.missing.a': '只列出已有可用渠道且设置了价格的模型；未定价的模型无法调用。',
+  'pages.pricing.faq.sync.q': '模型列表多久同步一次？',
+  'pages.pricing.faq.sync.a': '模型列表的同步频率为 10-20 分钟；本站的渠道与价格改动通常几秒内即生效。',
   'pages.pricing.guest': '您当前看到的是默认分组的价格，登录后可查看您所在分组的价格。',
   'pages.pricing.login': '去登录',
   'pages.pricing.formula': '按量计费：提示价格 = 模型倍率 × 2 × 分组倍率（美元 / 1M tokens），补全价格 = 提示价格 × 补全倍率；按次计费：模型价格 × 分组倍率（美元 / 次）。',
