@@ -1,24 +1,14 @@
-import type { Browser } from 'playwright-core';
-import { launchBrowser, newContext, screenshot } from './support/browser';
+import { newContext, screenshot } from './support/browser';
 import { watchPageErrors } from './support/console';
-import { startServer, type RunningServer } from './support/server';
+import { useConsoleHarness } from './support/harness';
 
 jest.setTimeout(150_000);
 
-let server: RunningServer;
-let browser: Browser;
-
-beforeAll(async () => {
-  [server, browser] = await Promise.all([startServer(), launchBrowser()]);
-});
-afterAll(async () => {
-  await browser?.close();
-  await server?.stop();
-});
+const harness = useConsoleHarness();
 
 describe('a new user', () => {
   it('registers, signs in, uses the personal settings and signs out', async () => {
-    const context = await newContext(browser, server.url);
+    const context = await newContext(harness.browser, harness.server.url);
     const page = await context.newPage();
     const errors = watchPageErrors(page);
 
@@ -52,7 +42,7 @@ describe('a new user', () => {
     await tokenInput.waitFor();
     const accessToken = await tokenInput.inputValue();
     expect(accessToken).toMatch(/^\w{20,}$/);
-    const self = await fetch(`${server.url}/api/user/self`, { headers: { Authorization: accessToken, 'New-Api-User': String(userId) } });
+    const self = await fetch(`${harness.server.url}/api/user/self`, { headers: { Authorization: accessToken, 'New-Api-User': String(userId) } });
     expect(((await self.json()) as { data: { username: string } }).data.username).toBe('carol');
     await screenshot(page, 'accounts-personal-settings');
 
@@ -82,7 +72,7 @@ describe('a new user', () => {
   });
 
   it('is sent back to the login page with the expiry message when the session ends', async () => {
-    const context = await newContext(browser, server.url);
+    const context = await newContext(harness.browser, harness.server.url);
     const page = await context.newPage();
     await page.goto('/login');
     // A stored user whose session the server does not know (an expired cookie).

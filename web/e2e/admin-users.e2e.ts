@@ -1,22 +1,14 @@
-import type { Browser, Locator, Page } from 'playwright-core';
+import type { Locator, Page } from 'playwright-core';
 import { register } from './support/api-client';
-import { launchBrowser, newContext, screenshot } from './support/browser';
+import { newContext, screenshot } from './support/browser';
 import { loginThroughForm, watchPageErrors } from './support/console';
-import { startServer, type RunningServer } from './support/server';
+import { useConsoleHarness } from './support/harness';
 
 jest.setTimeout(120_000);
 
-let server: RunningServer;
-let browser: Browser;
-
-beforeAll(async () => {
-  [server, browser] = await Promise.all([startServer(), launchBrowser()]);
+const harness = useConsoleHarness(async ({ server }) => {
   await register(server.url, 'alice', 'alice-password');
   await register(server.url, 'bob', 'bob-password1');
-});
-afterAll(async () => {
-  await browser?.close();
-  await server?.stop();
 });
 
 /** The users table row of `username`. */
@@ -25,7 +17,7 @@ const button = (row: Locator, label: RegExp) => row.getByRole('button', { name: 
 
 describe('the super admin', () => {
   it('signs in with the factory password and is warned to change it', async () => {
-    const context = await newContext(browser, server.url);
+    const context = await newContext(harness.browser, harness.server.url);
     const page = await context.newPage();
     const errors = watchPageErrors(page);
     await loginThroughForm(page, 'root', '123456');
@@ -37,7 +29,7 @@ describe('the super admin', () => {
   });
 
   it('promotes, disables and deregisters a user, each row taking the returned role and status', async () => {
-    const context = await newContext(browser, server.url);
+    const context = await newContext(harness.browser, harness.server.url);
     const page = await context.newPage();
     const errors = watchPageErrors(page);
     await loginThroughForm(page, 'root', '123456');
@@ -60,7 +52,7 @@ describe('the super admin', () => {
     await screenshot(page, 'root-manages-users');
 
     // The server agrees: alice can no longer sign in.
-    const login = await fetch(`${server.url}/api/user/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'alice', password: 'alice-password' }) });
+    const login = await fetch(`${harness.server.url}/api/user/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'alice', password: 'alice-password' }) });
     expect(((await login.json()) as { success: boolean }).success).toBe(false);
     expect(errors).toEqual([]);
     await context.close();
@@ -69,7 +61,7 @@ describe('the super admin', () => {
 
 describe('an ordinary user', () => {
   it('cannot open admin pages and does not see them in the menu', async () => {
-    const context = await newContext(browser, server.url);
+    const context = await newContext(harness.browser, harness.server.url);
     const page = await context.newPage();
     await loginThroughForm(page, 'bob', 'bob-password1');
     const menu = page.locator('.ant-layout-sider');

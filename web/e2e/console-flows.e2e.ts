@@ -1,9 +1,9 @@
-import type { Browser, Locator, Page } from 'playwright-core';
+import type { Locator, Page } from 'playwright-core';
 import { startMockUpstream, type MockUpstream } from '../../tools/mock-upstream/server.mjs';
 import { register, signIn, type ApiSession } from './support/api-client';
-import { launchBrowser, newContext, screenshot } from './support/browser';
+import { newContext, screenshot } from './support/browser';
 import { loginThroughForm, watchPageErrors } from './support/console';
-import { startServer, type RunningServer } from './support/server';
+import { useConsoleHarness } from './support/harness';
 import { eventually } from './support/wait';
 
 // The console's second part end to end, in one world: root adds a channel to the mock upstream
@@ -48,8 +48,7 @@ interface Paged<T> {
   total: number;
 }
 
-let server: RunningServer;
-let browser: Browser;
+const harness = useConsoleHarness();
 let mock: MockUpstream;
 let root: ApiSession;
 let user: ApiSession;
@@ -65,7 +64,8 @@ const dialogTitled = (page: Page, title: string): Locator => page.getByRole('dia
 beforeAll(async () => {
   // A little first-byte latency, so the channel test always measures more than 0 ms, and a pause
   // between chunks, so the playground visibly shows a reply that is still streaming.
-  [server, browser, mock] = await Promise.all([startServer(), launchBrowser(), startMockUpstream({ defaults: 'latency=30,delay=200' })]);
+  mock = await startMockUpstream({ defaults: 'latency=30,delay=200' });
+  const { server } = harness;
   root = await signIn(server.url, 'root', '123456');
   const options = await root.call<Array<{ key: string; value: string }>>('GET', '/api/option/');
   const current = (key: string) => JSON.parse(options.find((row) => row.key === key)!.value) as Record<string, number>;
@@ -81,14 +81,12 @@ beforeAll(async () => {
   await eventually(selfQuota, (quota) => quota === NEW_USER_QUOTA, 10_000, 'the new-user quota');
 });
 afterAll(async () => {
-  await browser?.close();
-  await server?.stop();
   await mock?.close();
 });
 
 describe('the console flows', () => {
   it('root adds a channel to the mock upstream and tests it from its row', async () => {
-    const context = await newContext(browser, server.url);
+    const context = await newContext(harness.browser, harness.server.url);
     const page = await context.newPage();
     const errors = watchPageErrors(page);
     await loginThroughForm(page, 'root', '123456');
@@ -136,7 +134,7 @@ describe('the console flows', () => {
   });
 
   it('a user creates an unlimited token in the drawer and sees it in the list', async () => {
-    const context = await newContext(browser, server.url);
+    const context = await newContext(harness.browser, harness.server.url);
     const page = await context.newPage();
     const errors = watchPageErrors(page);
     await loginThroughForm(page, USER, PASSWORD);
@@ -164,7 +162,7 @@ describe('the console flows', () => {
 
   it('the user chats with the mock model in the playground and gets the streamed reply', async () => {
     balanceBeforeChat = await selfQuota();
-    const context = await newContext(browser, server.url);
+    const context = await newContext(harness.browser, harness.server.url);
     const page = await context.newPage();
     const errors = watchPageErrors(page);
     await loginThroughForm(page, USER, PASSWORD);
@@ -208,7 +206,7 @@ describe('the console flows', () => {
     charged = log.quota;
     await eventually(selfQuota, (quota) => quota === balanceBeforeChat - EXPECTED_QUOTA, 10_000, 'the charged balance');
 
-    const context = await newContext(browser, server.url);
+    const context = await newContext(harness.browser, harness.server.url);
     const page = await context.newPage();
     const errors = watchPageErrors(page);
     await loginThroughForm(page, USER, PASSWORD);
@@ -231,7 +229,7 @@ describe('the console flows', () => {
 
   it('root creates a redemption code and the user redeems it in the wallet', async () => {
     // Root: the drawer, then the dialog with the new code.
-    const admin = await newContext(browser, server.url);
+    const admin = await newContext(harness.browser, harness.server.url);
     const adminPage = await admin.newPage();
     const adminErrors = watchPageErrors(adminPage);
     await loginThroughForm(adminPage, 'root', '123456');
@@ -259,7 +257,7 @@ describe('the console flows', () => {
     // The user: the wallet shows the balance, the code adds to it.
     const before = await selfQuota();
     expect(before).toBe(NEW_USER_QUOTA - charged);
-    const context = await newContext(browser, server.url);
+    const context = await newContext(harness.browser, harness.server.url);
     const page = await context.newPage();
     const errors = watchPageErrors(page);
     await loginThroughForm(page, USER, PASSWORD);
@@ -281,7 +279,7 @@ describe('the console flows', () => {
   });
 
   it('a guest sees the model with its price and the login prompt on the pricing page', async () => {
-    const context = await newContext(browser, server.url);
+    const context = await newContext(harness.browser, harness.server.url);
     const page = await context.newPage();
     const errors = watchPageErrors(page);
     await page.goto('/pricing');

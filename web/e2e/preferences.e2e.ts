@@ -1,23 +1,13 @@
-import type { Browser } from 'playwright-core';
-import { launchBrowser, newContext, screenshot } from './support/browser';
-import { startServer, type RunningServer } from './support/server';
+import { newContext, screenshot } from './support/browser';
+import { useConsoleHarness } from './support/harness';
 
 jest.setTimeout(120_000);
 
-let server: RunningServer;
-let browser: Browser;
-
-beforeAll(async () => {
-  [server, browser] = await Promise.all([startServer(), launchBrowser()]);
-});
-afterAll(async () => {
-  await browser?.close();
-  await server?.stop();
-});
+const harness = useConsoleHarness();
 
 describe('language and theme', () => {
   it('opens in Chinese, switches to English and keeps the choice after a reload', async () => {
-    const context = await newContext(browser, server.url);
+    const context = await newContext(harness.browser, harness.server.url);
     const page = await context.newPage();
     await page.goto('/login');
     await page.getByText('用户登录').waitFor();
@@ -36,7 +26,7 @@ describe('language and theme', () => {
   });
 
   it('switches between day and dark mode and remembers it', async () => {
-    const context = await newContext(browser, server.url);
+    const context = await newContext(harness.browser, harness.server.url);
     const page = await context.newPage();
     await page.emulateMedia({ colorScheme: 'light' });
     await page.goto('/login');

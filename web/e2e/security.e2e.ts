@@ -1,8 +1,8 @@
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { register, signIn } from './support/api-client';
-import { launchBrowser, newContext, screenshot } from './support/browser';
+import { newContext, screenshot } from './support/browser';
 import { loginThroughForm, watchPageErrors } from './support/console';
-import { startServer, type RunningServer } from './support/server';
+import { useConsoleHarness } from './support/harness';
 
 // Test plan X1 (security-and-reliability.md) and rule R9: admin-written markdown and HTML
 // (notice, home page, about, footer) and user-chosen names (display name, token name, channel
@@ -34,11 +34,7 @@ const TOKEN_NAME = `<img src=x onerror="${PWN}">`;
 const CHANNEL_NAME = `<img src=y onerror="${PWN}">`;
 const MODEL_NAME = `<svg onload="${PWN}">`;
 
-let server: RunningServer;
-let browser: Browser;
-
-beforeAll(async () => {
-  [server, browser] = await Promise.all([startServer(), launchBrowser()]);
+const harness = useConsoleHarness(async ({ server }) => {
   const root = await signIn(server.url, 'root', '123456');
   const options = await root.call<Array<{ key: string; value: string }>>('GET', '/api/option/');
   const modelRatio = JSON.parse(options.find((row) => row.key === 'ModelRatio')!.value) as Record<string, number>;
@@ -52,10 +48,6 @@ beforeAll(async () => {
   const mallory = await signIn(server.url, 'mallory', 'mallory-pass1');
   await mallory.call('PUT', '/api/user/self', { display_name: DISPLAY_NAME });
   await mallory.call('POST', '/api/token/', { name: TOKEN_NAME, unlimited_quota: true });
-});
-afterAll(async () => {
-  await browser?.close();
-  await server?.stop();
 });
 
 interface Watched {
@@ -101,7 +93,7 @@ async function expectInert({ page, errors, alerts }: Watched, where: string): Pr
 describe('the Content-Security-Policy', () => {
   it('comes with the console page, with no inline script allowed', async () => {
     for (const path of ['/', '/about', '/token']) {
-      const response = await fetch(`${server.url}${path}`);
+      const response = await fetch(`${harness.server.url}${path}`);
       const policy = response.headers.get('content-security-policy') ?? '';
       const scriptSrc = policy.split(';').map((part) => part.trim()).find((part) => part.startsWith('script-src')) ?? '';
       expect(scriptSrc).toMatch(/^script-src 'self'/);
@@ -116,7 +108,7 @@ describe('the checks themselves (controls)', () => {
   const injectRaw = (page: Page) => page.evaluate((html) => document.body.insertAdjacentHTML('beforeend', html), `<img src=x onerror="${PWN}">`);
 
   it('see a script run when the CSP is ignored, so that mode really tests the sanitizer alone', async () => {
-    const context = await newContext(browser, server.url, { bypassCSP: true });
+    const context = await newContext(harness.browser, harness.server.url, { bypassCSP: true });
     const page = await context.newPage();
     await page.goto('/about');
     await page.getByText('Harmless about text.').waitFor();
@@ -126,7 +118,7 @@ describe('the checks themselves (controls)', () => {
   });
 
   it('see the served CSP block that same raw handler', async () => {
-    const context = await newContext(browser, server.url);
+    const context = await newContext(harness.browser, harness.server.url);
     const page = await context.newPage();
     await page.goto('/about');
     await page.getByText('Harmless about text.').waitFor();
@@ -145,7 +137,7 @@ describe.each([
   const suffix = bypassCSP ? 'no-csp' : 'csp';
 
   it('the home page, its notice dialog, the about page and the footer render the text and run nothing', async () => {
-    const context = await newContext(browser, server.url, { bypassCSP });
+    const context = await newContext(harness.browser, harness.server.url, { bypassCSP });
     const watched = await watchedPage(context);
     const { page } = watched;
 
@@ -179,7 +171,7 @@ describe.each([
   });
 
   it("the user's display name in the header and the token name in the list stay text", async () => {
-    const context = await newContext(browser, server.url, { bypassCSP });
+    const context = await newContext(harness.browser, harness.server.url, { bypassCSP });
     const watched = await watchedPage(context);
     const { page } = watched;
     await loginThroughForm(page, 'mallory', 'mallory-pass1');
@@ -197,7 +189,7 @@ describe.each([
   });
 
   it('root sees the names as text in the users and channels tables, and the settings previews run nothing', async () => {
-    const context = await newContext(browser, server.url, { bypassCSP });
+    const context = await newContext(harness.browser, harness.server.url, { bypassCSP });
     const watched = await watchedPage(context);
     const { page } = watched;
     await loginThroughForm(page, 'root', '123456');
