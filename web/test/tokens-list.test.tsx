@@ -2,6 +2,7 @@ import { configure, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import type { TokenView } from '@aigw/contracts';
 import { TokensPage } from '../src/features/tokens/TokensPage';
+import { useTokenKeys } from '../src/features/tokens/use-token-keys';
 import { FakeApi } from './fake-api';
 import { makeUser, renderPage } from './render';
 
@@ -102,10 +103,9 @@ describe('copying keys', () => {
     expect(fake.calls.filter((c) => c.method === 'POST')).toHaveLength(0);
   });
 
-  it('copies the whole keys of the selected tokens, one per line', async () => {
+  it('copies the whole keys of the selected tokens, one per line, revealed in one batch call', async () => {
     fake.ok('GET', '/api/token/', page([token({ id: 1, name: 'one' }), token({ id: 2, name: 'two' }), token({ id: 3, name: 'three' })]));
-    fake.ok('POST', '/api/token/1/key', { key: 'sk-111' });
-    fake.ok('POST', '/api/token/3/key', { key: 'sk-333' });
+    fake.ok('POST', '/api/token/keys', [{ id: 1, key: 'sk-111' }, { id: 3, key: 'sk-333' }]);
     renderPage(<TokensPage />, { user });
     await screen.findByText('one');
     await userEvent.click(within(row('one')).getByRole('checkbox'));
@@ -113,7 +113,61 @@ describe('copying keys', () => {
     await userEvent.click(screen.getByRole('button', { name: /复制所选令牌/ }));
     expect(await screen.findByText('已复制 2 个令牌')).toBeInTheDocument();
     expect(clipboard).toHaveBeenCalledWith('sk-111\nsk-333');
-    expect(fake.calls.filter((c) => c.method === 'POST').map((c) => c.path)).toEqual(['/api/token/1/key', '/api/token/3/key']);
+    expect(fake.calls.filter((c) => c.method === 'POST').map((c) => [c.path, c.body])).toEqual([['/api/token/keys', { ids: [1, 3] }]]);
+  });
+
+  it('keeps the selection across pages and asks only for the keys not revealed yet', async () => {
+    fake.on('GET', '/api/token/', (call) => ({
+      body: {
+        success: true, message: '',
+        data: call.query.get('p') === '2'
+          ? { ...page([token({ id: 11, name: 'eleven' })], 11), page: 2 }
+          : page([token({ id: 1, name: 'one' }), token({ id: 2, name: 'two' })], 11),
+      },
+    }));
+    fake.ok('POST', '/api/token/2/key', { key: 'sk-222' });
+    fake.ok('POST', '/api/token/keys', [{ id: 11, key: 'sk-eleven' }]);
+    renderPage(<TokensPage />, { user });
+    await screen.findByText('one');
+    await userEvent.click(button(row('two'), /复\s*制/)); // reveals 2 on its own
+    await waitFor(() => expect(clipboard).toHaveBeenCalledWith('sk-222'));
+    await userEvent.click(within(row('two')).getByRole('checkbox'));
+    await userEvent.click(screen.getByTitle('2'));
+    await screen.findByText('eleven');
+    await userEvent.click(within(row('eleven')).getByRole('checkbox'));
+    await userEvent.click(screen.getByRole('button', { name: /复制所选令牌/ }));
+    expect(await screen.findByText('已复制 2 个令牌')).toBeInTheDocument();
+    expect(clipboard).toHaveBeenLastCalledWith('sk-222\nsk-eleven');
+    expect(fake.callsTo('POST', '/api/token/keys').map((c) => c.body)).toEqual([{ ids: [11] }]);
+    expect(fake.callsTo('POST', '/api/token/2/key')).toHaveLength(1);
+  });
+
+  it('copies nothing when the server refuses the batch', async () => {
+    fake.ok('GET', '/api/token/', page([token({ id: 1, name: 'one' })]));
+    fake.status('POST', '/api/token/keys', 429);
+    renderPage(<TokensPage />, { user });
+    await screen.findByText('one');
+    await userEvent.click(within(row('one')).getByRole('checkbox'));
+    await userEvent.click(screen.getByRole('button', { name: /复制所选令牌/ }));
+    expect(await screen.findByText('请求次数过多，请稍后再试！')).toBeInTheDocument();
+    expect(clipboard).not.toHaveBeenCalled();
+    expect(screen.queryByText(/已复制/)).not.toBeInTheDocument();
+  });
+
+  it('asks for a selection larger than a page in batches of a page', async () => {
+    const ids = Array.from({ length: 150 }, (_, index) => index + 1);
+    fake.on('POST', '/api/token/keys', (call) => ({
+      body: { success: true, message: '', data: (call.body.ids as number[]).map((id) => ({ id, key: `sk-${id}` })) },
+    }));
+    let copied: string[] | null = null;
+    function Probe() {
+      const { fullKeys } = useTokenKeys();
+      return <button type="button" onClick={() => void fullKeys(ids).then((keys) => { copied = keys; })}>reveal</button>;
+    }
+    renderPage(<Probe />, { user });
+    await userEvent.click(screen.getByRole('button', { name: 'reveal' }));
+    await waitFor(() => expect(copied).toEqual(ids.map((id) => `sk-${id}`)));
+    expect(fake.callsTo('POST', '/api/token/keys').map((c) => c.body.ids)).toEqual([ids.slice(0, 100), ids.slice(100)]);
   });
 
   it('copies one key and reveals it once for view, copy and chat', async () => {

@@ -1,4 +1,4 @@
-import { Brackets, type EntityManager } from 'typeorm';
+import { Brackets, In, type EntityManager } from 'typeorm';
 import {
   TOKEN_NAME_MAX, TokenStatus,
   type CreateTokenBody, type Page, type ResolvedToken, type TokenView, type UpdateTokenBody,
@@ -162,11 +162,32 @@ export async function getToken(context: BillingContext, userId: number, id: numb
 
 /** The full key again, for its owner only. */
 export async function revealKey(context: BillingContext, userId: number, id: number): Promise<string> {
-  const row = await findOwned(context.db.manager, userId, id);
+  return openKey(context, await findOwned(context.db.manager, userId, id));
+}
+
+/**
+ * The full keys of several of the owner's tokens, in the order asked. All or nothing: one id
+ * that is not the owner's answers exactly like a missing token, as `revealKey` does, so a batch
+ * neither reveals part of a selection nor tells which ids exist.
+ */
+export async function revealKeys(context: BillingContext, userId: number, ids: readonly number[]): Promise<Array<{ id: number; key: string }>> {
+  if (ids.some((id) => id > MAX_ID)) throw notFound();
+  const rows = await context.db.getRepository(TokenEntity).findBy({ id: In([...ids]), user_id: userId });
+  // Number(): PostgreSQL drivers may hand back ids as strings.
+  const byId = new Map(rows.map((row) => [Number(row.id), row]));
+  return ids.map((id) => {
+    const row = byId.get(id);
+    if (!row) throw notFound();
+    return { id, key: openKey(context, row) };
+  });
+}
+
+/** The one place a stored key is decrypted; a key that no longer opens is logged for the admin and refused. */
+function openKey(context: BillingContext, row: TokenEntity): string {
   try {
     return KEY_PREFIX + openSecret(row.key_encrypted, context.tokenKeySecret);
   } catch (error) {
-    context.logger.error({ err: error, tokenId: id }, 'a stored token key does not decrypt (was the token key secret changed?)');
+    context.logger.error({ err: error, tokenId: row.id }, 'a stored token key does not decrypt (was the token key secret changed?)');
     throw new UserError('key: this key can no longer be shown; create a new token');
   }
 }

@@ -26,6 +26,7 @@ const matrix: Row[] = [
   { method: 'POST', route: '/api/token', url: () => '/api/token/', body: () => ({ name: 'matrix', remain_quota: 10 }), expect: personal },
   { method: 'PUT', route: '/api/token', url: () => '/api/token/', body: (ids) => ({ id: ids.tokenA, name: 'renamed' }), expect: ownedByA },
   { method: 'POST', route: '/api/token/:id/key', url: (ids) => `/api/token/${ids.tokenA}/key`, expect: ownedByA },
+  { method: 'POST', route: '/api/token/keys', url: () => '/api/token/keys', body: (ids) => ({ ids: [ids.tokenA] }), expect: ownedByA },
   { method: 'DELETE', route: '/api/token/:id', url: (ids) => `/api/token/${ids.tokenA}`, expect: ownedByA },
   { method: 'POST', route: '/api/user/topup', url: () => '/api/user/topup', body: () => ({ key: 'not-a-code' }), expect: personal },
   { method: 'POST', route: '/api/user/amount', url: () => '/api/user/amount', body: () => ({ amount: 10 }), expect: personal },

@@ -215,6 +215,68 @@ describe.each(backends)('API tokens (%s)', (backend) => {
     expect(statuses.at(-1)).toBe(429);
   });
 
+  describe('batch reveal', () => {
+    type Created = { id: number; key: string };
+    const reveal = (session: Session | undefined, body: unknown) => gateway.call('POST', '/api/token/keys', { session, body });
+    /** A user of their own, so the per-minute reveal count starts at zero. */
+    const freshUser = async (name: string) => {
+      expect((await gateway.register(name, `${name}-pass-1`)).json().success).toBe(true);
+      return gateway.login(name, `${name}-pass-1`);
+    };
+
+    it('answers the caller’s own keys whole, in the order asked, and nobody else’s', async () => {
+      const carol = await freshUser('carol');
+      const created = (await post(carol, { name: 'batch', remain_quota: 500000, count: 3 })).data as Created[];
+      const asked = [created[2]!, created[0]!, created[1]!];
+      expect((await reveal(carol, { ids: asked.map((token) => token.id) })).json())
+        .toEqual({ success: true, message: '', data: asked.map(({ id, key }) => ({ id, key })) });
+
+      // One id that is not the caller's refuses the whole batch, exactly like a missing id: nothing is revealed.
+      const alices = await createOne(alice, { name: 'not-carols' });
+      const theirs = await reveal(carol, { ids: [created[0]!.id, alices.id] });
+      const missing = await reveal(carol, { ids: [created[0]!.id, 2_000_000_000] });
+      for (const response of [theirs, missing]) {
+        expect(response.statusCode).toBe(404);
+        expect(response.json()).toEqual({ success: false, message: 'token not found' });
+        expect(response.body).not.toContain(bare(created[0]!.key));
+      }
+      expect(theirs.body).not.toContain(bare(alices.key));
+      for (const session of [bob, root]) {
+        const refused = await reveal(session, { ids: created.map((token) => token.id) });
+        expect(refused.statusCode).toBe(404);
+        for (const token of created) expect(refused.body).not.toContain(bare(token.key));
+      }
+      expect((await reveal(carol, { ids: [99_999_999_999] })).statusCode).toBe(404);
+      expect((await reveal(undefined, { ids: [created[0]!.id] })).statusCode).toBe(401);
+    });
+
+    it('names the field of a bad body', async () => {
+      const message = async (body: unknown) => {
+        const answer = (await reveal(alice, body)).json();
+        expect(answer.success).toBe(false);
+        return answer.message as string;
+      };
+      expect(await message({})).toMatch(/^ids: /);
+      expect(await message({ ids: 'all' })).toMatch(/^ids: /);
+      expect(await message({ ids: [] })).toMatch(/^ids: /);
+      expect(await message({ ids: Array.from({ length: 101 }, (_, index) => index + 1) })).toMatch(/^ids: /);
+      expect(await message({ ids: [3, 3] })).toMatch(/^ids: each id may appear only once/);
+      expect(await message({ ids: [1, 0] })).toMatch(/^ids\.1: /);
+      expect(await message({ ids: [1.5] })).toMatch(/^ids\.0: /);
+    });
+
+    it('counts a batch as one reveal against the per-minute limit the single route shares', async () => {
+      const dave = await freshUser('dave');
+      const ids = ((await post(dave, { name: 'limit', remain_quota: 500000, count: 3 })).data as Created[]).map((token) => token.id);
+      const statuses: number[] = [];
+      for (let index = 0; index < 29; index++) statuses.push((await reveal(dave, { ids })).statusCode);
+      statuses.push((await gateway.call('POST', `/api/token/${ids[0]}/key`, { session: dave })).statusCode);
+      expect(statuses.every((status) => status === 200)).toBe(true); // 29 batches of 3 and one single: 30 reveals
+      expect((await reveal(dave, { ids })).statusCode).toBe(429);
+      expect((await gateway.call('POST', `/api/token/${ids[0]}/key`, { session: dave })).statusCode).toBe(429);
+    });
+  });
+
   it('answers another user’s token exactly like a missing one, on every verb (BOLA)', async () => {
     const token = await createOne(alice, { name: 'mine' });
     const attempts = (id: number) => [
@@ -306,7 +368,7 @@ describe.each(backends)('API tokens (%s)', (backend) => {
 
   it('needs a login for every route', async () => {
     for (const [method, url] of [['GET', '/api/token/'], ['GET', '/api/token/search'], ['GET', '/api/token/1'], ['POST', '/api/token/'],
-      ['PUT', '/api/token/'], ['DELETE', '/api/token/1'], ['POST', '/api/token/1/key']] as const) {
+      ['PUT', '/api/token/'], ['DELETE', '/api/token/1'], ['POST', '/api/token/1/key'], ['POST', '/api/token/keys']] as const) {
       expect((await gateway.call(method, url, { body: method === 'GET' || method === 'DELETE' ? undefined : {} })).statusCode).toBe(401);
     }
   });

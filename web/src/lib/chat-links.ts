@@ -6,11 +6,14 @@ export function chatLinks(status: Status | null): Array<{ name: string; url: str
 }
 
 /**
- * A chat client's link for a token: `{key}` becomes the full `sk-` key and `{address}` this
- * server's address, as the established product fills them (the clients read them raw).
+ * A chat client's link for a token: `{key}` becomes the whole `sk-` key and `{address}` this
+ * server's address without a trailing slash, URL-encoded as the established product does: the
+ * presets carry it inside a query or a fragment the client decodes (`?server={address}&key=...`,
+ * `settings={"url":"{address}"}`), where a raw `&`, `#` or `?` in it would break the link.
  */
 export function fillChatLink(template: string, key: string, address: string): string {
-  return template.replaceAll('{key}', key).replaceAll('{address}', address.replace(/\/+$/, ''));
+  const wholeKey = key.startsWith('sk-') ? key : `sk-${key}`;
+  return template.replaceAll('{address}', encodeURIComponent(address.replace(/\/+$/, ''))).replaceAll('{key}', wholeKey);
 }
 
 /** The server address chat clients should call. */

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { createTokenBodySchema, PAGE_SIZE_DEFAULT, PAGE_SIZE_MAX, pageQuerySchema, updateTokenBodySchema } from '@aigw/contracts';
 import { requireAuth, TooManyRequestsError } from '@aigw/platform';
 import type { BillingContext } from '../context.js';
-import { createTokens, deleteToken, getToken, listTokens, revealKey, updateToken, type TokenOwner } from '../tokens.js';
+import { createTokens, deleteToken, getToken, listTokens, revealKey, revealKeys, updateToken, type TokenOwner } from '../tokens.js';
 
 const idParams = z.object({ id: z.coerce.number().int().positive() });
 const pageSize = z.coerce.number().int().min(1).max(PAGE_SIZE_MAX).optional();
@@ -13,6 +13,11 @@ const pageQuery = z.object({ p: pageQuerySchema.shape.p, size: pageSize, page_si
 const searchQuery = pageQuery.extend({
   keyword: z.string().trim().max(64).default(''),
   token: z.string().trim().max(128).default(''),
+});
+/** A batch reveal: at most one full page of tokens, each id once. */
+const revealBody = z.object({
+  ids: z.array(z.number().int().positive()).min(1).max(PAGE_SIZE_MAX)
+    .refine((ids) => new Set(ids).size === ids.length, { message: 'each id may appear only once' }),
 });
 const updateQuery = z.object({ status_only: z.string().optional().transform((value) => value === 'true') });
 
@@ -53,11 +58,25 @@ export const tokenRoutes: FastifyPluginAsyncZod<{ context: BillingContext }> = a
     return { success: true, message: '' };
   });
 
+  /** Counts one reveal against the caller's per-minute limit; refused past it. */
+  const countReveal = async (userId: number) => {
+    if (await context.kv.increment(`token-reveal:${userId}`, { ttlMs: 60_000 }) > REVEALS_PER_MINUTE) throw new TooManyRequestsError();
+  };
+
   app.post('/api/token/:id/key', { schema: { params: idParams }, config: { access: 'user' } }, async (request) => {
     const { userId } = owner(request);
-    if (await context.kv.increment(`token-reveal:${userId}`, { ttlMs: 60_000 }) > REVEALS_PER_MINUTE) throw new TooManyRequestsError();
+    await countReveal(userId);
     const key = await revealKey(context, userId, request.params.id);
     context.logger.info({ userId, tokenId: request.params.id }, 'token key revealed'); // audit trail, never the key
     return { success: true, message: '', data: { key } };
+  });
+
+  // The console's "copy selected": a whole page of keys in one call, counted as one reveal.
+  app.post('/api/token/keys', { schema: { body: revealBody }, config: { access: 'user' } }, async (request) => {
+    const { userId } = owner(request);
+    await countReveal(userId);
+    const keys = await revealKeys(context, userId, request.body.ids);
+    context.logger.info({ userId, tokenIds: request.body.ids }, 'token keys revealed'); // audit trail, never the keys
+    return { success: true, message: '', data: keys };
   });
 };

@@ -3,9 +3,10 @@ import { App, Button, Dropdown, Popconfirm, Popover, Space, Spin, Typography } f
 import { useIntl } from 'react-intl';
 import { TokenStatus, type TokenView } from '@aigw/contracts';
 import { useStatus } from '../../app/hooks';
+import { chatLinks, fillChatLink, serverAddress } from '../../lib/chat-links';
 import { copyText } from '../../lib/clipboard';
 import { useDeleteTokenMutation, useSetTokenStatusMutation } from './api';
-import { chatClients, enableBlocker, fillChatLink } from './token-rules';
+import { enableBlocker } from './token-rules';
 
 interface TokenActionsProps {
   token: TokenView;
@@ -25,7 +26,7 @@ export function TokenActions({ token, keys, fullKey, onEdit }: TokenActionsProps
   const [viewing, setViewing] = useState(false);
   const t = (id: string, defaultMessage: string, values?: Record<string, string | number>) => intl.formatMessage({ id, defaultMessage }, values);
 
-  const clients = chatClients(status?.chats);
+  const clients = chatLinks(status);
   const key = keys.get(token.id);
 
   const copy = async () => {
@@ -40,8 +41,7 @@ export function TokenActions({ token, keys, fullKey, onEdit }: TokenActionsProps
     }
     const whole = await fullKey(token.id);
     if (!whole) return;
-    const address = status?.server_address || window.location.origin;
-    window.open(fillChatLink(url, whole, address), '_blank', 'noopener,noreferrer');
+    window.open(fillChatLink(url, whole, serverAddress(status)), '_blank', 'noopener,noreferrer');
   };
 
   const remove = async () => {

@@ -35,7 +35,7 @@ export function TokensPage() {
   const [search, setSearch] = useState({ keyword: '', token: '' });
   const [selected, setSelected] = useState<number[]>([]);
   const [editing, setEditing] = useState<Editing>(null);
-  const { keys, fullKey } = useTokenKeys();
+  const { keys, fullKey, fullKeys } = useTokenKeys();
   const { data, isFetching } = useTokensQuery({ page: paging.page, size: paging.pageSize, ...search });
   useLeaveEmptyPage(paging, data);
   const t = (id: string, defaultMessage: string, values?: Record<string, string | number>) => intl.formatMessage({ id, defaultMessage }, values);
@@ -43,17 +43,6 @@ export function TokensPage() {
   const runSearch = () => {
     setSearch({ keyword: nameInput.trim(), token: keyInput.trim() });
     setPage(1);
-  };
-
-  const selectedKeys = async () => {
-    const keys: string[] = [];
-    // One at a time: a refused reveal (rate limit) stops the copy instead of firing the rest.
-    for (const id of selected) {
-      const key = await fullKey(id);
-      if (!key) return null;
-      keys.push(key);
-    }
-    return keys;
   };
 
   const columns: ColumnsType<TokenView> = [
@@ -114,7 +103,7 @@ export function TokensPage() {
           />
           <Button type="primary" onClick={runSearch}>{t('common.search', '查询')}</Button>
           <Button icon={<PlusOutlined />} onClick={() => setEditing({})}>{t('pages.tokens.add', '添加令牌')}</Button>
-          <CopySelectedButton count={selected.length} keys={selectedKeys} messages={copyMessages} />
+          <CopySelectedButton count={selected.length} keys={() => fullKeys(selected)} messages={copyMessages} />
         </Flex>
         <Table<TokenView>
           rowKey="id"

@@ -61,17 +61,3 @@ export function enableBlocker(token: TokenView, nowSeconds = Math.floor(Date.now
   if (token.status === TokenStatus.Exhausted || (!token.unlimited_quota && token.remain_quota <= 0)) return 'exhausted';
   return null;
 }
-
-/** The configured chat clients (`status.chats`: a list of {name: url}) in order. */
-export function chatClients(chats: ReadonlyArray<Record<string, string>> | undefined): Array<{ name: string; url: string }> {
-  return (chats ?? []).flatMap((entry) => Object.entries(entry).map(([name, url]) => ({ name, url })));
-}
-
-/**
- * A chat client's link for a token: {key} becomes the whole sk- key and {address} the server
- * address, URL-encoded as the established console does, since links carry it inside a query.
- */
-export function fillChatLink(url: string, key: string, address: string): string {
-  const fullKey = key.startsWith('sk-') ? key : `sk-${key}`;
-  return url.replaceAll('{address}', encodeURIComponent(address)).replaceAll('{key}', fullKey);
-}
