@@ -5,7 +5,7 @@ import {
 } from '@aigw/platform';
 import billingPlugin from '@aigw/billing/plugin';
 import channelsPlugin from '@aigw/channels/plugin';
-import identityPlugin from '@aigw/identity/plugin';
+import identityPlugin, { type OAuthEndpoints } from '@aigw/identity/plugin';
 import notifierPlugin from '@aigw/notifier/plugin';
 import relayPlugin from '@aigw/relay/plugin';
 import { isDistributed, type GatewayConfig } from './config.js';
@@ -28,6 +28,8 @@ export interface GatewayOptions {
   preloadTokenizers?: boolean;
   /** Database schema per service (tests isolate themselves with their own). */
   schemas?: Partial<Record<'identity' | 'billing' | 'channels' | 'notifier', string>>;
+  /** All-in-one: where identity reaches GitHub and LinuxDO. Only tests set it (a loopback fake). */
+  oauthEndpoints?: Partial<OAuthEndpoints>;
 }
 
 /**
@@ -40,7 +42,7 @@ export async function buildGateway(options: GatewayOptions): Promise<App> {
   const resolver = await createCredentialResolver({ bus: infra.bus, logger, ttlMs: config.CREDENTIAL_CACHE_TTL_MS });
   let draining = false;
 
-  /** Per-IP limits: the critical ones (login, registration, verification, reset), then the whole console API. */
+  /** Per-IP limits: the critical ones (login, registration, verification, reset, OAuth), then the whole console API. */
   const enforceRateLimits = async (request: FastifyRequest) => {
     const path = request.url.split('?', 1)[0]!;
     if (isCriticalPath(path) && !(await allow(infra.kv, { name: 'critical', max: config.CRITICAL_RATE_LIMIT, windowMs: config.CRITICAL_RATE_LIMIT_WINDOW_MS }, request.ip))) {
@@ -79,7 +81,7 @@ export async function buildGateway(options: GatewayOptions): Promise<App> {
   } else {
     await app.register(identityPlugin, {
       infra, databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR, schema: options.schemas?.identity,
-      version: options.version, initialRootPassword: config.INITIAL_ROOT_PASSWORD,
+      version: options.version, initialRootPassword: config.INITIAL_ROOT_PASSWORD, oauthEndpoints: options.oauthEndpoints,
     });
     await app.register(billingPlugin, {
       infra, databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR, schema: options.schemas?.billing,

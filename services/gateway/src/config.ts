@@ -39,7 +39,7 @@ export const gatewayConfigSchema = z
     MAIL_BACKOFF_MS: z.coerce.number().int().min(0).max(3_600_000).default(10_000),
     /** All-in-one: password of the root user created on first start. */
     INITIAL_ROOT_PASSWORD: z.string().min(8).max(20).optional(),
-    /** Login, registration, verification and reset calls allowed per IP per window. */
+    /** Login, registration, verification, reset and third-party login (`/api/oauth/*`) calls allowed per IP per window. */
     CRITICAL_RATE_LIMIT: z.coerce.number().int().min(0).default(20),
     CRITICAL_RATE_LIMIT_WINDOW_MS: z.coerce.number().int().positive().default(20 * 60_000),
     /** Console API calls allowed per IP per window (0 = unlimited). */

@@ -18,6 +18,10 @@ import { userRoutes } from './routes/users.js';
 import { groupRoutes } from './routes/groups.js';
 import { optionRoutes } from './routes/options.js';
 import { telegramRoutes } from './routes/telegram.js';
+import { oauthRoutes } from './routes/oauth.js';
+import { createOAuthEgress, defaultOAuthEndpoints, type OAuthEndpoints } from './oauth-providers.js';
+
+export type { OAuthEndpoints } from './oauth-providers.js';
 
 export interface IdentityPluginOptions {
   infra: Infrastructure;
@@ -30,6 +34,8 @@ export interface IdentityPluginOptions {
   version: string;
   /** Password of the root user created on first start; the factory default when absent. */
   initialRootPassword?: string;
+  /** Where GitHub and LinuxDO are reached. Only tests change it (a loopback fake); it is no setting. */
+  oauthEndpoints?: Partial<OAuthEndpoints>;
 }
 
 const SESSION_SWEEP_EVERY_MS = 3600_000;
@@ -64,7 +70,11 @@ const identityPlugin: FastifyPluginAsync<IdentityPluginOptions> = async (app, op
   }, { kv, logger }));
   await jobs.repeat(JobName.IdentitySessionsSweep, {}, { everyMs: SESSION_SWEEP_EVERY_MS });
 
+  // Third-party logins call out; private addresses follow the root option the channels use.
+  const oauthEgress = createOAuthEgress(() => optionStore.get('AllowPrivateNetworkUpstreams'));
+
   app.addHook('onClose', async () => {
+    await oauthEgress.close();
     await Promise.all(responders.map((responder) => responder.unsubscribe()));
     await optionStore.close();
     await db.destroy();
@@ -73,6 +83,7 @@ const identityPlugin: FastifyPluginAsync<IdentityPluginOptions> = async (app, op
   for (const routes of [statusRoutes, sessionRoutes, registrationRoutes, selfRoutes, userRoutes, groupRoutes, optionRoutes, telegramRoutes]) {
     await app.register(routes, { context });
   }
+  await app.register(oauthRoutes, { context, egress: oauthEgress, endpoints: { ...defaultOAuthEndpoints, ...options.oauthEndpoints } });
 };
 
 export default identityPlugin;

@@ -25,6 +25,9 @@ export function toUserView(user: UserEntity, balance: UserBalance): User {
   };
 }
 
+/** The columns that hold a third-party account bound to a user. */
+export type BindingColumn = 'github_id' | 'linux_do_id' | 'oidc_id' | 'wechat_id' | 'telegram_id';
+
 export interface NewUser {
   username: string;
   passwordHash: string;
@@ -35,6 +38,8 @@ export interface NewUser {
   passwordIsDefault?: boolean;
   /** The console language it registered with (see `languageOf`); '' when unknown. */
   language?: string;
+  /** Third-party accounts bound from the start (a registration through that login). */
+  bindings?: Partial<Record<BindingColumn, string>>;
 }
 
 /** The language a request's Accept-Language asks for ('zh-CN' or 'en-US'), or '' when it sends none. */
@@ -62,6 +67,7 @@ export async function insertUser(manager: EntityManager, input: NewUser): Promis
       aff_code: randomString(attempt < 5 ? 4 : 8),
       inviter_id: input.inviterId ?? 0,
       language: input.language ?? '',
+      ...input.bindings,
       access_token_hash: null,
       created_at: Date.now(),
       deleted_at: null,

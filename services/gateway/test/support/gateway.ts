@@ -1,7 +1,7 @@
 import type { LightMyRequestResponse } from 'fastify';
 import { createSilentLogger, type App } from '@aigw/platform';
 import { createTestEnvironment, type Backend, type TestEnvironment } from '@aigw/platform/testing';
-import { buildGateway } from '../../src/app';
+import { buildGateway, type GatewayOptions } from '../../src/app';
 import { gatewayConfigSchema } from '../../src/config';
 
 export const ROOT_PASSWORD = 'root-pass-1234';
@@ -27,11 +27,14 @@ export interface TestGateway {
   close(): Promise<void>;
 }
 
+/** What a test may set beyond the env: the fixed third-party endpoints, pointed at a loopback fake. */
+export type GatewayOverrides = Pick<GatewayOptions, 'oauthEndpoints'>;
+
 /**
  * The all-in-one gateway with every service mounted, on the given backend, isolated by the test
  * environment's namespace. Rate limits are off unless the test sets them.
  */
-export async function startGateway(backend: Backend, env: Record<string, string> = {}, shared?: TestEnvironment): Promise<TestGateway> {
+export async function startGateway(backend: Backend, env: Record<string, string> = {}, shared?: TestEnvironment, overrides: GatewayOverrides = {}): Promise<TestGateway> {
   // A shared environment outlives this gateway (restart tests): closing leaves it to its owner.
   const environment = shared ?? (await createTestEnvironment(backend));
   const config = gatewayConfigSchema.parse({
@@ -50,13 +53,15 @@ export async function startGateway(backend: Backend, env: Record<string, string>
     version: 'test',
     webDistDir: config.WEB_DIST_DIR,
     schemas: { identity: environment.schema('identity'), billing: environment.schema('billing'), channels: environment.schema('channels'), notifier: environment.schema('notifier') },
+    ...overrides,
   });
   await app.ready();
 
   const call: TestGateway['call'] = (method, url, options = {}) => {
     const headers: Record<string, string> = { ...options.headers };
     if (options.session) {
-      headers.cookie = `session=${options.session.cookie}`;
+      // Beside any cookie the test sends itself (an OAuth state, say).
+      headers.cookie = [headers.cookie, `session=${options.session.cookie}`].filter(Boolean).join('; ');
       headers['new-api-user'] ??= String(options.session.id);
     }
     return app.inject({ method, url, headers, ...(options.body === undefined ? {} : { payload: options.body as object }) });

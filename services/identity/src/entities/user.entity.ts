@@ -35,6 +35,10 @@ export class UserEntity {
   @Column({ type: 'varchar', length: 64, default: '' })
   linux_do_id: string;
 
+  /** The OIDC provider's `sub`; not shown in the API (the console has no row for it). */
+  @Column({ type: 'varchar', length: 64, default: '' })
+  oidc_id: string;
+
   @Column({ type: 'integer', default: 1 })
   role: number;
 

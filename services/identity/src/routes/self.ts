@@ -1,6 +1,4 @@
-import crypto from 'node:crypto';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { z } from 'zod';
 import { emailBindQuerySchema, Role, updateSelfBodySchema } from '@aigw/contracts';
 import { clearCookie, readCookie, requireAuth, SESSION_COOKIE, UnauthorizedError, UserError } from '@aigw/platform';
 import type { IdentityContext } from '../context.js';
@@ -102,12 +100,5 @@ export const selfRoutes: FastifyPluginAsyncZod<{ context: IdentityContext }> = a
     await users.update({ id: user.id }, { email });
     await publishUserUpdated(bus, { ...user, email });
     return { success: true, message: '' };
-  });
-
-  // The OAuth state: a random value the console passes to the provider's authorization page.
-  app.get('/api/oauth/state', { schema: { querystring: z.object({ aff: z.string().max(32).optional() }) }, config: { access: 'public' } }, async (request) => {
-    const state = crypto.randomBytes(9).toString('base64url');
-    await kv.set(`identity:oauth-state:${state}`, request.query.aff ?? '', { ttlMs: 10 * 60_000 });
-    return { success: true, message: '', data: state };
   });
 };
