@@ -168,7 +168,7 @@ export function TokenForm({ token, groups, models, onDone }: TokenFormProps) {
         type="info"
         showIcon
         style={{ marginBottom: 16 }}
-        message={t('pages.tokens.form.quotaNote', '注意：令牌的额度仅用于限制令牌本身的最大使用量，实际使用仍受账户剩余额度限制。')}
+        title={t('pages.tokens.form.quotaNote', '注意：令牌的额度仅用于限制令牌本身的最大使用量，实际使用仍受账户剩余额度限制。')}
       />
       <Form.Item
         name="remain_quota"

@@ -81,7 +81,7 @@ export function TokensPage() {
   return (
     <Card>
       <Flex vertical gap={16}>
-        <Alert type="warning" showIcon message={t('pages.tokens.warning', '令牌无法精确控制使用额度，只允许自用，请勿直接将令牌分发给他人。')} />
+        <Alert type="warning" showIcon title={t('pages.tokens.warning', '令牌无法精确控制使用额度，只允许自用，请勿直接将令牌分发给他人。')} />
         <Flex gap={8} wrap>
           <Input
             allowClear
