@@ -38,6 +38,10 @@ const positiveNumber = define('number', z.number().positive());
 const nonNegativeNumber = define('number', z.number().min(0));
 const text = define('string', z.string().max(65536));
 const url = define('string', z.union([z.literal(''), z.url().max(2048)]).transform((value) => value.replace(/\/+$/, '')));
+/** A host name or IP address, nothing around it (no scheme, port or path): what SMTP connects to. */
+const host = define('string', z.string().trim().max(253).regex(/^$|^[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?$|^\[?[0-9A-Fa-f:.]+\]?$/, 'expected a host name or IP address, without scheme, port or path'));
+/** An email address, bare or as `Name <address>`, or empty. */
+const mailbox = define('string', z.string().trim().max(320).regex(/^$|^[^<>\s@]+@[^<>\s@]+\.[^<>\s@]+$|^[^<>]*<[^<>\s@]+@[^<>\s@]+\.[^<>\s@]+>$/, 'expected an email address (or Name <address>)'));
 const secret = (group: OptionGroup, doc: string) => define('string', z.string().max(4096))(group, '', doc, true);
 /** Ratios and prices are bounded, so no price computation can overflow (rule R7). */
 const ratioMap = define('json', z.record(z.string().min(1), z.number().min(0).max(1_000_000)));
@@ -157,10 +161,10 @@ export const optionDefinitions = {
   EmailDomainWhitelist: text('email', 'gmail.com,163.com,126.com,qq.com,outlook.com,hotmail.com,icloud.com,yahoo.com,foxmail.com', 'Comma-separated email domains.'),
   EmailAliasRestrictionEnabled: bool('email', false, "Reject '+' and '.' in the local part of emails."),
   // SMTP
-  SMTPServer: text('smtp', '', 'SMTP host.'),
+  SMTPServer: host('smtp', '', 'SMTP host.'),
   SMTPPort: define('number', z.number().int().min(1).max(65535))('smtp', 587, 'SMTP port.'),
   SMTPAccount: text('smtp', '', 'SMTP user.'),
-  SMTPFrom: text('smtp', '', 'Sender address.'),
+  SMTPFrom: mailbox('smtp', '', 'Sender address (else the account, when it is an address).'),
   SMTPToken: secret('smtp', 'SMTP password or token.'),
   SMTPSSLEnabled: bool('smtp', false, 'Implicit TLS.'),
   // OAuth providers

@@ -27,6 +27,19 @@ describe('option codecs', () => {
     expect(decodeOptionValue('ServerAddress', 'not a url')).toMatchObject({ ok: false });
   });
 
+  it('takes an SMTP host without scheme, port or path, and a sender address, naming the field otherwise', () => {
+    for (const server of ['smtp.example.com', 'mail-1.example.co.uk', '192.0.2.10', '[2001:db8::1]', '']) {
+      expect(decodeOptionValue('SMTPServer', server)).toEqual({ ok: true, value: server });
+    }
+    for (const server of ['smtp://smtp.example.com', 'smtp.example.com:465', 'smtp.example.com/x', 'two words']) {
+      expect(decodeOptionValue('SMTPServer', server)).toEqual({ ok: false, message: 'SMTPServer: expected a host name or IP address, without scheme, port or path' });
+    }
+    for (const from of ['noreply@example.com', 'Gateway <noreply@example.com>', '']) expect(decodeOptionValue('SMTPFrom', from)).toEqual({ ok: true, value: from });
+    for (const from of ['noreply', 'a@b', '<noreply@example.com', 'x@example.com y']) {
+      expect(decodeOptionValue('SMTPFrom', from)).toEqual({ ok: false, message: 'SMTPFrom: expected an email address (or Name <address>)' });
+    }
+  });
+
   it('marks secrets', () => {
     expect(isSecretOption('SMTPToken')).toBe(true);
     expect(isSecretOption('GitHubClientSecret')).toBe(true);
