@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { idSchema } from './envelope.js';
+import { idSchema, pageQuerySchema } from './envelope.js';
 
 /**
  * Billing's wire shapes. Quota is an integer number of units (500000 = $1). Every amount a user
@@ -111,6 +111,56 @@ export const updateRedemptionBodySchema = z.object({
 export const redeemBodySchema = z.object({ key: z.string().trim().min(1, 'please enter the redemption code').max(64) });
 /** POST /api/user/aff_transfer. */
 export const affTransferBodySchema = z.object({ quota: quotaSchema });
+
+/** Online top-up order status (reference 7.2): paid orders are `success`; nothing expires orders yet. */
+export const TopUpStatus = { Pending: 'pending', Success: 'success', Expired: 'expired' } as const;
+export type TopUpStatus = (typeof TopUpStatus)[keyof typeof TopUpStatus];
+
+/** The wallet's two payment methods (spec: zfb, wx) and the epay `type` each is sent as. */
+export const epayPaymentTypes = { zfb: 'alipay', wx: 'wxpay' } as const;
+export type PaymentMethod = keyof typeof epayPaymentTypes;
+
+const topUpAmountSchema = z.number({ error: 'must be a number' }).int('must be an integer').min(1, 'must be at least 1').max(MAX_QUOTA, 'is too large');
+
+/** POST /api/user/amount: the price of an amount (whole USD units, or quota units when currency display is off). */
+export const topUpAmountBodySchema = z.object({
+  amount: topUpAmountSchema,
+  /** Sent by the console; not used by the epay gateway. */
+  top_up_code: z.string().trim().max(64).optional(),
+});
+
+/** POST /api/user/pay: the same, and how the user pays. */
+export const topUpPayBodySchema = topUpAmountBodySchema.extend({
+  payment_method: z.enum(Object.keys(epayPaymentTypes) as [PaymentMethod, ...PaymentMethod[]], { error: 'must be zfb (Alipay) or wx (WeChat Pay)' }),
+});
+
+/** GET /api/user/topup (admin): orders, newest first; `keyword` matches the trade number by prefix. */
+export const topUpOrderQuerySchema = pageQuerySchema.extend({ keyword: z.string().trim().max(64).default('') });
+
+/** POST /api/user/topup/complete (admin): marks a pending order paid and credits it. */
+export const completeTopUpBodySchema = z.object({ trade_no: z.string().trim().min(1, 'is required').max(64) });
+
+export const topUpOrderViewSchema = z.object({
+  id: z.number().int(),
+  user_id: z.number().int(),
+  /** Quota credited when paid. */
+  amount: z.number().int(),
+  /** Money payable, 2 decimals. */
+  money: z.string(),
+  trade_no: z.string(),
+  /** The gateway's own trade number, once it notified. */
+  gateway_trade_no: z.string(),
+  payment_method: z.string(),
+  gateway: z.string(),
+  status: z.enum([TopUpStatus.Pending, TopUpStatus.Success, TopUpStatus.Expired]),
+  /** Unix seconds. */
+  created_at: z.number().int(),
+  /** Unix seconds; 0 while pending. */
+  completed_at: z.number().int(),
+  /** 0: the gateway's notify; else the admin who completed it by hand. */
+  completed_by: z.number().int(),
+});
+export type TopUpOrderView = z.infer<typeof topUpOrderViewSchema>;
 
 export const logViewSchema = z.object({
   id: z.number().int(),

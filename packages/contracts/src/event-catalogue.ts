@@ -31,6 +31,10 @@ export const eventExamples: { [S in EventSubject]: z.output<(typeof eventSchemas
   },
   'billing.token.deleted': { token_id: 9, user_id: 42, key_hash: '5f2b0c1d9e8a7b6c5d4e3f2a1b0c9d8e7f6a5b4c3d2e1f0a9b8c7d6e5f4a3b2c' },
   'billing.account.updated': { user_id: 42, quota: 5_000_000, status: 1, group: 'default', role: 1 },
+  'billing.topup.completed': {
+    trade_no: 'USR42NOk3X9qZ1732600000', user_id: 42, quota: 5_000_000, money: '73.00', gateway: 'epay', payment_method: 'alipay',
+    completed_by: 0, completed_at: 1_732_600_042,
+  },
   'relay.usage.recorded': {
     request_id: 'req_01JD3Z8Q4M2X7T', user_id: 42, token_id: 9, token_name: 'ci', model_name: 'gpt-4o-mini', group: 'default',
     channel_id: 3, prompt_tokens: 21, completion_tokens: 180, quota: 1_134, use_time_ms: 2_410, is_stream: true,

@@ -114,6 +114,27 @@ export const eventSchemas = {
    */
   'billing.account.updated': z.object({ user_id: z.number().int(), quota: z.number().int(), status: z.number().int(), group: z.string(), role: z.number().int() }),
   /**
+   * Published by billing after an online top-up order was paid and credited, once per order
+   * (event id: `topup-completed-<trade_no>`), after the commit: on the payment gateway's verified
+   * notify, or when an admin completed the order by hand (`completed_by` is then the admin's id).
+   * Billing also publishes `billing.account.updated` for the new balance. Integrators (webhooks)
+   * may record revenue; no service consumes it.
+   */
+  'billing.topup.completed': z.object({
+    trade_no: z.string(),
+    user_id: z.number().int(),
+    /** Quota credited. */
+    quota: z.number().int(),
+    /** Money paid, 2 decimals, in the gateway's currency. */
+    money: z.string(),
+    gateway: z.string(),
+    payment_method: z.string(),
+    /** 0: the gateway's notify; else the admin's user id. */
+    completed_by: z.number().int(),
+    /** Unix seconds. */
+    completed_at: z.number().int(),
+  }),
+  /**
    * Published by the relay once per logical request, after settling the live counters
    * (id = request id, also the JetStream message id). Billing persists it exactly once.
    */

@@ -139,6 +139,52 @@ export function reservationFor(input: ReservationInput): number {
   });
 }
 
+/** The largest payable money of one online top-up order (in the gateway's currency). */
+export const MAX_TOPUP_MONEY = 1_000_000_000_000;
+
+export interface TopUpQuoteInput {
+  /** What the user typed: whole USD units of quota, or quota units when `displayInCurrency` is off. */
+  amount: number;
+  displayInCurrency: boolean;
+  quotaPerUnit: number;
+  /** The Price option: money per 1 USD of quota. */
+  price: number;
+  /** TopupGroupRatio of the user's group. */
+  groupRatio: number;
+}
+
+export interface TopUpQuote {
+  /** Quota credited once the order is paid. */
+  quota: number;
+  /** Money payable, exactly 2 decimals (`'14.60'`). */
+  money: string;
+  /** The same in hundredths, for comparisons. */
+  cents: number;
+}
+
+/**
+ * An online top-up (reference 7.2): money = units × Price × TopupGroupRatio, rounded half up to
+ * 2 decimals, where units = amount (or amount / QuotaPerUnit when currency display is off); the
+ * quota credited is amount × QuotaPerUnit (or the amount itself). Exact, like the usage formulas:
+ * 14.6 is 1460 hundredths, never 14.599999. Throws a RangeError naming the input when it is out
+ * of range (amount not a positive integer, a result above MAX_QUOTA or MAX_TOPUP_MONEY).
+ */
+export function topUpQuote(input: TopUpQuoteInput): TopUpQuote {
+  if (!Number.isSafeInteger(input.amount) || input.amount < 1 || input.amount > MAX_QUOTA) {
+    throw new RangeError(`amount must be an integer from 1 to ${MAX_QUOTA}, got ${input.amount}`);
+  }
+  const amount = integer(input.amount);
+  const perUnit = decimal(input.quotaPerUnit, 'quotaPerUnit', 1_000_000_000);
+  if (perUnit.n === 0n) throw new RangeError('quotaPerUnit must be above 0');
+  const units = input.displayInCurrency ? amount : { n: amount.n * perUnit.d, d: perUnit.n };
+  const quota = input.displayInCurrency ? roundHalfUp(mul(amount, perUnit)) : amount.n;
+  if (quota > BigInt(MAX_QUOTA)) throw new RangeError(`amount is too large: the quota would exceed ${MAX_QUOTA}`);
+  const money = mul(mul(units, decimal(input.price, 'price')), decimal(input.groupRatio, 'groupRatio'));
+  const cents = roundHalfUp(mul(money, integer(100)));
+  if (cents > BigInt(MAX_TOPUP_MONEY) * 100n) throw new RangeError(`amount is too large: the money would exceed ${MAX_TOPUP_MONEY}`);
+  return { quota: Number(quota), money: `${cents / 100n}.${String(cents % 100n).padStart(2, '0')}`, cents: Number(cents) };
+}
+
 // ---- exact arithmetic on non-negative fractions n / d (d a power of ten or a product of them)
 
 interface Fraction {
@@ -175,8 +221,13 @@ function add(a: Fraction, b: Fraction): Fraction {
   return a.d === b.d ? { n: a.n + b.n, d: a.d } : { n: a.n * b.d + b.n * a.d, d: a.d * b.d };
 }
 
-/** Half away from zero (all values are non-negative), then clamped to MAX_QUOTA. */
+/** Half away from zero (all values are non-negative). */
+function roundHalfUp(value: Fraction): bigint {
+  return (2n * value.n + value.d) / (2n * value.d);
+}
+
+/** Half away from zero, then clamped to MAX_QUOTA. */
 function roundClamped(value: Fraction): number {
-  const rounded = (2n * value.n + value.d) / (2n * value.d);
+  const rounded = roundHalfUp(value);
   return rounded > BigInt(MAX_QUOTA) ? MAX_QUOTA : Number(rounded);
 }

@@ -17,6 +17,7 @@ import { registerQuotaResponders } from './quota-responders.js';
 import { subscribeUsage } from './usage-consumer.js';
 import { pricingRoutes } from './routes/pricing.js';
 import { topupRoutes } from './routes/topup.js';
+import { epayRoutes } from './routes/epay.js';
 
 export interface BillingPluginOptions {
   infra: Infrastructure;
@@ -29,7 +30,7 @@ export interface BillingPluginOptions {
   tokenKeySecret: string;
 }
 
-/** Billing: accounts, API tokens, redemption codes, usage ledger, logs, dashboard data and pricing. */
+/** Billing: accounts, API tokens, redemption codes, online top-up, usage ledger, logs, dashboard data and pricing. */
 const billingPlugin: FastifyPluginAsync<BillingPluginOptions> = async (app, options) => {
   useAccessControl(app, 'billing');
   const { bus, kv, counters, jobs, logger } = options.infra;
@@ -59,6 +60,7 @@ const billingPlugin: FastifyPluginAsync<BillingPluginOptions> = async (app, opti
   registerDiagnostics(app, 'billing', mirror);
   await registerLogRetention(context);
   for (const routes of [accountRoutes, redemptionRoutes, logRoutes, dataRoutes, tokenRoutes, pricingRoutes, topupRoutes]) await app.register(routes, { context });
+  await app.register(epayRoutes, { context });
 };
 
 export default billingPlugin;

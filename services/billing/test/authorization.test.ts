@@ -32,6 +32,11 @@ const matrix: Row[] = [
   { method: 'POST', route: '/api/user/amount', url: () => '/api/user/amount', body: () => ({ amount: 10 }), expect: personal },
   { method: 'POST', route: '/api/user/pay', url: () => '/api/user/pay', body: () => ({ amount: 10, payment_method: 'zfb' }), expect: personal },
   { method: 'POST', route: '/api/user/aff_transfer', url: () => '/api/user/aff_transfer', body: () => ({ quota: 500000 }), expect: personal },
+  { method: 'GET', route: '/api/user/topup', url: () => '/api/user/topup?p=1', expect: adminOnly },
+  { method: 'POST', route: '/api/user/topup/complete', url: () => '/api/user/topup/complete', body: () => ({ trade_no: 'USR1NOnone001732600000' }), expect: { ...adminOnly, admin: 404, root: 404 } },
+  // The payment gateway's notify: public, authenticated by its signature only (answers `fail` here).
+  { method: 'GET', route: '/api/user/epay/notify', url: () => '/api/user/epay/notify?out_trade_no=x', expect: everyone },
+  { method: 'POST', route: '/api/user/epay/notify', url: () => '/api/user/epay/notify', body: () => ({ out_trade_no: 'x' }), expect: everyone },
   { method: 'GET', route: '/api/log/self', url: () => '/api/log/self?p=1', expect: personal },
   { method: 'GET', route: '/api/log/self/stat', url: () => '/api/log/self/stat', expect: personal },
   { method: 'GET', route: '/api/data/self', url: () => '/api/data/self', expect: personal },

@@ -12,7 +12,7 @@ import { isDistributed, type GatewayConfig } from './config.js';
 import { createCredentialResolver, type CredentialResolver } from './credentials.js';
 import { registerMetrics } from './metrics.js';
 import { registerProxies } from './proxy.js';
-import { allow, isCriticalPath } from './rate-limit.js';
+import { allow, isCriticalPath, isGloballyLimited } from './rate-limit.js';
 import { isRelayPath } from './route-table.js';
 import { corsPreflight, securityHeaders } from './security.js';
 import { registerConsole } from './static.js';
@@ -42,13 +42,13 @@ export async function buildGateway(options: GatewayOptions): Promise<App> {
   const resolver = await createCredentialResolver({ bus: infra.bus, logger, ttlMs: config.CREDENTIAL_CACHE_TTL_MS });
   let draining = false;
 
-  /** Per-IP limits: the critical ones (login, registration, verification, reset, OAuth), then the whole console API. */
+  /** Per-IP limits: the critical ones (login, registration, verification, reset, OAuth), then the whole console API but the payment notify. */
   const enforceRateLimits = async (request: FastifyRequest) => {
     const path = request.url.split('?', 1)[0]!;
     if (isCriticalPath(path) && !(await allow(infra.kv, { name: 'critical', max: config.CRITICAL_RATE_LIMIT, windowMs: config.CRITICAL_RATE_LIMIT_WINDOW_MS }, request.ip))) {
       throw new TooManyRequestsError();
     }
-    if (path.startsWith('/api/') && !(await allow(infra.kv, { name: 'api', max: config.GLOBAL_API_RATE_LIMIT, windowMs: config.GLOBAL_API_RATE_LIMIT_WINDOW_MS }, request.ip))) {
+    if (isGloballyLimited(path) && !(await allow(infra.kv, { name: 'api', max: config.GLOBAL_API_RATE_LIMIT, windowMs: config.GLOBAL_API_RATE_LIMIT_WINDOW_MS }, request.ip))) {
       throw new TooManyRequestsError();
     }
   };

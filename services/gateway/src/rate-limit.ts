@@ -25,3 +25,14 @@ const criticalPaths = new Set([
 export function isCriticalPath(path: string): boolean {
   return criticalPaths.has(path) || path.startsWith('/api/oauth/');
 }
+
+/**
+ * Paths outside the global per-IP API limit: the payment gateway's notify. One gateway IP sends
+ * the notifies of every order and retries them until it reads `success`; limiting it would
+ * delay credits (users' complaint 12). The route is cheap to refuse: a signature check in memory.
+ */
+const unlimitedPaths = new Set(['/api/user/epay/notify', '/api/user/epay/notify/']);
+
+export function isGloballyLimited(path: string): boolean {
+  return path.startsWith('/api/') && !unlimitedPaths.has(path);
+}

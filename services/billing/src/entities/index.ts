@@ -4,8 +4,9 @@ import { LogEntity } from './log.entity.js';
 import { QuotaDataEntity } from './quota-data.entity.js';
 import { RedemptionEntity } from './redemption.entity.js';
 import { TokenEntity } from './token.entity.js';
+import { TopUpEntity } from './top-up.entity.js';
 
-export { AccountEntity, LedgerEntryEntity, LogEntity, QuotaDataEntity, RedemptionEntity, TokenEntity };
+export { AccountEntity, LedgerEntryEntity, LogEntity, QuotaDataEntity, RedemptionEntity, TokenEntity, TopUpEntity };
 export { LedgerKind } from './ledger-entry.entity.js';
 
-export const billingEntities = [AccountEntity, LedgerEntryEntity, TokenEntity, RedemptionEntity, LogEntity, QuotaDataEntity];
+export const billingEntities = [AccountEntity, LedgerEntryEntity, TokenEntity, RedemptionEntity, LogEntity, QuotaDataEntity, TopUpEntity];

@@ -1,4 +1,5 @@
 import { BillingInitial1732400000000 } from './1732400000000-initial.js';
 import { AccountRole1732500000000 } from './1732500000000-account-role.js';
+import { TopUps1732900000000 } from './1732900000000-top-ups.js';
 
-export const billingMigrations = [BillingInitial1732400000000, AccountRole1732500000000];
+export const billingMigrations = [BillingInitial1732400000000, AccountRole1732500000000, TopUps1732900000000];

@@ -1,26 +1,33 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { z } from 'zod';
-import { UserError } from '@aigw/platform';
+import { completeTopUpBodySchema, topUpAmountBodySchema, topUpOrderQuerySchema, topUpPayBodySchema } from '@aigw/contracts';
+import { requireAuth } from '@aigw/platform';
 import type { BillingContext } from '../context.js';
-
-/** Amount in whole top-up units (dollars of quota), and the optional code and method of the form. */
-const topupBodySchema = z.object({
-  amount: z.number().int('amount must be an integer').min(1, 'amount must be at least 1').max(1_000_000, 'amount is too large'),
-  top_up_code: z.string().trim().max(64).optional(),
-  payment_method: z.string().trim().max(32).optional(),
-});
+import { completeOrderByHand, createOrder, listOrders, quoteTopUp, toTopUpOrderView } from '../topups.js';
 
 /**
- * Online top-up (`POST /api/user/amount` price preview, `POST /api/user/pay` order). The payment
- * gateway integration (signed orders, verified notify callbacks, R10) is its own piece of work;
- * until it exists this server takes no online payments, so both calls answer the established
- * product's "online top-up is not enabled" refusal after validating the request, and the wallet
- * shows it. Redemption codes (`POST /api/user/topup`) are the way to add quota meanwhile.
+ * Online top-up orders (reference 7.2): the price of an amount, the signed gateway form, and
+ * for admins the order list and the manual completion of a paid order whose notify never came
+ * (users' complaint 12). The gateway's notify is in routes/epay.ts. `POST /api/user/topup` (a
+ * redemption code) is in routes/redemptions.ts.
  */
-export const topupRoutes: FastifyPluginAsyncZod<{ context: BillingContext }> = async (app) => {
-  const refuse = async () => {
-    throw new UserError('the administrator has not enabled online top-up');
-  };
-  app.post('/api/user/amount', { schema: { body: topupBodySchema }, config: { access: 'user' } }, refuse);
-  app.post('/api/user/pay', { schema: { body: topupBodySchema }, config: { access: 'user' } }, refuse);
+export const topupRoutes: FastifyPluginAsyncZod<{ context: BillingContext }> = async (app, { context }) => {
+  app.post('/api/user/amount', { schema: { body: topUpAmountBodySchema }, config: { access: 'user' } }, async (request) => {
+    const quote = await quoteTopUp(context, requireAuth(request), request.body.amount);
+    return { success: true, message: 'success', data: quote.money };
+  });
+
+  app.post('/api/user/pay', { schema: { body: topUpPayBodySchema }, config: { access: 'user' } }, async (request) => {
+    const form = await createOrder(context, requireAuth(request), request.body.amount, request.body.payment_method);
+    // The console posts `data` as a hidden form to `url`.
+    return { success: true, message: 'success', data: form.params, url: form.url };
+  });
+
+  app.get('/api/user/topup', { schema: { querystring: topUpOrderQuerySchema }, config: { access: 'admin' } }, async (request) => {
+    return { success: true, message: '', data: await listOrders(context.db, request.query) };
+  });
+
+  app.post('/api/user/topup/complete', { schema: { body: completeTopUpBodySchema }, config: { access: 'admin' } }, async (request) => {
+    const order = await completeOrderByHand(context, requireAuth(request), request.body.trade_no);
+    return { success: true, message: '', data: toTopUpOrderView(order) };
+  });
 };

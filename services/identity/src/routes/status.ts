@@ -24,7 +24,8 @@ export async function statusRoutes(app: FastifyInstance, { context }: { context:
       enable_data_export: options.get('DataExportEnabled'),
       data_export_default_time: options.get('DataExportDefaultTime'),
       default_collapse_sidebar: options.get('DefaultCollapseSidebar'),
-      enable_online_topup: Boolean(options.get('PayAddress') && options.get('EpayId')),
+      // The established rule: gateway address, partner id and signing key all set (billing checks the same).
+      enable_online_topup: Boolean(options.get('PayAddress') && options.get('EpayId') && options.get('EpayKey')),
       price: options.get('Price'),
       min_topup: options.get('MinTopUp'),
       mj_notify_enabled: options.get('MjNotifyEnabled'),
