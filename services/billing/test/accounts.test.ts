@@ -84,12 +84,12 @@ describe.each(backends)('accounts (%s)', (backend) => {
     expect(manage.map((row: { content: string }) => row.content)).toEqual(expect.arrayContaining([expect.stringMatching(/from \$0\.00 to \$0\.01/)]));
   });
 
-  it('refuses online top-up (no payment gateway yet) after checking the amount, and changes nothing', async () => {
+  it('refuses online top-up while no payment gateway is configured, after checking the amount, and changes nothing', async () => {
     const before = await self(root);
     const refused = (await gateway.call('POST', '/api/user/amount', { session: root, body: { amount: 10, top_up_code: '' } })).json();
-    expect(refused).toMatchObject({ success: false, message: 'the administrator has not enabled online top-up' });
+    expect(refused).toMatchObject({ success: false, message: '管理员未开启在线充值！' });
     const pay = (await gateway.call('POST', '/api/user/pay', { session: root, body: { amount: 10, payment_method: 'zfb' } })).json();
-    expect(pay).toMatchObject({ success: false, message: 'the administrator has not enabled online top-up' });
+    expect(pay).toMatchObject({ success: false, message: '管理员未开启在线充值！' });
     const bad = await gateway.call('POST', '/api/user/amount', { session: root, body: { amount: 0 } });
     expect(bad.json().message).toMatch(/amount/);
     expect((await self(root)).quota).toBe(before.quota);
