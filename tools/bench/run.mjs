@@ -6,7 +6,8 @@
 // Layout on a machine with 2+ CPUs (taskset): the system under test on CPU 0; this process (the
 // load drivers) and the mock on CPU 1. Each gateway runs alone: ours is stopped before Portkey starts.
 // Knobs (env): BENCH_RPS_SECONDS (10), BENCH_LATENCY_SECONDS (4), BENCH_TTFT_STREAMS (150),
-// BENCH_HOLD_STREAMS (1000), BENCH_TARGETS (direct,gateway,portkey).
+// BENCH_HOLD_STREAMS (1000), BENCH_TARGETS (direct,gateway,portkey), BENCH_PROFILE_DIR (unset: when
+// set, our gateway writes a V8 CPU profile there when it stops, for chrome://inspect or speedscope).
 import autocannon from 'autocannon';
 import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -31,6 +32,7 @@ const config = {
   streamChunks: 50,
   streamDelayMs: 20,
   targets: (env.BENCH_TARGETS ?? 'direct,gateway,portkey').split(','),
+  profileDir: env.BENCH_PROFILE_DIR ? path.resolve(env.BENCH_PROFILE_DIR) : undefined,
   watchdogMs: 5 * 60_000,
 };
 const MODEL = 'mock-gpt';
@@ -445,7 +447,8 @@ async function startGateway(mockUrl, dataDir) {
   const childEnv = { ...env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, INITIAL_ROOT_PASSWORD: password, GLOBAL_API_RATE_LIMIT: '0', LOG_LEVEL: 'warn', NODE_ENV: 'production' };
   // All-in-one on SQLite with in-process bus, jobs and counters: no service or server URLs.
   for (const name of ['DATABASE_URL', 'REDIS_URL', 'NATS_URL', 'IDENTITY_URL', 'BILLING_URL', 'CHANNELS_URL', 'RELAY_URL', 'NOTIFIER_URL', 'NAMESPACE']) delete childEnv[name];
-  const child = startChild('gateway', [entry], { env: childEnv, cpu: CPU_SUT });
+  const profile = config.profileDir ? ['--cpu-prof', `--cpu-prof-dir=${config.profileDir}`] : [];
+  const child = startChild('gateway', [...profile, entry], { env: childEnv, cpu: CPU_SUT });
   const url = `http://127.0.0.1:${port}`;
   await waitForHttp(`${url}/healthz`, child);
 
