@@ -39,4 +39,13 @@ describe('Telegram login and binding (in-process)', () => {
     const bob = await gateway.login('bob', 'bob-password');
     expect((await gateway.call('GET', `/api/oauth/telegram/bind?${widget('777')}`, { session: bob })).json().message).toMatch(/already bound/);
   });
+
+  it('tells a deregistered user that the account was deleted', async () => {
+    await gateway.register('cora', 'cora-password');
+    const cora = await gateway.login('cora', 'cora-password');
+    expect((await gateway.call('GET', `/api/oauth/telegram/bind?${widget('888')}`, { session: cora })).json().success).toBe(true);
+    expect((await gateway.call('DELETE', '/api/user/self', { session: cora })).json().success).toBe(true);
+    const login = (await gateway.call('GET', `/api/oauth/telegram/login?${widget('888')}`)).json();
+    expect(login).toEqual({ success: false, message: 'the account has been deleted' });
+  });
 });

@@ -36,7 +36,8 @@ export const telegramRoutes: FastifyPluginAsyncZod<{ context: IdentityContext }>
   app.get('/api/oauth/telegram/login', { schema: { querystring: telegramQuerySchema }, config: { access: 'public' } }, async (request, reply) => {
     const telegramId = verified(request.query);
     const user = await users.findOneBy({ telegram_id: telegramId });
-    if (!user || user.deleted_at !== null) throw new UserError('this Telegram account is not bound to a user; bind it from the settings page first');
+    if (!user) throw new UserError('this Telegram account is not bound to a user; bind it from the settings page first');
+    if (user.deleted_at !== null) throw new UserError('the account has been deleted');
     if (user.status !== UserStatus.Enabled) throw new UserError('the user has been banned');
     return { success: true, message: '', data: await signIn(context, request, reply, user) };
   });
