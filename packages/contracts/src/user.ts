@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { manageActions } from './roles.js';
+import { manageActions, Role } from './roles.js';
 import { idSchema } from './envelope.js';
 
 /** Limits of spec accounts section 5. */
@@ -110,7 +110,8 @@ export const createUserBodySchema = z.object({
   username: z.string().trim().min(1, 'username and password cannot be empty').max(USERNAME_MAX, `username must be at most ${USERNAME_MAX} characters`),
   password: z.string().min(1, 'username and password cannot be empty').pipe(password),
   display_name: displayName.optional(),
-  role: z.number().int().optional(),
+  /** Only the roles the product knows (an odd level would pass admin checks yet never be demotable); below the creator's own. */
+  role: z.union([z.literal(Role.Common), z.literal(Role.Admin), z.literal(Role.Root)], { error: 'must be 1 (user), 10 (admin) or 100 (super admin)' }).optional(),
 });
 export type CreateUserBody = z.infer<typeof createUserBodySchema>;
 

@@ -111,6 +111,11 @@ describe.each(backends)('user management (%s)', (backend) => {
       .toMatch(/username and password cannot be empty/);
     expect((await gateway.call('POST', '/api/user/', { session: admin, body: { username: 'created', password: 'created-pass' } })).json().message)
       .toBe('username: already taken');
+    // Only the product's roles: an odd level would pass admin checks yet could never be demoted.
+    for (const role of [50, 0, -5, 9]) {
+      const odd = (await gateway.call('POST', '/api/user/', { session: root, body: { username: `odd${role}`, password: 'odd-password', role } })).json();
+      expect(odd).toEqual({ success: false, message: 'role: must be 1 (user), 10 (admin) or 100 (super admin)' });
+    }
     const created = await gateway.login('created', 'created-pass');
     const edit = await gateway.call('PUT', '/api/user/', { session: admin, body: { id: created.id, display_name: 'Edited', password: 'changed-pass', role: 100 } });
     expect(edit.json().success).toBe(true);
