@@ -3,7 +3,7 @@ import { useEffect } from 'react';
 import { api } from '../src/api/api';
 import { signedIn, signedOut } from '../src/app/session';
 import { FakeApi } from './fake-api';
-import { makeUser, renderPage } from './render';
+import { makeUser, renderPage, stubClipboard } from './render';
 
 const probeApi = api.injectEndpoints({
   endpoints: (build) => ({
@@ -133,7 +133,7 @@ describe('the envelope base query', () => {
 describe('the clipboard helper', () => {
   it('opens the manual-copy dialog when the browser refuses', async () => {
     const { copyText } = await import('../src/lib/clipboard');
-    Object.defineProperty(navigator, 'clipboard', { configurable: true, value: { writeText: () => Promise.reject(new Error('denied')) } });
+    stubClipboard(() => Promise.reject(new Error('denied')));
     function Copier() {
       useEffect(() => void copyText('sk-copy-me'), []);
       return null;

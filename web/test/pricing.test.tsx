@@ -3,7 +3,7 @@ import userEvent from '@testing-library/user-event';
 import { PricingPage } from '../src/features/pricing/PricingPage';
 import { formatDollars, groupRatioColor, modelPrice } from '../src/features/pricing/prices';
 import { FakeApi } from './fake-api';
-import { makeUser, renderPage } from './render';
+import { makeUser, renderPage, stubClipboard } from './render';
 
 const rows = [
   { model_name: 'gpt-4o', quota_type: 0, model_ratio: 1.25, model_price: 0, completion_ratio: 4, enable_groups: ['default', 'vip'] },
@@ -54,8 +54,7 @@ describe('pricing page', () => {
   });
 
   it('copies the selected model names and asks for a selection first', async () => {
-    const writeText = jest.fn().mockResolvedValue(undefined);
-    Object.defineProperty(navigator, 'clipboard', { configurable: true, value: { writeText } });
+    const writeText = stubClipboard();
     fake.on('GET', '/api/pricing', () => ({ body: { success: true, message: '', data: rows, group_ratio: { default: 1 }, usable_group: { default: 'd' } } }));
     renderPage(<PricingPage />);
     await screen.findByText('gpt-4o');

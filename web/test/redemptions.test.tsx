@@ -3,7 +3,7 @@ import userEvent from '@testing-library/user-event';
 import { Role, type RedemptionView } from '@aigw/contracts';
 import { RedemptionsPage } from '../src/features/redemptions/RedemptionsPage';
 import { FakeApi } from './fake-api';
-import { makeUser, renderPage } from './render';
+import { makeUser, renderPage, stubClipboard } from './render';
 
 const admin = makeUser({ id: 1, username: 'root', role: Role.Root });
 
@@ -29,8 +29,7 @@ let clipboard: jest.Mock;
 beforeEach(() => {
   fake = new FakeApi().install();
   localStorage.clear();
-  clipboard = jest.fn().mockResolvedValue(undefined);
-  Object.defineProperty(navigator, 'clipboard', { configurable: true, value: { writeText: clipboard } });
+  clipboard = stubClipboard();
 });
 afterEach(() => {
   fake.restore();

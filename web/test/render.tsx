@@ -54,3 +54,12 @@ export function renderPage(ui: ReactElement, options: RenderOptions = {}) {
   return { ...view, store, router };
 }
 
+/**
+ * The browser clipboard, as a mock: every write succeeds unless `write` says otherwise (a refusal
+ * opens the console's manual-copy dialog). Returns the `writeText` mock to read what was copied.
+ */
+export function stubClipboard(write: (text: string) => Promise<void> = () => Promise.resolve()): jest.Mock {
+  const writeText = jest.fn(write);
+  Object.defineProperty(navigator, 'clipboard', { configurable: true, value: { writeText } });
+  return writeText;
+}

@@ -2,7 +2,7 @@ import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { PersonalTab } from '../src/features/settings/personal/PersonalTab';
 import { FakeApi } from './fake-api';
-import { makeUser, renderPage } from './render';
+import { makeUser, renderPage, stubClipboard } from './render';
 
 const stored = makeUser({ id: 2, username: 'alice', quota: 1, used_quota: 1, request_count: 1 });
 const fresh = makeUser({
@@ -16,8 +16,7 @@ let writeText: jest.Mock;
 
 beforeEach(() => {
   localStorage.clear();
-  writeText = jest.fn().mockResolvedValue(undefined);
-  Object.defineProperty(navigator, 'clipboard', { configurable: true, value: { writeText } });
+  writeText = stubClipboard();
   fake = new FakeApi().install();
   fake.ok('GET', '/api/user/self', fresh);
   fake.ok('GET', '/api/user/aff', 'Xy9Z');

@@ -3,7 +3,7 @@ import userEvent from '@testing-library/user-event';
 import { EditProfilePage } from '../src/features/settings/personal/EditProfilePage';
 import { PersonalTab } from '../src/features/settings/personal/PersonalTab';
 import { FakeApi } from './fake-api';
-import { makeUser, renderPage, type RenderOptions } from './render';
+import { makeUser, renderPage, type RenderOptions, stubClipboard } from './render';
 
 const alice = makeUser({ id: 2, username: 'alice', email: '', wechat_id: '', github_id: 'alice-gh' });
 
@@ -12,8 +12,7 @@ let writeText: jest.Mock;
 
 beforeEach(() => {
   localStorage.clear();
-  writeText = jest.fn().mockResolvedValue(undefined);
-  Object.defineProperty(navigator, 'clipboard', { configurable: true, value: { writeText } });
+  writeText = stubClipboard();
   fake = new FakeApi().install();
   fake.ok('GET', '/api/user/self', alice);
   fake.ok('GET', '/api/user/aff', 'Xy9Z');

@@ -9,7 +9,7 @@ import { GeneralCard, WorkerCard } from '../src/features/settings/system/ServerC
 import { SmtpCard } from '../src/features/settings/system/SmtpCard';
 import { SystemTab } from '../src/features/settings/system/SystemTab';
 import { FakeApi } from './fake-api';
-import { makeUser, renderPage } from './render';
+import { makeUser, renderPage, stubClipboard } from './render';
 
 // Saving goes through the API and a toast: give a loaded machine more than the default second.
 configure({ asyncUtilTimeout: 5000 });
@@ -255,8 +255,7 @@ describe('SMTP card', () => {
 
 describe('login provider cards', () => {
   it('shows the GitHub callback URL to copy, and saves the client id and the typed secret', async () => {
-    const writeText = jest.fn().mockResolvedValue(undefined);
-    Object.defineProperty(navigator, 'clipboard', { configurable: true, value: { writeText } });
+    const writeText = stubClipboard();
     renderPage(<GitHubCard />, { user: root });
     expect(await screen.findByLabelText('回调地址')).toHaveValue('https://gw.example.com/oauth/github');
     await userEvent.click(screen.getByRole('button', { name: /^复\s?制$/ }));

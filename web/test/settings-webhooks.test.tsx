@@ -4,7 +4,7 @@ import { Role, type DeliveryView, type WebhookEndpoint } from '@aigw/contracts';
 import { SettingsPage } from '../src/features/settings/SettingsPage';
 import { WebhooksTab } from '../src/features/settings/webhooks/WebhooksTab';
 import { FakeApi } from './fake-api';
-import { makeUser, renderPage } from './render';
+import { makeUser, renderPage, stubClipboard } from './render';
 
 const root = makeUser({ id: 1, username: 'root', role: Role.Root });
 
@@ -35,8 +35,7 @@ let clipboard: jest.Mock;
 beforeEach(() => {
   fake = new FakeApi().install();
   localStorage.clear();
-  clipboard = jest.fn().mockResolvedValue(undefined);
-  Object.defineProperty(navigator, 'clipboard', { configurable: true, value: { writeText: clipboard } });
+  clipboard = stubClipboard();
   fake.ok('GET', '/api/webhook/deliveries', page([]));
 });
 afterEach(() => {

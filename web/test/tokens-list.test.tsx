@@ -4,7 +4,7 @@ import type { TokenView } from '@aigw/contracts';
 import { TokensPage } from '../src/features/tokens/TokensPage';
 import { useTokenKeys } from '../src/features/tokens/use-token-keys';
 import { FakeApi } from './fake-api';
-import { makeUser, renderPage } from './render';
+import { makeUser, renderPage, stubClipboard } from './render';
 
 const now = Math.floor(Date.now() / 1000);
 const user = makeUser({ id: 3, group: 'default' });
@@ -32,8 +32,7 @@ let clipboard: jest.Mock;
 beforeEach(() => {
   fake = new FakeApi().install();
   localStorage.clear();
-  clipboard = jest.fn().mockResolvedValue(undefined);
-  Object.defineProperty(navigator, 'clipboard', { configurable: true, value: { writeText: clipboard } });
+  clipboard = stubClipboard();
 });
 afterEach(() => {
   fake.restore();
