@@ -5,6 +5,7 @@ import { createBullJobs } from '../src/jobs/bullmq-jobs.js';
 import type { Jobs } from '../src/jobs/jobs.js';
 import { createMemoryJobs } from '../src/jobs/memory-jobs.js';
 import { createSilentLogger } from '../src/logger.js';
+import { deleteRedisKeys } from '../src/testing/infrastructure.js';
 import { testServices, uniqueName } from '../src/testing/services.js';
 import { defineJobsContract } from './contracts/jobs.contract.js';
 
@@ -69,12 +70,5 @@ describe('Jobs on BullMQ: a worker that dies holding a job', () => {
 });
 
 afterAll(async () => {
-  const redis = new Redis((await testServices()).redisUrl);
-  let cursor = '0';
-  do {
-    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}-*`, 'COUNT', 500);
-    if (keys.length > 0) await redis.del(...keys);
-    cursor = next;
-  } while (cursor !== '0');
-  await redis.quit();
+  await deleteRedisKeys((await testServices()).redisUrl, `${prefix}-*`);
 });

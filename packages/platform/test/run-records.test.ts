@@ -6,6 +6,7 @@ import { createMemoryKv } from '../src/counters/memory-counters.js';
 import { createRedisKv } from '../src/counters/redis-counters.js';
 import { jobLockKey, readJobRuns, recordedJob } from '../src/jobs/run-records.js';
 import { createSilentLogger } from '../src/logger.js';
+import { deleteRedisKeys } from '../src/testing/infrastructure.js';
 import { testServices, uniqueName } from '../src/testing/services.js';
 
 const logger = createSilentLogger();
@@ -138,12 +139,5 @@ describe.each(worlds)('job run records (%s kv)', (_label, open) => {
 });
 
 afterAll(async () => {
-  const redis = new Redis((await testServices()).redisUrl);
-  let cursor = '0';
-  do {
-    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 500);
-    if (keys.length > 0) await redis.del(...keys);
-    cursor = next;
-  } while (cursor !== '0');
-  await redis.quit();
+  await deleteRedisKeys((await testServices()).redisUrl, `${prefix}:*`);
 });

@@ -1,6 +1,7 @@
 import { Redis } from 'ioredis';
 import { createMemoryCounters, createMemoryKv } from '../src/counters/memory-counters.js';
 import { createRedisCounters, createRedisKv } from '../src/counters/redis-counters.js';
+import { deleteRedisKeys } from '../src/testing/infrastructure.js';
 import { testServices, uniqueName } from '../src/testing/services.js';
 import { defineCountersContract } from './contracts/counters.contract.js';
 import { defineKvContract } from './contracts/kv.contract.js';
@@ -41,12 +42,5 @@ defineKvContract('memory', memoryHarness(createMemoryKv));
 defineKvContract('redis', redisHarness(createRedisKv));
 
 afterAll(async () => {
-  const redis = new Redis((await testServices()).redisUrl);
-  let cursor = '0';
-  do {
-    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 500);
-    if (keys.length > 0) await redis.del(...keys);
-    cursor = next;
-  } while (cursor !== '0');
-  await redis.quit();
+  await deleteRedisKeys((await testServices()).redisUrl, `${prefix}:*`);
 });

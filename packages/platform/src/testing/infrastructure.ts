@@ -58,6 +58,23 @@ export async function createTestEnvironment(backend: Backend, logger: Logger = c
   };
 }
 
+/** Deletes the Redis keys matching any of `patterns` (a test file's own prefix, say). */
+export async function deleteRedisKeys(redisUrl: string, ...patterns: string[]): Promise<void> {
+  const redis = new Redis(redisUrl);
+  try {
+    for (const pattern of patterns) {
+      let cursor = '0';
+      do {
+        const [next, keys] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 500);
+        if (keys.length) await redis.del(...keys);
+        cursor = next;
+      } while (cursor !== '0');
+    }
+  } finally {
+    await redis.quit();
+  }
+}
+
 /** Deletes every stream, key and schema a namespace left on the real servers. */
 export async function removeNamespace(services: { natsUrl: string; redisUrl: string; databaseUrl: string }, namespace: string): Promise<void> {
   const nc = await connect({ servers: services.natsUrl });
@@ -69,19 +86,7 @@ export async function removeNamespace(services: { natsUrl: string; redisUrl: str
     await nc.close();
   }
 
-  const redis = new Redis(services.redisUrl);
-  try {
-    for (const pattern of [`aigw:${namespace}:*`, `aigw-${namespace}:*`]) {
-      let cursor = '0';
-      do {
-        const [next, keys] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 500);
-        if (keys.length) await redis.del(...keys);
-        cursor = next;
-      } while (cursor !== '0');
-    }
-  } finally {
-    await redis.quit();
-  }
+  await deleteRedisKeys(services.redisUrl, `aigw:${namespace}:*`, `aigw-${namespace}:*`);
 
   const db = new DataSource({ type: 'postgres', url: services.databaseUrl });
   await db.initialize();
