@@ -1,7 +1,7 @@
 import { publishEvent } from '@aigw/platform';
 import { backends, waitFor } from '@aigw/platform/testing';
 import { ROOT_PASSWORD, startGateway, type Session, type TestGateway } from '../../gateway/test/support/gateway';
-import { matrixGaps, probeRow, type MatrixRow, type Outcome } from '../../gateway/test/support/authorization-matrix';
+import { matrixGaps, probeRow, registerAdmin, type MatrixRow, type Outcome } from '../../gateway/test/support/authorization-matrix';
 
 type Principal = 'anonymous' | 'userA' | 'userB' | 'admin' | 'root';
 /** A row's url and body fill in A's objects. */
@@ -63,10 +63,11 @@ describe.each(backends)('billing authorization (%s)', (backend) => {
   beforeAll(async () => {
     gateway = await startGateway(backend);
     sessions.root = await gateway.login('root', ROOT_PASSWORD);
-    for (const name of ['userA', 'userB', 'admin']) await gateway.register(name.toLowerCase(), `${name.toLowerCase()}-password`);
-    for (const name of ['userA', 'userB', 'admin'] as const) sessions[name] = await gateway.login(name.toLowerCase(), `${name.toLowerCase()}-password`);
-    await gateway.call('POST', '/api/user/manage', { session: sessions.root, body: { id: sessions.admin.id, action: 'promote' } });
-    sessions.admin = await gateway.login('admin', 'admin-password');
+    for (const name of ['userA', 'userB'] as const) {
+      await gateway.register(name.toLowerCase(), `${name.toLowerCase()}-password`);
+      sessions[name] = await gateway.login(name.toLowerCase(), `${name.toLowerCase()}-password`);
+    }
+    sessions.admin = await registerAdmin(gateway, sessions.root, 'admin', 'admin-password');
 
     const created = (await gateway.call('POST', '/api/token/', { session: sessions.userA, body: { name: 'a-token', remain_quota: 1000 } })).json();
     expect(created.success).toBe(true);

@@ -1,6 +1,6 @@
 import { backends } from '@aigw/platform/testing';
 import { ROOT_PASSWORD, startGateway, type Session, type TestGateway } from '../../gateway/test/support/gateway';
-import { matrixGaps, probeRow, type MatrixRow, type Outcome } from '../../gateway/test/support/authorization-matrix';
+import { matrixGaps, probeRow, registerAdmin, type MatrixRow, type Outcome } from '../../gateway/test/support/authorization-matrix';
 import { channelBody, createChannels, installFakeRelay } from './support/channels';
 
 type Principal = 'anonymous' | 'user' | 'admin' | 'root';
@@ -49,11 +49,9 @@ describe.each(backends)('channels authorization (%s)', (backend) => {
     const relay = installFakeRelay(gateway.env.infra.bus);
     relay.answer = () => ({ ok: true, balance: 1, models: ['m'] });
     sessions.root = await gateway.login('root', ROOT_PASSWORD);
-    for (const name of ['user', 'admin']) await gateway.register(`${name}x`, `${name}-password`);
+    await gateway.register('userx', 'user-password');
     sessions.user = await gateway.login('userx', 'user-password');
-    sessions.admin = await gateway.login('adminx', 'admin-password');
-    await gateway.call('POST', '/api/user/manage', { session: sessions.root, body: { id: sessions.admin.id, action: 'promote' } });
-    sessions.admin = await gateway.login('adminx', 'admin-password');
+    sessions.admin = await registerAdmin(gateway, sessions.root, 'adminx', 'admin-password');
     [channelId] = (await createChannels(gateway, sessions.root, { key: 'sk-matrix-main' })) as [number];
   });
   afterAll(async () => {

@@ -1,7 +1,7 @@
 import { isSecretOption, optionKeys } from '@aigw/contracts';
 import { backends } from '@aigw/platform/testing';
 import { ROOT_PASSWORD, startGateway, type Session, type TestGateway } from '../../gateway/test/support/gateway';
-import { matrixGaps, probeRow, type MatrixRow, type Outcome } from '../../gateway/test/support/authorization-matrix';
+import { matrixGaps, probeRow, registerAdmin, type MatrixRow, type Outcome } from '../../gateway/test/support/authorization-matrix';
 
 type Principal = 'anonymous' | 'userA' | 'userB' | 'admin' | 'root';
 type Sessions = Record<Exclude<Principal, 'anonymous'>, Session>;
@@ -139,13 +139,11 @@ describe.each(backends)('identity authorization (%s)', (backend) => {
   /** New users A, B and admin, and a second root session, for a row that ends what it is called with. */
   const freshSessions = async (): Promise<Sessions> => {
     const tag = `fresh${++freshCount}`;
-    for (const suffix of ['a', 'b', 'm']) await succeed(gateway.register(`${tag}${suffix}`, `${tag}-password`), `register ${tag}${suffix}`);
-    const admin = await gateway.login(`${tag}m`, `${tag}-password`);
-    await succeed(gateway.call('POST', '/api/user/manage', { session: sessions.root, body: { id: admin.id, action: 'promote' } }), `promote ${tag}m`);
+    for (const suffix of ['a', 'b']) await succeed(gateway.register(`${tag}${suffix}`, `${tag}-password`), `register ${tag}${suffix}`);
     return {
       userA: await gateway.login(`${tag}a`, `${tag}-password`),
       userB: await gateway.login(`${tag}b`, `${tag}-password`),
-      admin: await gateway.login(`${tag}m`, `${tag}-password`),
+      admin: await registerAdmin(gateway, sessions.root, `${tag}m`, `${tag}-password`),
       root: await gateway.login('root', ROOT_PASSWORD),
     };
   };
@@ -153,12 +151,10 @@ describe.each(backends)('identity authorization (%s)', (backend) => {
   beforeAll(async () => {
     gateway = await startGateway(backend);
     sessions.root = await gateway.login('root', ROOT_PASSWORD);
-    for (const name of ['usera', 'userb', 'admin']) await succeed(gateway.register(name, `${name}-password`), `register ${name}`);
+    for (const name of ['usera', 'userb']) await succeed(gateway.register(name, `${name}-password`), `register ${name}`);
     sessions.userA = await gateway.login('usera', 'usera-password');
     sessions.userB = await gateway.login('userb', 'userb-password');
-    const admin = await gateway.login('admin', 'admin-password');
-    await succeed(gateway.call('POST', '/api/user/manage', { session: sessions.root, body: { id: admin.id, action: 'promote' } }), 'promote admin');
-    sessions.admin = await gateway.login('admin', 'admin-password');
+    sessions.admin = await registerAdmin(gateway, sessions.root, 'admin', 'admin-password');
 
     // Data a refused caller must not see: emails, A's access token, and every secret option.
     const emails = { userA: 'usera@example.com', userB: 'userb@example.com', admin: 'admin@example.com' } as const;

@@ -1,6 +1,6 @@
 import { backends } from '@aigw/platform/testing';
 import { ROOT_PASSWORD, startGateway, type Session, type TestGateway } from '../../gateway/test/support/gateway';
-import { matrixGaps, probeRow, type MatrixRow, type Outcome } from '../../gateway/test/support/authorization-matrix';
+import { matrixGaps, probeRow, registerAdmin, type MatrixRow, type Outcome } from '../../gateway/test/support/authorization-matrix';
 
 type Principal = 'anonymous' | 'user' | 'admin' | 'root';
 type Row = MatrixRow<Principal, number>;
@@ -32,11 +32,9 @@ describe.each(backends)('notifier authorization (%s)', (backend) => {
   beforeAll(async () => {
     gateway = await startGateway(backend);
     sessions.root = await gateway.login('root', ROOT_PASSWORD);
-    for (const name of ['user', 'admin']) await gateway.register(`${name}x`, `${name}-password`);
+    await gateway.register('userx', 'user-password');
     sessions.user = await gateway.login('userx', 'user-password');
-    sessions.admin = await gateway.login('adminx', 'admin-password');
-    await gateway.call('POST', '/api/user/manage', { session: sessions.root, body: { id: sessions.admin.id, action: 'promote' } });
-    sessions.admin = await gateway.login('adminx', 'admin-password');
+    sessions.admin = await registerAdmin(gateway, sessions.root, 'adminx', 'admin-password');
     // A public address that is never called: nothing here publishes a matching event or pings it.
     const created = (await gateway.call('POST', '/api/webhook/', { session: sessions.root, body: { url: 'https://93.184.216.34/hook', subjects: ['relay.usage.recorded'] } })).json();
     if (!created.success) throw new Error(`endpoint not created: ${created.message}`);

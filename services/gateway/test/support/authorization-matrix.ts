@@ -50,3 +50,12 @@ export async function probeRow<Principal extends string, Ids>(
   }
   return outcomes;
 }
+
+/** Registers `username`, has root promote them to admin, and signs them in again with the new role. */
+export async function registerAdmin(gateway: TestGateway, root: Session, username: string, password: string): Promise<Session> {
+  await gateway.register(username, password);
+  const { id } = await gateway.login(username, password);
+  const promoted = (await gateway.call('POST', '/api/user/manage', { session: root, body: { id, action: 'promote' } })).json();
+  if (!promoted.success) throw new Error(`promote ${username}: ${promoted.message}`);
+  return gateway.login(username, password);
+}
