@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import { Brackets, type DataSource } from 'typeorm';
 import { LogType, RedemptionStatus, type Page, type RedemptionView } from '@aigw/contracts';
-import { NotFoundError, param, queryRows, UserError } from '@aigw/platform';
+import { escapeLike, NotFoundError, param, queryRows, UserError } from '@aigw/platform';
 import type { BillingContext } from './context.js';
 import { LedgerKind, RedemptionEntity } from './entities/index.js';
 import { adjustLiveUser, applyToAccount, ensureAccount, formatQuota, writeLog } from './ledger.js';
@@ -31,7 +31,7 @@ export async function listRedemptions(db: DataSource, query: { p: number; page_s
   const keyword = query.keyword?.trim();
   if (keyword) {
     // %, _ and \ in the keyword match themselves.
-    const like = `${keyword.replace(/[\\%_]/g, (char) => `\\${char}`)}%`;
+    const like = `${escapeLike(keyword)}%`;
     builder.andWhere(new Brackets((where) => {
       if (/^\d{1,9}$/.test(keyword)) where.orWhere('redemption.id = :id', { id: Number(keyword) });
       where.orWhere(`redemption.name LIKE :like ESCAPE '\\'`, { like });

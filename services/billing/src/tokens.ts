@@ -3,7 +3,7 @@ import {
   TOKEN_NAME_MAX, TokenStatus,
   type CreateTokenBody, type Page, type ResolvedToken, type TokenView, type UpdateTokenBody,
 } from '@aigw/contracts';
-import { NotFoundError, openSecret, parseAllowIps, publishEvent, sealSecret, UserError } from '@aigw/platform';
+import { escapeLike, NotFoundError, openSecret, parseAllowIps, publishEvent, sealSecret, UserError } from '@aigw/platform';
 import type { BillingContext } from './context.js';
 import { AccountEntity, TokenEntity } from './entities/index.js';
 import { counterKeys } from './ledger.js';
@@ -209,7 +209,7 @@ export async function listTokens(context: BillingContext, userId: number, query:
   const keyword = query.keyword?.trim();
   if (keyword) {
     // %, _ and \ in the keyword match themselves.
-    const like = `%${keyword.toLowerCase().replace(/[\\%_]/g, (char) => `\\${char}`)}%`;
+    const like = `%${escapeLike(keyword.toLowerCase())}%`;
     builder.andWhere(`LOWER(token.name) LIKE :like ESCAPE '\\'`, { like });
   }
   if (query.token?.trim()) builder.andWhere(keyCondition(query.token.trim()));

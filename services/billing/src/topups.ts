@@ -2,13 +2,13 @@ import type { DataSource } from 'typeorm';
 import {
   epayPaymentTypes, groupRatio, LogType, topUpQuote, TopUpStatus, type Page, type PaymentMethod, type TopUpOrderView, type TopUpQuote,
 } from '@aigw/contracts';
-import { isUniqueViolation, NotFoundError, param, publishEvent, queryRows, UserError, type AuthContext } from '@aigw/platform';
+import { escapeLike, isUniqueViolation, NotFoundError, param, publishEvent, queryRows, UserError, type AuthContext } from '@aigw/platform';
 import type { BillingContext } from './context.js';
 import { AccountEntity, LedgerKind, TopUpEntity } from './entities/index.js';
 import { adjustLiveUser, applyToAccount, ensureAccount, formatQuota, writeLog } from './ledger.js';
 import { publishAccountUpdated } from './accounts.js';
 import {
-  epayVerify, moneyCents, newTradeNo, NOTIFY_FAIL, NOTIFY_SUCCESS, purchaseParams, TRADE_SUCCESS, trimSlashes, type EpayParams,
+  epayVerify, moneyCents, newTradeNo, NOTIFY_FAIL, NOTIFY_SUCCESS, purchaseParams, TRADE_SUCCESS, type EpayParams,
 } from './domain/epay.js';
 
 /**
@@ -72,7 +72,8 @@ export async function createOrder(context: BillingContext, caller: AuthContext, 
   const { options, db } = context;
   const quote = await quoteTopUp(context, caller, amount);
   const type = epayPaymentTypes[method];
-  const callbackBase = trimSlashes(options.get('CustomCallbackAddress') || options.get('ServerAddress'));
+  // Address options come without trailing slashes (the option codec strips them: users' complaint #1687).
+  const callbackBase = options.get('CustomCallbackAddress') || options.get('ServerAddress');
   for (let attempt = 1; ; attempt++) {
     const created = nowSeconds();
     const tradeNo = newTradeNo(caller.userId, created);
@@ -88,9 +89,9 @@ export async function createOrder(context: BillingContext, caller: AuthContext, 
     }
     const params = purchaseParams({
       pid: options.get('EpayId'), type, outTradeNo: tradeNo, notifyUrl: `${callbackBase}/api/user/epay/notify`,
-      returnUrl: `${trimSlashes(options.get('ServerAddress'))}/log`, name: `TUC${amount}`, money: quote.money,
+      returnUrl: `${options.get('ServerAddress')}/log`, name: `TUC${amount}`, money: quote.money,
     }, options.get('EpayKey'));
-    return { params, url: `${trimSlashes(options.get('PayAddress'))}/submit.php` };
+    return { params, url: `${options.get('PayAddress')}/submit.php` };
   }
 }
 
@@ -108,8 +109,7 @@ export async function listOrders(db: DataSource, query: { p: number; page_size: 
     .orderBy('top_up.id', 'DESC').offset((query.p - 1) * query.page_size).limit(query.page_size);
   const keyword = query.keyword?.trim();
   if (keyword) {
-    // %, _ and \ in the keyword match themselves.
-    const like = `${keyword.replace(/[\\%_]/g, (char) => `\\${char}`)}%`;
+    const like = `${escapeLike(keyword)}%`;
     builder.andWhere(`top_up.trade_no LIKE :like ESCAPE '\\'`, { like });
   }
   const [rows, total] = await builder.getManyAndCount();

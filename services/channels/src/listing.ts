@@ -1,5 +1,6 @@
 import { Brackets, type SelectQueryBuilder } from 'typeorm';
 import { ChannelStatus, type ChannelView, type Page } from '@aigw/contracts';
+import { escapeLike } from '@aigw/platform';
 import type { ChannelsContext } from './context.js';
 import { ChannelEntity } from './entities/index.js';
 import { splitList, toChannelView } from './domain/channel-fields.js';
@@ -47,7 +48,6 @@ export interface TagRow {
 }
 
 const MAX_ID = 2_147_483_647;
-const escapeLike = (text: string) => text.replace(/[\\%_]/g, (char) => `\\${char}`);
 
 function applyFilter(builder: SelectQueryBuilder<ChannelEntity>, query: ChannelQuery): SelectQueryBuilder<ChannelEntity> {
   const keyword = query.keyword?.trim();

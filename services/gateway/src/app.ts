@@ -6,7 +6,7 @@ import {
 import billingPlugin from '@aigw/billing/plugin';
 import channelsPlugin from '@aigw/channels/plugin';
 import identityPlugin, { type OAuthEndpoints } from '@aigw/identity/plugin';
-import notifierPlugin from '@aigw/notifier/plugin';
+import notifierPlugin, { deliveryOptions } from '@aigw/notifier/plugin';
 import relayPlugin from '@aigw/relay/plugin';
 import { isDistributed, type GatewayConfig } from './config.js';
 import { createCredentialResolver, type CredentialResolver } from './credentials.js';
@@ -96,8 +96,7 @@ export async function buildGateway(options: GatewayOptions): Promise<App> {
     await app.register(notifierPlugin, {
       infra, databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR, schema: options.schemas?.notifier,
       keySecret: config.NOTIFIER_KEY_SECRET ?? loadOrCreateSecret(config.DATA_DIR, 'notifier-key'),
-      webhooks: { timeoutMs: config.WEBHOOK_TIMEOUT_MS, attempts: config.WEBHOOK_ATTEMPTS, backoffMs: config.WEBHOOK_BACKOFF_MS },
-      mail: { attempts: config.MAIL_ATTEMPTS, backoffMs: config.MAIL_BACKOFF_MS },
+      ...deliveryOptions(config),
     });
   }
   await registerConsole(app, options.webDistDir);

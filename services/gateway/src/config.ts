@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { baseConfigShape } from '@aigw/platform';
+import { deliveryConfigShape } from '@aigw/notifier/plugin';
 
 const serviceUrl = z.string().url().optional();
 
@@ -27,16 +28,8 @@ export const gatewayConfigSchema = z
     NOTIFIER_KEY_SECRET: z.string().min(32).optional(),
     /** All-in-one: length of one minute of ChannelTestFrequency and ChannelUpdateFrequency; only tests shorten it. */
     SCHEDULE_MINUTE_MS: z.coerce.number().int().positive().default(60_000),
-    /** All-in-one notifier: time one webhook call may take (connect, answer headers and body). */
-    WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
-    /** All-in-one notifier: calls per webhook delivery, the first included, before it is marked failed. */
-    WEBHOOK_ATTEMPTS: z.coerce.number().int().min(1).max(20).default(6),
-    /** All-in-one notifier: wait before a webhook delivery's first retry; doubles on every further one. */
-    WEBHOOK_BACKOFF_MS: z.coerce.number().int().min(0).max(3_600_000).default(30_000),
-    /** All-in-one notifier: sends per mail, the first included, before it is marked failed and root is told. */
-    MAIL_ATTEMPTS: z.coerce.number().int().min(1).max(30).default(12),
-    /** All-in-one notifier: wait before a mail's first retry (SMTP down or refusing); doubles on every further one. */
-    MAIL_BACKOFF_MS: z.coerce.number().int().min(0).max(3_600_000).default(10_000),
+    /** All-in-one notifier: webhook and mail delivery tunables (WEBHOOK_*, MAIL_*), declared by the notifier. */
+    ...deliveryConfigShape,
     /** All-in-one: password of the root user created on first start. */
     INITIAL_ROOT_PASSWORD: z.string().min(8).max(20).optional(),
     /** Login, registration, verification, reset and third-party login (`/api/oauth/*`) calls allowed per IP per window. */

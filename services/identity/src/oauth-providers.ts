@@ -137,7 +137,7 @@ async function accessToken(context: ProviderContext, label: string, call: Provid
 }
 
 /** The callback the console registered with the provider (it must match the authorization request's). */
-const callbackUrl = (options: OptionStore, provider: string) => `${options.get('ServerAddress').replace(/\/+$/, '')}/oauth/${provider}`;
+const callbackUrl = (options: OptionStore, provider: string) => `${options.get('ServerAddress')}/oauth/${provider}`;
 const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
 const formBody = (fields: Record<string, string>) => new URLSearchParams(fields).toString();
 
@@ -218,7 +218,7 @@ export const wechatLogin: ExternalLogin = { label: 'WeChat', enabledOption: 'WeC
 export async function wechatAccount(code: string, context: ProviderContext): Promise<ExternalAccount> {
   const { options } = context;
   const secrets = [options.get('WeChatServerToken')];
-  const url = `${options.get('WeChatServerAddress').replace(/\/+$/, '')}/api/wechat/user?code=${encodeURIComponent(code)}`;
+  const url = `${options.get('WeChatServerAddress')}/api/wechat/user?code=${encodeURIComponent(code)}`;
   const answer = parse(wechatAnswerSchema, await callProvider(context, 'WeChat', { url, headers: { authorization: secrets[0]! } }, secrets), 'WeChat', secrets);
   const id = answer.success ? accountId.safeParse(answer.data) : undefined;
   if (!id?.success) throw failure('WeChat', answer.message ?? 'the verification code is wrong or has expired', secrets);

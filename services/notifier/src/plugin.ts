@@ -9,6 +9,9 @@ import { registerWebhooks, type WebhookSettings } from './webhooks/index.js';
 import { registerMail, type MailSettings } from './mail/index.js';
 import { jobRoutes } from './routes/jobs.js';
 
+/** For the gateway's all-in-one composition, which reads the same env. */
+export { deliveryConfigShape, deliveryOptions } from './config.js';
+
 export interface NotifierPluginOptions {
   infra: Infrastructure;
   /** PostgreSQL URL; SQLite under dataDir when absent. */

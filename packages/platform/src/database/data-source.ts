@@ -138,6 +138,11 @@ export function isUniqueViolation(error: unknown): boolean {
   return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
 }
 
+/** Text for a bound LIKE pattern in which `%`, `_` and `\` match themselves; use with `ESCAPE '\'`. */
+export function escapeLike(text: string): string {
+  return text.replace(/[\\%_]/g, (char) => `\\${char}`);
+}
+
 /** The n-th (1-based) bind parameter in raw SQL: `$n` on PostgreSQL, `?` on SQLite. Always bind, never splice (rule R6). */
 export function param(dataSource: DataSource, index: number): string {
   return isPostgres(dataSource) ? `$${index}` : '?';

@@ -75,8 +75,3 @@ export function moneyCents(text: string | undefined): bigint | null {
   if (!match) return null;
   return BigInt(match[1]!) * 100n + BigInt((match[2] ?? '').padEnd(2, '0'));
 }
-
-/** A base URL without trailing slashes, so `{base}/api/...` never has `//` (users' complaint #1687). */
-export function trimSlashes(url: string): string {
-  return url.replace(/\/+$/, '');
-}

@@ -5,7 +5,7 @@ import {
   createUserBodySchema, idSchema, manageUserBodySchema, pageQuerySchema, Role, updateUserBodySchema, UserStatus, userSearchQuerySchema,
   type ManageAction, type Page, type User,
 } from '@aigw/contracts';
-import { BusRequestError, ForbiddenError, NotFoundError, OperationalError, requestTyped, requireAuth, UserError } from '@aigw/platform';
+import { BusRequestError, escapeLike, ForbiddenError, NotFoundError, OperationalError, requestTyped, requireAuth, UserError } from '@aigw/platform';
 import type { IdentityContext } from '../context.js';
 import { UserEntity } from '../entities/user.entity.js';
 import { decideUserAction, type UserAction } from '../domain/permissions.js';
@@ -58,7 +58,7 @@ export const userRoutes: FastifyPluginAsyncZod<{ context: IdentityContext }> = a
     if (group) query.andWhere('user.group = :group', { group });
     if (keyword) {
       // Case-insensitive on both databases; %, _ and \ in the keyword match themselves.
-      const like = `%${keyword.toLowerCase().replace(/[\\%_]/g, (char) => `\\${char}`)}%`;
+      const like = `%${escapeLike(keyword.toLowerCase())}%`;
       query.andWhere(new Brackets((where) => {
         if (/^\d{1,9}$/.test(keyword)) where.orWhere('user.id = :id', { id: Number(keyword) });
         for (const column of ['username', 'display_name', 'email']) where.orWhere(`LOWER(user.${column}) LIKE :like ESCAPE '\\'`, { like });

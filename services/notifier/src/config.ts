@@ -1,0 +1,30 @@
+import { z } from 'zod';
+import type { MailSettings } from './mail/index.js';
+import type { WebhookSettings } from './webhooks/index.js';
+
+/**
+ * The notifier's delivery tunables as env fields: its own process reads them, and so does the
+ * gateway when it runs the notifier all-in-one (one declaration, the same names and bounds).
+ */
+export const deliveryConfigShape = {
+  /** Time one webhook call may take (connect, answer headers and body). */
+  WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
+  /** Calls per webhook delivery, the first included, before it is marked failed. */
+  WEBHOOK_ATTEMPTS: z.coerce.number().int().min(1).max(20).default(6),
+  /** Wait before a webhook delivery's first retry; doubles on every further one. */
+  WEBHOOK_BACKOFF_MS: z.coerce.number().int().min(0).max(3_600_000).default(30_000),
+  /** Sends per mail, the first included, before it is marked failed and root is told. */
+  MAIL_ATTEMPTS: z.coerce.number().int().min(1).max(30).default(12),
+  /** Wait before a mail's first retry (SMTP down or refusing); doubles on every further one. */
+  MAIL_BACKOFF_MS: z.coerce.number().int().min(0).max(3_600_000).default(10_000),
+};
+
+type DeliveryConfig = { [K in keyof typeof deliveryConfigShape]: z.infer<(typeof deliveryConfigShape)[K]> };
+
+/** The plugin options those fields set. */
+export function deliveryOptions(config: DeliveryConfig): { webhooks: Partial<WebhookSettings>; mail: Partial<MailSettings> } {
+  return {
+    webhooks: { timeoutMs: config.WEBHOOK_TIMEOUT_MS, attempts: config.WEBHOOK_ATTEMPTS, backoffMs: config.WEBHOOK_BACKOFF_MS },
+    mail: { attempts: config.MAIL_ATTEMPTS, backoffMs: config.MAIL_BACKOFF_MS },
+  };
+}
