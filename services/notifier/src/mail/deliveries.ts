@@ -1,8 +1,9 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import type { Locale } from '@aigw/contracts';
-import { publishEvent, type Job } from '@aigw/platform';
+import type { Job } from '@aigw/platform';
 import type { NotifierContext } from '../context.js';
+import { failDelivery, finishDelivery, recordDelivery, type DeliveryCause } from '../delivery-records.js';
 import { DeliveryEntity } from '../entities/index.js';
 import { defaultSmtpTimeouts, type Mailer, type SmtpTimeouts } from './mailer.js';
 import { renderMail, type MailParams, type MailTemplate } from './templates.js';
@@ -65,17 +66,12 @@ function causeKey(cause: string): string {
  */
 export async function queueMail<T extends MailTemplate>(runtime: MailRuntime, order: MailOrder<T>): Promise<void> {
   const { context, settings } = runtime;
-  const repository = context.db.getRepository(DeliveryEntity);
-  const cause = { kind: 'mail' as const, dedupe_key: causeKey(order.cause), target: order.to };
-  let delivery = await repository.findOneBy(cause);
+  const cause: DeliveryCause = { kind: 'mail', dedupe_key: causeKey(order.cause), target: order.to };
+  // Rendered only for a first order.
+  let delivery = await context.db.getRepository(DeliveryEntity).findOneBy(cause);
   if (!delivery) {
     const mail: StoredMail = { ...renderMail(order.template, order.locale, order.params), message_id: messageId(context) };
-    const now = Math.floor(Date.now() / 1000);
-    await repository.createQueryBuilder().insert().into(DeliveryEntity).orIgnore().values({
-      ...cause, topic: order.template, webhook_id: 0, payload: JSON.stringify(mail), status: 'pending', attempts: 0,
-      last_error: '', response_status: 0, created_at: now, updated_at: now,
-    }).execute();
-    delivery = await repository.findOneByOrFail(cause);
+    delivery = await recordDelivery(context.db, cause, { topic: order.template, webhook_id: 0, payload: JSON.stringify(mail) });
   }
   if (delivery.status !== 'pending') return;
   await context.jobs.add(MAIL_JOB, { delivery_id: delivery.id } satisfies z.infer<typeof mailJobSchema>, {
@@ -112,24 +108,13 @@ export async function sendMail(runtime: MailRuntime, job: Job): Promise<void> {
   } catch (error) {
     const message = describe(error);
     if (job.attempt < job.attempts) {
-      await finish(context, id, { attempts, last_error: message });
+      await finishDelivery(context.db, id, { attempts, last_error: message });
       throw new Error(`mail delivery ${id} attempt ${job.attempt} of ${job.attempts} failed: ${message}`);
     }
-    if (await finish(context, id, { status: 'failed', attempts, last_error: message })) {
-      context.logger.warn({ deliveryId: id, template: delivery.topic, attempts, error: message }, 'mail failed for good');
-      await publishEvent(context.bus, 'notifier.delivery.failed', {
-        kind: 'mail', delivery_id: id, target: delivery.target, topic: delivery.topic, attempts, error: message,
-      }, `delivery-failed-${id}`);
-    }
+    await failDelivery(context, delivery, { attempts, last_error: message });
     return;
   }
-  await finish(context, id, { status: 'sent', attempts, last_error: '' });
-}
-
-/** Updates a still-pending row; false when another run already finished it. */
-async function finish(context: NotifierContext, id: number, changes: Partial<DeliveryEntity>): Promise<boolean> {
-  const result = await context.db.getRepository(DeliveryEntity).update({ id, status: 'pending' }, { ...changes, updated_at: Math.floor(Date.now() / 1000) });
-  return (result.affected ?? 1) > 0;
+  await finishDelivery(context.db, id, { status: 'sent', attempts, last_error: '' });
 }
 
 /** One line for the row and the event: the SMTP server's answer when there was one (never a secret). */

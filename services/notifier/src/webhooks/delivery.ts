@@ -2,9 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { eventSchemas, WEBHOOK_PING_SUBJECT, webhookSubjects, type EventSubject, type WebhookTestResult } from '@aigw/contracts';
 import {
-  EgressBlockedError, EgressError, openSecret, publishEvent,
+  EgressBlockedError, EgressError, openSecret,
   type BusEvent, type EgressClient, type EgressResponse, type Job, type Subscription,
 } from '@aigw/platform';
+import { failDelivery, finishDelivery, recordDelivery, type DeliveryCause } from '../delivery-records.js';
 import { DeliveryEntity, WebhookEndpointEntity } from '../entities/index.js';
 import type { NotifierContext } from '../context.js';
 import type { WebhookDirectory } from './directory.js';
@@ -72,15 +73,9 @@ async function enqueueDeliveries(runtime: WebhookRuntime, event: BusEvent): Prom
   }
   const endpoints = candidates.filter((endpoint) => !echoesItsOwnFailure(event.subject, parsed.data, endpoint.url));
   const body = webhookBody({ id: event.id, subject: event.subject, time: event.time, data: parsed.data });
-  const repository = context.db.getRepository(DeliveryEntity);
-  const now = Math.floor(Date.now() / 1000);
   for (const endpoint of endpoints) {
-    const cause = { kind: 'webhook' as const, dedupe_key: event.id, target: endpoint.url };
-    await repository.createQueryBuilder().insert().into(DeliveryEntity).orIgnore().values({
-      ...cause, topic: event.subject, webhook_id: endpoint.id, payload: body, status: 'pending', attempts: 0,
-      last_error: '', response_status: 0, created_at: now, updated_at: now,
-    }).execute();
-    const delivery = await repository.findOneByOrFail(cause);
+    const cause: DeliveryCause = { kind: 'webhook', dedupe_key: event.id, target: endpoint.url };
+    const delivery = await recordDelivery(context.db, cause, { topic: event.subject, webhook_id: endpoint.id, payload: body });
     if (delivery.status !== 'pending') continue;
     await queueDelivery(runtime, delivery.id);
   }
@@ -174,7 +169,7 @@ export async function deliver(runtime: WebhookRuntime, job: Job): Promise<void> 
   const endpoint = await context.db.getRepository(WebhookEndpointEntity).findOneBy({ id: delivery.webhook_id });
   if (!endpoint || !endpoint.enabled) {
     // Root's decision, not the endpoint's failure: recorded, not announced.
-    await finish(runtime, delivery.id, { status: 'failed', attempts: delivery.attempts, last_error: endpoint ? 'endpoint disabled before delivery' : 'endpoint deleted before delivery' });
+    await finishDelivery(context.db, delivery.id, { status: 'failed', attempts: delivery.attempts, last_error: endpoint ? 'endpoint disabled before delivery' : 'endpoint deleted before delivery' });
     return;
   }
   const outcome = await callEndpoint(runtime, delivery.target, openSecret(endpoint.secret_encrypted, context.keySecret), {
@@ -182,29 +177,15 @@ export async function deliver(runtime: WebhookRuntime, job: Job): Promise<void> 
   });
   const recorded = { attempts: attempt, response_status: outcome.statusCode };
   if (outcome.ok) {
-    await finish(runtime, delivery.id, { ...recorded, status: 'sent', last_error: '' });
+    await finishDelivery(context.db, delivery.id, { ...recorded, status: 'sent', last_error: '' });
     return;
   }
   const limit = data.attempts;
   if (!outcome.blocked && attempt < limit && job.attempt < limit) {
-    await finish(runtime, delivery.id, { ...recorded, status: 'pending', last_error: outcome.error });
+    await finishDelivery(context.db, delivery.id, { ...recorded, last_error: outcome.error });
     throw new Error(`webhook delivery ${delivery.id} attempt ${attempt} of ${limit} failed: ${outcome.error}`);
   }
-  if (await finish(runtime, delivery.id, { ...recorded, status: 'failed', last_error: outcome.error })) {
-    context.logger.warn({ deliveryId: delivery.id, webhookId: endpoint.id, subject: delivery.topic, attempts: attempt, error: outcome.error }, 'webhook delivery failed for good');
-    await publishEvent(context.bus, 'notifier.delivery.failed', {
-      kind: 'webhook', delivery_id: delivery.id, target: delivery.target, topic: delivery.topic, attempts: Math.max(1, attempt), error: outcome.error,
-    }, `delivery-failed-${delivery.id}`);
-  }
-}
-
-/** Updates a still-pending row; false when another run already finished it. */
-async function finish(runtime: WebhookRuntime, id: number, changes: Partial<DeliveryEntity>): Promise<boolean> {
-  const result = await runtime.context.db.getRepository(DeliveryEntity).update(
-    { id, status: 'pending' },
-    { ...changes, updated_at: Math.floor(Date.now() / 1000) },
-  );
-  return (result.affected ?? 1) > 0;
+  await failDelivery(context, delivery, { ...recorded, last_error: outcome.error });
 }
 
 /** `POST /api/webhook/:id/test`: one signed ping, sent now, not recorded as a delivery. */
