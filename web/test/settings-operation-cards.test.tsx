@@ -253,10 +253,11 @@ describe('channel schedules and background jobs', () => {
 
   it('lists each job with its last run, outcome and summary, and the jobs that never ran', async () => {
     const run = { started_at: 1_700_000_000, finished_at: 1_700_000_002, duration_ms: 1840, outcome: 'ok', summary: 'tested 12 channels, 1 failed, 1 disabled, 0 enabled' };
+    const scheduled = { wanted: true, every_ms: 60_000, registered: true, next_run_at: 1_700_000_060 };
     fake.ok('GET', '/api/job/', [
-      { name: 'channels.test-all', service: 'channels', schedule: 'every ChannelTestFrequency minutes', description: 'Tests channels.', last_run: run, last_skipped: { ...run, outcome: 'skipped', summary: 'another run is in progress' } },
-      { name: 'billing.logs.retention', service: 'billing', schedule: 'daily', description: 'Deletes old logs.', last_run: { ...run, outcome: 'failed', summary: 'database unavailable' }, last_skipped: null },
-      { name: 'relay.holds.sweep', service: 'relay', schedule: 'every minute', description: 'Releases holds.', last_run: null, last_skipped: null },
+      { name: 'channels.test-all', service: 'channels', schedule: 'every ChannelTestFrequency minutes', description: 'Tests channels.', last_run: run, last_skipped: { ...run, outcome: 'skipped', summary: 'another run is in progress' }, schedule_status: scheduled },
+      { name: 'billing.logs.retention', service: 'billing', schedule: 'daily', description: 'Deletes old logs.', last_run: { ...run, outcome: 'failed', summary: 'database unavailable' }, last_skipped: null, schedule_status: { ...scheduled, every_ms: 86_400_000, next_run_at: 1_700_086_400 } },
+      { name: 'relay.holds.sweep', service: 'relay', schedule: 'every minute', description: 'Releases holds.', last_run: null, last_skipped: null, schedule_status: scheduled },
     ]);
     renderPage(<JobsCard />, { user: root });
     expect(await screen.findByText('测试所有渠道')).toBeInTheDocument();
@@ -267,6 +268,23 @@ describe('channel schedules and background jobs', () => {
     expect(screen.getByText('database unavailable')).toBeInTheDocument();
     expect(screen.getByText('尚未运行')).toBeInTheDocument();
     expect(screen.getAllByText(dayjs.unix(1_700_000_000).format('YYYY-MM-DD HH:mm:ss'))).toHaveLength(3);
+    expect(screen.getAllByText('已计划')).toHaveLength(3);
+    expect(screen.getAllByText(dayjs.unix(1_700_000_060).format('YYYY-MM-DD HH:mm:ss'))).toHaveLength(2);
+    expect(screen.getByText(dayjs.unix(1_700_086_400).format('YYYY-MM-DD HH:mm:ss'))).toBeInTheDocument();
+  });
+
+  it('tells a schedule lost from the job store (being re-created) from one that is off', async () => {
+    const job = { service: 'relay', schedule: 'every minute', description: 'Releases holds.', last_run: null, last_skipped: null };
+    fake.ok('GET', '/api/job/', [
+      { ...job, name: 'relay.holds.sweep', schedule_status: { wanted: true, every_ms: 60_000, registered: false, next_run_at: null } },
+      { ...job, name: 'channels.test-all', schedule_status: { wanted: false, every_ms: null, registered: false, next_run_at: null } },
+    ]);
+    renderPage(<JobsCard />, { user: root });
+    expect(await screen.findByText('计划缺失')).toBeInTheDocument();
+    expect(screen.getByText('未计划')).toBeInTheDocument();
+    expect(screen.queryByText('已计划')).toBeNull();
+    await userEvent.hover(screen.getByText('计划缺失'));
+    expect(await screen.findByText(/服务会在一分钟内自动重建/)).toBeInTheDocument();
   });
 });
 

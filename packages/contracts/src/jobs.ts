@@ -65,6 +65,24 @@ export const jobRunSchema = z.object({
 });
 export type JobRun = z.infer<typeof jobRunSchema>;
 
+/** A job's schedule in the job store (BullMQ on Redis, or the in-process timers), as `GET /api/job/` shows it. */
+export const jobScheduleStatusSchema = z.object({
+  /**
+   * The answering process wants this schedule, so it re-creates it when the store lost it (a
+   * Redis restart without persistence, FLUSHALL). All-in-one that process runs every service;
+   * distributed, the notifier answers and wants none: a lost schedule then shows as neither
+   * registered nor wanted until its own service re-created it (that service's /readyz names it).
+   */
+  wanted: z.boolean(),
+  /** Interval between runs; null when the job is not scheduled. */
+  every_ms: z.number().int().nullable(),
+  /** The store holds the schedule now. */
+  registered: z.boolean(),
+  /** Unix seconds of the next run; null when not registered. */
+  next_run_at: z.number().int().nullable(),
+});
+export type JobScheduleStatus = z.infer<typeof jobScheduleStatusSchema>;
+
 /** An entry of `GET /api/job/`. */
 export const jobViewSchema = z.object({
   name: z.string(),
@@ -78,5 +96,7 @@ export const jobViewSchema = z.object({
   last_run: jobRunSchema.nullable(),
   /** The last run skipped because another run held the job's lock (kept apart, so it never hides the outcome of that run). */
   last_skipped: jobRunSchema.nullable(),
+  /** Whether the job store holds the schedule now, and its next run. */
+  schedule_status: jobScheduleStatusSchema,
 });
 export type JobView = z.infer<typeof jobViewSchema>;

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { createApp } from './app.js';
 import { baseConfigShape, loadConfig } from './config.js';
 import { createInfrastructure, type Infrastructure } from './infrastructure.js';
+import { reportSchedules } from './jobs/schedules-report.js';
 import { createLogger } from './logger.js';
 
 /** Config every standalone service process reads: the base fields plus its port. */
@@ -48,8 +49,9 @@ export async function runService<C extends ServiceConfig, P extends FastifyPlugi
   const app = createApp({ logger, bodyLimitBytes: config.BODY_LIMIT_BYTES, internalSecret: config.INTERNAL_SECRET });
   let draining = false;
   app.get('/healthz', { config: { access: 'public' } }, async () => ({ status: 'ok', service: name }));
+  // Schedules are reported, not a readiness condition: see the gateway's /readyz.
   app.get('/readyz', { config: { access: 'public' } }, async (_request, reply) =>
-    draining ? reply.status(503).send({ status: 'draining', service: name }) : { status: 'ready', service: name });
+    draining ? reply.status(503).send({ status: 'draining', service: name }) : { status: 'ready', service: name, schedules: await reportSchedules(infra.jobs) });
   await app.register(options.plugin, options.pluginOptions(infra));
   await app.listen({ host: config.HOST, port: config.PORT });
 

@@ -69,6 +69,22 @@ describe('Jobs on BullMQ: a worker that dies holding a job', () => {
   });
 });
 
+describe('Jobs on BullMQ: schedules another replica wants', () => {
+  it('shows them as held by the shared store, with their interval and next run, without wanting them', async () => {
+    const { redisUrl } = await testServices();
+    const testPrefix = `${prefix}-listing`;
+    const owner = createBullJobs({ redisUrl, prefix: testPrefix, logger });
+    const viewer = createBullJobs({ redisUrl, prefix: testPrefix, logger });
+    await owner.repeat('sweep', {}, { everyMs: 60_000 });
+    const [seen] = await viewer.schedules(['sweep']);
+    expect(seen).toEqual({ name: 'sweep', wanted: false, everyMs: 60_000, registered: true, nextRunAt: expect.any(Number) });
+    expect(await viewer.schedules()).toEqual([]);
+    await owner.unrepeat('sweep');
+    expect(await viewer.schedules(['sweep'])).toEqual([{ name: 'sweep', wanted: false, everyMs: null, registered: false, nextRunAt: null }]);
+    await Promise.all([owner.close(), viewer.close()]);
+  });
+});
+
 afterAll(async () => {
   await deleteRedisKeys((await testServices()).redisUrl, `${prefix}-*`);
 });

@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import {
-  createApp, internalHeaders, loadOrCreateSecret, OperationalError, readCookie, SESSION_COOKIE, TooManyRequestsError,
+  createApp, internalHeaders, loadOrCreateSecret, OperationalError, readCookie, reportSchedules, SESSION_COOKIE, TooManyRequestsError,
   type App, type AuthContext, type Infrastructure, type Logger,
 } from '@aigw/platform';
 import billingPlugin from '@aigw/billing/plugin';
@@ -67,7 +67,12 @@ export async function buildGateway(options: GatewayOptions): Promise<App> {
   app.addHook('onSend', securityHeaders);
 
   app.get('/healthz', async () => ({ status: 'ok' }));
-  app.get('/readyz', async (_request, reply) => (draining ? reply.status(503).send({ status: 'draining' }) : { status: 'ready' }));
+  // A missing schedule is reported (degraded detail), never a reason to leave rotation: the jobs
+  // adapter re-creates it on its next check (30 s), and every replica shares the one Redis, so
+  // failing readiness would take all pods out at once, an outage over background work that heals
+  // by itself. Only draining makes the gateway unready.
+  app.get('/readyz', async (_request, reply) =>
+    draining ? reply.status(503).send({ status: 'draining' }) : { status: 'ready', schedules: await reportSchedules(infra.jobs) });
   app.addHook('preClose', async () => {
     draining = true;
   });

@@ -85,7 +85,13 @@ describe('gateway (all-in-one, in-process)', () => {
 
   it('serves health and metrics', async () => {
     expect((await gateway.call('GET', '/healthz')).json()).toEqual({ status: 'ok' });
-    expect((await gateway.call('GET', '/readyz')).json()).toEqual({ status: 'ready' });
+    // All-in-one: the schedules of every service, each with its next run.
+    const ready = (await gateway.call('GET', '/readyz')).json();
+    expect(ready).toEqual({ status: 'ready', schedules: { status: 'ok', schedules: expect.any(Array) } });
+    expect(ready.schedules.schedules).toEqual(expect.arrayContaining([
+      { name: 'relay.holds.sweep', every_ms: expect.any(Number), registered: true, next_run_at: expect.any(String) },
+      { name: 'identity.sessions.sweep', every_ms: 3_600_000, registered: true, next_run_at: expect.any(String) },
+    ]));
     const metrics = await gateway.call('GET', '/metrics');
     expect(metrics.body).toMatch(/aigw_http_responses_total\{status="2xx"\} \d+/);
     expect((await gateway.call('GET', '/internal/identity/health')).statusCode).toBe(404);

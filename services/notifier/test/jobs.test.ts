@@ -43,6 +43,18 @@ describe.each(backends)('background job list (%s)', (backend) => {
     expect(byName[JobName.ChannelsBalanceAll]).toMatchObject({ last_run: null, last_skipped: null });
   });
 
+  it('shows whether the job store holds each schedule and its next run', async () => {
+    const byName = Object.fromEntries((await list()).map((job) => [job.name, job]));
+    const now = Math.floor(Date.now() / 1000);
+    // All-in-one: the answering process runs every service, so it wants their schedules.
+    expect(byName[JobName.IdentitySessionsSweep]!.schedule_status).toEqual({ wanted: true, every_ms: 3_600_000, registered: true, next_run_at: expect.any(Number) });
+    expect(byName[JobName.IdentitySessionsSweep]!.schedule_status.next_run_at).toBeGreaterThanOrEqual(now - 1);
+    expect(byName[JobName.IdentitySessionsSweep]!.schedule_status.next_run_at).toBeLessThanOrEqual(now + 3_600);
+    expect(byName[JobName.RelayHoldsSweep]!.schedule_status).toMatchObject({ wanted: true, registered: true });
+    // Off by default (frequency 0): neither wanted nor in the store.
+    expect(byName[JobName.ChannelsTestAll]!.schedule_status).toEqual({ wanted: false, every_ms: null, registered: false, next_run_at: null });
+  });
+
   it('records a manual sweep: done, then failed when the relay does not answer', async () => {
     await gateway.call('GET', '/api/channel/test', { session: root });
     await waitFor(async () => (await view(JobName.ChannelsTestAll)).last_run?.outcome === 'ok', 5_000, 'empty sweep recorded');

@@ -5,6 +5,7 @@ import { createMemoryJobs } from './memory-jobs.js';
 
 export * from './jobs.js';
 export * from './run-records.js';
+export * from './schedules-report.js';
 /** For a process that tunes BullMQ itself (lock and stalled-check timing). */
 export { createBullJobs, type BullJobsOptions } from './bullmq-jobs.js';
 

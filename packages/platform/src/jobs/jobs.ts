@@ -32,12 +32,35 @@ export interface RepeatOptions {
 
 export type JobHandler<T = unknown> = (job: Job<T>) => Promise<void>;
 
+/** A schedule as `schedules()` reports it. */
+export interface ScheduleStatus {
+  name: string;
+  /** This instance wants it (a `repeat` not undone by `unrepeat`): it re-creates the schedule when the store lost it. */
+  wanted: boolean;
+  /** The interval wanted here, else the one the store holds; null when neither has one. */
+  everyMs: number | null;
+  /** The job store holds the schedule now (in memory: whenever it is wanted). */
+  registered: boolean;
+  /** When it runs next, in epoch ms; null when not registered. */
+  nextRunAt: number | null;
+}
+
 export interface Jobs {
   add(name: string, data: unknown, options?: JobOptions): Promise<void>;
-  /** Schedules `name` every `everyMs`; calling it again for the same name replaces the schedule (one schedule per name across replicas). */
+  /**
+   * Schedules `name` every `everyMs`; calling it again for the same name replaces the schedule
+   * (one schedule per name across replicas). The instance keeps wanting it until `unrepeat` or
+   * `close`: a store that lost it (a Redis restart without persistence, FLUSHALL) gets it back.
+   */
   repeat(name: string, data: unknown, options: RepeatOptions): Promise<void>;
   /** Removes the schedule made by `repeat`. */
   unrepeat(name: string): Promise<void>;
+  /**
+   * The schedules this instance wants, then any of `names` it does not (schedules another
+   * process wants: the store replicas share may hold them), each with whether the store holds it
+   * now and its next run. Throws an OperationalError when the store is unreachable.
+   */
+  schedules(names?: readonly string[]): Promise<ScheduleStatus[]>;
   /** Starts processing jobs called `name`; each job runs on exactly one worker at a time. */
   work(name: string, handler: JobHandler, options?: { concurrency?: number }): Promise<void>;
   /** Stops workers (waiting for running handlers) and timers. */

@@ -1,5 +1,5 @@
 import type { Logger } from '../logger.js';
-import type { JobHandler, JobOptions, Jobs } from './jobs.js';
+import type { JobHandler, JobOptions, Jobs, ScheduleStatus } from './jobs.js';
 
 interface QueuedJob {
   id: string;
@@ -14,6 +14,13 @@ interface Worker {
   handler: JobHandler;
   concurrency: number;
   running: number;
+}
+
+interface Schedule {
+  timer: NodeJS.Timeout;
+  everyMs: number;
+  /** Epoch ms of the next tick. */
+  nextRunAt: number;
 }
 
 interface Queue {
@@ -36,7 +43,7 @@ export function createMemoryJobs(options: { logger: Logger }): Jobs {
   const { logger } = options;
   const queues = new Map<string, Queue>();
   const timers = new Set<NodeJS.Timeout>();
-  const schedules = new Map<string, NodeJS.Timeout>();
+  const schedules = new Map<string, Schedule>();
   const running = new Set<Promise<void>>();
   let nextId = 0;
   let closed = false;
@@ -125,19 +132,35 @@ export function createMemoryJobs(options: { logger: Logger }): Jobs {
       if (closed) throw new Error('jobs: repeat after close');
       const copy = roundTrip(data);
       const existing = schedules.get(name);
-      clearInterval(existing);
+      clearInterval(existing?.timer);
       // One run at a time: a tick that finds the previous run still pending is skipped.
       const tick = () => add(name, copy, { jobId: `repeat:${name}`, attempts: 1 });
-      const timer = setInterval(tick, everyMs);
-      timer.unref();
-      schedules.set(name, timer);
+      const schedule: Schedule = {
+        everyMs, nextRunAt: Date.now() + everyMs,
+        timer: setInterval(() => {
+          schedule.nextRunAt = Date.now() + everyMs;
+          tick();
+        }, everyMs),
+      };
+      schedule.timer.unref();
+      schedules.set(name, schedule);
       // Like BullMQ's scheduler: the first run is immediate, replacing a schedule adds no extra run.
       if (!existing) tick();
     },
 
     async unrepeat(name) {
-      clearInterval(schedules.get(name));
+      clearInterval(schedules.get(name)?.timer);
       schedules.delete(name);
+    },
+
+    async schedules(names = []) {
+      // The timers are the store: a wanted schedule is always there.
+      return [...new Set([...schedules.keys(), ...names])].map((name): ScheduleStatus => {
+        const schedule = schedules.get(name);
+        return schedule
+          ? { name, wanted: true, everyMs: schedule.everyMs, registered: true, nextRunAt: schedule.nextRunAt }
+          : { name, wanted: false, everyMs: null, registered: false, nextRunAt: null };
+      });
     },
 
     async work(name, handler, workOptions = {}) {
@@ -150,7 +173,7 @@ export function createMemoryJobs(options: { logger: Logger }): Jobs {
     async close() {
       closed = true;
       for (const timer of timers) clearTimeout(timer);
-      for (const timer of schedules.values()) clearInterval(timer);
+      for (const schedule of schedules.values()) clearInterval(schedule.timer);
       timers.clear();
       schedules.clear();
       await Promise.all(running);

@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Job, Jobs } from '../../src/jobs/jobs.js';
+import type { Job, Jobs, ScheduleStatus } from '../../src/jobs/jobs.js';
+import { waitFor } from '../../src/testing/infrastructure.js';
 
 export interface JobsHarness {
   /**
@@ -9,14 +10,6 @@ export interface JobsHarness {
   open(): Jobs;
   /** Closes every instance opened. */
   close(): Promise<void>;
-}
-
-async function waitFor(condition: () => boolean, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
-    await sleep(10);
-  }
 }
 
 /** The behaviour every Jobs adapter must have; `factory` gives each test an empty backend. */
@@ -122,6 +115,31 @@ export function defineJobsContract(name: string, factory: () => Promise<JobsHarn
       const afterUnrepeat = runs;
       await sleep(500);
       expect(runs).toBe(afterUnrepeat);
+    });
+
+    it('lists the schedules it wants, whether the store holds them and their next run, and other names asked for', async () => {
+      let runs = 0;
+      await jobs.work('listed', async () => {
+        runs += 1;
+      });
+      const started = Date.now();
+      await jobs.repeat('listed', { scope: 'all' }, { everyMs: 60_000 });
+      await jobs.repeat('dropped', {}, { everyMs: 60_000 });
+      await jobs.unrepeat('dropped');
+      // The first run is immediate; the next is an interval later.
+      await waitFor(() => runs === 1);
+      let listed: ScheduleStatus[] = [];
+      await waitFor(async () => {
+        listed = await jobs.schedules(['elsewhere', 'listed']);
+        return (listed[0]?.nextRunAt ?? 0) >= started + 60_000;
+      }, 5_000, 'the next run an interval after the first');
+      expect(listed).toEqual([
+        { name: 'listed', wanted: true, everyMs: 60_000, registered: true, nextRunAt: expect.any(Number) },
+        { name: 'elsewhere', wanted: false, everyMs: null, registered: false, nextRunAt: null },
+      ]);
+      expect(listed[0]!.nextRunAt).toBeLessThanOrEqual(Date.now() + 60_000);
+      await jobs.unrepeat('listed');
+      expect(await jobs.schedules()).toEqual([]);
     });
 
     it('never runs one job on two workers', async () => {

@@ -7,7 +7,12 @@ import { useJobsQuery } from './jobs-api';
 
 const outcomeColors: Record<JobOutcome, string> = { ok: 'success', failed: 'error', skipped: 'default' };
 
-/** Background jobs (read-only): each job's last run, its outcome and what it did. */
+/** Scheduled: the job store holds it; missing: wanted but lost (it is re-created); off: not scheduled. */
+type SchedulePresence = 'scheduled' | 'missing' | 'off';
+const presenceOf = ({ schedule_status: status }: JobView): SchedulePresence => (status.registered ? 'scheduled' : status.wanted ? 'missing' : 'off');
+const presenceColors: Record<SchedulePresence, string> = { scheduled: 'success', missing: 'error', off: 'default' };
+
+/** Background jobs (read-only): each job's schedule and next run, its last run, the outcome and what it did. */
 export function JobsCard() {
   const t = useText();
   const { data, isFetching, refetch } = useJobsQuery();
@@ -25,6 +30,16 @@ export function JobsCard() {
     skipped: t('pages.settings.operation.jobs.outcome.skipped', '已跳过'),
   };
   const never = t('pages.settings.operation.jobs.never', '尚未运行');
+  const presenceLabels: Record<SchedulePresence, string> = {
+    scheduled: t('pages.settings.operation.jobs.presence.scheduled', '已计划'),
+    missing: t('pages.settings.operation.jobs.presence.missing', '计划缺失'),
+    off: t('pages.settings.operation.jobs.presence.off', '未计划'),
+  };
+  const presenceHints: Record<SchedulePresence, string> = {
+    scheduled: t('pages.settings.operation.jobs.presence.scheduledHint', '任务存储中有此计划'),
+    missing: t('pages.settings.operation.jobs.presence.missingHint', '任务存储（Redis）中没有此计划，可能是 Redis 重启后丢失了数据；服务会在一分钟内自动重建'),
+    off: t('pages.settings.operation.jobs.presence.offHint', '此任务当前没有定时计划（例如频率设为 0）'),
+  };
 
   return (
     <Card
@@ -48,6 +63,17 @@ export function JobsCard() {
                 {jobLabels[name] ?? name} <Typography.Text type="secondary" code>{name}</Typography.Text>
               </Tooltip>
             ),
+          },
+          {
+            title: t('pages.settings.operation.jobs.column.schedule', '计划'),
+            render: (_, job) => {
+              const presence = presenceOf(job);
+              return <Tooltip title={presenceHints[presence]}><Tag color={presenceColors[presence]}>{presenceLabels[presence]}</Tag></Tooltip>;
+            },
+          },
+          {
+            title: t('pages.settings.operation.jobs.column.nextRun', '下次运行'),
+            render: (_, job) => (job.schedule_status.next_run_at === null ? '' : formatTimestamp(job.schedule_status.next_run_at)),
           },
           {
             title: t('pages.settings.operation.jobs.column.lastRun', '上次运行'),
