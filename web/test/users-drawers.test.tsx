@@ -127,7 +127,7 @@ describe('edit-user drawer', () => {
     expect(drawer.getByLabelText('已绑定的 Telegram 账户')).toHaveAttribute('placeholder', '此项只读，需要用户通过个人设置页面的相关绑定按钮进行绑定，不可直接修改');
   });
 
-  it('puts the fields with the id and an integer quota, leaving an empty password out', async () => {
+  it('puts the fields with the id and an integer quota with the balance it replaces, leaving an empty password out', async () => {
     fake.ok('PUT', '/api/user/');
     const { events, drawer } = await openEdit();
     fireEvent.change(drawer.getByLabelText('显示名称'), { target: { value: 'Alice B' } });
@@ -137,7 +137,7 @@ describe('edit-user drawer', () => {
 
     expect(await screen.findByText('用户信息更新成功！')).toBeInTheDocument();
     const body = fake.callsTo('PUT', '/api/user/')[0]!.body;
-    expect(body).toEqual({ id: 2, username: 'alice', display_name: 'Alice B', group: 'default', quota: 2_500_000 });
+    expect(body).toEqual({ id: 2, username: 'alice', display_name: 'Alice B', group: 'default', quota: 2_500_000, expected_quota: 1_000_000 });
     expect(Number.isInteger(body.quota)).toBe(true);
     await waitFor(() => expect(listCalls()).toHaveLength(2));
   });
@@ -163,7 +163,8 @@ describe('edit-user drawer', () => {
     await events.type(drawer.getByLabelText('密码'), '-but-fine');
     await events.click(buttonNamed(/^提\s*交$/));
     await waitFor(() => expect(fake.callsTo('PUT', '/api/user/')).toHaveLength(1));
-    expect(fake.callsTo('PUT', '/api/user/')[0]!.body).toMatchObject({ id: 2, password: 'short-but-fine', quota: 1_000_000 });
+    expect(fake.callsTo('PUT', '/api/user/')[0]!.body).toMatchObject({ id: 2, password: 'short-but-fine' });
+    expect(fake.callsTo('PUT', '/api/user/')[0]!.body).not.toHaveProperty('quota');
   });
 
   it('requires a username of at most 12 characters', async () => {
@@ -176,7 +177,7 @@ describe('edit-user drawer', () => {
     expect(fake.callsTo('PUT', '/api/user/')).toHaveLength(0);
   });
 
-  it('adds a negative amount in the add-quota dialog and sends the result', async () => {
+  it('adds a negative amount in the add-quota dialog and sends it as a delta', async () => {
     fake.ok('PUT', '/api/user/');
     const { events, drawer } = await openEdit();
     await events.click(buttonNamed(/^添加额度$/));
@@ -192,7 +193,8 @@ describe('edit-user drawer', () => {
     expect(drawer.getByText('折合：$1.50')).toBeInTheDocument();
     await events.click(buttonNamed(/^提\s*交$/));
     await waitFor(() => expect(fake.callsTo('PUT', '/api/user/')).toHaveLength(1));
-    expect(fake.callsTo('PUT', '/api/user/')[0]!.body.quota).toBe(750_000);
+    expect(fake.callsTo('PUT', '/api/user/')[0]!.body).toMatchObject({ quota_delta: -250_000 });
+    expect(fake.callsTo('PUT', '/api/user/')[0]!.body).not.toHaveProperty('quota');
   });
 
   it('leaves the quota alone when the dialog is cancelled', async () => {

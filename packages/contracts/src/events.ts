@@ -203,7 +203,11 @@ export const requestSchemas = {
       })),
     }),
   },
-  /** Answered by billing: balances of up to 100 users, for identity's user rows. */
+  /**
+   * Answered by billing: balances of up to 100 users, for identity's user rows. A user without an
+   * account yet is left out (its balance is 0). Requesters that get no answer show the balances
+   * as unknown, never as zeros.
+   */
   'billing.account.balances': {
     request: z.object({ user_ids: z.array(z.number().int()).max(100) }),
     response: z.object({
@@ -223,9 +227,23 @@ export const requestSchemas = {
     request: z.object({ user_id: z.number().int().positive(), token_id: z.number().int().min(0) }),
     response: z.object({ user: z.number().int().nullable(), token: z.number().int().nullable() }),
   },
-  /** Answered by billing: an admin sets a user's quota from the user editor (identity forwards it). */
+  /**
+   * Answered by billing: an admin's quota change from the user editor (identity forwards it), in
+   * one transaction with its ledger entry and manage log. Either `quota`, the new balance (with
+   * `expected_quota`: only if the balance is still that, else refused with "the balance changed
+   * since you loaded it ..."; without: set unconditionally), or `delta`, added to the balance as
+   * it is. The answer is the balance after the change.
+   */
   'billing.account.set_quota': {
-    request: z.object({ user_id: z.number().int().positive(), quota: z.number().int(), actor_id: z.number().int(), actor_username: z.string() }),
+    request: z.object({
+      user_id: z.number().int().positive(),
+      quota: z.number().int().optional(),
+      expected_quota: z.number().int().optional(),
+      delta: z.number().int().optional(),
+      actor_id: z.number().int(),
+      actor_username: z.string(),
+    }).refine((request) => (request.quota === undefined) !== (request.delta === undefined), { message: 'exactly one of quota and delta' })
+      .refine((request) => request.expected_quota === undefined || request.quota !== undefined, { message: 'expected_quota only goes with quota' }),
     response: z.object({ quota: z.number().int() }),
   },
   /**

@@ -49,6 +49,20 @@ export const userBalanceSchema = userSchema.pick({
 });
 export type UserBalance = z.infer<typeof userBalanceSchema>;
 
+/**
+ * A user row of the admin views (the list, search and GET /api/user/{id}). Its balance figures
+ * are billing's and are all null when billing did not answer: unknown, never shown or saved as 0.
+ */
+export const userRowSchema = userSchema.extend({
+  quota: z.number().int().nullable(),
+  used_quota: z.number().int().nullable(),
+  request_count: z.number().int().nullable(),
+  aff_count: z.number().int().nullable(),
+  aff_quota: z.number().int().nullable(),
+  aff_history_quota: z.number().int().nullable(),
+});
+export type UserRow = z.infer<typeof userRowSchema>;
+
 export const emptyBalance: UserBalance = {
   quota: 0,
   used_quota: 0,
@@ -115,7 +129,15 @@ export const createUserBodySchema = z.object({
 });
 export type CreateUserBody = z.infer<typeof createUserBodySchema>;
 
-/** PUT /api/user/ (admin): user fields plus id and an integer quota (owned by billing, applied there). */
+const adminQuota = (field: string) =>
+  z.number().int(`${field} must be an integer`).min(-1e15, `${field} is too small`).max(1e15, `${field} is too large`);
+
+/**
+ * PUT /api/user/ (admin): user fields plus id, and optionally a quota change (owned by billing,
+ * applied there before the profile, so a refusal changes nothing). The console sends the quota
+ * only when the admin changed it: a typed balance as `quota` with the balance it replaced as
+ * `expected_quota`, the "add quota" dialog as `quota_delta`.
+ */
 export const updateUserBodySchema = z.object({
   id: idSchema.pipe(z.number()),
   username: username.optional(),
@@ -123,8 +145,22 @@ export const updateUserBodySchema = z.object({
   password: z.union([z.literal(''), password]).optional(),
   group: z.string().trim().min(1).max(64).optional(),
   email: z.union([z.literal(''), email]).optional(),
-  /** The new balance (the console's "add quota" dialog sends current + added, which may be lower). */
-  quota: z.number().int('quota must be an integer').min(-1e15, 'quota is too small').max(1e15, 'quota is too large').optional(),
+  /**
+   * The new balance. Without `expected_quota` it is set whatever the balance is (the established
+   * product's clients and scripts, which fund users this way); with it, only if unchanged.
+   */
+  quota: adminQuota('quota').optional(),
+  /** The balance the admin saw when typing `quota`: refused ("the balance changed since you loaded it") when it moved since. */
+  expected_quota: adminQuota('expected_quota').optional(),
+  /** A signed amount added to the balance as it is when applied (the "add quota" dialog); not with `quota`. */
+  quota_delta: adminQuota('quota_delta').optional(),
+}).superRefine((body, context) => {
+  if (body.quota_delta !== undefined && body.quota !== undefined) {
+    context.addIssue({ code: 'custom', path: ['quota_delta'], message: 'cannot be sent together with quota' });
+  }
+  if (body.expected_quota !== undefined && body.quota === undefined) {
+    context.addIssue({ code: 'custom', path: ['expected_quota'], message: 'only goes with quota' });
+  }
 });
 export type UpdateUserBody = z.infer<typeof updateUserBodySchema>;
 

@@ -1,11 +1,23 @@
 import type { DataSource, EntityManager } from 'typeorm';
-import { localeFromAcceptLanguage, Role, UserStatus, type User, type UserBalance } from '@aigw/contracts';
+import { localeFromAcceptLanguage, Role, UserStatus, type User, type UserBalance, type UserRow } from '@aigw/contracts';
 import { isUniqueViolation, UserError } from '@aigw/platform';
 import { UserEntity } from './entities/user.entity.js';
 import { randomString } from './domain/secrets.js';
 
 /** The API view of a user: a whitelist of fields (rule R4), balances from billing. */
 export function toUserView(user: UserEntity, balance: UserBalance): User {
+  return { ...profileView(user), ...balance };
+}
+
+/** The figures of an admin row whose balance billing did not answer for: unknown, not 0. */
+const unknownBalance = { quota: null, used_quota: null, request_count: null, aff_count: null, aff_quota: null, aff_history_quota: null };
+
+/** A user row of the admin views: as `toUserView`, with every balance figure null while it is unknown. */
+export function toUserRow(user: UserEntity, balance: UserBalance | null): UserRow {
+  return { ...profileView(user), ...(balance ?? unknownBalance) };
+}
+
+function profileView(user: UserEntity): Omit<User, keyof UserBalance> {
   return {
     id: user.id,
     username: user.username,
@@ -20,7 +32,6 @@ export function toUserView(user: UserEntity, balance: UserBalance): User {
     group: user.group,
     aff_code: user.aff_code,
     inviter_id: user.inviter_id,
-    ...balance,
     DeletedAt: user.deleted_at === null ? null : new Date(user.deleted_at).toISOString(),
   };
 }

@@ -5,7 +5,7 @@ import type { IdentityContext } from '../context.js';
 import { UserEntity } from '../entities/user.entity.js';
 import { hashPassword, verifyPassword } from '../domain/passwords.js';
 import { randomString, safeEqual, sha256 } from '../domain/secrets.js';
-import { fetchBalances } from '../balances.js';
+import { fetchOwnBalance } from '../balances.js';
 import { publishSessionRevoked, publishUserDeleted, publishUserUpdated } from '../events.js';
 import { toUserView } from '../users.js';
 
@@ -24,7 +24,7 @@ export const selfRoutes: FastifyPluginAsyncZod<{ context: IdentityContext }> = a
 
   app.get('/api/user/self', { config: { access: 'user' } }, async (request) => {
     const user = await loadSelf(requireAuth(request).userId);
-    const balance = (await fetchBalances(bus, logger, [user.id])).get(user.id)!;
+    const balance = await fetchOwnBalance(bus, logger, user.id);
     return { success: true, message: '', data: toUserView(user, balance) };
   });
 

@@ -5,7 +5,7 @@ import { clearCookie, readCookie, SESSION_COOKIE, setCookie, UserError } from '@
 import type { IdentityContext } from '../context.js';
 import { UserEntity } from '../entities/user.entity.js';
 import { dummyPasswordHash, hashPassword, needsRehash, verifyPassword } from '../domain/passwords.js';
-import { fetchBalances } from '../balances.js';
+import { fetchOwnBalance } from '../balances.js';
 import { publishSessionRevoked } from '../events.js';
 import { SESSION_TTL_MS } from '../sessions.js';
 import { findLoginUser, languageOf, toUserView } from '../users.js';
@@ -20,7 +20,7 @@ export async function signIn(context: IdentityContext, request: FastifyRequest, 
   }
   const { secret } = await context.sessions.create(user.id);
   setCookie(reply, SESSION_COOKIE, secret, { maxAgeSeconds: SESSION_TTL_MS / 1000, secure: request.protocol === 'https' });
-  const balance = (await fetchBalances(context.bus, context.logger, [user.id])).get(user.id)!;
+  const balance = await fetchOwnBalance(context.bus, context.logger, user.id);
   return { ...toUserView(user, balance), default_password: user.password_is_default };
 }
 

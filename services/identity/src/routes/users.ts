@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { Brackets } from 'typeorm';
 import {
   createUserBodySchema, idSchema, manageUserBodySchema, pageQuerySchema, Role, updateUserBodySchema, UserStatus, userSearchQuerySchema,
-  type ManageAction, type Page, type User,
+  type ManageAction, type Page, type UpdateUserBody, type UserRow,
 } from '@aigw/contracts';
 import { BusRequestError, escapeLike, ForbiddenError, NotFoundError, OperationalError, requestTyped, requireAuth, UserError } from '@aigw/platform';
 import type { IdentityContext } from '../context.js';
@@ -12,7 +12,7 @@ import { decideUserAction, type UserAction } from '../domain/permissions.js';
 import { hashPassword } from '../domain/passwords.js';
 import { fetchBalances } from '../balances.js';
 import { publishSessionRevoked, publishUserDeleted, publishUserRegistered, publishUserUpdated } from '../events.js';
-import { insertUser, toUserView } from '../users.js';
+import { insertUser, toUserRow } from '../users.js';
 
 /** User management for admins. Every action passes `decideUserAction` before anything changes. */
 export const userRoutes: FastifyPluginAsyncZod<{ context: IdentityContext }> = async (app, { context }) => {
@@ -32,18 +32,26 @@ export const userRoutes: FastifyPluginAsyncZod<{ context: IdentityContext }> = a
     return target;
   };
 
-  const setQuota = async (userId: number, quota: number, actor: { userId: number; username: string }) => {
+  /**
+   * Forwards an admin's quota change to billing, which owns the balance: a delta, or a new
+   * balance, compare-and-set against `expected_quota` when given. An absolute `quota` without it
+   * is set unconditionally, as the established product does for scripts; the console always
+   * sends the balance it saw. A refusal comes back naming the field the admin sent.
+   */
+  const changeQuota = async (userId: number, body: UpdateUserBody, actor: { userId: number; username: string }) => {
+    const change = body.quota_delta !== undefined ? { delta: body.quota_delta } : { quota: body.quota, expected_quota: body.expected_quota };
     try {
-      await requestTyped(bus, 'billing.account.set_quota', { user_id: userId, quota, actor_id: actor.userId, actor_username: actor.username }, { timeoutMs: 5_000 });
+      await requestTyped(bus, 'billing.account.set_quota', { user_id: userId, ...change, actor_id: actor.userId, actor_username: actor.username }, { timeoutMs: 5_000 });
     } catch (error) {
-      if (error instanceof BusRequestError && error.reason === 'remote-error') throw new UserError(`quota: ${error.message}`);
+      const field = body.quota_delta !== undefined ? 'quota_delta' : 'quota';
+      if (error instanceof BusRequestError && error.reason === 'remote-error') throw new UserError(`${field}: ${error.message}`);
       throw new OperationalError('billing did not answer the quota change', 'billing_unavailable', 503, error);
     }
   };
 
-  const page = async (rows: UserEntity[], total: number, query: { p: number; page_size: number }): Promise<Page<User>> => {
+  const page = async (rows: UserEntity[], total: number, query: { p: number; page_size: number }): Promise<Page<UserRow>> => {
     const balances = await fetchBalances(bus, logger, rows.map((row) => row.id));
-    return { items: rows.map((row) => toUserView(row, balances.get(row.id)!)), total, page: query.p, page_size: query.page_size };
+    return { items: rows.map((row) => toUserRow(row, balances.get(row.id) ?? null)), total, page: query.p, page_size: query.page_size };
   };
 
   app.get('/api/user/', { schema: { querystring: pageQuerySchema }, config: { access: 'admin' } }, async (request) => {
@@ -70,8 +78,8 @@ export const userRoutes: FastifyPluginAsyncZod<{ context: IdentityContext }> = a
 
   app.get('/api/user/:id', { schema: { params: z.object({ id: idSchema }) }, config: { access: 'admin' } }, async (request) => {
     const target = await loadTarget(requireAuth(request).role, request.params.id, 'get');
-    const balance = (await fetchBalances(bus, logger, [target.id])).get(target.id)!;
-    return { success: true, message: '', data: toUserView(target, balance) };
+    const balance = (await fetchBalances(bus, logger, [target.id])).get(target.id) ?? null;
+    return { success: true, message: '', data: toUserRow(target, balance) };
   });
 
   app.post('/api/user/', { schema: { body: createUserBodySchema }, config: { access: 'admin' } }, async (request) => {
@@ -105,7 +113,7 @@ export const userRoutes: FastifyPluginAsyncZod<{ context: IdentityContext }> = a
     if (body.password) changes.password_hash = await hashPassword(body.password);
     // The balance is billing's: it applies the edit (with its ledger entry and manage log) first,
     // so a refusal there leaves the profile untouched too.
-    if (body.quota !== undefined) await setQuota(target.id, body.quota, requireAuth(request));
+    if (body.quota !== undefined || body.quota_delta !== undefined) await changeQuota(target.id, body, requireAuth(request));
     if (Object.keys(changes).length) await users.update({ id: target.id }, changes);
     if (changes.password_hash) {
       await sessions.revokeAll(target.id);

@@ -1,12 +1,12 @@
 import { Alert, Descriptions, Modal, Spin, Tag } from 'antd';
 import { useIntl } from 'react-intl';
-import { useFormatQuota } from '../../app/hooks';
 import { useUserByIdQuery } from '../users/api';
+import { useBalanceFormat } from '../users/use-balance-format';
 
 /** The admin's popup from a log row: GET /api/user/{id}, its name, balance, usage and group. */
 export function UserInfoModal({ userId, onClose }: { userId: number | null; onClose: () => void }) {
   const intl = useIntl();
-  const formatQuota = useFormatQuota();
+  const format = useBalanceFormat();
   const { data: user, isFetching, error } = useUserByIdQuery(userId ?? 0, { skip: userId === null });
   const t = (id: string, defaultMessage: string) => intl.formatMessage({ id, defaultMessage });
 
@@ -21,9 +21,9 @@ export function UserInfoModal({ userId, onClose }: { userId: number | null; onCl
         items={[
           { key: 'username', label: t('pages.logs.user.username', '用户名'), children: user.username },
           { key: 'displayName', label: t('pages.logs.user.displayName', '显示名称'), children: user.display_name },
-          { key: 'quota', label: t('pages.logs.user.quota', '余额'), children: formatQuota(user.quota) },
-          { key: 'usedQuota', label: t('pages.logs.user.usedQuota', '已用额度'), children: formatQuota(user.used_quota) },
-          { key: 'requestCount', label: t('pages.logs.user.requestCount', '请求次数'), children: user.request_count },
+          { key: 'quota', label: t('pages.logs.user.quota', '余额'), children: format.quota(user.quota) },
+          { key: 'usedQuota', label: t('pages.logs.user.usedQuota', '已用额度'), children: format.quota(user.used_quota) },
+          { key: 'requestCount', label: t('pages.logs.user.requestCount', '请求次数'), children: format.count(user.request_count) },
           { key: 'group', label: t('pages.logs.user.group', '分组'), children: <Tag>{user.group}</Tag> },
         ]}
       />

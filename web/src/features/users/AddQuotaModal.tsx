@@ -6,8 +6,8 @@ interface Props {
   open: boolean;
   /** The quota shown in the edit form. */
   current: number;
-  /** The new quota: current plus the entered amount (a negative amount lowers it). */
-  onAdd: (quota: number) => void;
+  /** The entered amount (a negative amount lowers the quota); the form adds it to what it shows. */
+  onAdd: (amount: number) => void;
   onClose: () => void;
 }
 
@@ -30,7 +30,7 @@ export function AddQuotaModal({ open, current, onAdd, onClose }: Props) {
       okText={intl.formatMessage({ id: 'common.confirm', defaultMessage: '确定' })}
       cancelText={intl.formatMessage({ id: 'common.cancel', defaultMessage: '取消' })}
       onOk={() => {
-        onAdd(current + added);
+        onAdd(added);
         close();
       }}
       onCancel={close}

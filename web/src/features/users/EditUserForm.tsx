@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { App, Button, Form, Input, InputNumber, Select, Space } from 'antd';
 import { useIntl } from 'react-intl';
-import { PASSWORD_MIN, type UpdateUserBody, type User } from '@aigw/contracts';
+import { PASSWORD_MIN, type UpdateUserBody, type UserRow } from '@aigw/contracts';
 import { useFormatQuota } from '../../app/hooks';
 import { useGroupNamesQuery } from '../groups/api';
 import { useUpdateSelfMutation } from '../self/api';
@@ -23,11 +23,23 @@ export function toQuota(value: number | string | null | undefined): number {
   return Number.isFinite(quota) ? quota : 0;
 }
 
+/**
+ * What a save sends for the quota: nothing when the admin did not change it (or it is unknown);
+ * only the add-quota dialog's amounts as a delta on whatever the balance is then; a typed
+ * balance with the one it replaces, which the server refuses if the balance moved meanwhile.
+ */
+export function quotaChange(loaded: number | null, shown: number, added: number): Pick<UpdateUserBody, 'quota' | 'expected_quota' | 'quota_delta'> {
+  if (loaded === null || shown === loaded) return {};
+  if (shown === loaded + added) return { quota_delta: added };
+  return { quota: shown, expected_quota: loaded };
+}
+
 interface Props {
-  user: User;
+  /** An admin row (its balance null when billing did not answer), or the user's own record. */
+  user: UserRow;
   onDone: () => void;
   /**
-   * `admin` (default): PUT /api/user/ with the id, also the password, group and quota.
+   * `admin` (default): PUT /api/user/ with the id, also the password, group and a quota change.
    * `self`: the user's own profile, PUT /api/user/self with username and display name (the
    * own password changes in the personal tab's dialog, which asks for the current one).
    */
@@ -45,6 +57,9 @@ export function EditUserForm({ user, onDone, scope = 'admin' }: Props) {
   const formatQuota = useFormatQuota();
   const [form] = Form.useForm<EditUserValues>();
   const [addingQuota, setAddingQuota] = useState(false);
+  // The add-quota dialog's amounts since the form was loaded.
+  const [added, setAdded] = useState(0);
+  const quotaUnknown = user.quota === null;
   const { data: groups = [] } = useGroupNamesQuery(undefined, { skip: !isAdmin });
   const [updateUser, { isLoading: savingUser }] = useUpdateUserMutation();
   const [updateSelf, { isLoading: savingSelf }] = useUpdateSelfMutation();
@@ -64,7 +79,7 @@ export function EditUserForm({ user, onDone, scope = 'admin' }: Props) {
       id: user.id,
       ...profile,
       group: values.group,
-      quota: toQuota(values.quota),
+      ...quotaChange(user.quota, toQuota(values.quota), added),
       // Empty keeps the current password.
       ...(values.password ? { password: values.password } : {}),
     };
@@ -133,18 +148,23 @@ export function EditUserForm({ user, onDone, scope = 'admin' }: Props) {
           </Form.Item>
           <Form.Item
             label={intl.formatMessage({ id: 'pages.users.field.quota', defaultMessage: '剩余额度' })}
-            extra={intl.formatMessage({ id: 'pages.users.field.quota.display', defaultMessage: '折合：{value}' }, { value: formatQuota(quota) })}
+            extra={quotaUnknown
+              ? intl.formatMessage({ id: 'pages.users.field.quota.unknown', defaultMessage: '暂时无法读取余额，不能修改额度，请稍后重新打开' })
+              : intl.formatMessage({ id: 'pages.users.field.quota.display', defaultMessage: '折合：{value}' }, { value: formatQuota(quota) })}
           >
             <Space.Compact block>
               <Form.Item name="quota" noStyle>
                 <InputNumber<number | string>
                   style={{ width: '100%' }}
                   precision={0}
+                  disabled={quotaUnknown}
                   aria-label={intl.formatMessage({ id: 'pages.users.field.quota', defaultMessage: '剩余额度' })}
-                  placeholder={intl.formatMessage({ id: 'pages.users.field.quota.placeholder', defaultMessage: '请输入新的剩余额度' })}
+                  placeholder={quotaUnknown
+                    ? intl.formatMessage({ id: 'pages.users.balance.unknown', defaultMessage: '暂不可用' })
+                    : intl.formatMessage({ id: 'pages.users.field.quota.placeholder', defaultMessage: '请输入新的剩余额度' })}
                 />
               </Form.Item>
-              <Button onClick={() => setAddingQuota(true)}>
+              <Button disabled={quotaUnknown} onClick={() => setAddingQuota(true)}>
                 {intl.formatMessage({ id: 'pages.users.addQuota.open', defaultMessage: '添加额度' })}
               </Button>
             </Space.Compact>
@@ -165,7 +185,10 @@ export function EditUserForm({ user, onDone, scope = 'admin' }: Props) {
         <AddQuotaModal
           open={addingQuota}
           current={quota}
-          onAdd={(next) => form.setFieldValue('quota', next)}
+          onAdd={(amount) => {
+            form.setFieldValue('quota', quota + amount);
+            setAdded((total) => total + amount);
+          }}
           onClose={() => setAddingQuota(false)}
         />
       )}

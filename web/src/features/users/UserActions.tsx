@@ -1,13 +1,13 @@
 import { App, Button, Popconfirm, Space } from 'antd';
 import { useIntl } from 'react-intl';
-import { UserStatus, type ManageAction, type User } from '@aigw/contracts';
+import { UserStatus, type ManageAction, type UserRow } from '@aigw/contracts';
 import { useManageUserMutation } from './api';
 
 /** Status 3 cannot be enabled from here (spec accounts section 4). */
 const NOT_ENABLABLE = 3;
 
 interface Props {
-  user: User;
+  user: UserRow;
   onEdit: (id: number) => void;
 }
 

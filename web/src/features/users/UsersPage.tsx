@@ -3,7 +3,7 @@ import { Button, Card, Form, Input, Select, Table } from 'antd';
 import { PlusOutlined, SearchOutlined } from '@ant-design/icons';
 import { useIntl } from 'react-intl';
 import { useNavigate, useParams } from 'react-router';
-import type { User } from '@aigw/contracts';
+import type { UserRow } from '@aigw/contracts';
 import { useTablePaging } from '../../components/use-table-paging';
 import { useGroupNamesQuery } from '../groups/api';
 import { useUserPageQuery } from './api';
@@ -96,7 +96,7 @@ export function UsersPage() {
           </Button>
         </Form.Item>
       </Form>
-      <Table<User>
+      <Table<UserRow>
         rowKey="id"
         columns={columns}
         dataSource={data?.items ?? []}

@@ -1,4 +1,4 @@
-import type { CreateUserBody, ManageAction, Page, UpdateUserBody, User } from '@aigw/contracts';
+import type { CreateUserBody, ManageAction, Page, UpdateUserBody, UserRow } from '@aigw/contracts';
 import { api } from '../../api/api';
 
 /** One page of the user table: the plain list, or a search when a keyword or group is set. */
@@ -19,7 +19,7 @@ const LIST = { type: 'User', id: 'LIST' } as const;
 
 export const usersApi = api.injectEndpoints({
   endpoints: (build) => ({
-    userPage: build.query<Page<User>, UserPageArgs>({
+    userPage: build.query<Page<UserRow>, UserPageArgs>({
       query: ({ keyword, group, p, page_size }) =>
         keyword || group
           ? { url: '/user/search', params: { keyword, group, p, page_size } }
@@ -27,7 +27,7 @@ export const usersApi = api.injectEndpoints({
       // Only the list tag: a manage action patches the cached rows instead of refetching them.
       providesTags: [LIST],
     }),
-    userById: build.query<User, number>({
+    userById: build.query<UserRow, number>({
       query: (id) => `/user/${id}`,
       // The edit drawer and the logs' user popup show the failure themselves.
       extraOptions: { silent: true },

@@ -1,18 +1,18 @@
 import { useMemo } from 'react';
 import { Space, Tag, Typography, type TableColumnsType } from 'antd';
 import { useIntl } from 'react-intl';
-import type { User } from '@aigw/contracts';
-import { useFormatQuota } from '../../app/hooks';
+import type { UserRow } from '@aigw/contracts';
 import { LabelTag } from '../../components/LabelTag';
 import { deletedLabel, roleLabel, statusLabel } from './labels';
 import { UserActions } from './UserActions';
+import { useBalanceFormat } from './use-balance-format';
 
-/** The user table's columns (spec accounts section 2). */
-export function useUserColumns(onEdit: (id: number) => void): TableColumnsType<User> {
+/** The user table's columns (spec accounts section 2); figures billing did not answer for show as unavailable. */
+export function useUserColumns(onEdit: (id: number) => void): TableColumnsType<UserRow> {
   const intl = useIntl();
-  const formatQuota = useFormatQuota();
+  const format = useBalanceFormat();
 
-  return useMemo<TableColumnsType<User>>(() => [
+  return useMemo<TableColumnsType<UserRow>>(() => [
     { title: intl.formatMessage({ id: 'pages.users.column.id', defaultMessage: 'ID' }), dataIndex: 'id', key: 'id', width: 80 },
     {
       title: intl.formatMessage({ id: 'pages.users.column.username', defaultMessage: '用户名' }),
@@ -34,9 +34,9 @@ export function useUserColumns(onEdit: (id: number) => void): TableColumnsType<U
       key: 'stats',
       render: (_, user) => (
         <Space orientation="vertical" size={2}>
-          <Tag color="green">{intl.formatMessage({ id: 'pages.users.stats.quota', defaultMessage: '剩余额度：{quota}' }, { quota: formatQuota(user.quota) })}</Tag>
-          <Tag color="orange">{intl.formatMessage({ id: 'pages.users.stats.usedQuota', defaultMessage: '已用额度：{quota}' }, { quota: formatQuota(user.used_quota) })}</Tag>
-          <Tag color="cyan">{intl.formatMessage({ id: 'pages.users.stats.requestCount', defaultMessage: '调用次数：{count}' }, { count: user.request_count })}</Tag>
+          <Tag color="green">{intl.formatMessage({ id: 'pages.users.stats.quota', defaultMessage: '剩余额度：{quota}' }, { quota: format.quota(user.quota) })}</Tag>
+          <Tag color="orange">{intl.formatMessage({ id: 'pages.users.stats.usedQuota', defaultMessage: '已用额度：{quota}' }, { quota: format.quota(user.used_quota) })}</Tag>
+          <Tag color="cyan">{intl.formatMessage({ id: 'pages.users.stats.requestCount', defaultMessage: '调用次数：{count}' }, { count: format.count(user.request_count) })}</Tag>
         </Space>
       ),
     },
@@ -45,8 +45,8 @@ export function useUserColumns(onEdit: (id: number) => void): TableColumnsType<U
       key: 'invite',
       render: (_, user) => (
         <Space orientation="vertical" size={2}>
-          <Tag>{intl.formatMessage({ id: 'pages.users.invite.count', defaultMessage: '邀请人数：{count}' }, { count: user.aff_count })}</Tag>
-          <Tag>{intl.formatMessage({ id: 'pages.users.invite.earnings', defaultMessage: '邀请总收益：{quota}' }, { quota: formatQuota(user.aff_history_quota) })}</Tag>
+          <Tag>{intl.formatMessage({ id: 'pages.users.invite.count', defaultMessage: '邀请人数：{count}' }, { count: format.count(user.aff_count) })}</Tag>
+          <Tag>{intl.formatMessage({ id: 'pages.users.invite.earnings', defaultMessage: '邀请总收益：{quota}' }, { quota: format.quota(user.aff_history_quota) })}</Tag>
           <Tag>
             {user.inviter_id
               ? intl.formatMessage({ id: 'pages.users.invite.inviter', defaultMessage: '邀请人ID：{id}' }, { id: user.inviter_id })
@@ -77,5 +77,5 @@ export function useUserColumns(onEdit: (id: number) => void): TableColumnsType<U
       fixed: 'right',
       render: (_, user) => <UserActions user={user} onEdit={onEdit} />,
     },
-  ], [intl, formatQuota, onEdit]);
+  ], [intl, format, onEdit]);
 }
