@@ -25,7 +25,7 @@ const query = (call: RecordedCall) => Object.fromEntries(call.query);
 const lastQuery = (path: string) => query(fake.callsTo('GET', path).at(-1)!);
 const log: LogView = {
   id: 1, created_at: 1_700_000_000, type: LogType.Consume, content: 'x', user_id: 2, username: 'alice', token_id: 1, token_name: 't',
-  model_name: 'm', quota: 1, prompt_tokens: 1, completion_tokens: 1, use_time: 1, is_stream: false, channel: 1, group: 'default', other: '',
+  model_name: 'm', quota: 1, prompt_tokens: 1, completion_tokens: 1, use_time: 1, is_stream: false, channel: 1, group: 'default', other: '', request_id: '',
 };
 /** Filter tests need no rows (an empty table renders fast); the row only shows that the answer arrived. */
 function answer(admin: boolean, total = 0, items: LogView[] = []) {

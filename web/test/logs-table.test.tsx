@@ -4,7 +4,7 @@ import { LogType, Role, type LogView } from '@aigw/contracts';
 import { LogsPage } from '../src/features/logs/LogsPage';
 import { durationColor, firstTokenColor, firstTokenSeconds, formulaCost, parseOther, retryPath } from '../src/features/logs/log-other';
 import { FakeApi } from './fake-api';
-import { makeUser, renderPage } from './render';
+import { makeUser, renderPage, stubClipboard } from './render';
 
 const admin = makeUser({ id: 1, username: 'root', role: Role.Root });
 const user = makeUser({ id: 2, username: 'alice' });
@@ -24,7 +24,7 @@ function makeLog(overrides: Partial<LogView> = {}, other: Record<string, unknown
   return {
     id: nextId++, created_at: 1_700_000_000, type: LogType.Consume, content: 'model ratio 2.50, completion ratio 4.00, group ratio 1.00',
     user_id: 2, username: 'alice', token_id: 3, token_name: 'my-token', model_name: 'gpt-4o', quota: 7_500, prompt_tokens: 1000,
-    completion_tokens: 500, use_time: 5, is_stream: true, channel: 3, group: 'default',
+    completion_tokens: 500, use_time: 5, is_stream: true, channel: 3, group: 'default', request_id: '',
     other: JSON.stringify({ model_ratio: 2.5, completion_ratio: 4, group_ratio: 1, model_price: -1, frt: 1234, ...other }),
     ...overrides,
   };
@@ -157,6 +157,33 @@ describe('log table', () => {
     // A user's row carries no channel path, so no retries line.
     expect(details.queryByText('重试')).not.toBeInTheDocument();
     expect(details.queryByText('模型价格')).not.toBeInTheDocument();
+  });
+
+  it('shows the request id of a consume log in its details, to copy for support', async () => {
+    const writeText = stubClipboard();
+    answer(false, [makeLog({ request_id: '5d2c4a0e-1b7f-4c39-9e57-0f3b1f2a9c11' })]);
+    renderPage(<LogsPage />, { route: '/log', user });
+    await screen.findByText('my-token');
+    await userEvent.click(screen.getByLabelText('展开行'));
+    const value = valueOf(await screen.findByText('请求 ID'));
+    expect(value).toHaveTextContent('5d2c4a0e-1b7f-4c39-9e57-0f3b1f2a9c11');
+    await userEvent.click(value.querySelector('.ant-typography-copy')!);
+    await waitFor(() => expect(writeText).toHaveBeenCalledWith('5d2c4a0e-1b7f-4c39-9e57-0f3b1f2a9c11'));
+  });
+
+  it('names the request id in English and leaves it out of rows without one', async () => {
+    answer(false, [
+      makeLog({ token_name: 'with-id', request_id: 'req-0123456789' }),
+      makeLog({ type: LogType.Topup, token_name: '', model_name: '', content: 'redeemed $10', other: JSON.stringify({ admin_info: {} }) }),
+    ]);
+    renderPage(<LogsPage />, { route: '/log', user, locale: 'en-US' });
+    await screen.findByText('with-id');
+    const [withId, topup] = screen.getAllByLabelText('Expand row');
+    await userEvent.click(withId!);
+    expect(valueOf(await screen.findByText('Request ID'))).toHaveTextContent('req-0123456789');
+    await userEvent.click(topup!);
+    await waitFor(() => expect(screen.getAllByText('Log details')).toHaveLength(2));
+    expect(screen.getAllByText('Request ID')).toHaveLength(1);
   });
 
   it('shows the model price and the per-call formula for fixed-price calls, audio figures when present', async () => {

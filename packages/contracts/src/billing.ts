@@ -180,6 +180,11 @@ export const logViewSchema = z.object({
   channel: z.number().int(),
   group: z.string(),
   other: z.string(),
+  /**
+   * Consume logs: the relay's request id, as its answer's X-Oneapi-Request-Id header and error
+   * messages name it, so support can find a user's request; '' on other log types.
+   */
+  request_id: z.string(),
 });
 export type LogView = z.infer<typeof logViewSchema>;
 

@@ -1,9 +1,17 @@
 import crypto from 'node:crypto';
-import Fastify, { LogController, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
-import { hasZodFastifySchemaValidationErrors, serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import Fastify, { LogController, type FastifyInstance } from 'fastify';
+import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Logger } from './logger.js';
-import { AppError } from './errors.js';
-import { verifyIdentity } from './auth.js';
+import { verifyIdentity, type SignedRequest } from './auth.js';
+import { shapedErrorHandler } from './error-handler.js';
+import { createOutageLog, type OutageLog } from './outage-log.js';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The app's outage log: every error handler warns about a dependency away through it, once a second per kind. */
+    outageLog: OutageLog;
+  }
+}
 
 export type App = FastifyInstance<any, any, any, Logger, ZodTypeProvider>;
 
@@ -22,21 +30,26 @@ export interface CreateAppOptions {
 
 const requestIdPattern = /^[A-Za-z0-9_-]{8,64}$/;
 
-/** Request id: the caller's (the gateway forwards its own) when well-formed, else a new one. */
-function requestId(request: { headers: Record<string, string | string[] | undefined> }): string {
+/**
+ * Request id: a new one, or the gateway's when the gateway signed the request (one id across the
+ * hop). A client never chooses it: the relay's usage record is keyed and deduplicated by it.
+ */
+function requestId(request: SignedRequest, internalSecret: string | undefined): string {
   const incoming = request.headers['x-request-id'];
-  return typeof incoming === 'string' && requestIdPattern.test(incoming) ? incoming : crypto.randomUUID();
+  const forwarded = internalSecret !== undefined && typeof incoming === 'string' && requestIdPattern.test(incoming) && verifyIdentity(internalSecret, request) !== undefined;
+  return forwarded ? incoming : crypto.randomUUID();
 }
 
 /**
- * A Fastify app with what every service stands on: the zod type provider, request ids, the
- * envelope-aware error handler, `request.auth`, and a body limit. Service plugins register on it.
+ * A Fastify app with what every service stands on: the zod type provider, request ids (sent back
+ * as X-Oneapi-Request-Id on every answer), the error handler answering in the path's shape,
+ * `request.auth`, and a body limit. Service plugins register on it.
  */
 export function createApp(options: CreateAppOptions): App {
   const app = Fastify({
     loggerInstance: options.logger,
     bodyLimit: options.bodyLimitBytes,
-    genReqId: requestId,
+    genReqId: (request) => requestId(request, options.internalSecret),
     logController: new LogController({ requestIdLogLabel: 'requestId', disableRequestLogging: true }),
     trustProxy: options.trustProxy ?? false,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
@@ -45,6 +58,7 @@ export function createApp(options: CreateAppOptions): App {
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   app.decorateRequest('auth', null);
+  app.decorate('outageLog', createOutageLog());
 
   const secret = options.internalSecret;
   if (secret) {
@@ -60,40 +74,6 @@ export function createApp(options: CreateAppOptions): App {
     request.log.info({ method: request.method, url: request.routeOptions.url ?? 'unmatched', statusCode: reply.statusCode, ms: Math.round(reply.elapsedTime) }, 'request');
   });
 
-  app.setErrorHandler(envelopeErrorHandler);
+  app.setErrorHandler(shapedErrorHandler);
   return app as unknown as App;
-}
-
-/** Maps any error to the console envelope with the right HTTP status; a 5xx never echoes internals. */
-export function envelopeErrorHandler(error: FastifyError | Error, request: FastifyRequest, reply: FastifyReply): void {
-  const { statusCode, message } = describeError(error, request);
-  void reply.status(statusCode).send({ success: false, message });
-}
-
-/** Status and user-facing message for an error, shared by the envelope and the provider error shapes. */
-export function describeError(error: FastifyError | Error, request: FastifyRequest): { statusCode: number; message: string; code: string } {
-  if (hasZodFastifySchemaValidationErrors(error)) {
-    const message = error.validation
-      .map((issue) => {
-        const field = issue.instancePath.replace(/^\//, '').replaceAll('/', '.');
-        const where = field || (issue.params as { issue?: { path?: PropertyKey[] } })?.issue?.path?.join('.') || error.validationContext;
-        return where ? `${where}: ${issue.message}` : issue.message;
-      })
-      .join('; ');
-    return { statusCode: 200, message, code: 'invalid_request' };
-  }
-  if (error instanceof AppError) {
-    if (error.report) request.log.error({ err: error }, error.message);
-    const message = error.statusCode >= 500 ? 'internal server error, contact the administrator' : error.message;
-    return { statusCode: error.statusCode, message, code: error.code };
-  }
-  const fastifyError = error as FastifyError;
-  const status = fastifyError.statusCode;
-  if (status && status >= 400 && status < 500) {
-    const code = fastifyError.code ?? 'invalid_request';
-    const message = status === 413 ? 'request body is too large' : fastifyError.message;
-    return { statusCode: status, message, code };
-  }
-  request.log.error({ err: error }, 'unhandled error');
-  return { statusCode: 500, message: 'internal server error, contact the administrator', code: 'internal_error' };
 }

@@ -49,15 +49,22 @@ export function signIdentity(secret: string, method: string, url: string, auth: 
   return { [internalHeaders.identity]: payload, [internalHeaders.signature]: sign(secret, method, url, payload) };
 }
 
+/** What a signature covers: the raw request will do (the request id is chosen before Fastify's request exists). */
+export interface SignedRequest {
+  method?: string;
+  url?: string;
+  headers: Record<string, string | string[] | undefined>;
+}
+
 /**
  * Verifies the forwarded identity. Returns undefined when the headers are absent or invalid,
  * so the request is treated as anonymous.
  */
-export function verifyIdentity(secret: string, request: FastifyRequest): SignedIdentity | undefined {
+export function verifyIdentity(secret: string, request: SignedRequest): SignedIdentity | undefined {
   const payload = request.headers[internalHeaders.identity];
   const signature = request.headers[internalHeaders.signature];
   if (typeof payload !== 'string' || typeof signature !== 'string') return undefined;
-  const expected = Buffer.from(sign(secret, request.method, request.url, payload));
+  const expected = Buffer.from(sign(secret, request.method ?? '', request.url ?? '', payload));
   const given = Buffer.from(signature);
   if (expected.length !== given.length || !crypto.timingSafeEqual(expected, given)) return undefined;
   try {

@@ -44,7 +44,7 @@ export function toLogView(row: LogEntity): LogView {
     id: row.id, created_at: row.created_at, type: row.type, content: row.content, user_id: row.user_id, username: row.username,
     token_id: row.token_id, token_name: row.token_name, model_name: row.model_name, quota: row.quota,
     prompt_tokens: row.prompt_tokens, completion_tokens: row.completion_tokens, use_time: row.use_time, is_stream: row.is_stream,
-    channel: row.channel_id, group: row.group, other: row.other,
+    channel: row.channel_id, group: row.group, other: row.other, request_id: row.request_id ?? '',
   };
 }
 

@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import {
-  createApp, internalHeaders, loadOrCreateSecret, OperationalError, readCookie, reportSchedules, SESSION_COOKIE, TooManyRequestsError,
+  createApp, errorShapeFor, internalHeaders, loadOrCreateSecret, OperationalError, readCookie, reportSchedules, sendError, SESSION_COOKIE, TooManyRequestsError,
   type App, type AuthContext, type Infrastructure, type Logger,
 } from '@aigw/platform';
 import billingPlugin from '@aigw/billing/plugin';
@@ -58,7 +58,9 @@ export async function buildGateway(options: GatewayOptions): Promise<App> {
     delete request.headers[internalHeaders.identity];
     delete request.headers[internalHeaders.signature];
     const length = Number(request.headers['content-length'] ?? 0);
-    if (length > config.BODY_LIMIT_BYTES) return reply.status(413).send({ success: false, message: 'request body is too large' });
+    if (length > config.BODY_LIMIT_BYTES) {
+      return sendError(reply, errorShapeFor(request.url), { statusCode: 413, message: 'request body is too large', code: 'request_too_large' });
+    }
     await corsPreflight(request, reply);
     if (reply.sent) return;
     await enforceRateLimits(request);

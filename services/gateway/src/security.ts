@@ -31,7 +31,11 @@ export async function securityHeaders(request: FastifyRequest, reply: FastifyRep
   const type = String(reply.getHeader('content-type') ?? '');
   if (type.startsWith('text/html')) reply.header('Content-Security-Policy', contentSecurityPolicy);
   if (request.url.startsWith('/api/')) reply.header('Cache-Control', 'no-store');
-  if (isRelayPath(request.url)) reply.header('Access-Control-Allow-Origin', '*');
+  if (isRelayPath(request.url)) {
+    reply.header('Access-Control-Allow-Origin', '*');
+    // Browser clients may read the request id support matches complaints to.
+    reply.header('Access-Control-Expose-Headers', 'X-Oneapi-Request-Id');
+  }
   return payload;
 }
 

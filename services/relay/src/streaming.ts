@@ -46,13 +46,16 @@ export async function streamToClient(
   const started = Date.now();
   const raw = reply.raw;
   reply.hijack();
+  // A hijacked reply skips onSend hooks: the headers a relay answer carries are written here.
   raw.writeHead(200, {
     'content-type': 'text/event-stream; charset=utf-8',
     'cache-control': 'no-cache',
     connection: 'keep-alive',
     'x-accel-buffering': 'no',
     'access-control-allow-origin': '*',
+    // The usage record's id: support finds the log row of a complaint by it.
     'x-oneapi-request-id': options.requestId,
+    'access-control-expose-headers': 'X-Oneapi-Request-Id',
   });
 
   const parser = new SseParser();

@@ -1,13 +1,14 @@
 import crypto from 'node:crypto';
 import type { ResolvedToken } from '@aigw/contracts';
-import { onEvent, requestTyped, type Bus, type Logger, type Subscription } from '@aigw/platform';
+import { OperationalError, onEvent, requestTyped, type Bus, type Logger, type Subscription } from '@aigw/platform';
 
 /**
  * sk- tokens, resolved by billing once and then served from memory (DESIGN section 5, step 1).
  * Keyed by the sha256 of the key (the key itself is never stored). Kept fresh by
  * `billing.token.updated/deleted` and `billing.account.updated` (owner status and group);
  * a TTL bounds staleness should an event be missed. Unknown keys are remembered briefly so a
- * flood of random keys does not become a flood of requests to billing.
+ * flood of random keys does not become a flood of requests to billing. A lookup billing does not
+ * answer (billing or NATS away) is an OperationalError: 503 with Retry-After, never remembered.
  */
 export interface TokenCache {
   resolve(key: string): Promise<ResolvedToken | null>;
@@ -69,6 +70,9 @@ export async function createTokenCache(options: { bus: Bus; logger: Logger; ttlM
           .then(({ token }) => {
             remember(hash, token);
             return token;
+          }, (error: unknown) => {
+            // Billing or the bus is away: the key can be neither accepted nor refused (503, try again).
+            throw new OperationalError('billing did not answer the key lookup', 'billing_unavailable', 503, error);
           })
           .finally(() => pending.delete(hash));
         pending.set(hash, lookup);

@@ -54,7 +54,7 @@ export interface Bus {
    * gets the event again after `retryDelayMs`, up to `maxDeliver` times.
    */
   subscribe(subject: string, handler: EventHandler, options: SubscribeOptions): Promise<Subscription>;
-  /** Sends a request to whoever replies on `subject`; rejects with BusRequestError on timeout or no responder. */
+  /** Sends a request to whoever replies on `subject`; rejects with BusRequestError on timeout, no responder or a lost connection. */
   request<T = unknown>(subject: string, data: unknown, options?: RequestOptions): Promise<T>;
   /** Answers requests on `subject`; replicas share the load. A thrown error is sent back to the requester. */
   reply(subject: string, handler: ReplyHandler): Promise<Subscription>;
@@ -62,12 +62,15 @@ export interface Bus {
   close(): Promise<void>;
 }
 
-/** A request got no answer: nobody replies on the subject, it timed out, or the responder threw. */
+/**
+ * A request got no answer: nobody replies on the subject, it timed out, the bus connection is
+ * down (refused at once rather than after the timeout), or the responder threw.
+ */
 export class BusRequestError extends Error {
   constructor(
     message: string,
     readonly subject: string,
-    readonly reason: 'timeout' | 'no-responder' | 'remote-error',
+    readonly reason: 'timeout' | 'no-responder' | 'disconnected' | 'remote-error',
     /** The responder's error code, when reason is remote-error. */
     readonly code?: string,
   ) {

@@ -74,7 +74,9 @@ export async function createNatsBus(options: NatsBusOptions): Promise<Bus> {
   const streamReplicas = options.streamReplicas ?? 1;
   // Keep reconnecting however long NATS is away: giving up would leave a service deaf for good.
   const nc = await connect({ servers: options.url, name: namespace ? `bus:${namespace}` : 'bus', maxReconnectAttempts: -1 });
-  void logConnectionStatus(nc, logger);
+  // While NATS is away a request cannot be answered: refuse it at once instead of after its timeout.
+  let connected = true;
+  void watchConnection(nc, logger, (up) => (connected = up));
   const js = nc.jetstream();
   const jsm = await nc.jetstreamManager();
   const streams = new Map<string, Promise<string>>();
@@ -236,6 +238,7 @@ export async function createNatsBus(options: NatsBusOptions): Promise<Bus> {
 
     async request<T = unknown>(subject: string, data: unknown, requestOptions?: RequestOptions): Promise<T> {
       assertOpen();
+      if (!connected) throw new BusRequestError(`the bus is disconnected; ${subject} not requested`, subject, 'disconnected');
       const timeoutMs = requestOptions?.timeoutMs ?? 5000;
       let response: Msg;
       try {
@@ -289,8 +292,11 @@ export async function createNatsBus(options: NatsBusOptions): Promise<Bus> {
   };
 }
 
-async function logConnectionStatus(nc: NatsConnection, logger: Logger): Promise<void> {
+/** Logs connection trouble and tells `onChange` whether the connection is up. */
+async function watchConnection(nc: NatsConnection, logger: Logger, onChange: (connected: boolean) => void): Promise<void> {
   for await (const status of nc.status()) {
+    if (status.type === Events.Disconnect) onChange(false);
+    else if (status.type === Events.Reconnect) onChange(true);
     if (status.type === Events.Disconnect || status.type === Events.Error) logger.warn({ status: status.type, data: status.data }, 'bus: NATS connection trouble');
     else if (status.type === Events.Reconnect) logger.info({ data: status.data }, 'bus: NATS reconnected');
   }

@@ -1,2 +1,3 @@
 export * from './services.js';
 export * from './infrastructure.js';
+export * from './tcp-proxy.js';

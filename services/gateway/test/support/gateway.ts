@@ -27,8 +27,8 @@ export interface TestGateway {
   close(): Promise<void>;
 }
 
-/** What a test may set beyond the env: the fixed third-party endpoints, pointed at a loopback fake. */
-export type GatewayOverrides = Pick<GatewayOptions, 'oauthEndpoints'>;
+/** What a test may set beyond the env: the fixed third-party endpoints, pointed at a loopback fake; a logger to read. */
+export type GatewayOverrides = Partial<Pick<GatewayOptions, 'oauthEndpoints' | 'logger'>>;
 
 /**
  * The all-in-one gateway with every service mounted, on the given backend, isolated by the test

@@ -1,12 +1,12 @@
 import type { ReactNode } from 'react';
-import { Descriptions } from 'antd';
+import { Descriptions, Typography } from 'antd';
 import { useIntl } from 'react-intl';
 import type { LogView } from '@aigw/contracts';
 import { firstTokenSeconds, formatDollars, formatRatio, formulaCost, isFixedPrice, parseOther, retryCount, retryPath } from './log-other';
 
 const isNumber = (value: unknown): value is number => typeof value === 'number' && Number.isFinite(value);
 
-/** A log row's billing details (the expanded row): ratios or price, extras present, the formula. */
+/** A log row's details (the expanded row): the request id, ratios or price, extras present, the formula. */
 export function LogDetails({ row, admin }: { row: LogView; admin: boolean }) {
   const intl = useIntl();
   const t = (id: string, defaultMessage: string, values?: Record<string, string | number>) => intl.formatMessage({ id, defaultMessage }, values);
@@ -15,6 +15,8 @@ export function LogDetails({ row, admin }: { row: LogView; admin: boolean }) {
   const items: Array<{ key: string; label: string; children: ReactNode }> = [];
   const add = (key: string, label: string, children: ReactNode) => items.push({ key, label, children });
 
+  // The id the relay answered with (X-Oneapi-Request-Id, "request id: …" in errors): what support asks for.
+  if (row.request_id) add('requestId', t('pages.logs.detail.requestId', '请求 ID'), <Typography.Text copyable>{row.request_id}</Typography.Text>);
   if (fixed) {
     add('modelPrice', t('pages.logs.detail.modelPrice', '模型价格'), t('pages.logs.detail.perCall', '{price} / 次', { price: `$${formatRatio(other.model_price!)}` }));
   } else {

@@ -36,6 +36,7 @@ export default {
   'pages.logs.firstToken': 'First token',
   'pages.logs.stream': 'Stream',
   'pages.logs.nonStream': 'Non-stream',
+  'pages.logs.detail.requestId': 'Request ID',
   'pages.logs.detail.modelPrice': 'Model price',
   'pages.logs.detail.perCall': '{price} / call',
   'pages.logs.detail.modelRatio': 'Model ratio',

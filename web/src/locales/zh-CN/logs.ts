@@ -34,6 +34,7 @@ export default {
   'pages.logs.firstToken': '首字',
   'pages.logs.stream': '流',
   'pages.logs.nonStream': '非流',
+  'pages.logs.detail.requestId': '请求 ID',
   'pages.logs.detail.modelPrice': '模型价格',
   'pages.logs.detail.perCall': '{price} / 次',
   'pages.logs.detail.modelRatio': '模型倍率',
