@@ -25,6 +25,10 @@ export interface Cluster {
   internalSecret: string;
   /** Stops the gateway, then the services; resolves once all exited. Idempotent. */
   stop(): Promise<void>;
+  /** Kills one process (default SIGKILL: a crash, nothing drained); the others keep running. Fault tests. */
+  kill(name: ProcessName, signal?: NodeJS.Signals): Promise<void>;
+  /** Starts a killed process again on its port with its env (plus `extraEnv`), and waits for its /healthz. */
+  restart(name: ProcessName, extraEnv?: Record<string, string>): Promise<void>;
 }
 
 export declare function entryOf(name: ProcessName): string;

@@ -58,6 +58,9 @@ export async function startCluster(options = {}) {
   const servicesUrls = Object.fromEntries(serviceNames.map((name) => [name, `http://127.0.0.1:${ports[name]}`]));
 
   const children = new Map();
+  /** Children this launcher killed on purpose (fault tests): their exit is not a crash. */
+  const killed = new Set();
+  const extraEnvs = new Map();
   let stopping = false;
   let ready = false;
   let crashed;
@@ -80,12 +83,13 @@ export async function startCluster(options = {}) {
     }
     child.once('error', (error) => log('cluster', `${name}: ${error.message}`, 'stderr'));
     void child.exited.then(({ code, signal }) => {
-      if (stopping) return;
+      if (stopping || killed.has(child)) return;
       crashed ??= { name, code, signal };
       log('cluster', `${name} exited unexpectedly (${signal ?? `code ${code}`}); stopping the others`, 'stderr');
       void stop().then(() => ready && onCrash?.(crashed)); // during startup, startCluster rejects instead
     });
     children.set(name, child);
+    extraEnvs.set(name, extraEnv);
     return child;
   };
 
@@ -135,7 +139,23 @@ export async function startCluster(options = {}) {
     await waitHealthy('gateway', gatewayUrl);
     ready = true;
     log('cluster', `ready: gateway ${gatewayUrl}, ${serviceNames.map((name) => `${name} :${ports[name]}`).join(', ')}`);
-    return { gatewayUrl, servicesUrls, internalSecret: env.INTERNAL_SECRET, stop };
+    const urlOf = (name) => (name === 'gateway' ? gatewayUrl : servicesUrls[name]);
+    return {
+      gatewayUrl, servicesUrls, internalSecret: env.INTERNAL_SECRET, stop,
+      async kill(name, signal = 'SIGKILL') {
+        const child = children.get(name);
+        if (!child || child.exitCode !== null || child.signalCode !== null) return;
+        killed.add(child);
+        child.kill(signal);
+        await child.exited;
+      },
+      async restart(name, extraEnv) {
+        const child = children.get(name);
+        if (child && child.exitCode === null && child.signalCode === null) throw new Error(`${name} is still running`);
+        start(name, { ...extraEnvs.get(name), ...extraEnv });
+        await waitHealthy(name, urlOf(name));
+      },
+    };
   } catch (error) {
     await stop();
     throw error;

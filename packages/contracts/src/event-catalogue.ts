@@ -40,6 +40,15 @@ export const eventExamples: { [S in EventSubject]: z.output<(typeof eventSchemas
     channel_id: 3, prompt_tokens: 21, completion_tokens: 180, quota: 1_134, use_time_ms: 2_410, is_stream: true,
     created_at: 1_732_600_000, content: '', other: { model_ratio: 0.075, completion_ratio: 4, group_ratio: 1, frt: 312 },
   },
+  'relay.request.started': {
+    record: {
+      request_id: 'req_01JD3Z8Q4M2X7T', user_id: 42, token_id: 9, token_name: 'ci', model_name: 'gpt-4o-mini', group: 'default',
+      channel_id: 3, prompt_tokens: 0, completion_tokens: 0, quota: 0, use_time_ms: 0, is_stream: true,
+      created_at: 1_732_600_000, content: 'relay stopped mid-request; nothing was charged', other: { model_ratio: 0.075, completion_ratio: 4, group_ratio: 1, frt: -1 },
+    },
+    owner: 'relay-7d9f8c6b5-x2k4q:1#5c1e0a9b3f7d',
+    expires_at: 1_732_603_700_000,
+  },
   'channels.channel.updated': {
     id: 3, type: 1, name: 'openai-main', status: 1, groups: ['default', 'vip'], models: ['gpt-4o', 'gpt-4o-mini'],
     base_url: 'https://api.openai.com', other: '', model_mapping: {}, status_code_mapping: {}, param_override: {}, setting: {},

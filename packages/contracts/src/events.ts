@@ -139,6 +139,22 @@ export const eventSchemas = {
    * (id = request id, also the JetStream message id). Billing persists it exactly once.
    */
   'relay.usage.recorded': usageRecordSchema,
+  /**
+   * Published by the relay when a request is first forwarded upstream (event id:
+   * `started-<request id>`), without waiting for it. Billing keeps it as a pending row until the
+   * request's `relay.usage.recorded` arrives; should the relay die first (its lease ends, a newer
+   * incarnation takes its name, or `expires_at` passes), billing records `record` (no usage,
+   * nothing charged) so every forwarded request has exactly one usage record, even when Redis lost
+   * the hold. A `relay.usage.recorded` that arrives first wins (same request id).
+   */
+  'relay.request.started': z.object({
+    /** The usage record to persist should the relay never report (its usage is zero). */
+    record: usageRecordSchema,
+    /** The relay instance serving it: `name#incarnation` (see the quota gate's leases). */
+    owner: z.string().min(3).max(200),
+    /** Epoch ms: the request cannot last longer (its hold expires then). */
+    expires_at: z.number().int().positive(),
+  }),
   /** Published by channels after a channel was created or changed (state transfer: the routing row, never the key). */
   'channels.channel.updated': routingChannelSchema,
   /**

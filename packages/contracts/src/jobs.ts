@@ -11,6 +11,7 @@ export const JobName = {
   BillingLogRetention: 'billing.logs.retention',
   IdentitySessionsSweep: 'identity.sessions.sweep',
   RelayHoldsSweep: 'relay.holds.sweep',
+  BillingPendingSweep: 'billing.pending.sweep',
 } as const;
 export type JobName = (typeof JobName)[keyof typeof JobName];
 
@@ -43,8 +44,12 @@ export const recordedJobs: readonly RecordedJobInfo[] = [
     description: 'Removes expired console sessions.',
   },
   {
-    name: JobName.RelayHoldsSweep, service: 'relay', schedule: 'every minute',
-    description: 'Releases quota holds left by a relay that stopped mid-request, and settles what they used.',
+    name: JobName.RelayHoldsSweep, service: 'relay', schedule: 'every 30 seconds',
+    description: 'Gives back the quota held by requests of a relay that stopped (its lease ended or it restarted) or that outlived their longest possible duration.',
+  },
+  {
+    name: JobName.BillingPendingSweep, service: 'billing', schedule: 'every 30 seconds',
+    description: 'Records the requests a stopped relay never reported (no usage, nothing charged), so every forwarded request has exactly one usage record.',
   },
 ];
 

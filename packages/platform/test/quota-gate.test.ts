@@ -1,8 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { MAX_QUOTA } from '@aigw/contracts';
 import { replyTyped } from '../src/messaging.js';
-import { counterKeys, createQuotaGate, HOLD_GRACE_MS, holdKey, type QuotaGate } from '../src/quota/quota-gate.js';
-import { backends, createTestEnvironment, type TestEnvironment } from '../src/testing/infrastructure.js';
+import {
+  counterKeys, createQuotaGate, HOLD_GRACE_MS, holdKey, leaseKey, leaseState, releaseCommitted, type QuotaGate, type QuotaHold,
+} from '../src/quota/quota-gate.js';
+import { backends, createTestEnvironment, deleteRedisKeys, waitFor, type TestEnvironment } from '../src/testing/infrastructure.js';
 import { createSilentLogger } from '../src/logger.js';
 import { BusRequestError, type Subscription } from '../src/bus/bus.js';
 
@@ -28,21 +30,28 @@ describe.each(backends)('quota gate (%s)', (backend) => {
     responder = await replyTyped(env.infra.bus, 'billing.quota.seed', async (request) => {
       seedRequests.push(request);
       if (failing.has(request.user_id)) throw new Error('database unavailable');
-      const user = await counters.seed(counterKeys.user(request.user_id), database.users.get(request.user_id) ?? 0);
+      const user = await counters.seed(counterKeys.user(request.user_id), database.users.get(request.user_id) ?? 0, counterKeys.userHeld(request.user_id));
       const tokenBalance = database.tokens.get(request.token_id);
       const token = request.token_id > 0 && tokenBalance !== undefined ? await counters.seed(counterKeys.token(request.token_id), tokenBalance) : null;
       return { user, token };
     });
-    gate = createQuotaGate({ ...env.infra, logger: createSilentLogger(), holdTtlMs });
+    gate = createQuotaGate({ ...env.infra, logger: createSilentLogger(), instanceName: `relay-${env.namespace}` });
+    await gate.start();
   });
 
   afterAll(async () => {
+    await gate?.close();
     await responder?.unsubscribe();
     await env?.cleanup();
   });
 
-  const reserve = (userId: number, tokenId: number, amount: number, unlimitedToken = false, requestId: string = randomUUID()) =>
-    gate.reserve({ requestId, userId, tokenId, unlimitedToken, amount });
+  const reserve = (userId: number, tokenId: number, amount: number, unlimitedToken = false, requestId: string = randomUUID(), on: QuotaGate = gate) =>
+    on.reserve({ requestId, userId, tokenId, unlimitedToken, amount, ttlMs: holdTtlMs });
+  const held = (outcome: Awaited<ReturnType<typeof reserve>>): QuotaHold => {
+    if (!outcome.ok) throw new Error(`not reserved: ${outcome.reason}`);
+    return outcome.hold;
+  };
+  const counter = (key: string) => env.infra.counters.get(key);
 
   it('200 parallel reserves against a balance covering 50 succeed exactly 50 times; the counter never goes below zero', async () => {
     const userId = freshId();
@@ -92,61 +101,136 @@ describe.each(backends)('quota gate (%s)', (backend) => {
     const tokenId = freshId();
     database.users.set(userId, 1000);
     database.tokens.set(tokenId, 500);
-    const refund = randomUUID();
-    await reserve(userId, tokenId, 300, false, refund);
-    expect(await gate.settle(refund, 120)).toMatchObject({ delta: 180 });
+    const refund = held(await reserve(userId, tokenId, 300));
+    expect(await gate.settle(refund, 120)).toEqual({ delta: 180, found: true });
     expect(await env.infra.counters.get(counterKeys.user(userId))).toBe(880);
     expect(await env.infra.counters.get(counterKeys.token(tokenId))).toBe(380);
 
-    const extra = randomUUID();
-    await reserve(userId, tokenId, 380, false, extra);
-    expect(await gate.settle(extra, 500)).toMatchObject({ delta: -120 });
+    const extra = held(await reserve(userId, tokenId, 380));
+    expect(await gate.settle(extra, 500)).toEqual({ delta: -120, found: true });
     expect(await env.infra.counters.get(counterKeys.user(userId))).toBe(380);
     expect(await env.infra.counters.get(counterKeys.token(tokenId))).toBe(-120);
     // An overdrawn token refuses the next reservation.
     expect(await reserve(userId, tokenId, 1)).toEqual({ ok: false, reason: 'insufficient_token_quota' });
   });
 
-  it('applies a settle once, however often it is called (also concurrently)', async () => {
+  it('keeps spendable = database balance - held through reserve, settle and billing\'s commit', async () => {
+    const userId = freshId();
+    database.users.set(userId, 1000);
+    const first = held(await reserve(userId, 0, 300));
+    const second = held(await reserve(userId, 0, 100));
+    expect([await counter(counterKeys.user(userId)), await counter(counterKeys.userHeld(userId))]).toEqual([600, 400]);
+    await gate.settle(first, 120);
+    // 120 settled (billing has not committed it yet) + 100 still held.
+    expect([await counter(counterKeys.user(userId)), await counter(counterKeys.userHeld(userId))]).toEqual([780, 220]);
+    // Billing commits the 120: the database balance drops, and so does what is held.
+    database.users.set(userId, 880);
+    await releaseCommitted(env.infra.counters, [{ userId, quota: 120 }]);
+    expect(await counter(counterKeys.userHeld(userId))).toBe(100);
+    expect(await counter(counterKeys.user(userId))).toBe(database.users.get(userId)! - 100);
+    await gate.release(second);
+    expect([await counter(counterKeys.user(userId)), await counter(counterKeys.userHeld(userId))]).toEqual([880, 0]);
+  });
+
+  it('a settle whose hold is gone (swept, or lost with Redis) still charges the actual amount, once', async () => {
     const userId = freshId();
     database.users.set(userId, 100);
-    const requestId = randomUUID();
-    await reserve(userId, 0, 60, false, requestId);
-    const outcomes = await Promise.all([gate.settle(requestId, 10), gate.settle(requestId, 10), gate.release(requestId)]);
-    expect(outcomes.filter((outcome) => outcome !== null)).toHaveLength(1);
-    expect(await gate.settle(requestId, 10)).toBeNull();
-    const balance = await env.infra.counters.get(counterKeys.user(userId));
-    // Exactly one of the three applied: 100 - 60 + 50 (settle 10) or 100 (release).
-    expect([90, 100]).toContain(balance);
-    expect(await gate.getHold(requestId)).toBeNull();
+    const hold = held(await reserve(userId, 0, 60));
+    // The sweeper and the request's own settle race: whoever takes the hold applies it, and the
+    // other side's effect completes it, so the counters end at the actual charge either way.
+    const [swept, settled] = await Promise.all([gate.sweep(hold.expiresAt), gate.settle(hold, 10)]);
+    expect(swept.some((entry) => entry.requestId === hold.requestId) === !settled.found).toBe(true);
+    expect(await counter(counterKeys.user(userId))).toBe(90);
+    expect(await counter(counterKeys.userHeld(userId))).toBe(10);
+    expect(await gate.getHold(hold.requestId)).toBeNull();
   });
 
   it('release gives the whole hold back', async () => {
     const userId = freshId();
     database.users.set(userId, 100);
-    const requestId = randomUUID();
-    await reserve(userId, 0, 100, false, requestId);
+    const hold = held(await reserve(userId, 0, 100));
     expect(await reserve(userId, 0, 1)).toEqual({ ok: false, reason: 'insufficient_user_quota' });
-    expect(await gate.release(requestId)).toMatchObject({ delta: 100 });
-    expect(await env.infra.counters.get(counterKeys.user(userId))).toBe(100);
+    expect(await gate.release(hold)).toEqual({ delta: 100, found: true });
+    expect(await counter(counterKeys.user(userId))).toBe(100);
+    expect(await counter(counterKeys.userHeld(userId))).toBe(0);
   });
 
-  it('sweeps holds past their expiry (their relay died) back to the counters, once', async () => {
+  it('sweeps holds past their expiry back to the counters, once', async () => {
     const userId = freshId();
     database.users.set(userId, 100);
-    const stale = randomUUID();
-    const fresh = randomUUID();
-    await reserve(userId, 0, 30, false, stale);
+    const stale = held(await reserve(userId, 0, 30));
     await new Promise((resolve) => setTimeout(resolve, 5));
-    await reserve(userId, 0, 20, false, fresh);
-    const { expiresAt } = (await gate.getHold(stale))!;
+    const fresh = held(await reserve(userId, 0, 20));
     // At the stale hold's expiry only it is released; sweeping again finds nothing more of ours.
-    const swept = (await gate.sweep(expiresAt)).filter((entry) => entry.hold.userId === userId);
-    expect(swept.map((entry) => entry.requestId)).toEqual([stale]);
-    expect(await env.infra.counters.get(counterKeys.user(userId))).toBe(80);
-    expect((await gate.sweep(expiresAt)).filter((entry) => entry.hold.userId === userId)).toEqual([]);
-    expect(await gate.settle(stale, 30)).toBeNull();
-    expect(await gate.getHold(fresh)).not.toBeNull();
+    const swept = (await gate.sweep(stale.expiresAt)).filter((hold) => hold.userId === userId);
+    expect(swept.map((hold) => hold.requestId)).toEqual([stale.requestId]);
+    expect(await counter(counterKeys.user(userId))).toBe(80);
+    expect((await gate.sweep(stale.expiresAt)).filter((hold) => hold.userId === userId)).toEqual([]);
+    expect(await gate.getHold(fresh.requestId)).not.toBeNull();
+  });
+
+  it('releases the holds of a relay whose lease ended within a sweep, and leaves a live relay\'s alone', async () => {
+    const userId = freshId();
+    database.users.set(userId, 1000);
+    const dead = createQuotaGate({ ...env.infra, logger: createSilentLogger(), instanceName: `dying-${env.namespace}`, leaseTtlMs: 300 });
+    await dead.start();
+    const orphan = held(await reserve(userId, 0, 200, false, randomUUID(), dead));
+    const alive = held(await reserve(userId, 0, 50));
+    expect(await leaseState(env.infra.kv, dead.owner)).toBe('alive');
+    expect((await gate.sweep()).map((hold) => hold.requestId)).not.toContain(orphan.requestId);
+    // The process stops: after a crash its lease expires (here: given up, the same state).
+    await dead.close();
+    expect(await env.infra.kv.get(leaseKey(`dying-${env.namespace}`))).toBeNull();
+    await waitFor(async () => (await leaseState(env.infra.kv, dead.owner)) === 'missing', 2_000, 'lease ended');
+    const swept = await gate.sweep();
+    expect(swept.map((hold) => hold.requestId)).toContain(orphan.requestId);
+    expect(swept.map((hold) => hold.requestId)).not.toContain(alive.requestId);
+    expect(await counter(counterKeys.user(userId))).toBe(950);
+    expect(await counter(counterKeys.userHeld(userId))).toBe(50);
+  });
+
+  it('a restarted instance (same name, new incarnation) releases its previous incarnation\'s holds at start', async () => {
+    const userId = freshId();
+    database.users.set(userId, 1000);
+    const name = `restarting-${env.namespace}`;
+    const before = createQuotaGate({ ...env.infra, logger: createSilentLogger(), instanceName: name });
+    await before.start();
+    const orphan = held(await reserve(userId, 0, 300, false, randomUUID(), before));
+    // The process dies without closing; its successor starts under the same name.
+    const after = createQuotaGate({ ...env.infra, logger: createSilentLogger(), instanceName: name });
+    await after.start();
+    try {
+      expect(await gate.getHold(orphan.requestId)).toBeNull();
+      expect(await leaseState(env.infra.kv, before.owner)).toBe('superseded');
+      expect(await leaseState(env.infra.kv, after.owner)).toBe('alive');
+      expect(await counter(counterKeys.user(userId))).toBe(1000);
+      expect(await counter(counterKeys.userHeld(userId))).toBe(0);
+    } finally {
+      await after.close();
+    }
+    expect(await leaseState(env.infra.kv, after.owner)).toBe('missing');
+  });
+
+  it('after the store lost everything, counters re-seed from the database and in-flight settles still charge', async () => {
+    const userId = freshId();
+    database.users.set(userId, 1000);
+    const inFlight = held(await reserve(userId, 0, 400));
+    // Redis comes back empty (restart without persistence): this file's keys vanish.
+    if (backend === 'real') await deleteRedisKeys(env.processEnv().REDIS_URL!, `aigw:${env.namespace}:*`);
+    else for (const key of [counterKeys.user(userId), counterKeys.userHeld(userId)]) await env.infra.counters.delete(key);
+    if (backend === 'in-process') await env.infra.kv.delete(holdKey(inFlight.requestId));
+    // The next request re-seeds from the database (which does not know the in-flight request yet).
+    const next = held(await reserve(userId, 0, 100));
+    expect(await counter(counterKeys.user(userId))).toBe(900);
+    // The in-flight request settles with its hold gone: its charge still reaches the counter.
+    expect(await gate.settle(inFlight, 250)).toEqual({ delta: -250, found: false });
+    expect(await counter(counterKeys.user(userId))).toBe(650);
+    await gate.release(next);
+    // Billing commits the 250: spendable = database - held again.
+    database.users.set(userId, 750);
+    await releaseCommitted(env.infra.counters, [{ userId, quota: 250 }]);
+    expect(await counter(counterKeys.user(userId))).toBe(750);
+    expect(await counter(counterKeys.userHeld(userId))).toBe(0);
   });
 
   it('seeds a missing counter from billing once, and never overwrites a live counter', async () => {
@@ -183,6 +267,7 @@ describe.each(backends)('quota gate (%s)', (backend) => {
     const before = Date.now();
     const outcome = await reserve(userId, 0, 30, false, requestId);
     expect(outcome.ok && outcome.hold.expiresAt).toBeGreaterThanOrEqual(before + holdTtlMs);
+    expect(outcome.ok && outcome.hold.owner).toBe(gate.owner);
     expect(await gate.getHold(requestId)).toEqual(outcome.ok && outcome.hold);
     const ttl = await env.infra.kv.ttl(holdKey(requestId));
     expect(ttl).toBeGreaterThan(holdTtlMs);
@@ -196,15 +281,16 @@ describe.each(backends)('quota gate (%s)', (backend) => {
     const userId = freshId();
     database.users.set(userId, 50);
     await reserve(userId, 0, 1); // loads the counter
-    const requestId = randomUUID();
-    expect(await reserve(userId, 0, 0, false, requestId)).toMatchObject({ ok: true, remaining: { user: null } });
-    expect(await gate.settle(requestId, 9)).toMatchObject({ delta: -9 });
+    const zero = await reserve(userId, 0, 0);
+    expect(zero).toMatchObject({ ok: true, remaining: { user: null } });
+    expect(await gate.settle(held(zero), 9)).toEqual({ delta: -9, found: true });
     expect(await env.infra.counters.get(counterKeys.user(userId))).toBe(40);
   });
 
   it.each([-1, 1.5, Number.NaN, Infinity, 2 ** 63, MAX_QUOTA + 1])('rejects the amount %p with a TypeError', async (amount) => {
     await expect(reserve(freshId(), 0, amount)).rejects.toThrow(TypeError);
-    await expect(gate.settle(randomUUID(), amount)).rejects.toThrow(TypeError);
+    const hold: QuotaHold = { requestId: randomUUID(), userId: 1, tokenId: 0, amount: 1, expiresAt: Date.now(), owner: gate.owner };
+    await expect(gate.settle(hold, amount)).rejects.toThrow(TypeError);
   });
 
   it('rejects bad ids', async () => {

@@ -2,7 +2,7 @@ import { LogType, MAX_QUOTA, Role, type EventPayload } from '@aigw/contracts';
 import { isPostgres, onEvent, publishEvent, queryRows, replyTyped, UserError, type Subscription } from '@aigw/platform';
 import type { BillingContext } from './context.js';
 import { AccountEntity, LedgerEntryEntity, LedgerKind } from './entities/index.js';
-import { adjustLiveUser, applyToAccount, ensureAccount, formatQuota, writeLog } from './ledger.js';
+import { adjustLiveUser, applyToAccount, counterKeys, ensureAccount, formatQuota, writeLog } from './ledger.js';
 
 /** The super admin's starting balance ($200), as in the established product. */
 export const ROOT_INITIAL_QUOTA = 100_000_000;
@@ -96,30 +96,47 @@ export async function registerAccountResponders(context: BillingContext): Promis
     }),
     replyTyped(bus, 'billing.account.set_quota', async ({ user_id, quota, expected_quota, delta: added, actor_username }) => {
       const perUnit = options.get('QuotaPerUnit');
-      const { change: delta, balance } = await db.transaction(async (manager) => {
-        await ensureAccount(manager, user_id);
-        // Locked on PostgreSQL so usage committing meanwhile cannot slip between read and write,
-        // and a second admin's change waits for this one (SQLite transactions already take turns).
-        const current = isPostgres(db)
-          ? Number((await queryRows<{ quota: string }>(manager, `SELECT quota FROM accounts WHERE user_id = $1 FOR UPDATE`, [user_id]))[0]!.quota)
-          : (await manager.findOneByOrFail(AccountEntity, { user_id })).quota;
-        // Compare-and-set: the admin typed a balance over the one they saw; if it has moved since
-        // (usage, a top-up, another admin), setting theirs would silently undo that change.
-        if (expected_quota !== undefined && current !== expected_quota) {
-          throw new UserError(`the balance changed since you loaded it (it is now ${current}, you loaded ${expected_quota}); reload the user and try again`, 'balance_changed');
-        }
-        const target = quota ?? current + added!;
-        if (!Number.isSafeInteger(target) || Math.abs(target) > MAX_QUOTA) throw new UserError(`the balance would be out of range (${target})`);
-        const change = target - current;
-        if (change === 0) return { change: 0, balance: current };
-        await applyToAccount(manager, { userId: user_id, kind: LedgerKind.Admin, amount: change });
-        await writeLog(manager, {
-          userId: user_id, type: LogType.Manage, quota: change,
-          content: `admin ${actor_username} changed the quota from ${formatQuota(current, perUnit)} to ${formatQuota(target, perUnit)}`,
+      let rebased = false;
+      let outcome: { change: number; balance: number };
+      try {
+        outcome = await db.transaction(async (manager) => {
+          await ensureAccount(manager, user_id);
+          // Locked on PostgreSQL so usage committing meanwhile cannot slip between read and write,
+          // and a second admin's change waits for this one (SQLite transactions already take turns).
+          const current = isPostgres(db)
+            ? Number((await queryRows<{ quota: string }>(manager, `SELECT quota FROM accounts WHERE user_id = $1 FOR UPDATE`, [user_id]))[0]!.quota)
+            : (await manager.findOneByOrFail(AccountEntity, { user_id })).quota;
+          // Compare-and-set: the admin typed a balance over the one they saw; if it has moved since
+          // (usage, a top-up, another admin), setting theirs would silently undo that change.
+          if (expected_quota !== undefined && current !== expected_quota) {
+            throw new UserError(`the balance changed since you loaded it (it is now ${current}, you loaded ${expected_quota}); reload the user and try again`, 'balance_changed');
+          }
+          const target = quota ?? current + added!;
+          if (!Number.isSafeInteger(target) || Math.abs(target) > MAX_QUOTA) throw new UserError(`the balance would be out of range (${target})`);
+          const change = target - current;
+          if (change !== 0) {
+            await applyToAccount(manager, { userId: user_id, kind: LedgerKind.Admin, amount: change });
+            await writeLog(manager, {
+              userId: user_id, type: LogType.Manage, quota: change,
+              content: `admin ${actor_username} changed the quota from ${formatQuota(current, perUnit)} to ${formatQuota(target, perUnit)}`,
+            });
+          }
+          if (quota !== undefined) {
+            // An absolute balance re-bases the live counter (balance - held), not a delta on top
+            // of a counter that may have drifted; while the row is locked, so no usage commit of
+            // this user moves the database or what is held between the two.
+            rebased = true;
+            await context.counters.rebase(counterKeys.user(user_id), target, counterKeys.userHeld(user_id));
+          }
+          return { change, balance: target };
         });
-        return { change, balance: target };
-      });
-      await adjustLiveUser(context.counters, user_id, delta);
+      } catch (error) {
+        // Re-based but not committed: drop the counter, so the next request seeds it from the database.
+        if (rebased) await context.counters.delete(counterKeys.user(user_id));
+        throw error;
+      }
+      const { change: delta, balance } = outcome;
+      if (!rebased) await adjustLiveUser(context.counters, user_id, delta);
       if (delta !== 0) await publishAccountUpdated(context, user_id);
       return { quota: balance };
     }),

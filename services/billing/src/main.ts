@@ -1,10 +1,11 @@
 import { z } from 'zod';
 import { loadConfig, runService, serviceConfigSchema } from '@aigw/platform';
-import billingPlugin from './plugin.js';
+import billingPlugin, { billingConfigShape, billingSettings } from './plugin.js';
 
 const config = loadConfig(serviceConfigSchema(3002, {
   /** Secret the key encrypting API token keys at rest is derived from; every billing replica needs the same. */
   TOKEN_KEY_SECRET: z.string().min(32, 'TOKEN_KEY_SECRET must be at least 32 characters'),
+  ...billingConfigShape,
 }));
 await runService({
   name: 'billing',
@@ -16,5 +17,6 @@ await runService({
     dataDir: config.DATA_DIR,
     schema: config.NAMESPACE ? `${config.NAMESPACE}_billing` : undefined,
     tokenKeySecret: config.TOKEN_KEY_SECRET,
+    ...billingSettings(config),
   }),
 });

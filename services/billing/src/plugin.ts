@@ -15,6 +15,9 @@ import { tokenRoutes } from './routes/tokens.js';
 import { registerTokenResponders } from './token-responders.js';
 import { registerQuotaResponders } from './quota-responders.js';
 import { subscribeUsage } from './usage-consumer.js';
+import { defaultPendingSweep, registerPendingSweep, type PendingSweepOptions } from './pending-requests.js';
+
+export { billingConfigShape, billingSettings } from './config.js';
 import { pricingRoutes } from './routes/pricing.js';
 import { topupRoutes } from './routes/topup.js';
 import { epayRoutes } from './routes/epay.js';
@@ -28,6 +31,8 @@ export interface BillingPluginOptions {
   schema?: string;
   /** Secret from which the key encrypting token keys at rest is derived. */
   tokenKeySecret: string;
+  /** Cadence of the sweep recording requests of stopped relays (tests shorten it). */
+  pendingSweep?: Partial<PendingSweepOptions>;
 }
 
 /** Billing: accounts, API tokens, redemption codes, online top-up, usage ledger, logs, dashboard data and pricing. */
@@ -59,6 +64,7 @@ const billingPlugin: FastifyPluginAsync<BillingPluginOptions> = async (app, opti
 
   registerDiagnostics(app, 'billing', mirror);
   await registerLogRetention(context);
+  await registerPendingSweep(context, { ...defaultPendingSweep, ...options.pendingSweep });
   for (const routes of [accountRoutes, redemptionRoutes, logRoutes, dataRoutes, tokenRoutes, pricingRoutes, topupRoutes]) await app.register(routes, { context });
   await app.register(epayRoutes, { context });
 };

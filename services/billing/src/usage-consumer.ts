@@ -1,6 +1,6 @@
 import type { EntityManager } from 'typeorm';
 import { LogType, type EventPayload, type UsageRecord } from '@aigw/contracts';
-import { isPostgres, isUniqueViolation, onEvent, param, publishEvent, queryRows, type Subscription } from '@aigw/platform';
+import { isPostgres, isUniqueViolation, onEvent, param, publishEvent, queryRows, releaseCommitted, type Subscription } from '@aigw/platform';
 import type { BillingContext } from './context.js';
 import { LedgerEntryEntity, LedgerKind } from './entities/index.js';
 import { applyToAccount, ensureAccount } from './ledger.js';
@@ -11,7 +11,9 @@ import { recordUsageHour } from './usage-data.js';
  * request changes (consume log, account balance + used_quota + request_count through a ledger
  * row, the token's remain/used, the hourly aggregate) is written in ONE transaction, and the
  * bus acknowledges the event only after it committed, so a crash can lose nothing and half-apply
- * nothing. The live counters are not touched: the relay settled them before publishing.
+ * nothing. The live counters are not moved: the relay settled them before publishing; after
+ * commit each charge leaves the user's held counter (see the quota gate: spendable = database
+ * balance - held, so a counter re-seeded from the database stays exact).
  *
  * Idempotency: the ledger row's request_id is unique. A redelivered event (or the same request
  * published under another event id) finds its ledger row and is skipped; two deliveries racing
@@ -28,6 +30,12 @@ import { recordUsageHour } from './usage-data.js';
  * short window (or until every delivery in flight is parked): one commit then covers many
  * requests, which is most of the saving, and in the all-in-one process the work leaves the
  * relay's requests alone in between. usage-ledger.test.ts logs the rates.
+ *
+ * Pending requests: `relay.request.started` (published when the relay first forwards a request)
+ * parks here too. Unless its usage record is in the same batch, it becomes a pending row, which
+ * the transaction applying the record deletes; a record that arrived first makes it a no-op. The
+ * pending sweep (pending-requests.ts) applies the row's own record when its relay died, through
+ * `applyUsage`, so it competes with a late real record on the same unique key.
  *
  * Low balance: a request that took the account from at or above QuotaRemindThreshold to below it
  * is reported (`billing.balance.dropped`, for the notifier's warning) after its transaction
@@ -48,11 +56,22 @@ export const USAGE_BATCH_WINDOW_MS = 20;
  */
 const deliveryPolicy = { maxDeliver: 1000, retryDelayMs: 5_000 };
 
-export type UsageOutcome = 'applied' | 'duplicate';
+/** 'pending': a started request was kept until its record arrives. */
+export type UsageOutcome = 'applied' | 'duplicate' | 'pending';
 
 export type BalanceDrop = EventPayload<'billing.balance.dropped'>;
 
-type UsageContext = Pick<BillingContext, 'db' | 'options'> & {
+export type RequestStarted = EventPayload<'relay.request.started'>;
+
+/** What the consumer parks: a usage record, or a request the relay has started. */
+type Arrival = { kind: 'recorded'; usage: UsageRecord } | { kind: 'started'; started: RequestStarted };
+
+export interface UsageBatcher {
+  recorded(usage: UsageRecord): Promise<UsageOutcome>;
+  started(started: RequestStarted): Promise<UsageOutcome>;
+}
+
+type UsageContext = Pick<BillingContext, 'db' | 'options' | 'counters'> & {
   /** Told after commit about each request that took its account below QuotaRemindThreshold. */
   onBalanceDropped?: (drop: BalanceDrop) => Promise<void>;
 };
@@ -60,10 +79,12 @@ type UsageContext = Pick<BillingContext, 'db' | 'options'> & {
 interface Applied {
   outcome: UsageOutcome;
   dropped?: BalanceDrop;
+  /** The charge committed, to take off the user's held counter. */
+  charge?: { userId: number; quota: number };
 }
 
 interface Parked {
-  usage: UsageRecord;
+  arrival: Arrival;
   resolve(outcome: UsageOutcome): void;
   reject(error: unknown): void;
 }
@@ -83,14 +104,17 @@ export async function subscribeUsage(context: BillingContext): Promise<Subscript
   // One after the other: each subscribe creates or updates the same durable consumer.
   for (let index = 0; index < USAGE_PARALLEL_DELIVERIES; index++) {
     subscriptions.push(await onEvent(bus, 'relay.usage.recorded', async (usage) => {
-      if ((await apply(usage)) === 'duplicate') logger.debug({ requestId: usage.request_id }, 'usage already applied; redelivery skipped');
+      if ((await apply.recorded(usage)) === 'duplicate') logger.debug({ requestId: usage.request_id }, 'usage already applied; redelivery skipped');
+    }, { durable: 'billing-usage', logger, ...deliveryPolicy }));
+    subscriptions.push(await onEvent(bus, 'relay.request.started', async (started) => {
+      await apply.started(started);
     }, { durable: 'billing-usage', logger, ...deliveryPolicy }));
   }
   return { unsubscribe: async () => void (await Promise.all(subscriptions.map((subscription) => subscription.unsubscribe()))) };
 }
 
 /** Parks events and applies them in serial transactions, each taking everything parked meanwhile. */
-export function createUsageBatcher(context: UsageContext): (usage: UsageRecord) => Promise<UsageOutcome> {
+export function createUsageBatcher(context: UsageContext): UsageBatcher {
   let parked: Parked[] = [];
   let draining = false;
 
@@ -114,56 +138,113 @@ export function createUsageBatcher(context: UsageContext): (usage: UsageRecord) 
     draining = false;
   }
 
-  return (usage) => new Promise<UsageOutcome>((resolve, reject) => {
-    parked.push({ usage, resolve, reject });
+  const park = (arrival: Arrival) => new Promise<UsageOutcome>((resolve, reject) => {
+    parked.push({ arrival, resolve, reject });
     if (parked.length >= USAGE_PARALLEL_DELIVERIES) flushNow?.();
     if (draining) return;
     draining = true;
     void drain();
   });
+  return {
+    recorded: (usage) => park({ kind: 'recorded', usage }),
+    started: (started) => park({ kind: 'started', started }),
+  };
 }
+
+const userOf = (arrival: Arrival) => (arrival.kind === 'recorded' ? arrival.usage.user_id : arrival.started.record.user_id);
 
 async function applyParked(context: UsageContext, batch: Parked[]): Promise<void> {
   if (batch.length > 1) {
     // Rows are locked in user order, so two replicas' batches cannot deadlock on each other's accounts.
-    batch.sort((a, b) => a.usage.user_id - b.usage.user_id);
+    batch.sort((a, b) => userOf(a.arrival) - userOf(b.arrival));
+    // A request started and recorded within one batch never needs its pending row.
+    const recordedIds = batch.flatMap(({ arrival }) => (arrival.kind === 'recorded' ? [arrival.usage.request_id] : []));
+    const recorded = new Set(recordedIds);
     let results: Applied[] | undefined;
     try {
       results = await context.db.transaction(async (manager) => {
         const applied: Applied[] = [];
-        for (const { usage } of batch) applied.push(await applyInTransaction(context, manager, usage));
+        for (const { arrival } of batch) {
+          if (arrival.kind === 'recorded') applied.push(await applyInTransaction(context, manager, arrival.usage));
+          else applied.push(recorded.has(arrival.started.record.request_id) ? { outcome: 'duplicate' } : await keepPending(manager, arrival.started));
+        }
+        await deletePending(manager, recordedIds);
         return applied;
       });
     } catch {
       // Rolled back whole: one transaction each, so only the failing event is redelivered.
     }
     if (results) {
-      for (const [index, entry] of batch.entries()) entry.resolve(await committed(context, results[index]!));
+      const outcomes = await committed(context, results);
+      for (const [index, entry] of batch.entries()) entry.resolve(outcomes[index]!);
       return;
     }
   }
-  for (const entry of batch) await applyUsage(context, entry.usage).then(entry.resolve, entry.reject);
+  for (const { arrival, resolve, reject } of batch) {
+    const applying = arrival.kind === 'recorded' ? applyUsage(context, arrival.usage) : keepStarted(context, arrival.started);
+    await applying.then(resolve, reject);
+  }
 }
 
-/** After commit: reports a drop below the threshold, then gives the outcome. */
-async function committed(context: UsageContext, applied: Applied): Promise<UsageOutcome> {
-  if (applied.dropped) await context.onBalanceDropped?.(applied.dropped);
-  return applied.outcome;
+/**
+ * After commit: takes the charges off the held counters and reports drops below the threshold,
+ * then gives the outcomes. A held counter left too high (Redis away) only errs on the safe side:
+ * a later re-seed lets the user spend less, never more.
+ */
+async function committed(context: UsageContext, results: Applied[]): Promise<UsageOutcome[]> {
+  const charges = results.flatMap((applied) => (applied.charge ? [applied.charge] : []));
+  await releaseCommitted(context.counters, charges).catch(() => undefined);
+  for (const applied of results) if (applied.dropped) await context.onBalanceDropped?.(applied.dropped);
+  return results.map((applied) => applied.outcome);
 }
 
-/** Applies one usage record in its own transaction; 'duplicate' when its request id was applied before. */
+/**
+ * Applies one usage record in its own transaction (its pending row goes with it); 'duplicate'
+ * when its request id was applied before.
+ */
 export async function applyUsage(context: UsageContext, usage: UsageRecord): Promise<UsageOutcome> {
   const { db } = context;
   let applied: Applied;
   try {
-    applied = await db.transaction((manager) => applyInTransaction(context, manager, usage));
+    applied = await db.transaction(async (manager) => {
+      const result = await applyInTransaction(context, manager, usage);
+      await deletePending(manager, [usage.request_id]);
+      return result;
+    });
   } catch (error) {
     // On PostgreSQL the violation aborted the transaction: decide outside it. A unique violation
     // with the ledger row present means a concurrent delivery won; anything else is retried.
-    if (isUniqueViolation(error) && (await db.manager.existsBy(LedgerEntryEntity, { request_id: usage.request_id }))) return 'duplicate';
+    if (isUniqueViolation(error) && (await db.manager.existsBy(LedgerEntryEntity, { request_id: usage.request_id }))) {
+      await deletePending(db.manager, [usage.request_id]);
+      return 'duplicate';
+    }
     throw error;
   }
-  return committed(context, applied);
+  return (await committed(context, [applied]))[0]!;
+}
+
+/** Keeps a started request as a pending row in its own transaction. */
+async function keepStarted(context: UsageContext, started: RequestStarted): Promise<UsageOutcome> {
+  return (await context.db.transaction((manager) => keepPending(manager, started))).outcome;
+}
+
+/** A pending row for a started request, unless its record was applied already (it arrived first). */
+async function keepPending(manager: EntityManager, started: RequestStarted): Promise<Applied> {
+  const db = manager.connection;
+  const { record } = started;
+  if ((await queryRows(manager, `SELECT 1 AS found FROM ledger_entries WHERE request_id = ${param(db, 1)}`, [record.request_id])).length > 0) return { outcome: 'duplicate' };
+  const values = [record.request_id, record.user_id, started.owner, started.expires_at, JSON.stringify(record), Date.now()];
+  await queryRows(manager,
+    `INSERT INTO pending_requests (request_id, user_id, owner, expires_at, record, created_at) ` +
+    `VALUES (${values.map((_, index) => param(db, index + 1)).join(', ')}) ON CONFLICT (request_id) DO NOTHING`, values);
+  return { outcome: 'pending' };
+}
+
+/** Drops the pending rows of requests whose records are applied (in the same transaction). */
+async function deletePending(manager: EntityManager, requestIds: string[]): Promise<void> {
+  if (requestIds.length === 0) return;
+  const db = manager.connection;
+  await queryRows(manager, `DELETE FROM pending_requests WHERE request_id IN (${requestIds.map((_, index) => param(db, index + 1)).join(', ')})`, requestIds);
 }
 
 async function applyInTransaction(context: Pick<BillingContext, 'options'>, manager: EntityManager, usage: UsageRecord): Promise<Applied> {
@@ -216,5 +297,5 @@ async function applyInTransaction(context: Pick<BillingContext, 'options'>, mana
       quota, tokens: usage.prompt_tokens + usage.completion_tokens,
     });
   }
-  return { outcome: 'applied', dropped };
+  return { outcome: 'applied', dropped, charge: { userId: usage.user_id, quota } };
 }

@@ -1,5 +1,6 @@
 import type { DataSource } from 'typeorm';
-import type { Bus } from '@aigw/platform';
+import { randomUUID } from 'node:crypto';
+import { counterKeys, createQuotaGate, createSilentLogger, type Bus } from '@aigw/platform';
 import { backends, waitFor } from '@aigw/platform/testing';
 import { ROOT_PASSWORD, startGateway, type Session, type TestGateway } from '../../gateway/test/support/gateway';
 import { LedgerEntryEntity, LedgerKind } from '../src/entities/index';
@@ -126,6 +127,28 @@ describe.each(backends)('admin quota edits (%s)', (backend) => {
     expect(await put(root, { quota_delta: 1.5 })).toMatchObject({ success: false, message: expect.stringMatching(/^quota_delta: /) });
     expect(await put(root, { quota_delta: 2e15 })).toMatchObject({ success: false, message: expect.stringMatching(/^quota_delta: /) });
     expect(await balance()).toBe(5_000);
+  });
+
+  it('re-bases the live counter on an absolute balance: the new balance less what is held, not a delta on a drifted counter', async () => {
+    const { counters } = gateway.env.infra;
+    const spendable = () => counters.get(counterKeys.user(alice.id));
+    // A live request holds 1,000 (the reservation also loads the counter from the database).
+    const gate = createQuotaGate({ ...gateway.env.infra, logger: createSilentLogger(), instanceName: `admin-quota-${gateway.env.namespace}` });
+    const live = await gate.reserve({ requestId: randomUUID(), userId: alice.id, tokenId: 0, unlimitedToken: true, amount: 1_000, ttlMs: 60_000 });
+    if (!live.ok) throw new Error(live.reason);
+    const current = (await balance())!;
+    expect(await spendable()).toBe(current - 1_000);
+    // The counter drifted 5,170 below the real balance (as orphan holds of a crashed relay once left it).
+    await counters.adjust(counterKeys.user(alice.id), -5_170);
+    expect(await put(root, { quota: 3_000, expected_quota: current })).toMatchObject({ success: true });
+    // 3,000 less the live hold; the drift is gone.
+    expect(await spendable()).toBe(2_000);
+    await gate.release(live.hold);
+    expect(await spendable()).toBe(3_000);
+    // The add-quota dialog's delta moves the counter by the delta.
+    expect(await put(root, { quota_delta: 500 })).toMatchObject({ success: true });
+    expect(await spendable()).toBe(3_500);
+    expect(await balance()).toBe(3_500);
   });
 
   it('keeps every balance equal to its ledger (reconcile)', async () => {

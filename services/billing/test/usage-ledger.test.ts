@@ -145,12 +145,12 @@ describe.each(backends)('usage ledger (%s)', (backend) => {
     const carol = await newUser('carol', 1_000_000);
     const options = defaults;
     const usage = record(carol, { quota: 777 });
-    const apply = () => applyUsage({ db, options }, usage);
+    const apply = () => applyUsage({ db, options, counters: gateway.env.infra.counters }, usage);
     // PostgreSQL: three pooled connections really race (the losers hit the unique key); on
     // SQLite the platform makes transactions take turns, so the later ones find the ledger row.
     const outcomes = await Promise.all([apply(), apply(), apply()]);
     expect(outcomes.sort()).toEqual(['applied', 'duplicate', 'duplicate']);
-    expect(await applyUsage({ db, options }, usage)).toBe('duplicate');
+    expect(await applyUsage({ db, options, counters: gateway.env.infra.counters }, usage)).toBe('duplicate');
     expect(await self(carol)).toMatchObject({ quota: 1_000_000 - 777, used_quota: 777, request_count: 1 });
   });
 
@@ -207,13 +207,13 @@ describe.each(backends)('usage ledger (%s)', (backend) => {
     };
     const single = Array.from({ length: 300 }, () => record(dave, { quota: 1 }));
     const singleMs = await timed(async () => {
-      for (const usage of single) await applyUsage({ db, options }, usage);
+      for (const usage of single) await applyUsage({ db, options, counters: gateway.env.infra.counters }, usage);
     });
     const batched = Array.from({ length: 300 }, () => record(dave, { quota: 1 }));
-    const batcher = createUsageBatcher({ db, options });
+    const batcher = createUsageBatcher({ db, options, counters: gateway.env.infra.counters });
     // 16 in flight at a time, as the parallel deliveries give them.
     const batchedMs = await timed(async () => {
-      for (let offset = 0; offset < batched.length; offset += 16) await Promise.all(batched.slice(offset, offset + 16).map(batcher));
+      for (let offset = 0; offset < batched.length; offset += 16) await Promise.all(batched.slice(offset, offset + 16).map((usage) => batcher.recorded(usage)));
     });
     const rate = (events: number, ms: number) => `${((events / ms) * 1000).toFixed(0)} events/s`;
     console.log(
@@ -235,17 +235,22 @@ describe.each(backends)('usage ledger (%s)', (backend) => {
     await counters.delete(counterKeys.user(erin.session.id));
 
     // The relay's path: reserve (seeding on the miss), settle to the actual charge, publish usage.
-    const gate = createQuotaGate({ ...gateway.env.infra, logger: createSilentLogger(), holdTtlMs: 30_000 });
+    const gate = createQuotaGate({ ...gateway.env.infra, logger: createSilentLogger(), instanceName: `ledger-${gateway.env.namespace}` });
     const requestId = randomUUID();
-    const held = await gate.reserve({ requestId, userId: erin.session.id, tokenId: erin.limitedToken, unlimitedToken: false, amount: 40_000 });
+    const held = await gate.reserve({ requestId, userId: erin.session.id, tokenId: erin.limitedToken, unlimitedToken: false, amount: 40_000, ttlMs: 30_000 });
     expect(held).toMatchObject({ ok: true, remaining: { user: 10_000, token: 4_960_000 } });
-    expect(await gate.reserve({ requestId: randomUUID(), userId: erin.session.id, tokenId: 0, unlimitedToken: false, amount: 10_001 }))
+    expect(await gate.reserve({ requestId: randomUUID(), userId: erin.session.id, tokenId: 0, unlimitedToken: false, amount: 10_001, ttlMs: 30_000 }))
       .toEqual({ ok: false, reason: 'insufficient_user_quota' });
-    await gate.settle(requestId, 3750);
+    if (!held.ok) throw new Error('not reserved');
+    await gate.settle(held.hold, 3750);
+    // Settled, not committed yet: the charge is still counted as held against the balance.
+    expect(await counters.get(counterKeys.userHeld(erin.session.id))).toBe(3750);
     const usage = record(erin, { request_id: requestId, quota: 3750 });
     await publish(usage);
     await waitFor(() => applied(requestId), 10_000, 'usage applied');
     expect(await counters.get(counterKeys.user(erin.session.id))).toBe((await self(erin)).quota);
+    // After the commit, billing takes the charge off what is held: spendable = balance - held.
+    await waitFor(async () => (await counters.get(counterKeys.userHeld(erin.session.id))) === 0, 10_000, 'charge no longer held');
     expect(await counters.get(counterKeys.token(erin.limitedToken))).toBe((await tokenRow(erin.limitedToken)).remain_quota);
   });
 

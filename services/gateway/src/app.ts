@@ -3,11 +3,11 @@ import {
   createApp, errorShapeFor, internalHeaders, loadOrCreateSecret, OperationalError, readCookie, reportSchedules, sendError, SESSION_COOKIE, TooManyRequestsError,
   type App, type AuthContext, type Infrastructure, type Logger,
 } from '@aigw/platform';
-import billingPlugin from '@aigw/billing/plugin';
+import billingPlugin, { billingSettings } from '@aigw/billing/plugin';
 import channelsPlugin from '@aigw/channels/plugin';
 import identityPlugin, { type OAuthEndpoints } from '@aigw/identity/plugin';
 import notifierPlugin, { deliveryOptions } from '@aigw/notifier/plugin';
-import relayPlugin from '@aigw/relay/plugin';
+import relayPlugin, { relaySettings } from '@aigw/relay/plugin';
 import { isDistributed, type GatewayConfig } from './config.js';
 import { createCredentialResolver, type CredentialResolver } from './credentials.js';
 import { registerMetrics } from './metrics.js';
@@ -92,14 +92,14 @@ export async function buildGateway(options: GatewayOptions): Promise<App> {
     });
     await app.register(billingPlugin, {
       infra, databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR, schema: options.schemas?.billing,
-      tokenKeySecret: config.TOKEN_KEY_SECRET ?? loadOrCreateSecret(config.DATA_DIR, 'token-key'),
+      tokenKeySecret: config.TOKEN_KEY_SECRET ?? loadOrCreateSecret(config.DATA_DIR, 'token-key'), ...billingSettings(config),
     });
     await app.register(channelsPlugin, {
       infra, databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR, schema: options.schemas?.channels,
       keySecret: config.CHANNEL_KEY_SECRET ?? loadOrCreateSecret(config.DATA_DIR, 'channel-key'),
       scheduleMinuteMs: config.SCHEDULE_MINUTE_MS,
     });
-    await app.register(relayPlugin, { infra, preloadTokenizers: options.preloadTokenizers, limits: { streamIdleTimeoutMs: config.STREAMING_TIMEOUT_MS } });
+    await app.register(relayPlugin, { infra, preloadTokenizers: options.preloadTokenizers, ...relaySettings(config) });
     await app.register(notifierPlugin, {
       infra, databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR, schema: options.schemas?.notifier,
       keySecret: config.NOTIFIER_KEY_SECRET ?? loadOrCreateSecret(config.DATA_DIR, 'notifier-key'),

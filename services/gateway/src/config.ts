@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { baseConfigShape } from '@aigw/platform';
 import { deliveryConfigShape } from '@aigw/notifier/plugin';
+import { relayConfigShape } from '@aigw/relay/plugin';
+import { billingConfigShape } from '@aigw/billing/plugin';
 
 const serviceUrl = z.string().url().optional();
 
@@ -38,8 +40,10 @@ export const gatewayConfigSchema = z
     /** Console API calls allowed per IP per window (0 = unlimited). */
     GLOBAL_API_RATE_LIMIT: z.coerce.number().int().min(0).default(180),
     GLOBAL_API_RATE_LIMIT_WINDOW_MS: z.coerce.number().int().positive().default(180_000),
-    /** All-in-one relay: silence allowed between two streamed chunks before the stream is ended. */
-    STREAMING_TIMEOUT_MS: z.coerce.number().int().positive().default(60_000),
+    /** All-in-one relay: timeouts and quota-hold leases (STREAMING_*, UPSTREAM_*, INSTANCE_NAME, HOLD_*), declared by the relay. */
+    ...relayConfigShape,
+    /** All-in-one billing: PENDING_SWEEP_INTERVAL_MS, declared by billing. */
+    ...billingConfigShape,
     /** How long a resolved console credential is trusted before asking identity again. */
     CREDENTIAL_CACHE_TTL_MS: z.coerce.number().int().positive().default(60_000),
   })

@@ -3,68 +3,17 @@
 // register, login, admin user management and option changes work across processes, that a
 // revocation reaches the gateway over the bus, and that an option change reaches billing.
 import crypto from 'node:crypto';
-import net from 'node:net';
 import OpenAI from 'openai';
 import { signIdentity, type AuthContext } from '@aigw/platform';
 import { startMockUpstream } from '../../../tools/mock-upstream/server.mjs';
 import { createTestEnvironment, waitFor, type TestEnvironment } from '@aigw/platform/testing';
-import { entryOf, serviceNames, startCluster, type Cluster, type ProcessName } from '../../../tools/cluster/cluster.mjs';
+import type { Cluster } from '../../../tools/cluster/cluster.mjs';
+import { Client, startTestCluster, type Envelope } from './support/cluster-client';
 
 jest.setTimeout(120_000);
 
 const rootPassword = 'root-pass-1234';
 const root: AuthContext = { userId: 1, username: 'root', role: 100, group: 'default' };
-
-interface Envelope<T = any> {
-  success: boolean;
-  message: string;
-  data?: T;
-}
-
-/** A console client: keeps the session cookie and sends New-Api-User like the console does. */
-class Client {
-  cookie?: string;
-  userId?: number;
-
-  constructor(private readonly baseUrl: string) {}
-
-  async call<T = any>(method: string, url: string, body?: unknown, headers: Record<string, string> = {}): Promise<{ status: number; body: Envelope<T> }> {
-    const response = await fetch(`${this.baseUrl}${url}`, {
-      method,
-      headers: {
-        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-        ...(this.cookie ? { cookie: this.cookie } : {}),
-        ...(this.userId ? { 'new-api-user': String(this.userId) } : {}),
-        ...headers,
-      },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const session = response.headers.getSetCookie().find((cookie) => cookie.startsWith('session='));
-    if (session) {
-      const pair = session.split(';', 1)[0]!;
-      this.cookie = pair === 'session=' ? undefined : pair;
-    }
-    return { status: response.status, body: (await response.json()) as Envelope<T> };
-  }
-
-  async login(username: string, password: string): Promise<Envelope> {
-    const { body } = await this.call('POST', '/api/user/login', { username, password });
-    if (body.success) this.userId = body.data.id;
-    return body;
-  }
-}
-
-/** Free TCP ports on 127.0.0.1, held together while choosing so they differ. */
-async function freePorts(count: number): Promise<number[]> {
-  const servers = await Promise.all(Array.from({ length: count }, () => new Promise<net.Server>((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve(server));
-  })));
-  const ports = servers.map((server) => (server.address() as net.AddressInfo).port);
-  await Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))));
-  return ports;
-}
 
 let environment: TestEnvironment | undefined;
 let cluster: Cluster | undefined;
@@ -72,40 +21,9 @@ let secret: string;
 const logs: string[] = [];
 
 beforeAll(async () => {
-  for (const name of [...serviceNames, 'gateway'] as const) {
-    try {
-      entryOf(name);
-    } catch (error) {
-      throw new Error(`the cluster test starts the compiled services: ${(error as Error).message} (npm test runs it in pretest)`);
-    }
-  }
   environment = await createTestEnvironment('real');
   secret = crypto.randomBytes(32).toString('base64url');
-  const [gateway, ...servicePorts] = await freePorts(1 + serviceNames.length);
-  const ports: Partial<Record<ProcessName, number>> = { gateway };
-  serviceNames.forEach((name, index) => (ports[name] = servicePorts[index]));
-  try {
-    cluster = await startCluster({
-      env: {
-        PATH: process.env.PATH,
-        ...environment.processEnv(),
-        HOST: '127.0.0.1',
-        INTERNAL_SECRET: secret,
-        INITIAL_ROOT_PASSWORD: rootPassword,
-        LOG_LEVEL: 'warn',
-        GLOBAL_API_RATE_LIMIT: '0',
-        CRITICAL_RATE_LIMIT: '1000',
-        SHUTDOWN_GRACE_MS: '5000',
-      },
-      ports,
-      log: (name, line) => {
-        logs.push(`[${name}] ${line}`);
-        if (process.env.CLUSTER_TEST_VERBOSE) process.stdout.write(`[${name}] ${line}\n`);
-      },
-    });
-  } catch (error) {
-    throw new Error(`${(error as Error).message}\n--- cluster output ---\n${logs.slice(-60).join('\n')}`);
-  }
+  cluster = await startTestCluster(environment, { INTERNAL_SECRET: secret, INITIAL_ROOT_PASSWORD: rootPassword }, logs);
 });
 
 afterAll(async () => {

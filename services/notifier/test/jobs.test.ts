@@ -28,7 +28,7 @@ describe.each(backends)('background job list (%s)', (backend) => {
 
   it('lists every recorded job, those that never ran too, with what the last run did', async () => {
     // The repeatable jobs run once at start.
-    await waitFor(async () => (await list()).filter((job) => job.last_run).length >= 3, 10_000, 'the start runs recorded');
+    await waitFor(async () => (await list()).filter((job) => job.last_run).length >= 4, 10_000, 'the start runs recorded');
     const jobs = await list();
     expect(jobs.map((job) => job.name)).toEqual(recordedJobs.map((job) => job.name));
     expect(jobs.every((job) => job.service && job.schedule && job.description)).toBe(true);
@@ -36,7 +36,8 @@ describe.each(backends)('background job list (%s)', (backend) => {
     expect(byName[JobName.IdentitySessionsSweep]!.last_run).toEqual({
       started_at: expect.any(Number), finished_at: expect.any(Number), duration_ms: expect.any(Number), outcome: 'ok', summary: expect.stringMatching(/^removed \d+ expired sessions?$/),
     });
-    expect(byName[JobName.RelayHoldsSweep]!.last_run).toMatchObject({ outcome: 'ok', summary: expect.stringMatching(/^released \d+ stale holds?, \d+ usage records? published$/) });
+    expect(byName[JobName.RelayHoldsSweep]!.last_run).toMatchObject({ outcome: 'ok', summary: expect.stringMatching(/^released \d+ holds? of stopped relays$/) });
+    expect(byName[JobName.BillingPendingSweep]!.last_run).toMatchObject({ outcome: 'ok', summary: expect.stringMatching(/^\d+ requests? of stopped relays recorded, \d+ still in flight$/) });
     expect(byName[JobName.BillingLogRetention]!.last_run).toMatchObject({ outcome: 'skipped', summary: 'LogRetentionDays is 0: logs are kept' });
     // The channel sweeps run on schedule only when a frequency is set (0 by default), or from the buttons.
     expect(byName[JobName.ChannelsTestAll]).toMatchObject({ last_run: null, last_skipped: null });

@@ -3,10 +3,16 @@ import type { ChannelDirectory } from './channels.js';
 import type { TokenCache } from './token-cache.js';
 import type { UsagePublisher } from './usage-publisher.js';
 
-/** Timeouts of the relay (config). */
+/** Timeouts and bounds of the relay (config). */
 export interface RelayLimits {
   /** Silence allowed between two streamed chunks before the stream is ended. */
   streamIdleTimeoutMs: number;
+  /** Connecting to an upstream. */
+  connectTimeoutMs: number;
+  /** Waiting for an upstream's response headers. */
+  headersTimeoutMs: number;
+  /** The longest an answer may take to arrive in full after its headers; longer ones are cut. */
+  answerTimeoutMs: number;
   /** Largest upstream answer read whole (non-streaming). */
   maxUpstreamBodyBytes: number;
 }
@@ -22,4 +28,16 @@ export interface RelayContext {
   quota: QuotaGate;
   usage: UsagePublisher;
   limits: RelayLimits;
+}
+
+/** Margin of a hold over the longest its request can take (settling, publishing, clock steps). */
+const HOLD_MARGIN_MS = 60_000;
+
+/**
+ * How long a request may hold quota: every attempt may wait for a connection and headers, and
+ * the one answer read may take answerTimeoutMs; the relay cuts it there, so the hold never
+ * expires under a live request.
+ */
+export function holdLifetimeMs(limits: RelayLimits, retryTimes: number): number {
+  return (retryTimes + 1) * (limits.connectTimeoutMs + limits.headersTimeoutMs) + limits.answerTimeoutMs + HOLD_MARGIN_MS;
 }

@@ -6,7 +6,8 @@ import {
 import { createChannelDirectory } from './channels.js';
 import { preloadEncoders } from './tokenizer/index.js';
 import { registerChannelOperations } from './channel-operations.js';
-import type { RelayContext, RelayLimits } from './context.js';
+import type { RelayContext } from './context.js';
+import { defaultInstanceName, type RelaySettings } from './config.js';
 import { relayErrorHandler } from './errors.js';
 import { createTokenCache } from './token-cache.js';
 import { createUsagePublisher } from './usage-publisher.js';
@@ -16,23 +17,29 @@ import { anthropicRoutes } from './routes/anthropic.js';
 import { playgroundRoutes } from './routes/playground.js';
 import { taskRoutes } from './routes/tasks.js';
 
-export interface RelayPluginOptions {
+export { relayConfigShape, relaySettings } from './config.js';
+
+export interface RelayPluginOptions extends Partial<Omit<RelaySettings, 'limits'>> {
   infra: Infrastructure;
-  limits?: Partial<RelayLimits & { connectTimeoutMs: number; headersTimeoutMs: number; holdTtlMs: number }>;
+  limits?: Partial<RelaySettings['limits']>;
   /** Build the tokenizers at start (about 1.7 s and 110 MB) instead of on the first request. */
   preloadTokenizers?: boolean;
 }
 
-const HOLD_SWEEP_EVERY_MS = 60_000;
-
 /** Relay: the OpenAI-compatible data plane. Warm requests touch no SQL and call no other service. */
-const relayPlugin: FastifyPluginAsync<RelayPluginOptions> = async (app, { infra, limits = {}, preloadTokenizers = false }) => {
+const relayPlugin: FastifyPluginAsync<RelayPluginOptions> = async (app, settings) => {
+  const { infra, limits = {}, preloadTokenizers = false } = settings;
   useAccessControl(app, 'relay');
   if (preloadTokenizers) preloadEncoders();
   app.setErrorHandler(relayErrorHandler);
   const { bus, counters, kv, logger } = infra;
   const options = await createOptionsMirror({ bus, logger });
   const streamIdleTimeoutMs = limits.streamIdleTimeoutMs ?? 60_000;
+  const connectTimeoutMs = limits.connectTimeoutMs ?? 10_000;
+  const headersTimeoutMs = limits.headersTimeoutMs ?? 300_000;
+  const quota = createQuotaGate({ counters, kv, bus, logger, instanceName: settings.instanceName ?? defaultInstanceName(), leaseTtlMs: settings.leaseTtlMs });
+  // Before serving: the lease is ours, and a previous incarnation's holds are given back.
+  await quota.start();
   const context: RelayContext = {
     bus,
     logger,
@@ -41,34 +48,33 @@ const relayPlugin: FastifyPluginAsync<RelayPluginOptions> = async (app, { infra,
     channels: await createChannelDirectory({ bus, logger }),
     egress: createEgressClient({
       allowPrivateNetwork: () => options.get('AllowPrivateNetworkUpstreams'),
-      connectTimeoutMs: limits.connectTimeoutMs ?? 10_000,
-      headersTimeoutMs: limits.headersTimeoutMs ?? 300_000,
+      connectTimeoutMs,
+      headersTimeoutMs,
       // The stream's own idle guard answers the client; this one only frees a dead socket.
       bodyTimeoutMs: streamIdleTimeoutMs * 2,
       keepAliveTimeoutMs: 60_000,
     }),
-    // Far beyond any request (streams end after a minute of silence): only a dead relay's holds get that old.
-    quota: createQuotaGate({ counters, kv, bus, logger, holdTtlMs: limits.holdTtlMs ?? 2 * 3600_000 }),
+    quota,
     usage: createUsagePublisher({ bus, logger }),
-    limits: { streamIdleTimeoutMs, maxUpstreamBodyBytes: limits.maxUpstreamBodyBytes ?? 64 * 1024 * 1024 },
+    limits: {
+      streamIdleTimeoutMs, connectTimeoutMs, headersTimeoutMs,
+      answerTimeoutMs: limits.answerTimeoutMs ?? 3_600_000,
+      maxUpstreamBodyBytes: limits.maxUpstreamBodyBytes ?? 64 * 1024 * 1024,
+    },
   };
   const subscriptions: Subscription[] = [await registerChannelOperations(context)];
 
-  // Holds whose relay died mid-request are released (DESIGN section 5: nothing leaks).
+  // Holds of relays that stopped mid-request go back to the counters (DESIGN section 5: nothing
+  // leaks); their usage records come from billing's pending requests.
   await infra.jobs.work(JobName.RelayHoldsSweep, recordedJob(JobName.RelayHoldsSweep, async () => {
     const released = await context.quota.sweep();
-    let published = 0;
-    for (const { hold } of released) {
-      if (!hold.record) continue;
-      context.usage.publish(hold.record);
-      published += 1;
-    }
-    return `released ${released.length} stale hold${released.length === 1 ? '' : 's'}, ${published} usage record${published === 1 ? '' : 's'} published`;
+    return `released ${released.length} hold${released.length === 1 ? '' : 's'} of stopped relays`;
   }, { kv, logger }));
-  await infra.jobs.repeat(JobName.RelayHoldsSweep, {}, { everyMs: HOLD_SWEEP_EVERY_MS });
+  await infra.jobs.repeat(JobName.RelayHoldsSweep, {}, { everyMs: settings.holdSweepEveryMs ?? 30_000 });
 
   app.addHook('onClose', async () => {
     await context.usage.flush(10_000);
+    await quota.close();
     await Promise.all(subscriptions.map((subscription) => subscription.unsubscribe()));
     await Promise.all([context.tokens.close(), context.channels.close(), options.close()]);
     await context.egress.close();

@@ -1,10 +1,9 @@
-import crypto from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { RoutingChannel, UsageRecord } from '@aigw/contracts';
 import { EgressBlockedError, publishEvent, type EgressResponse } from '@aigw/platform';
 import type { Caller } from './caller.js';
 import { checkModelAllowed } from './caller.js';
-import type { RelayContext } from './context.js';
+import { holdLifetimeMs, type RelayContext } from './context.js';
 import { chooseChannel, isRetryable, mappedStatus, upstreamModel } from './domain/channel-choice.js';
 import { RelayError } from './errors.js';
 import { charge, priceDetails, quotePrice, reservation, saneUsage, type PriceQuote } from './metering.js';
@@ -69,16 +68,28 @@ export async function relay(
   if (candidates.length === 0) throw new RelayError(503, `no available channel for model ${model} in group ${caller.group}`, 'no_channel', 'new_api_error');
 
   const promptTokens = estimatePrompt(operation, body, model);
-  const requestId = crypto.randomUUID();
-  const hold = reservation(quote, promptTokens, maxTokens, options.get('PreConsumedQuota'));
+  // The id every answer carries (X-Oneapi-Request-Id): the usage record and the log row have it too.
+  const requestId = request.id;
+  const amount = reservation(quote, promptTokens, maxTokens, options.get('PreConsumedQuota'));
   const unbilled = (tried: number[], note: string): RecordInput => ({ caller, model, requestId, startedAt, quote, stream, tried, usage: NO_USAGE, quota: 0, note });
-  // Should this process die mid-request, the sweeper publishes this (no usage, hold released).
-  const orphan = usageRecord(unbilled([], 'relay stopped mid-request; hold released'));
-  const reserved = await context.quota.reserve({ requestId, userId: caller.userId, tokenId: caller.tokenId, unlimitedToken: caller.unlimitedToken, amount: hold, record: orphan });
+  const reserved = await context.quota.reserve({
+    requestId, userId: caller.userId, tokenId: caller.tokenId, unlimitedToken: caller.unlimitedToken, amount,
+    ttlMs: holdLifetimeMs(context.limits, options.get('RetryTimes')),
+  });
   if (!reserved.ok) {
     const message = reserved.reason === 'insufficient_token_quota' ? 'the API key has not enough quota left' : 'your balance is not enough for this request';
     throw new RelayError(403, message, reserved.reason, 'insufficient_quota');
   }
+  const { hold } = reserved;
+  let announced = false;
+  /** Before the first upstream call: billing keeps this record should this process die mid-request. */
+  const announce = (channelId: number) => {
+    if (announced) return;
+    announced = true;
+    context.usage.started({
+      record: usageRecord(unbilled([channelId], 'relay stopped mid-request; nothing was charged')), owner: hold.owner, expires_at: hold.expiresAt,
+    });
+  };
 
   const tried: number[] = [];
   const attempts = caller.pinnedChannelId !== null ? 1 : options.get('RetryTimes') + 1;
@@ -94,6 +105,7 @@ export async function relay(
         failure = call.failure;
         continue;
       }
+      announce(channel.id);
       const result = await send(context, call.attempt, operation, body, requestId);
       if ('failure' in result) {
         failure = result.failure;
@@ -105,13 +117,13 @@ export async function relay(
         : await answer(context, reply, call.attempt, operation, result.response, requestId, output);
     }
   } catch (error) {
-    await context.quota.release(requestId);
+    await context.quota.release(hold);
     if (tried.length > 0) record(context, unbilled(tried, 'relay error'));
     throw error;
   }
 
   if (!outcome) {
-    await context.quota.release(requestId);
+    await context.quota.release(hold);
     if (tried.length > 0) record(context, unbilled(tried, 'upstream error'));
     const status = failure?.status && failure.status >= 400 ? failure.status : 502;
     const message = status === 429 ? 'the upstream load of this group is saturated, try again later' : (failure?.error.message ?? 'no channel could serve the request');
@@ -122,7 +134,7 @@ export async function relay(
   // Nothing delivered and nothing reported: nothing to charge (a per-call price included).
   const delivered = outcome.usage !== null || outcome.completionTokens > 0 || !outcome.partial;
   const quota = delivered ? charge(quote, usage) : 0;
-  if (!(await context.quota.settle(requestId, quota))) context.logger.warn({ requestId }, 'hold already swept: this request outlived its hold');
+  await context.quota.settle(hold, quota);
   record(context, {
     caller, model, requestId, startedAt, quote, stream, tried, usage, quota,
     firstResponseMs: outcome.firstResponseMs, estimated: outcome.usage === null, upstreamModel: outcome.upstreamModel,
@@ -231,7 +243,16 @@ async function answer(
   context: RelayContext, reply: FastifyReply, attempt: Attempt, operation: Operation, response: EgressResponse, requestId: string, output: OutputFormat,
 ): Promise<StreamOutcome> {
   const started = Date.now();
-  const text = await readBounded(response, context.limits.maxUpstreamBodyBytes);
+  // The whole answer has a deadline, so no request outlives its quota hold.
+  let late = false;
+  const deadline = setTimeout(() => {
+    late = true;
+    response.body.destroy();
+  }, context.limits.answerTimeoutMs);
+  const text = await readBounded(response, context.limits.maxUpstreamBodyBytes).catch((error: unknown) => {
+    if (late) throw new RelayError(504, 'the upstream answer took longer than the relay allows', 'upstream_timeout', 'upstream_error');
+    throw error;
+  }).finally(() => clearTimeout(deadline));
   let json: unknown;
   try {
     json = JSON.parse(text);

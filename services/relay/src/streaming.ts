@@ -124,6 +124,12 @@ export async function streamToClient(
     }, idle);
   };
 
+  // The whole answer has a deadline too, so no request outlives its quota hold.
+  const deadline = setTimeout(() => {
+    partial = 'answer took longer than the relay allows';
+    response.body.destroy();
+  }, context.limits.answerTimeoutMs);
+
   try {
     armIdle();
     for await (const chunk of response.body) {
@@ -145,6 +151,7 @@ export async function streamToClient(
     }
   } finally {
     clearTimeout(timer);
+    clearTimeout(deadline);
     raw.off('close', onClose);
   }
 

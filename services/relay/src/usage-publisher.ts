@@ -1,34 +1,41 @@
-import type { UsageRecord } from '@aigw/contracts';
+import type { EventPayload, UsageRecord } from '@aigw/contracts';
 import { publishEvent, type Bus, type Logger } from '@aigw/platform';
 
 /**
- * Publishes `relay.usage.recorded` (event id = request id, so a republish is deduplicated) with
- * acknowledgement; while the bus is away records wait in a bounded spool and are retried. When
- * the spool is full the relay refuses new requests (503) rather than serve unbilled traffic
- * (DESIGN section 5).
+ * Publishes the relay's money events with acknowledgement: `relay.request.started` when a request
+ * is first forwarded (event id `started-<request id>`) and `relay.usage.recorded` when it ended
+ * (event id = request id, so a republish is deduplicated). While the bus is away they wait in
+ * one bounded spool, in order, and are retried. When the spool is full the relay refuses new
+ * requests (503) rather than serve unbilled traffic (DESIGN section 5).
  */
 export interface UsagePublisher {
   publish(record: UsageRecord): void;
+  started(started: EventPayload<'relay.request.started'>): void;
   /** False while the spool is full: callers must refuse new requests. */
   accepting(): boolean;
-  /** Waits until every record was published (shutdown), at most `timeoutMs`. */
+  /** Waits until every event was published (shutdown), at most `timeoutMs`. */
   flush(timeoutMs: number): Promise<void>;
 }
+
+type Outgoing =
+  | { subject: 'relay.usage.recorded'; payload: UsageRecord; id: string }
+  | { subject: 'relay.request.started'; payload: EventPayload<'relay.request.started'>; id: string };
 
 export function createUsagePublisher(options: { bus: Bus; logger: Logger; spoolLimit?: number; retryDelayMs?: number }): UsagePublisher {
   const { bus, logger } = options;
   const spoolLimit = options.spoolLimit ?? 10_000;
   const retryDelayMs = options.retryDelayMs ?? 1_000;
-  const spool: UsageRecord[] = [];
+  const spool: Outgoing[] = [];
   let inFlight = 0;
   let draining = false;
 
-  const send = async (record: UsageRecord): Promise<boolean> => {
+  const send = async (event: Outgoing): Promise<boolean> => {
     try {
-      await publishEvent(bus, 'relay.usage.recorded', record, record.request_id);
+      if (event.subject === 'relay.usage.recorded') await publishEvent(bus, event.subject, event.payload, event.id);
+      else await publishEvent(bus, event.subject, event.payload, event.id);
       return true;
     } catch (error) {
-      logger.warn({ err: error, requestId: record.request_id }, 'usage record not published yet; spooled');
+      logger.warn({ err: error, subject: event.subject, eventId: event.id }, 'usage event not published yet; spooled');
       return false;
     }
   };
@@ -46,23 +53,31 @@ export function createUsagePublisher(options: { bus: Bus; logger: Logger; spoolL
     draining = false;
   };
 
+  const enqueue = (event: Outgoing) => {
+    // Behind a non-empty spool, wait in line: a request's started event stays before its record.
+    if (spool.length > 0) {
+      spool.push(event);
+      return;
+    }
+    inFlight++;
+    void send(event)
+      .then((sent) => {
+        if (!sent) {
+          spool.push(event);
+          void drain();
+        }
+      })
+      .finally(() => inFlight--);
+  };
+
   return {
-    publish(record) {
-      inFlight++;
-      void send(record)
-        .then((sent) => {
-          if (!sent) {
-            spool.push(record);
-            void drain();
-          }
-        })
-        .finally(() => inFlight--);
-    },
+    publish: (record) => enqueue({ subject: 'relay.usage.recorded', payload: record, id: record.request_id }),
+    started: (started) => enqueue({ subject: 'relay.request.started', payload: started, id: `started-${started.record.request_id}` }),
     accepting: () => spool.length < spoolLimit,
     async flush(timeoutMs) {
       const deadline = Date.now() + timeoutMs;
       while ((inFlight > 0 || spool.length > 0) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
-      if (spool.length > 0) logger.error({ spooled: spool.length }, 'usage records still unpublished at shutdown');
+      if (spool.length > 0) logger.error({ spooled: spool.length }, 'usage events still unpublished at shutdown');
     },
   };
 }

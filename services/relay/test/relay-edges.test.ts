@@ -1,10 +1,10 @@
 import OpenAI from 'openai';
 import type { DataSource } from 'typeorm';
 import { randomUUID } from 'node:crypto';
-import { createQuotaGate, createSilentLogger } from '@aigw/platform';
+import { counterKeys, createQuotaGate, createSilentLogger, publishEvent } from '@aigw/platform';
 import { waitFor } from '@aigw/platform/testing';
 import { openBillingDatabase } from '../../billing/test/support/billing-db';
-import { LogEntity } from '../../billing/src/entities/index';
+import { LogEntity, PendingRequestEntity } from '../../billing/src/entities/index';
 import { startRelayWorld, type RelayWorld } from './support/relay-world';
 
 jest.setTimeout(60_000);
@@ -15,7 +15,7 @@ describe('relay edges', () => {
   let billing: DataSource;
 
   beforeAll(async () => {
-    world = await startRelayWorld('in-process', { env: { STREAMING_TIMEOUT_MS: '300' } });
+    world = await startRelayWorld('in-process', { env: { STREAMING_TIMEOUT_MS: '300', PENDING_SWEEP_INTERVAL_MS: '1000' } });
     billing = await openBillingDatabase(world.gateway.env);
     await world.addChannel({ name: 'main', models: 'mock-gpt,mock-drip,mock-bad,mock-cut' , model_mapping: JSON.stringify({
       'mock-drip': 'mock-gpt@chunks=5,slowdrip,drip=2000', 'mock-bad': 'mock-gpt@badsse', 'mock-cut': 'mock-gpt@chunks=20,cut=5',
@@ -120,22 +120,33 @@ describe('relay edges', () => {
     expect(streamed).not.toContain('CANARY-channel-key-7f3a');
   });
 
-  it("settles a dead relay's hold: released by the sweeper, with one usage record", async () => {
+  it("a dead relay's request: its hold goes back to the counters and billing records it once, charging nothing", async () => {
     const { infra } = world.gateway.env;
-    const gate = createQuotaGate({ ...infra, logger: createSilentLogger(), holdTtlMs: 1 });
+    const spendable = () => infra.counters.get(counterKeys.user(world.user.id));
+    await world.setOption('QuotaRemindThreshold', 0);
+    const dead = createQuotaGate({ ...infra, logger: createSilentLogger(), instanceName: `dead-${randomUUID()}`, leaseTtlMs: 1_000 });
+    await dead.start();
     const requestId = randomUUID();
+    const reserved = await dead.reserve({ requestId, userId: world.user.id, tokenId: world.tokenId, unlimitedToken: true, amount: 5_000, ttlMs: 60_000 });
+    if (!reserved.ok) throw new Error(reserved.reason);
+    const before = (await spendable())! + 5_000;
     const record = {
       request_id: requestId, user_id: world.user.id, token_id: world.tokenId, token_name: 'relay-test', model_name: 'mock-gpt', group: 'default',
       channel_id: 0, prompt_tokens: 0, completion_tokens: 0, quota: 0, use_time_ms: 0, is_stream: true,
-      created_at: Math.floor(Date.now() / 1000), content: 'relay stopped mid-request; hold released', other: {},
+      created_at: Math.floor(Date.now() / 1000), content: 'relay stopped mid-request; nothing was charged', other: {},
     };
-    expect((await gate.reserve({ requestId, userId: world.user.id, tokenId: world.tokenId, unlimitedToken: true, amount: 5_000, record })).ok).toBe(true);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-    // What the relay's minute job does, right now.
+    // What the relay announces before its first upstream call; billing keeps it as pending.
+    await publishEvent(infra.bus, 'relay.request.started', { record, owner: reserved.hold.owner, expires_at: reserved.hold.expiresAt }, `started-${requestId}`);
+    await waitFor(() => billing.getRepository(PendingRequestEntity).existsBy({ request_id: requestId }), 10_000, 'pending request');
+    // The relay dies: its lease ends. Sweeps run every second in this world (the hold sweep on demand here).
+    await dead.close();
     await infra.jobs.add('relay.holds.sweep', {});
+    await waitFor(async () => (await dead.getHold(requestId)) === null, 10_000, 'hold released');
+    expect(await spendable()).toBe(before);
     await waitFor(async () => (await billing.getRepository(LogEntity).countBy({ request_id: requestId })) === 1, 10_000, 'orphan record');
-    expect(await gate.getHold(requestId)).toBeNull();
     const [log] = await billing.getRepository(LogEntity).findBy({ request_id: requestId });
-    expect(log).toMatchObject({ quota: 0, content: 'relay stopped mid-request; hold released' });
+    expect(log).toMatchObject({ quota: 0, content: 'relay stopped mid-request; nothing was charged' });
+    expect(await billing.getRepository(PendingRequestEntity).existsBy({ request_id: requestId })).toBe(false);
+    expect(await spendable()).toBe(before);
   });
 });

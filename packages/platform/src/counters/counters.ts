@@ -11,22 +11,44 @@ export interface ReserveLine {
   amount: number;
 }
 
+/** A signed change of one counter, applied with others in one atomic step. */
+export interface CounterDelta {
+  key: string;
+  /** Safe integer, may be negative or zero. */
+  delta: number;
+  /** Start a missing key at 0 and apply the delta; otherwise a missing key stays missing. */
+  create?: boolean;
+}
+
 export type ReserveResult =
   | { ok: true; /** Values after the reservation, in the order of the lines. */ balances: number[] }
   | { ok: false; /** First line that failed. */ key: string; reason: 'insufficient' | 'missing' };
 
 export interface Counters {
   get(key: string): Promise<number | null>;
-  /** Stores `value` only if the key does not exist yet; returns what is stored now. */
-  seed(key: string, value: number): Promise<number>;
+  /**
+   * Stores `value` only if the key does not exist yet; returns what is stored now. With `minus`,
+   * the value stored is `value` less the current value of that counter (0 when it is missing), in
+   * the same atomic step: a balance loaded from the database less what is held against it.
+   */
+  seed(key: string, value: number, minus?: string): Promise<number>;
   set(key: string, value: number): Promise<void>;
+  /**
+   * Sets an existing key to `value` less the current value of the counter `minus` (0 when
+   * missing), atomically, and returns it; a missing key stays missing (null): whoever uses it
+   * next seeds it.
+   */
+  rebase(key: string, value: number, minus: string): Promise<number | null>;
   /** Adds `delta` (may be negative) if the key exists and returns the new value; a missing key stays missing (null). */
   adjust(key: string, delta: number): Promise<number | null>;
+  /** Applies every delta in one atomic step; returns the new values in order (null: missing and not created). */
+  adjustMany(deltas: CounterDelta[]): Promise<Array<number | null>>;
   /**
    * All-or-nothing: every key must exist and hold at least its amount; then every key is
-   * decremented. No other operation can interleave (one Lua call in Redis).
+   * decremented and every `credits` delta applied (created when missing). No other operation
+   * can interleave (one Lua call in Redis).
    */
-  reserve(lines: ReserveLine[]): Promise<ReserveResult>;
+  reserve(lines: ReserveLine[], credits?: CounterDelta[]): Promise<ReserveResult>;
   delete(key: string): Promise<void>;
 }
 

@@ -1,4 +1,4 @@
-import type { Counters, Kv, KvSetOptions, ReserveLine, ReserveResult } from './counters.js';
+import type { CounterDelta, Counters, Kv, KvSetOptions, ReserveLine, ReserveResult } from './counters.js';
 
 /**
  * Input checks shared by both adapters, so the in-memory one rejects exactly what Redis would
@@ -24,31 +24,51 @@ export function requireReserveLines(lines: ReserveLine[]): void {
   }
 }
 
+export function requireDeltas(deltas: CounterDelta[]): void {
+  for (const { key, delta } of deltas) requireInteger(delta, `delta for ${key}`);
+}
+
 export function createMemoryCounters(): Counters {
   const values = new Map<string, number>();
+
+  /** One step, so nothing interleaves (each method below runs synchronously to the end). */
+  function apply({ key, delta, create }: CounterDelta): number | null {
+    const current = values.get(key) ?? (create ? 0 : undefined);
+    if (current === undefined) return null;
+    values.set(key, current + delta);
+    return current + delta;
+  }
 
   return {
     async get(key) {
       return values.get(key) ?? null;
     },
-    async seed(key, value) {
+    async seed(key, value, minus) {
       requireInteger(value, 'value');
-      if (!values.has(key)) values.set(key, value);
+      if (!values.has(key)) values.set(key, value - (minus === undefined ? 0 : (values.get(minus) ?? 0)));
       return values.get(key)!;
     },
     async set(key, value) {
       requireInteger(value, 'value');
       values.set(key, value);
     },
+    async rebase(key, value, minus) {
+      requireInteger(value, 'value');
+      if (!values.has(key)) return null;
+      values.set(key, value - (values.get(minus) ?? 0));
+      return values.get(key)!;
+    },
     async adjust(key, delta) {
       requireInteger(delta, 'delta');
-      const current = values.get(key);
-      if (current === undefined) return null;
-      values.set(key, current + delta);
-      return current + delta;
+      return apply({ key, delta });
     },
-    async reserve(lines): Promise<ReserveResult> {
+    async adjustMany(deltas) {
+      requireDeltas(deltas);
+      return deltas.map(apply);
+    },
+    async reserve(lines, credits = []): Promise<ReserveResult> {
       requireReserveLines(lines);
+      requireDeltas(credits);
       // Check and apply run in one synchronous step, so no other call can interleave.
       for (const { key, amount } of lines) {
         const current = values.get(key);
@@ -60,6 +80,7 @@ export function createMemoryCounters(): Counters {
         values.set(key, next);
         return next;
       });
+      for (const credit of credits) apply({ ...credit, create: true });
       return { ok: true, balances };
     },
     async delete(key) {

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { Counters, Kv, KvSetOptions, ReserveResult } from './counters.js';
-import { requireInteger, requireReserveLines, requireTtl } from './memory-counters.js';
+import { requireDeltas, requireInteger, requireReserveLines, requireTtl } from './memory-counters.js';
 
 interface Script {
   lua: string;
@@ -22,23 +22,51 @@ async function run(redis: Redis, { lua, sha }: Script, keys: string[], args: Arr
   }
 }
 
-// Checks every line before touching any, so a reservation is all or nothing.
+// Checks every line before touching any, so a reservation is all or nothing. ARGV[1] is the
+// number of lines; the keys after them are credits (INCRBY, created when missing).
 const reserveScript = script(`
-for i, key in ipairs(KEYS) do
-  local value = redis.call('GET', key)
+local lines = tonumber(ARGV[1])
+for i = 1, lines do
+  local value = redis.call('GET', KEYS[i])
   if not value then return {'missing', i} end
-  if tonumber(value) < tonumber(ARGV[i]) then return {'insufficient', i} end
+  if tonumber(value) < tonumber(ARGV[i + 1]) then return {'insufficient', i} end
 end
 local reply = {'ok'}
-for i, key in ipairs(KEYS) do
-  reply[i + 1] = redis.call('DECRBY', key, ARGV[i])
+for i = 1, lines do
+  reply[i + 1] = redis.call('DECRBY', KEYS[i], ARGV[i + 1])
+end
+for i = lines + 1, #KEYS do
+  redis.call('INCRBY', KEYS[i], ARGV[i + 1])
 end
 return reply
 `);
 
+// KEYS[2] (optional): a counter whose value is subtracted from ARGV[1] before storing.
 const seedScript = script(`
-redis.call('SET', KEYS[1], ARGV[1], 'NX')
+local less = 0
+if KEYS[2] then less = tonumber(redis.call('GET', KEYS[2]) or '0') end
+redis.call('SET', KEYS[1], tonumber(ARGV[1]) - less, 'NX')
 return redis.call('GET', KEYS[1])
+`);
+
+const rebaseScript = script(`
+if redis.call('EXISTS', KEYS[1]) == 0 then return false end
+local value = tonumber(ARGV[1]) - tonumber(redis.call('GET', KEYS[2]) or '0')
+redis.call('SET', KEYS[1], value)
+return value
+`);
+
+// ARGV holds (delta, create) pairs in key order; a missing key without create stays missing.
+const adjustManyScript = script(`
+local reply = {}
+for i, key in ipairs(KEYS) do
+  if ARGV[2 * i] == '1' or redis.call('EXISTS', key) == 1 then
+    reply[i] = redis.call('INCRBY', key, ARGV[2 * i - 1])
+  else
+    reply[i] = false
+  end
+end
+return reply
 `);
 
 const adjustScript = script(`
@@ -64,24 +92,37 @@ export function createRedisCounters(redis: Redis, prefix: string): Counters {
     async get(key) {
       return toNumber(await redis.get(keyOf(key)));
     },
-    async seed(key, value) {
+    async seed(key, value, minus) {
       requireInteger(value, 'value');
-      return Number(await run(redis, seedScript, [keyOf(key)], [value]));
+      return Number(await run(redis, seedScript, minus === undefined ? [keyOf(key)] : [keyOf(key), keyOf(minus)], [value]));
     },
     async set(key, value) {
       requireInteger(value, 'value');
       await redis.set(keyOf(key), value);
+    },
+    async rebase(key, value, minus) {
+      requireInteger(value, 'value');
+      const reply = await run(redis, rebaseScript, [keyOf(key), keyOf(minus)], [value]);
+      return reply === null ? null : Number(reply);
     },
     async adjust(key, delta) {
       requireInteger(delta, 'delta');
       const reply = await run(redis, adjustScript, [keyOf(key)], [delta]);
       return reply === null ? null : Number(reply);
     },
-    async reserve(lines): Promise<ReserveResult> {
+    async adjustMany(deltas) {
+      requireDeltas(deltas);
+      if (deltas.length === 0) return [];
+      const replies = (await run(redis, adjustManyScript, deltas.map((entry) => keyOf(entry.key)), deltas.flatMap((entry) => [entry.delta, entry.create ? 1 : 0]))) as Array<number | null>;
+      return replies.map((reply) => (reply === null ? null : Number(reply)));
+    },
+    async reserve(lines, credits = []): Promise<ReserveResult> {
       requireReserveLines(lines);
+      requireDeltas(credits);
       if (lines.length === 0) return { ok: true, balances: [] };
-      const keys = lines.map((line) => keyOf(line.key));
-      const [status, ...rest] = (await run(redis, reserveScript, keys, lines.map((line) => line.amount))) as [string, ...number[]];
+      const keys = [...lines, ...credits].map((line) => keyOf(line.key));
+      const args = [lines.length, ...lines.map((line) => line.amount), ...credits.map((credit) => credit.delta)];
+      const [status, ...rest] = (await run(redis, reserveScript, keys, args)) as [string, ...number[]];
       if (status === 'ok') return { ok: true, balances: rest };
       return { ok: false, key: lines[rest[0]! - 1]!.key, reason: status as 'missing' | 'insufficient' };
     },

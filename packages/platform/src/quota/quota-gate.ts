@@ -1,6 +1,7 @@
-import { MAX_QUOTA, type UsageRecord } from '@aigw/contracts';
+import { randomBytes } from 'node:crypto';
+import { MAX_QUOTA } from '@aigw/contracts';
 import type { Bus } from '../bus/bus.js';
-import type { Counters, Kv, ReserveLine } from '../counters/counters.js';
+import type { CounterDelta, Counters, Kv, ReserveLine } from '../counters/counters.js';
 import type { Logger } from '../logger.js';
 import { requestTyped } from '../messaging.js';
 
@@ -9,37 +10,60 @@ import { requestTyped } from '../messaging.js';
  * estimated charge is taken from the live counters in one atomic step (a Redis Lua call, or one
  * synchronous step in memory) and remembered as a hold; after it finished the hold is settled to
  * the actual charge. Billing's database stays the system of record: it seeds the counters on
- * first use (`billing.quota.seed`, SET NX) and moves them by the same delta after every top-up,
- * redemption, admin edit and transfer; usage reaches the database through `relay.usage.recorded`.
+ * first use (`billing.quota.seed`), moves them by the same delta after every top-up, redemption
+ * and transfer, and re-bases them after an admin sets a balance; usage reaches the database
+ * through `relay.usage.recorded`.
  *
- * Holds and expiry. A hold lives in the Kv under `quota:hold:<requestId>` with a ttl of
- * holdTtlMs + HOLD_GRACE_MS. Whoever settles first (the request itself, or `sweep` for holds past
- * `expiresAt`, run by the relay's sweeper job) takes it with `kv.take`, so it is applied once.
- * A swept hold is released (nothing is known of its usage: the relay died mid-request). The grace
- * period is the sweeper's window to find expired holds before the Kv entry vanishes.
+ * What is held. Beside each user's spendable counter the gate keeps `quota:held:user:<id>`: the
+ * sum of the user's open holds plus the charges settled but not yet committed by billing (billing
+ * takes each charge off after its transaction). So at any moment, spendable = database balance -
+ * held, and a counter (re)loaded from the database is exact: seeding and an admin's absolute
+ * balance store `balance - held` (Counters.seed / rebase with `minus`).
+ *
+ * Holds and owners. A hold lives in the Kv under `quota:hold:<requestId>` with the relay
+ * instance that owns it (`name#incarnation`). Each instance keeps a lease, `quota:lease:<name>`
+ * = its incarnation, renewed while it runs. `sweep` releases holds whose owner is gone (lease
+ * missing, or held by a newer incarnation of the same name: the process restarted) or whose
+ * expiry passed (a request can never outlive it: the relay cuts answers before). `start` writes
+ * the lease and sweeps at once, so a restarted instance releases its previous incarnation's
+ * holds before serving.
+ *
+ * Once. Whoever takes a hold from the Kv (the request's own settle, or a sweeper) applies it.
+ * A settle that finds its hold gone (swept, or Redis lost its data) still charges the actual
+ * amount to the counters: the sweeper gave the hold back, or the counter was re-seeded from a
+ * database that does not know this request yet. The caller settles each request once.
  */
 
 /** Live counter keys of the quota hot path; billing's ledger uses the same (one definition). */
 export const counterKeys = {
   user: (userId: number) => `quota:user:${userId}`,
   token: (tokenId: number) => `quota:token:${tokenId}`,
+  /** Open holds plus settled charges billing has not committed yet, of one user. */
+  userHeld: (userId: number) => `quota:held:user:${userId}`,
 };
 
 /** Kv key of a request's hold. */
 export const holdKey = (requestId: string) => `quota:hold:${requestId}`;
 
+/** Kv key of a relay instance's lease (its value: the running incarnation). */
+export const leaseKey = (name: string) => `quota:lease:${name}`;
+
 /** How long a hold's Kv entry outlives its expiry, so a sweeper can still settle it. */
 export const HOLD_GRACE_MS = 60_000;
 
+/** Default lease: renewed every quarter of it, so a live instance survives three missed renewals. */
+export const DEFAULT_LEASE_TTL_MS = 20_000;
+
 export interface QuotaHold {
+  requestId: string;
   userId: number;
   /** 0 when no token counter was touched (unlimited token, or a playground request). */
   tokenId: number;
   amount: number;
-  /** Epoch ms after which a sweeper may settle (release) the hold. */
+  /** Epoch ms after which a sweeper may release the hold. */
   expiresAt: number;
-  /** The usage record to publish (with no usage) should the hold be swept: one record per request, even then. */
-  record?: UsageRecord;
+  /** The relay instance serving the request: `name#incarnation`. */
+  owner: string;
 }
 
 export interface ReserveRequest {
@@ -50,8 +74,8 @@ export interface ReserveRequest {
   tokenId: number;
   unlimitedToken: boolean;
   amount: number;
-  /** Kept with the hold for the sweeper (see QuotaHold.record). */
-  record?: UsageRecord;
+  /** How long the request may take at most; its hold expires then. */
+  ttlMs: number;
 }
 
 export type ReserveOutcome =
@@ -59,29 +83,39 @@ export type ReserveOutcome =
   | { ok: false; reason: 'insufficient_user_quota' | 'insufficient_token_quota' };
 
 export interface SettleOutcome {
-  hold: QuotaHold;
-  /** reserved − actual: positive refunds the counters, negative charges the rest. */
+  /** reserved − actual when the hold was found; −actual when it was gone (swept or lost). */
   delta: number;
+  /** False when the hold was gone: the counters were charged the actual amount all the same. */
+  found: boolean;
 }
 
+/** Whether the instance owning a hold still runs. */
+export type LeaseState = 'alive' | 'superseded' | 'missing';
+
 export interface QuotaGate {
+  /** `name#incarnation` of this process: the owner written into its holds. */
+  readonly owner: string;
+  /** Writes this instance's lease (renewed until close) and releases what a previous incarnation left. */
+  start(): Promise<void>;
+  /** Stops renewing and gives the lease up, so whatever is left is swept at once. */
+  close(): Promise<void>;
   /**
    * Takes `amount` from the user's counter and the limited token's, all or nothing. Rejects
    * (BusRequestError) when a counter must be seeded and billing does not answer: the caller
    * refuses the request then (503), it never forwards unreserved.
    */
   reserve(request: ReserveRequest): Promise<ReserveOutcome>;
-  /** Applies the actual charge to the hold's counters; null when there is no hold (settled already, or expired). */
-  settle(requestId: string, actualQuota: number): Promise<SettleOutcome | null>;
+  /** Applies the actual charge to the counters, once per request (see "Once" above). */
+  settle(hold: QuotaHold, actualQuota: number): Promise<SettleOutcome>;
   /** Gives the whole hold back (the request was never forwarded, or delivered nothing billable). */
-  release(requestId: string): Promise<SettleOutcome | null>;
-  /** Reads a hold without taking it (for a sweeper, or diagnostics). */
+  release(hold: QuotaHold): Promise<SettleOutcome>;
+  /** Reads a hold without taking it (diagnostics, tests). */
   getHold(requestId: string): Promise<QuotaHold | null>;
   /**
-   * Releases holds past their expiry (their relay died mid-request, so nobody will settle them)
-   * and returns them. Each is taken once, so several sweepers (replicas) never release twice.
+   * Releases holds past their expiry or whose owner is gone, and returns them. Each is taken
+   * once, so several sweepers (replicas) never release twice.
    */
-  sweep(now?: number, limit?: number): Promise<Array<{ requestId: string; hold: QuotaHold }>>;
+  sweep(now?: number, limit?: number): Promise<QuotaHold[]>;
 }
 
 export interface QuotaGateOptions {
@@ -89,8 +123,23 @@ export interface QuotaGateOptions {
   kv: Kv;
   bus: Bus;
   logger: Logger;
-  /** How long a reservation may stay open before a sweeper may release it. */
-  holdTtlMs: number;
+  /** Stable per process slot (a pod's name): a restart under the same name releases the old holds at once. */
+  instanceName: string;
+  leaseTtlMs?: number;
+}
+
+/** `name#incarnation`: the incarnation is new at every start. */
+export function ownerOf(name: string, incarnation: string): string {
+  return `${name}#${incarnation}`;
+}
+
+/** Whether the owner of a hold (or of a pending request) still runs, from its lease. */
+export async function leaseState(kv: Kv, owner: string): Promise<LeaseState> {
+  const split = owner.lastIndexOf('#');
+  if (split <= 0) return 'missing';
+  const current = await kv.get(leaseKey(owner.slice(0, split)));
+  if (current === null) return 'missing';
+  return current === owner.slice(split + 1) ? 'alive' : 'superseded';
 }
 
 function requireAmount(value: number, what: string): void {
@@ -103,9 +152,25 @@ function requireId(value: number, what: string, allowZero: boolean): void {
   if (!Number.isSafeInteger(value) || value < (allowZero ? 0 : 1)) throw new TypeError(`${what} must be a ${allowZero ? 'non-negative' : 'positive'} integer, got ${value}`);
 }
 
+type StoredHold = Omit<QuotaHold, 'requestId'>;
+
+/** The counter changes that move `delta` back to a hold's counters (negative: a further charge). */
+function refund(hold: StoredHold, delta: number, createHeld: boolean): CounterDelta[] {
+  if (delta === 0) return [];
+  const changes: CounterDelta[] = [{ key: counterKeys.user(hold.userId), delta }];
+  if (hold.tokenId > 0) changes.push({ key: counterKeys.token(hold.tokenId), delta });
+  changes.push({ key: counterKeys.userHeld(hold.userId), delta: 0 - delta, create: createHeld });
+  return changes;
+}
+
 export function createQuotaGate(options: QuotaGateOptions): QuotaGate {
-  const { counters, kv, bus, logger, holdTtlMs } = options;
-  if (!Number.isSafeInteger(holdTtlMs) || holdTtlMs <= 0) throw new TypeError(`holdTtlMs must be a positive integer, got ${holdTtlMs}`);
+  const { counters, kv, bus, logger, instanceName } = options;
+  const leaseTtlMs = options.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS;
+  if (!instanceName || instanceName.includes('#')) throw new TypeError(`instanceName must be non-empty without '#', got '${instanceName}'`);
+  if (!Number.isSafeInteger(leaseTtlMs) || leaseTtlMs < 100) throw new TypeError(`leaseTtlMs must be an integer of at least 100, got ${leaseTtlMs}`);
+  const incarnation = randomBytes(6).toString('hex');
+  const owner = ownerOf(instanceName, incarnation);
+  let renewal: NodeJS.Timeout | undefined;
   /** One seed request at a time per (user, token) in this process: a burst of misses asks billing once. */
   const seeding = new Map<string, Promise<unknown>>();
 
@@ -119,37 +184,81 @@ export function createQuotaGate(options: QuotaGateOptions): QuotaGate {
     return pending;
   }
 
-  async function take(lines: ReserveLine[], userId: number, tokenId: number) {
-    const first = await counters.reserve(lines);
+  async function take(lines: ReserveLine[], credits: CounterDelta[], userId: number, tokenId: number) {
+    const first = await counters.reserve(lines, credits);
     if (first.ok || first.reason !== 'missing') return first;
     // Not loaded yet (first use since Redis or the process started): billing seeds from the database.
     logger.debug({ userId, tokenId, key: first.key }, 'quota: seeding live counters');
     await seed(userId, tokenId);
-    return counters.reserve(lines);
+    return counters.reserve(lines, credits);
   }
 
-  async function settle(requestId: string, actualQuota: number): Promise<SettleOutcome | null> {
-    requireAmount(actualQuota, 'actualQuota');
-    const raw = await kv.take(holdKey(requestId));
-    if (raw === null) return null;
-    const hold = JSON.parse(raw) as QuotaHold;
-    const delta = hold.amount - actualQuota;
-    if (delta !== 0) {
-      // Deltas only, never a written balance: a concurrent top-up's adjust is never overwritten.
-      // A charge above the hold may take a counter below zero: the bounded overdraft.
-      await counters.adjust(counterKeys.user(hold.userId), delta);
-      if (hold.tokenId > 0) await counters.adjust(counterKeys.token(hold.tokenId), delta);
+  async function renew(): Promise<void> {
+    const current = await kv.get(leaseKey(instanceName));
+    if (current !== null && current !== incarnation) {
+      logger.error({ instanceName, incarnation, other: current }, 'quota: another process renews the lease of this instance name; give each relay its own INSTANCE_NAME');
     }
-    return { hold, delta };
+    await kv.set(leaseKey(instanceName), incarnation, { ttlMs: leaseTtlMs });
+  }
+
+  async function settle(hold: QuotaHold, actualQuota: number): Promise<SettleOutcome> {
+    requireAmount(actualQuota, 'actualQuota');
+    const raw = await kv.take(holdKey(hold.requestId));
+    const found = raw !== null;
+    const stored: StoredHold = found ? (JSON.parse(raw) as StoredHold) : hold;
+    const delta = found ? stored.amount - actualQuota : 0 - actualQuota;
+    if (!found && actualQuota > 0) logger.warn({ requestId: hold.requestId, userId: hold.userId }, 'quota: hold gone at settle (swept or lost); charging the counters the actual amount');
+    // Deltas only, never a written balance: a concurrent top-up's adjust is never overwritten.
+    // A charge above the hold may take a counter below zero: the bounded overdraft.
+    await counters.adjustMany(refund(stored, delta, !found));
+    return { delta, found };
+  }
+
+  async function sweep(now = Date.now(), limit = 1000): Promise<QuotaHold[]> {
+    const prefix = holdKey('');
+    const swept: QuotaHold[] = [];
+    const owners = new Map<string, Promise<LeaseState>>();
+    for (const key of await kv.keys(prefix, limit)) {
+      const raw = await kv.get(key);
+      if (raw === null) continue;
+      const hold = JSON.parse(raw) as StoredHold;
+      if (hold.expiresAt > now) {
+        if (!owners.has(hold.owner)) owners.set(hold.owner, leaseState(kv, hold.owner));
+        if ((await owners.get(hold.owner)) === 'alive') continue;
+      }
+      const requestId = key.slice(prefix.length);
+      // Taken once: a settle or another sweeper that got there first wins.
+      if ((await kv.take(key)) === null) continue;
+      await counters.adjustMany(refund(hold, hold.amount, false));
+      swept.push({ ...hold, requestId });
+    }
+    if (swept.length) logger.warn({ count: swept.length, requestIds: swept.map((hold) => hold.requestId).slice(0, 20) }, 'quota: holds of stopped relays (or past expiry) released');
+    return swept;
   }
 
   return {
+    owner,
+
+    async start() {
+      await renew();
+      renewal = setInterval(() => void renew().catch((error: unknown) => logger.warn({ err: error }, 'quota: lease not renewed')), Math.floor(leaseTtlMs / 4));
+      renewal.unref();
+      await sweep();
+    },
+
+    async close() {
+      clearInterval(renewal);
+      renewal = undefined;
+      if ((await kv.get(leaseKey(instanceName))) === incarnation) await kv.delete(leaseKey(instanceName));
+    },
+
     async reserve(request) {
-      const { requestId, userId, tokenId, unlimitedToken, amount, record } = request;
+      const { requestId, userId, tokenId, unlimitedToken, amount, ttlMs } = request;
       if (typeof requestId !== 'string' || requestId.length === 0 || requestId.length > 64) throw new TypeError('requestId must be 1 to 64 characters');
       requireId(userId, 'userId', false);
       requireId(tokenId, 'tokenId', true);
       requireAmount(amount, 'amount');
+      if (!Number.isSafeInteger(ttlMs) || ttlMs <= 0) throw new TypeError(`ttlMs must be a positive integer, got ${ttlMs}`);
       const limitedToken = tokenId > 0 && !unlimitedToken ? tokenId : 0;
       const lines: ReserveLine[] = [{ key: counterKeys.user(userId), amount }];
       if (limitedToken) lines.push({ key: counterKeys.token(limitedToken), amount });
@@ -158,45 +267,44 @@ export function createQuotaGate(options: QuotaGateOptions): QuotaGate {
       // A zero reservation (free model, trust bypass: the relay's policy) takes nothing; the
       // counters cannot take 0, and settle charges the actual amount either way.
       if (amount > 0) {
-        const result = await take(lines, userId, limitedToken);
+        const result = await take(lines, [{ key: counterKeys.userHeld(userId), delta: amount }], userId, limitedToken);
         if (!result.ok) {
           return { ok: false, reason: result.key === counterKeys.user(userId) ? 'insufficient_user_quota' : 'insufficient_token_quota' };
         }
         remaining = { user: result.balances[0]!, token: limitedToken ? result.balances[1]! : null };
       }
 
-      const hold: QuotaHold = { userId, tokenId: limitedToken, amount, expiresAt: Date.now() + holdTtlMs, ...(record ? { record } : {}) };
-      let stored = false;
+      const stored: StoredHold = { userId, tokenId: limitedToken, amount, expiresAt: Date.now() + ttlMs, owner };
+      let kept = false;
       try {
-        stored = await kv.setIfAbsent(holdKey(requestId), JSON.stringify(hold), { ttlMs: holdTtlMs + HOLD_GRACE_MS });
+        kept = await kv.setIfAbsent(holdKey(requestId), JSON.stringify(stored), { ttlMs: ttlMs + HOLD_GRACE_MS });
       } finally {
         // Without a stored hold nobody could settle it: give the amount back at once.
-        if (!stored && amount > 0) for (const line of lines) await counters.adjust(line.key, amount);
+        if (!kept && amount > 0) await counters.adjustMany(refund(stored, amount, false));
       }
-      if (!stored) throw new Error(`quota: request ${requestId} already holds a reservation`);
-      return { ok: true, hold, remaining };
+      if (!kept) throw new Error(`quota: request ${requestId} already holds a reservation`);
+      return { ok: true, hold: { requestId, ...stored }, remaining };
     },
 
     settle,
-    release: (requestId) => settle(requestId, 0),
+    release: (hold) => settle(hold, 0),
 
     async getHold(requestId) {
       const raw = await kv.get(holdKey(requestId));
-      return raw === null ? null : (JSON.parse(raw) as QuotaHold);
+      return raw === null ? null : { requestId, ...(JSON.parse(raw) as StoredHold) };
     },
 
-    async sweep(now = Date.now(), limit = 1000) {
-      const prefix = holdKey('');
-      const swept: Array<{ requestId: string; hold: QuotaHold }> = [];
-      for (const key of await kv.keys(prefix, limit)) {
-        const raw = await kv.get(key);
-        if (raw === null || (JSON.parse(raw) as QuotaHold).expiresAt > now) continue;
-        const requestId = key.slice(prefix.length);
-        const released = await settle(requestId, 0);
-        if (released) swept.push({ requestId, hold: released.hold });
-      }
-      if (swept.length) logger.warn({ count: swept.length, requestIds: swept.map((entry) => entry.requestId).slice(0, 20) }, 'quota: expired holds released');
-      return swept;
-    },
+    sweep,
   };
+}
+
+/**
+ * Billing, after it committed charges: takes them off the users' held counters (see "What is
+ * held"). A missing counter stays missing (Redis lost it; nothing is held then).
+ */
+export async function releaseCommitted(counters: Counters, charges: Array<{ userId: number; quota: number }>): Promise<void> {
+  const byUser = new Map<number, number>();
+  for (const { userId, quota } of charges) if (quota !== 0) byUser.set(userId, (byUser.get(userId) ?? 0) + quota);
+  if (byUser.size === 0) return;
+  await counters.adjustMany([...byUser].map(([userId, quota]) => ({ key: counterKeys.userHeld(userId), delta: 0 - quota })));
 }

@@ -43,6 +43,49 @@ export function defineCountersContract(name: string, factory: () => Promise<Coun
       expect(await counters.get('missing')).toBeNull();
     });
 
+    it('seed with minus stores the value less that counter (0 when it is missing)', async () => {
+      await counters.set('held', 30);
+      expect(await counters.seed('a', 100, 'held')).toBe(70);
+      expect(await counters.seed('a', 500, 'held')).toBe(70);
+      expect(await counters.seed('b', 100, 'nothing-held')).toBe(100);
+    });
+
+    it('rebase sets an existing key to the value less the other counter, and leaves a missing key missing', async () => {
+      await counters.set('a', 5);
+      await counters.set('held', 12);
+      expect(await counters.rebase('a', 100, 'held')).toBe(88);
+      expect(await counters.get('a')).toBe(88);
+      expect(await counters.rebase('a', 100, 'nothing-held')).toBe(100);
+      expect(await counters.rebase('missing', 100, 'held')).toBeNull();
+      expect(await counters.get('missing')).toBeNull();
+      await expect(counters.rebase('a', 0.5, 'held')).rejects.toThrow(TypeError);
+    });
+
+    it('adjustMany applies every delta at once; only created keys come into being', async () => {
+      await counters.set('a', 10);
+      expect(await counters.adjustMany([
+        { key: 'a', delta: -3 },
+        { key: 'missing', delta: 5 },
+        { key: 'created', delta: -4, create: true },
+        { key: 'zero', delta: 0, create: true },
+      ])).toEqual([7, null, -4, 0]);
+      expect(await counters.get('missing')).toBeNull();
+      expect(await counters.adjustMany([])).toEqual([]);
+      await expect(counters.adjustMany([{ key: 'a', delta: 1 }, { key: 'b', delta: 1.5 }])).rejects.toThrow(TypeError);
+      expect(await counters.get('a')).toBe(7);
+    });
+
+    it('reserve applies its credits only when it succeeds, creating them when missing', async () => {
+      await counters.set('user', 10);
+      expect(await counters.reserve([{ key: 'user', amount: 4 }], [{ key: 'held', delta: 4 }])).toEqual({ ok: true, balances: [6] });
+      expect(await counters.reserve([{ key: 'user', amount: 4 }], [{ key: 'held', delta: 4 }])).toEqual({ ok: true, balances: [2] });
+      expect(await counters.get('held')).toBe(8);
+      expect(await counters.reserve([{ key: 'user', amount: 4 }], [{ key: 'held', delta: 4 }])).toEqual({ ok: false, key: 'user', reason: 'insufficient' });
+      expect(await counters.get('held')).toBe(8);
+      await expect(counters.reserve([{ key: 'user', amount: 1 }], [{ key: 'held', delta: 0.5 }])).rejects.toThrow(TypeError);
+      expect(await counters.get('user')).toBe(2);
+    });
+
     it('delete removes the key', async () => {
       await counters.set('a', 1);
       await counters.delete('a');

@@ -5,8 +5,9 @@ import { QuotaDataEntity } from './quota-data.entity.js';
 import { RedemptionEntity } from './redemption.entity.js';
 import { TokenEntity } from './token.entity.js';
 import { TopUpEntity } from './top-up.entity.js';
+import { PendingRequestEntity } from './pending-request.entity.js';
 
-export { AccountEntity, LedgerEntryEntity, LogEntity, QuotaDataEntity, RedemptionEntity, TokenEntity, TopUpEntity };
+export { AccountEntity, LedgerEntryEntity, LogEntity, PendingRequestEntity, QuotaDataEntity, RedemptionEntity, TokenEntity, TopUpEntity };
 export { LedgerKind } from './ledger-entry.entity.js';
 
-export const billingEntities = [AccountEntity, LedgerEntryEntity, TokenEntity, RedemptionEntity, LogEntity, QuotaDataEntity, TopUpEntity];
+export const billingEntities = [AccountEntity, LedgerEntryEntity, TokenEntity, RedemptionEntity, LogEntity, QuotaDataEntity, TopUpEntity, PendingRequestEntity];

@@ -1,5 +1,6 @@
 import { BillingInitial1732400000000 } from './1732400000000-initial.js';
 import { AccountRole1732500000000 } from './1732500000000-account-role.js';
 import { TopUps1732900000000 } from './1732900000000-top-ups.js';
+import { PendingRequests1733000000000 } from './1733000000000-pending-requests.js';
 
-export const billingMigrations = [BillingInitial1732400000000, AccountRole1732500000000, TopUps1732900000000];
+export const billingMigrations = [BillingInitial1732400000000, AccountRole1732500000000, TopUps1732900000000, PendingRequests1733000000000];

@@ -1,0 +1,63 @@
+import os from 'node:os';
+import { z } from 'zod';
+import type { RelayLimits } from './context.js';
+
+/**
+ * The relay's tunables as env fields: its own process reads them, and so does the gateway when
+ * it runs the relay all-in-one (one declaration, the same names and bounds).
+ */
+export const relayConfigShape = {
+  /** Silence allowed between two streamed chunks before a stream is ended with an error event. */
+  STREAMING_TIMEOUT_MS: z.coerce.number().int().positive().default(60_000),
+  /** Connecting to an upstream (DNS, TCP, TLS). */
+  UPSTREAM_CONNECT_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
+  /** Waiting for an upstream's response headers (long non-streaming answers need minutes). */
+  UPSTREAM_HEADERS_TIMEOUT_MS: z.coerce.number().int().positive().default(300_000),
+  /**
+   * The longest an upstream's answer may take to arrive in full once its headers came, streamed
+   * or not; a longer one is cut (with an error event on a stream) and billed for what was
+   * delivered. With the two timeouts above it bounds how long a request can hold quota.
+   */
+  UPSTREAM_ANSWER_TIMEOUT_MS: z.coerce.number().int().positive().default(3_600_000),
+  /**
+   * This process's name on its quota holds' lease: stable for one slot (a pod's name) and unique
+   * among the relays running. A restart under the same name releases the previous holds at once.
+   * Default: the host name and process id.
+   */
+  INSTANCE_NAME: z.string().regex(/^[^#\s]{1,120}$/, 'INSTANCE_NAME: 1 to 120 characters without spaces or #').optional(),
+  /** How long the lease outlives its last renewal: a stopped relay's holds are released this long after, at the next sweep. */
+  HOLD_LEASE_TTL_MS: z.coerce.number().int().min(1_000).max(600_000).default(20_000),
+  /** How often holds of stopped relays (and past their expiry) are swept. */
+  HOLD_SWEEP_INTERVAL_MS: z.coerce.number().int().min(1_000).max(3_600_000).default(30_000),
+};
+
+type RelayConfig = z.infer<z.ZodObject<typeof relayConfigShape>>;
+
+/** What the relay plugin takes from those fields. */
+export interface RelaySettings {
+  limits: RelayLimits;
+  instanceName: string;
+  leaseTtlMs: number;
+  holdSweepEveryMs: number;
+}
+
+/** The plugin settings those fields set. */
+export function relaySettings(config: RelayConfig): RelaySettings {
+  return {
+    limits: {
+      streamIdleTimeoutMs: config.STREAMING_TIMEOUT_MS,
+      connectTimeoutMs: config.UPSTREAM_CONNECT_TIMEOUT_MS,
+      headersTimeoutMs: config.UPSTREAM_HEADERS_TIMEOUT_MS,
+      answerTimeoutMs: config.UPSTREAM_ANSWER_TIMEOUT_MS,
+      maxUpstreamBodyBytes: 64 * 1024 * 1024,
+    },
+    instanceName: config.INSTANCE_NAME ?? defaultInstanceName(),
+    leaseTtlMs: config.HOLD_LEASE_TTL_MS,
+    holdSweepEveryMs: config.HOLD_SWEEP_INTERVAL_MS,
+  };
+}
+
+/** Host and pid: unique among processes, and stable across container restarts (pid 1 in its pod). */
+export function defaultInstanceName(): string {
+  return `${os.hostname().replace(/[#\s]/g, '-').slice(0, 100)}:${process.pid}`;
+}
