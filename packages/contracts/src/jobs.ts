@@ -45,11 +45,11 @@ export const recordedJobs: readonly RecordedJobInfo[] = [
   },
   {
     name: JobName.RelayHoldsSweep, service: 'relay', schedule: 'every 30 seconds',
-    description: 'Gives back the quota held by requests of a relay that stopped (its lease ended or it restarted) or that outlived their longest possible duration.',
+    description: 'Gives back the quota held by requests of a relay that stopped (its lease ended or it restarted) or that outlived their longest possible duration, and publishes their usage records (nothing charged).',
   },
   {
     name: JobName.BillingPendingSweep, service: 'billing', schedule: 'every 30 seconds',
-    description: 'Records the requests a stopped relay never reported (no usage, nothing charged), so every forwarded request has exactly one usage record.',
+    description: 'Records the requests a stopped relay never reported and whose holds Redis lost (no usage, nothing charged), so every forwarded request has exactly one usage record.',
   },
 ];
 

@@ -164,9 +164,19 @@ async function applyParked(context: UsageContext, batch: Parked[]): Promise<void
     try {
       results = await context.db.transaction(async (manager) => {
         const applied: Applied[] = [];
+        const started: RequestStarted[] = [];
         for (const { arrival } of batch) {
           if (arrival.kind === 'recorded') applied.push(await applyInTransaction(context, manager, arrival.usage));
-          else applied.push(recorded.has(arrival.started.record.request_id) ? { outcome: 'duplicate' } : await keepPending(manager, arrival.started));
+          else if (recorded.has(arrival.started.record.request_id)) applied.push({ outcome: 'duplicate' });
+          else {
+            started.push(arrival.started);
+            applied.push({ outcome: 'pending' });
+          }
+        }
+        // Two statements per batch, whatever its size: the pending rows in, the finished ones out.
+        const kept = await keepPending(manager, started);
+        for (const [index, { arrival }] of batch.entries()) {
+          if (arrival.kind === 'started' && applied[index]!.outcome === 'pending' && !kept.has(arrival.started.record.request_id)) applied[index] = { outcome: 'duplicate' };
         }
         await deletePending(manager, recordedIds);
         return applied;
@@ -225,19 +235,29 @@ export async function applyUsage(context: UsageContext, usage: UsageRecord): Pro
 
 /** Keeps a started request as a pending row in its own transaction. */
 async function keepStarted(context: UsageContext, started: RequestStarted): Promise<UsageOutcome> {
-  return (await context.db.transaction((manager) => keepPending(manager, started))).outcome;
+  const kept = await context.db.transaction((manager) => keepPending(manager, [started]));
+  return kept.size > 0 ? 'pending' : 'duplicate';
 }
 
-/** A pending row for a started request, unless its record was applied already (it arrived first). */
-async function keepPending(manager: EntityManager, started: RequestStarted): Promise<Applied> {
+/**
+ * Pending rows for started requests, but those whose record was applied already (it arrived
+ * first); returns the request ids kept. One query and one multi-row insert.
+ */
+async function keepPending(manager: EntityManager, started: RequestStarted[]): Promise<Set<string>> {
+  if (started.length === 0) return new Set();
   const db = manager.connection;
-  const { record } = started;
-  if ((await queryRows(manager, `SELECT 1 AS found FROM ledger_entries WHERE request_id = ${param(db, 1)}`, [record.request_id])).length > 0) return { outcome: 'duplicate' };
-  const values = [record.request_id, record.user_id, started.owner, started.expires_at, JSON.stringify(record), Date.now()];
+  const ids = started.map((entry) => entry.record.request_id);
+  const applied = await queryRows<{ request_id: string }>(manager,
+    `SELECT request_id FROM ledger_entries WHERE request_id IN (${ids.map((_, index) => param(db, index + 1)).join(', ')})`, ids);
+  const done = new Set(applied.map((row) => row.request_id));
+  const rows = started.filter((entry) => !done.has(entry.record.request_id));
+  if (rows.length === 0) return new Set();
+  const now = Date.now();
+  const values = rows.flatMap(({ record, owner, expires_at }) => [record.request_id, record.user_id, owner, expires_at, JSON.stringify(record), now]);
+  const tuples = rows.map((_, row) => `(${Array.from({ length: 6 }, (_, column) => param(db, row * 6 + column + 1)).join(', ')})`);
   await queryRows(manager,
-    `INSERT INTO pending_requests (request_id, user_id, owner, expires_at, record, created_at) ` +
-    `VALUES (${values.map((_, index) => param(db, index + 1)).join(', ')}) ON CONFLICT (request_id) DO NOTHING`, values);
-  return { outcome: 'pending' };
+    `INSERT INTO pending_requests (request_id, user_id, owner, expires_at, record, created_at) VALUES ${tuples.join(', ')} ON CONFLICT (request_id) DO NOTHING`, values);
+  return new Set(rows.map((entry) => entry.record.request_id));
 }
 
 /** Drops the pending rows of requests whose records are applied (in the same transaction). */

@@ -130,6 +130,8 @@ test('a relay killed with -9 mid-stream: its holds are released and each cut req
 
 test('a relay killed mid-stream while Redis loses its data: the records survive (billing kept them), counters re-seed from the database', async () => {
   const cut = await streamsInFlight(2);
+  // Requests running for a second are announced to billing, which keeps them beyond Redis.
+  await waitFor(async () => (await billing.getRepository(PendingRequestEntity).countBy({ user_id: alice.userId! })) === 2, 10_000, 'announced to billing');
   const killedAt = Date.now();
   await cluster.kill('relay');
   // Redis restarted without persistence: every key of this deployment is gone (holds, leases, counters).

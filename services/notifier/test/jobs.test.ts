@@ -36,7 +36,7 @@ describe.each(backends)('background job list (%s)', (backend) => {
     expect(byName[JobName.IdentitySessionsSweep]!.last_run).toEqual({
       started_at: expect.any(Number), finished_at: expect.any(Number), duration_ms: expect.any(Number), outcome: 'ok', summary: expect.stringMatching(/^removed \d+ expired sessions?$/),
     });
-    expect(byName[JobName.RelayHoldsSweep]!.last_run).toMatchObject({ outcome: 'ok', summary: expect.stringMatching(/^released \d+ holds? of stopped relays$/) });
+    expect(byName[JobName.RelayHoldsSweep]!.last_run).toMatchObject({ outcome: 'ok', summary: expect.stringMatching(/^released \d+ holds? of stopped relays, \d+ usage records? published$/) });
     expect(byName[JobName.BillingPendingSweep]!.last_run).toMatchObject({ outcome: 'ok', summary: expect.stringMatching(/^\d+ requests? of stopped relays recorded, \d+ still in flight$/) });
     expect(byName[JobName.BillingLogRetention]!.last_run).toMatchObject({ outcome: 'skipped', summary: 'LogRetentionDays is 0: logs are kept' });
     // The channel sweeps run on schedule only when a frequency is set (0 by default), or from the buttons.

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { JobName } from '@aigw/contracts';
 import {
-  createEgressClient, createOptionsMirror, createQuotaGate, recordedJob, registerDiagnostics, useAccessControl, type Infrastructure, type Subscription,
+  createEgressClient, createOptionsMirror, createQuotaGate, recordedJob, registerDiagnostics, useAccessControl, type Infrastructure, type QuotaHold, type Subscription,
 } from '@aigw/platform';
 import { createChannelDirectory } from './channels.js';
 import { preloadEncoders } from './tokenizer/index.js';
@@ -38,8 +38,19 @@ const relayPlugin: FastifyPluginAsync<RelayPluginOptions> = async (app, settings
   const connectTimeoutMs = limits.connectTimeoutMs ?? 10_000;
   const headersTimeoutMs = limits.headersTimeoutMs ?? 300_000;
   const quota = createQuotaGate({ counters, kv, bus, logger, instanceName: settings.instanceName ?? defaultInstanceName(), leaseTtlMs: settings.leaseTtlMs });
+  const usage = createUsagePublisher({ bus, logger });
+  /** Holds of stopped relays go back to the counters, and each leaves its usage record (nothing charged). */
+  const releasedHolds = (released: QuotaHold[]) => {
+    let published = 0;
+    for (const hold of released) {
+      if (!hold.record) continue;
+      usage.publish(hold.record);
+      published += 1;
+    }
+    return `released ${released.length} hold${released.length === 1 ? '' : 's'} of stopped relays, ${published} usage record${published === 1 ? '' : 's'} published`;
+  };
   // Before serving: the lease is ours, and a previous incarnation's holds are given back.
-  await quota.start();
+  releasedHolds(await quota.start());
   const context: RelayContext = {
     bus,
     logger,
@@ -55,7 +66,7 @@ const relayPlugin: FastifyPluginAsync<RelayPluginOptions> = async (app, settings
       keepAliveTimeoutMs: 60_000,
     }),
     quota,
-    usage: createUsagePublisher({ bus, logger }),
+    usage,
     limits: {
       streamIdleTimeoutMs, connectTimeoutMs, headersTimeoutMs,
       answerTimeoutMs: limits.answerTimeoutMs ?? 3_600_000,
@@ -64,12 +75,8 @@ const relayPlugin: FastifyPluginAsync<RelayPluginOptions> = async (app, settings
   };
   const subscriptions: Subscription[] = [await registerChannelOperations(context)];
 
-  // Holds of relays that stopped mid-request go back to the counters (DESIGN section 5: nothing
-  // leaks); their usage records come from billing's pending requests.
-  await infra.jobs.work(JobName.RelayHoldsSweep, recordedJob(JobName.RelayHoldsSweep, async () => {
-    const released = await context.quota.sweep();
-    return `released ${released.length} hold${released.length === 1 ? '' : 's'} of stopped relays`;
-  }, { kv, logger }));
+  // DESIGN section 5: nothing leaks (billing's pending sweep covers the holds Redis lost).
+  await infra.jobs.work(JobName.RelayHoldsSweep, recordedJob(JobName.RelayHoldsSweep, async () => releasedHolds(await quota.sweep()), { kv, logger }));
   await infra.jobs.repeat(JobName.RelayHoldsSweep, {}, { everyMs: settings.holdSweepEveryMs ?? 30_000 });
 
   app.addHook('onClose', async () => {

@@ -72,9 +72,12 @@ export async function relay(
   const requestId = request.id;
   const amount = reservation(quote, promptTokens, maxTokens, options.get('PreConsumedQuota'));
   const unbilled = (tried: number[], note: string): RecordInput => ({ caller, model, requestId, startedAt, quote, stream, tried, usage: NO_USAGE, quota: 0, note });
+  const orphanNote = 'relay stopped mid-request; nothing was charged';
   const reserved = await context.quota.reserve({
     requestId, userId: caller.userId, tokenId: caller.tokenId, unlimitedToken: caller.unlimitedToken, amount,
     ttlMs: holdLifetimeMs(context.limits, options.get('RetryTimes')),
+    // Should this process die mid-request, the hold sweeper publishes this (nothing charged).
+    record: usageRecord(unbilled([], orphanNote)),
   });
   if (!reserved.ok) {
     const message = reserved.reason === 'insufficient_token_quota' ? 'the API key has not enough quota left' : 'your balance is not enough for this request';
@@ -82,13 +85,11 @@ export async function relay(
   }
   const { hold } = reserved;
   let announced = false;
-  /** Before the first upstream call: billing keeps this record should this process die mid-request. */
+  /** At the first upstream call: billing keeps this record (beyond Redis) should the request outlive a second and this process die. */
   const announce = (channelId: number) => {
     if (announced) return;
     announced = true;
-    context.usage.started({
-      record: usageRecord(unbilled([channelId], 'relay stopped mid-request; nothing was charged')), owner: hold.owner, expires_at: hold.expiresAt,
-    });
+    context.usage.started({ record: usageRecord(unbilled([channelId], orphanNote)), owner: hold.owner, expires_at: hold.expiresAt });
   };
 
   const tried: number[] = [];

@@ -2,10 +2,13 @@ import type { EventPayload, UsageRecord } from '@aigw/contracts';
 import { publishEvent, type Bus, type Logger } from '@aigw/platform';
 
 /**
- * Publishes the relay's money events with acknowledgement: `relay.request.started` when a request
- * is first forwarded (event id `started-<request id>`) and `relay.usage.recorded` when it ended
- * (event id = request id, so a republish is deduplicated). While the bus is away they wait in
- * one bounded spool, in order, and are retried. When the spool is full the relay refuses new
+ * Publishes the relay's money events with acknowledgement: `relay.usage.recorded` when a request
+ * ended (event id = request id, so a republish is deduplicated) and `relay.request.started`
+ * (event id `started-<request id>`) for a request still running `announceAfterMs` after its first
+ * upstream call. A request that ends sooner is never announced: its record makes the
+ * announcement moot, and most short requests then cost billing nothing extra (while it runs, its
+ * hold in Redis carries its record for the sweeper). While the bus is away events wait in one
+ * bounded spool, in order, and are retried. When the spool is full the relay refuses new
  * requests (503) rather than serve unbilled traffic (DESIGN section 5).
  */
 export interface UsagePublisher {
@@ -21,10 +24,17 @@ type Outgoing =
   | { subject: 'relay.usage.recorded'; payload: UsageRecord; id: string }
   | { subject: 'relay.request.started'; payload: EventPayload<'relay.request.started'>; id: string };
 
-export function createUsagePublisher(options: { bus: Bus; logger: Logger; spoolLimit?: number; retryDelayMs?: number }): UsagePublisher {
+/** How long a request runs before billing is told about it. */
+export const ANNOUNCE_AFTER_MS = 1_000;
+
+export function createUsagePublisher(options: { bus: Bus; logger: Logger; spoolLimit?: number; retryDelayMs?: number; announceAfterMs?: number }): UsagePublisher {
   const { bus, logger } = options;
   const spoolLimit = options.spoolLimit ?? 10_000;
   const retryDelayMs = options.retryDelayMs ?? 1_000;
+  const announceAfterMs = options.announceAfterMs ?? ANNOUNCE_AFTER_MS;
+  /** Announcements not yet due, by request id, in the order they were made (so due ones come first). */
+  const deferred = new Map<string, { started: EventPayload<'relay.request.started'>; dueAt: number }>();
+  let announcer: NodeJS.Timeout | undefined;
   const spool: Outgoing[] = [];
   let inFlight = 0;
   let draining = false;
@@ -70,11 +80,39 @@ export function createUsagePublisher(options: { bus: Bus; logger: Logger; spoolL
       .finally(() => inFlight--);
   };
 
+  const announce = (started: EventPayload<'relay.request.started'>) =>
+    enqueue({ subject: 'relay.request.started', payload: started, id: `started-${started.record.request_id}` });
+
+  /** Announces what is due; the timer runs only while something waits. */
+  const announceDue = (all = false) => {
+    const now = Date.now();
+    for (const [requestId, { started, dueAt }] of deferred) {
+      if (!all && dueAt > now) break;
+      deferred.delete(requestId);
+      announce(started);
+    }
+    if (deferred.size === 0 && announcer) {
+      clearInterval(announcer);
+      announcer = undefined;
+    }
+  };
+
   return {
-    publish: (record) => enqueue({ subject: 'relay.usage.recorded', payload: record, id: record.request_id }),
-    started: (started) => enqueue({ subject: 'relay.request.started', payload: started, id: `started-${started.record.request_id}` }),
+    publish(record) {
+      deferred.delete(record.request_id);
+      enqueue({ subject: 'relay.usage.recorded', payload: record, id: record.request_id });
+    },
+    started(started) {
+      deferred.set(started.record.request_id, { started, dueAt: Date.now() + announceAfterMs });
+      if (!announcer) {
+        announcer = setInterval(() => announceDue(), Math.max(10, Math.floor(announceAfterMs / 4)));
+        announcer.unref();
+      }
+    },
     accepting: () => spool.length < spoolLimit,
     async flush(timeoutMs) {
+      // Still running at shutdown: announce now, so billing keeps them beyond this process.
+      announceDue(true);
       const deadline = Date.now() + timeoutMs;
       while ((inFlight > 0 || spool.length > 0) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
       if (spool.length > 0) logger.error({ spooled: spool.length }, 'usage events still unpublished at shutdown');

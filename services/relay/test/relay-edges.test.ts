@@ -127,15 +127,16 @@ describe('relay edges', () => {
     const dead = createQuotaGate({ ...infra, logger: createSilentLogger(), instanceName: `dead-${randomUUID()}`, leaseTtlMs: 1_000 });
     await dead.start();
     const requestId = randomUUID();
-    const reserved = await dead.reserve({ requestId, userId: world.user.id, tokenId: world.tokenId, unlimitedToken: true, amount: 5_000, ttlMs: 60_000 });
-    if (!reserved.ok) throw new Error(reserved.reason);
-    const before = (await spendable())! + 5_000;
     const record = {
       request_id: requestId, user_id: world.user.id, token_id: world.tokenId, token_name: 'relay-test', model_name: 'mock-gpt', group: 'default',
       channel_id: 0, prompt_tokens: 0, completion_tokens: 0, quota: 0, use_time_ms: 0, is_stream: true,
       created_at: Math.floor(Date.now() / 1000), content: 'relay stopped mid-request; nothing was charged', other: {},
     };
-    // What the relay announces before its first upstream call; billing keeps it as pending.
+    // The hold carries the record too: both the hold sweep and billing's pending sweep publish it, and one log row results.
+    const reserved = await dead.reserve({ requestId, userId: world.user.id, tokenId: world.tokenId, unlimitedToken: true, amount: 5_000, ttlMs: 60_000, record });
+    if (!reserved.ok) throw new Error(reserved.reason);
+    const before = (await spendable())! + 5_000;
+    // What the relay announces of a request running for a second; billing keeps it as pending.
     await publishEvent(infra.bus, 'relay.request.started', { record, owner: reserved.hold.owner, expires_at: reserved.hold.expiresAt }, `started-${requestId}`);
     await waitFor(() => billing.getRepository(PendingRequestEntity).existsBy({ request_id: requestId }), 10_000, 'pending request');
     // The relay dies: its lease ends. Sweeps run every second in this world (the hold sweep on demand here).

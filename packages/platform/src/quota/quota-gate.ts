@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { MAX_QUOTA } from '@aigw/contracts';
+import { MAX_QUOTA, type UsageRecord } from '@aigw/contracts';
 import type { Bus } from '../bus/bus.js';
 import type { CounterDelta, Counters, Kv, ReserveLine } from '../counters/counters.js';
 import type { Logger } from '../logger.js';
@@ -27,6 +27,11 @@ import { requestTyped } from '../messaging.js';
  * expiry passed (a request can never outlive it: the relay cuts answers before). `start` writes
  * the lease and sweeps at once, so a restarted instance releases its previous incarnation's
  * holds before serving.
+ *
+ * Records of dead relays. A hold carries the usage record (no usage) its sweeper publishes, so
+ * a relay that dies mid-request still leaves exactly one record. Redis can lose holds, so a
+ * request still running after a second is also announced to billing (`relay.request.started`),
+ * which keeps it in its database until the real record comes (billing's pending sweep).
  *
  * Once. Whoever takes a hold from the Kv (the request's own settle, or a sweeper) applies it.
  * A settle that finds its hold gone (swept, or Redis lost its data) still charges the actual
@@ -64,6 +69,8 @@ export interface QuotaHold {
   expiresAt: number;
   /** The relay instance serving the request: `name#incarnation`. */
   owner: string;
+  /** The usage record (no usage) a sweeper publishes should it release the hold: one record per request, even then. */
+  record?: UsageRecord;
 }
 
 export interface ReserveRequest {
@@ -76,6 +83,8 @@ export interface ReserveRequest {
   amount: number;
   /** How long the request may take at most; its hold expires then. */
   ttlMs: number;
+  /** Kept with the hold for a sweeper (see QuotaHold.record). */
+  record?: UsageRecord;
 }
 
 export type ReserveOutcome =
@@ -95,8 +104,8 @@ export type LeaseState = 'alive' | 'superseded' | 'missing';
 export interface QuotaGate {
   /** `name#incarnation` of this process: the owner written into its holds. */
   readonly owner: string;
-  /** Writes this instance's lease (renewed until close) and releases what a previous incarnation left. */
-  start(): Promise<void>;
+  /** Writes this instance's lease (renewed until close) and releases what a previous incarnation left (returned, as by `sweep`). */
+  start(): Promise<QuotaHold[]>;
   /** Stops renewing and gives the lease up, so whatever is left is swept at once. */
   close(): Promise<void>;
   /**
@@ -243,7 +252,7 @@ export function createQuotaGate(options: QuotaGateOptions): QuotaGate {
       await renew();
       renewal = setInterval(() => void renew().catch((error: unknown) => logger.warn({ err: error }, 'quota: lease not renewed')), Math.floor(leaseTtlMs / 4));
       renewal.unref();
-      await sweep();
+      return sweep();
     },
 
     async close() {
@@ -253,7 +262,7 @@ export function createQuotaGate(options: QuotaGateOptions): QuotaGate {
     },
 
     async reserve(request) {
-      const { requestId, userId, tokenId, unlimitedToken, amount, ttlMs } = request;
+      const { requestId, userId, tokenId, unlimitedToken, amount, ttlMs, record } = request;
       if (typeof requestId !== 'string' || requestId.length === 0 || requestId.length > 64) throw new TypeError('requestId must be 1 to 64 characters');
       requireId(userId, 'userId', false);
       requireId(tokenId, 'tokenId', true);
@@ -274,7 +283,7 @@ export function createQuotaGate(options: QuotaGateOptions): QuotaGate {
         remaining = { user: result.balances[0]!, token: limitedToken ? result.balances[1]! : null };
       }
 
-      const stored: StoredHold = { userId, tokenId: limitedToken, amount, expiresAt: Date.now() + ttlMs, owner };
+      const stored: StoredHold = { userId, tokenId: limitedToken, amount, expiresAt: Date.now() + ttlMs, owner, ...(record ? { record } : {}) };
       let kept = false;
       try {
         kept = await kv.setIfAbsent(holdKey(requestId), JSON.stringify(stored), { ttlMs: ttlMs + HOLD_GRACE_MS });
