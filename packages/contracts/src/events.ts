@@ -140,8 +140,9 @@ export const eventSchemas = {
    */
   'relay.usage.recorded': usageRecordSchema,
   /**
-   * Published by the relay when a request is first forwarded upstream (event id:
-   * `started-<request id>`), without waiting for it. Billing keeps it as a pending row until the
+   * Published by the relay for a request still running a second after it was first forwarded
+   * upstream (event id: `started-<request id>`; shorter requests end with their record first and
+   * are never announced). Billing keeps it as a pending row until the
    * request's `relay.usage.recorded` arrives; should the relay die first (its lease ends, a newer
    * incarnation takes its name, or `expires_at` passes), billing records `record` (no usage,
    * nothing charged) so every forwarded request has exactly one usage record, even when Redis lost
