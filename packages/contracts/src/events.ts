@@ -248,13 +248,14 @@ export const requestSchemas = {
    * Answered by billing: an admin's quota change from the user editor (identity forwards it), in
    * one transaction with its ledger entry and manage log. Either `quota`, the new balance (with
    * `expected_quota`: only if the balance is still that, else refused with "the balance changed
-   * since you loaded it ..."; without: set unconditionally), or `delta`, added to the balance as
-   * it is. The answer is the balance after the change.
+   * since you loaded it ..."; without: set unconditionally), never negative, or `delta`, added to
+   * the balance as it is, refused when negative and taking the balance below 0. The ledger entry
+   * carries `actor_id`. The answer is the balance after the change.
    */
   'billing.account.set_quota': {
     request: z.object({
       user_id: z.number().int().positive(),
-      quota: z.number().int().optional(),
+      quota: z.number().int().min(0, 'a balance cannot be negative; take money away with a delta').optional(),
       expected_quota: z.number().int().optional(),
       delta: z.number().int().optional(),
       actor_id: z.number().int(),

@@ -146,13 +146,17 @@ export const updateUserBodySchema = z.object({
   group: z.string().trim().min(1).max(64).optional(),
   email: z.union([z.literal(''), email]).optional(),
   /**
-   * The new balance. Without `expected_quota` it is set whatever the balance is (the established
-   * product's clients and scripts, which fund users this way); with it, only if unchanged.
+   * The new balance, never negative (money is taken away with `quota_delta`). Without
+   * `expected_quota` it is set whatever the balance is (the established product's clients and
+   * scripts, which fund users this way); with it, only if unchanged.
    */
-  quota: adminQuota('quota').optional(),
+  quota: adminQuota('quota').min(0, 'a balance cannot be negative; take money away with quota_delta').optional(),
   /** The balance the admin saw when typing `quota`: refused ("the balance changed since you loaded it") when it moved since. */
   expected_quota: adminQuota('expected_quota').optional(),
-  /** A signed amount added to the balance as it is when applied (the "add quota" dialog); not with `quota`. */
+  /**
+   * A signed amount added to the balance as it is when applied (the "add quota" dialog); not with
+   * `quota`. Billing refuses a negative one that would take the balance below 0.
+   */
   quota_delta: adminQuota('quota_delta').optional(),
 }).superRefine((body, context) => {
   if (body.quota_delta !== undefined && body.quota !== undefined) {

@@ -94,7 +94,7 @@ export async function registerAccountResponders(context: BillingContext): Promis
         }])),
       };
     }),
-    replyTyped(bus, 'billing.account.set_quota', async ({ user_id, quota, expected_quota, delta: added, actor_username }) => {
+    replyTyped(bus, 'billing.account.set_quota', async ({ user_id, quota, expected_quota, delta: added, actor_id, actor_username }) => {
       const perUnit = options.get('QuotaPerUnit');
       let rebased = false;
       let outcome: { change: number; balance: number };
@@ -113,9 +113,15 @@ export async function registerAccountResponders(context: BillingContext): Promis
           }
           const target = quota ?? current + added!;
           if (!Number.isSafeInteger(target) || Math.abs(target) > MAX_QUOTA) throw new UserError(`the balance would be out of range (${target})`);
+          // A set balance is never negative, and taking money away stops at 0 (a balance already
+          // overdrawn by usage may still be raised towards 0 by a smaller positive delta).
+          if (quota !== undefined && quota < 0) throw new UserError('a balance cannot be negative; take money away with a delta');
+          if (added !== undefined && added < 0 && target < 0) {
+            throw new UserError(`the balance cannot go below 0: it is ${current}, so at most ${Math.max(current, 0)} can be taken away`, 'balance_below_zero');
+          }
           const change = target - current;
           if (change !== 0) {
-            await applyToAccount(manager, { userId: user_id, kind: LedgerKind.Admin, amount: change });
+            await applyToAccount(manager, { userId: user_id, kind: LedgerKind.Admin, amount: change, actorId: actor_id });
             await writeLog(manager, {
               userId: user_id, type: LogType.Manage, quota: change,
               content: `admin ${actor_username} changed the quota from ${formatQuota(current, perUnit)} to ${formatQuota(target, perUnit)}`,

@@ -21,11 +21,13 @@ export interface AccountChange {
   requestId?: string;
   /**
    * Refuse the change when it would leave less than this (e.g. 0 for transfers). Omit to allow
-   * any result (admin edits may set a negative balance; usage may overdraw by at most its hold).
+   * any result (usage may overdraw by at most its hold; admin edits check the floor themselves).
    */
   floor?: number;
   /** Also add to used_quota and request_count (usage). */
   usage?: { used: number; requests: number };
+  /** The admin who made the change (admin edits). */
+  actorId?: number;
 }
 
 /**
@@ -51,8 +53,8 @@ export async function applyToAccount(manager: EntityManager, change: AccountChan
   if (rows.length === 0) return null;
   // Raw SQL: this runs once per relayed request, and the query builder's overhead would dominate.
   await queryRows(manager,
-    `INSERT INTO ledger_entries (user_id, kind, amount, request_id, created_at) VALUES (${param(db, 1)}, ${param(db, 2)}, ${param(db, 3)}, ${param(db, 4)}, ${param(db, 5)})`,
-    [change.userId, change.kind, change.amount, change.requestId ?? null, Date.now()]);
+    `INSERT INTO ledger_entries (user_id, kind, amount, request_id, actor_id, created_at) VALUES (${param(db, 1)}, ${param(db, 2)}, ${param(db, 3)}, ${param(db, 4)}, ${param(db, 5)}, ${param(db, 6)})`,
+    [change.userId, change.kind, change.amount, change.requestId ?? null, change.actorId ?? null, Date.now()]);
   return Number(rows[0]!.quota);
 }
 

@@ -151,6 +151,46 @@ describe.each(backends)('admin quota edits (%s)', (backend) => {
     expect(await balance()).toBe(3_500);
   });
 
+  /** Issue 22.4: a set balance is never negative; money is taken away by the delta, down to 0 at most, and the ledger names who did it. */
+  it('refuses a negative balance, naming the field, and changes nothing', async () => {
+    const before = (await balance())!;
+    const entries = await adminEntries();
+    const refused = await put(root, { display_name: 'negative', quota: -99_999_999_999 });
+    expect(refused).toMatchObject({ success: false, message: expect.stringMatching(/^quota: .*negative.*quota_delta/) });
+    const refusedWithExpected = await put(root, { quota: -1, expected_quota: before });
+    expect(refusedWithExpected).toMatchObject({ success: false, message: expect.stringMatching(/^quota: /) });
+    expect(await load()).toMatchObject({ quota: before });
+    expect((await load()).display_name).not.toBe('negative');
+    expect(await adminEntries()).toEqual(entries);
+  });
+
+  it('refuses billing\'s set_quota below 0 even when asked directly over the bus', async () => {
+    const before = (await balance())!;
+    // Straight on the bus, past the typed client's own check: billing refuses it itself.
+    await expect(gateway.env.infra.bus.request('billing.account.set_quota', { user_id: alice.id, quota: -5, actor_id: root.id, actor_username: 'root' }))
+      .rejects.toThrow(/negative/);
+    expect(await balance()).toBe(before);
+  });
+
+  it('takes money away with a delta down to 0, never below, and records the admin in the ledger and the manage log', async () => {
+    const before = (await balance())!;
+    expect(before).toBeGreaterThan(0);
+    const entries = await adminEntries();
+    const refused = await put(admin, { quota_delta: -(before + 1) });
+    expect(refused).toEqual({ success: false, message: `quota_delta: the balance cannot go below 0: it is ${before}, so at most ${before} can be taken away` });
+    expect(await balance()).toBe(before);
+    expect(await adminEntries()).toEqual(entries);
+
+    expect(await put(admin, { quota_delta: -before })).toEqual({ success: true, message: '' });
+    expect(await balance()).toBe(0);
+    const last = await db.getRepository(LedgerEntryEntity).findOne({ where: { user_id: alice.id, kind: LedgerKind.Admin }, order: { id: 'DESC' } });
+    expect(last).toMatchObject({ amount: -before, actor_id: admin.id });
+    const logs = (await gateway.call('GET', `/api/log/?p=1&page_size=100&type=3&username=alice`, { session: root })).json().data.items as Array<{ content: string; quota: number }>;
+    expect(logs.find((row) => row.quota === -before)?.content).toMatch(/^admin admin1 changed the quota from \$[\d.]+ to \$0\.00$/);
+    // Back up again for the tests after this one.
+    expect(await put(root, { quota_delta: before })).toEqual({ success: true, message: '' });
+  });
+
   it('keeps every balance equal to its ledger (reconcile)', async () => {
     expect(await reconcile(db)).toEqual([]);
   });

@@ -36,6 +36,10 @@ export class LedgerEntryEntity {
   @Column({ type: 'varchar', length: 64, nullable: true, unique: true })
   request_id: string | null;
 
+  /** The admin who made an admin change (the manage log names them too); null otherwise. */
+  @Column({ type: 'integer', nullable: true })
+  actor_id: number | null;
+
   @Column({ type: 'bigint', transformer: bigintNumber })
   created_at: number;
 }

@@ -2,5 +2,6 @@ import { BillingInitial1732400000000 } from './1732400000000-initial.js';
 import { AccountRole1732500000000 } from './1732500000000-account-role.js';
 import { TopUps1732900000000 } from './1732900000000-top-ups.js';
 import { PendingRequests1733000000000 } from './1733000000000-pending-requests.js';
+import { LedgerActor1733100000000 } from './1733100000000-ledger-actor.js';
 
-export const billingMigrations = [BillingInitial1732400000000, AccountRole1732500000000, TopUps1732900000000, PendingRequests1733000000000];
+export const billingMigrations = [BillingInitial1732400000000, AccountRole1732500000000, TopUps1732900000000, PendingRequests1733000000000, LedgerActor1733100000000];
