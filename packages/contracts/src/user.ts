@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { manageActions, Role } from './roles.js';
 import { idSchema } from './envelope.js';
+import { normalizeUsername, usernameProblem } from './username.js';
 
 /** Limits of spec accounts section 5. */
 export const USERNAME_MAX = 12;
@@ -72,7 +73,16 @@ export const emptyBalance: UserBalance = {
   aff_history_quota: 0,
 };
 
+/** A username as an edit sends it: the route holds it to the rules only when it differs from the current one (existing names stay). */
 const username = z.string().trim().min(1, 'username is required').max(USERNAME_MAX, `username must be at most ${USERNAME_MAX} characters`);
+/** A username being taken (registration, admin create): NFKC-normalised, then held to the rules of username.ts. */
+const newUsername = (emptyMessage: string) => z.string()
+  .transform(normalizeUsername)
+  .pipe(z.string().min(1, emptyMessage).max(USERNAME_MAX, `username must be at most ${USERNAME_MAX} characters`))
+  .superRefine((name, context) => {
+    const problem = usernameProblem(name);
+    if (problem) context.addIssue({ code: 'custom', message: problem });
+  });
 const password = z
   .string()
   .min(PASSWORD_MIN, `password length must not be less than ${PASSWORD_MIN}`)
@@ -82,7 +92,7 @@ const email = z.string().trim().max(EMAIL_MAX).pipe(z.email('email is not a vali
 
 /** POST /api/user/register (`?turnstile=` in the query). */
 export const registerBodySchema = z.object({
-  username,
+  username: newUsername('username is required'),
   password,
   password2: z.string().optional(),
   email: z.union([z.literal(''), email]).optional(),
@@ -121,7 +131,7 @@ export type UpdateSelfBody = z.infer<typeof updateSelfBodySchema>;
 
 /** POST /api/user/ (admin): username and password cannot be empty. */
 export const createUserBodySchema = z.object({
-  username: z.string().trim().min(1, 'username and password cannot be empty').max(USERNAME_MAX, `username must be at most ${USERNAME_MAX} characters`),
+  username: newUsername('username and password cannot be empty'),
   password: z.string().min(1, 'username and password cannot be empty').pipe(password),
   display_name: displayName.optional(),
   /** Only the roles the product knows (an odd level would pass admin checks yet never be demotable); below the creator's own. */

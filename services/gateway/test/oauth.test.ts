@@ -212,6 +212,15 @@ describe.each(backends)('third-party login (%s)', (backend) => {
     expect(second).toMatchObject({ success: true, data: { username: expect.stringMatching(/^oidc_\d+$/) } });
   });
 
+  it('never takes a look-alike of another user\'s name from the provider (issue 22.5), and normalises the one it takes', async () => {
+    for (const [sub, suggested] of [['sub-root-1', 'ROOT'], ['sub-root-2', 'r\u043eot'], ['sub-root-3', 'root\u200b'], ['sub-root-4', 'ＯＫＴＡ-ＡＮＮ']]) {
+      const answer = (await callback('oidc', grant({ sub, preferred_username: suggested }))).json();
+      expect({ suggested, answer }).toMatchObject({ suggested, answer: { success: true, data: { username: expect.stringMatching(/^oidc_\d+$/) } } });
+    }
+    const normalised = (await callback('oidc', grant({ sub: 'sub-width', preferred_username: 'ｏｋｔａ－ｂｏｂ' }))).json();
+    expect(normalised).toMatchObject({ success: true, data: { username: 'okta-bob' } });
+  });
+
   it('logs in and binds with WeChat through the WeChat server', async () => {
     const login = await call('GET', `/api/oauth/wechat?code=${grant({ id: 'wx-openid-1' })}`);
     expect(login.json()).toMatchObject({ success: true, data: { username: expect.stringMatching(/^wechat_\d+$/), wechat_id: 'wx-openid-1' } });

@@ -1,5 +1,8 @@
-import type { DataSource, EntityManager } from 'typeorm';
-import { localeFromAcceptLanguage, Role, UserStatus, type User, type UserBalance, type UserRow } from '@aigw/contracts';
+import { IsNull, Not, type DataSource, type EntityManager } from 'typeorm';
+import {
+  localeFromAcceptLanguage, normalizeUsername, Role, USERNAME_MAX, usernameKey, usernameProblem, UserStatus,
+  type User, type UserBalance, type UserRow,
+} from '@aigw/contracts';
 import { isUniqueViolation, UserError } from '@aigw/platform';
 import { UserEntity } from './entities/user.entity.js';
 import { randomString } from './domain/secrets.js';
@@ -58,16 +61,73 @@ export function languageOf(acceptLanguage: string | undefined): string {
   return acceptLanguage?.trim() ? localeFromAcceptLanguage(acceptLanguage) : '';
 }
 
+/** Taken regardless of case and width: "ROOT" is as taken as "root". */
+const usernameTakenError = () => new UserError('username: already taken');
+
+/**
+ * Whether a name is held by another user (deregistered ones included) regardless of case and
+ * width: by the unique key column, and among the few rows whose key is null (names that clashed
+ * by case before the column existed), by their computed key.
+ */
+export async function usernameTaken(manager: EntityManager, name: string, exceptUserId?: number): Promise<boolean> {
+  const key = usernameKey(name);
+  const other = exceptUserId === undefined ? {} : { id: Not(exceptUserId) };
+  if (await manager.existsBy(UserEntity, { username_key: key, ...other })) return true;
+  const unkeyed = await manager.find(UserEntity, { select: { id: true, username: true }, where: { username_key: IsNull(), ...other } });
+  return unkeyed.some((user) => usernameKey(user.username) === key);
+}
+
+/**
+ * The stored form of a name a user is being given (a rename, or a name a third-party login
+ * suggested): NFKC-normalised and held to the rules of contracts' username.ts, refused with a
+ * UserError saying why ("username: ...") or when another user holds it.
+ */
+export async function acceptNewUsername(manager: EntityManager, requested: string, exceptUserId?: number): Promise<string> {
+  const name = normalizeUsername(requested);
+  if (!name) throw new UserError('username: username is required');
+  if (name.length > USERNAME_MAX) throw new UserError(`username: username must be at most ${USERNAME_MAX} characters`);
+  const problem = usernameProblem(name);
+  if (problem) throw new UserError(`username: ${problem}`);
+  if (await usernameTaken(manager, name, exceptUserId)) throw usernameTakenError();
+  return name;
+}
+
+/**
+ * A rename of `user` to `requested` as the self and admin edits send it: undefined when it is the
+ * current name (sent unchanged, or a spelling that normalises to it: existing names stay as they
+ * are), else the accepted name with its key.
+ */
+export async function renameFields(manager: EntityManager, user: UserEntity, requested: string | undefined): Promise<Pick<UserEntity, 'username' | 'username_key'> | undefined> {
+  if (requested === undefined || requested === user.username || normalizeUsername(requested) === user.username) return undefined;
+  const username = await acceptNewUsername(manager, requested, user.id);
+  return { username, username_key: usernameKey(username) };
+}
+
+/**
+ * Applies profile changes; a rename that lost a race for its name to another user (the unique
+ * key) is refused as taken, with nothing written.
+ */
+export async function updateUser(manager: EntityManager, userId: number, changes: Partial<UserEntity>): Promise<void> {
+  try {
+    await manager.update(UserEntity, { id: userId }, changes);
+  } catch (error) {
+    if (changes.username !== undefined && isUniqueViolation(error)) throw usernameTakenError();
+    throw error;
+  }
+}
+
 /**
  * Inserts a user with a fresh 4-character invite code. Username and email are unique against
- * every user, deregistered ones included; a clash becomes a UserError naming the field.
+ * every user, deregistered ones included (the username regardless of case and width, by its
+ * key); a clash becomes a UserError naming the field. The caller has checked the name's rules.
  */
 export async function insertUser(manager: EntityManager, input: NewUser): Promise<UserEntity> {
-  if (await manager.existsBy(UserEntity, { username: input.username })) throw new UserError('username: already taken');
+  if (await usernameTaken(manager, input.username)) throw usernameTakenError();
   if (input.email && (await manager.existsBy(UserEntity, { email: input.email }))) throw new UserError('email: already used');
   for (let attempt = 0; ; attempt++) {
     const user = manager.create(UserEntity, {
       username: input.username,
+      username_key: usernameKey(input.username),
       display_name: input.displayName || input.username,
       password_hash: input.passwordHash,
       password_is_default: input.passwordIsDefault ?? false,
@@ -88,15 +148,16 @@ export async function insertUser(manager: EntityManager, input: NewUser): Promis
     } catch (error) {
       // A concurrent registration took the username or email, or the invite code collided.
       if (!isUniqueViolation(error)) throw error;
-      if (await manager.existsBy(UserEntity, { username: input.username })) throw new UserError('username: already taken');
+      if (await usernameTaken(manager, input.username)) throw usernameTakenError();
       if (input.email && (await manager.existsBy(UserEntity, { email: input.email }))) throw new UserError('email: already used');
       if (attempt > 8) throw error;
     }
   }
 }
 
-/** A user by username or email, deregistered users excluded. */
+/** A user by username (as typed, or NFKC-normalised as names are stored) or email, deregistered users excluded. */
 export async function findLoginUser(db: DataSource, login: string): Promise<UserEntity | null> {
-  const user = await db.getRepository(UserEntity).findOne({ where: login.includes('@') ? [{ email: login }, { username: login }] : { username: login } });
+  const names = [...new Set([login, normalizeUsername(login)])].map((username) => ({ username }));
+  const user = await db.getRepository(UserEntity).findOne({ where: login.includes('@') ? [{ email: login }, ...names] : names });
   return user && user.deleted_at === null ? user : null;
 }

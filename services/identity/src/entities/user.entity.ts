@@ -1,4 +1,4 @@
-import { Column, Entity, PrimaryGeneratedColumn } from 'typeorm';
+import { Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
 
 /** A console user. The password and access token are stored as hashes only. */
 @Entity({ name: 'users' })
@@ -8,6 +8,15 @@ export class UserEntity {
 
   @Column({ type: 'varchar', length: 64, unique: true })
   username: string;
+
+  /**
+   * What the username is unique by, whatever its case or width (`usernameKey` of contracts):
+   * unique in the database. Null only on names that clashed by case before the column existed
+   * (the later ones of such a pair; see the UsernameKey migration).
+   */
+  @Index('users_username_key_unique', { unique: true })
+  @Column({ type: 'varchar', length: 255, nullable: true })
+  username_key: string | null;
 
   @Column({ type: 'varchar', length: 64, default: '' })
   display_name: string;

@@ -3,7 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { FindOptionsWhere } from 'typeorm';
 import { z } from 'zod';
-import { DISPLAY_NAME_MAX, USERNAME_MAX, UserStatus } from '@aigw/contracts';
+import { DISPLAY_NAME_MAX, UserStatus } from '@aigw/contracts';
 import { clearCookie, readCookie, requireAuth, setCookie, UnauthorizedError, UserError, type EgressClient } from '@aigw/platform';
 import type { IdentityContext } from '../context.js';
 import { UserEntity } from '../entities/user.entity.js';
@@ -14,7 +14,7 @@ import {
   oauthProviders, wechatAccount, wechatLogin,
   type ExternalAccount, type ExternalLogin, type OAuthEndpoints, type OAuthProvider, type ProviderContext,
 } from '../oauth-providers.js';
-import { insertUser, languageOf, type BindingColumn } from '../users.js';
+import { acceptNewUsername, insertUser, languageOf, usernameTaken, type BindingColumn } from '../users.js';
 import { signIn } from './session.js';
 
 /** A state lives while the user is on the provider's authorization page. */
@@ -67,12 +67,21 @@ export const oauthRoutes: FastifyPluginAsyncZod<OAuthRoutesOptions> = async (app
     return inviteCode;
   };
 
-  /** `<prefix>_<max id + 1>` as the established product names them, or the provider's suggestion when it is free. */
+  /**
+   * `<prefix>_<max id + 1>` as the established product names them, or the provider's suggestion
+   * when it passes the username rules (normalised, one script, no invisible characters) and is
+   * free regardless of case: a provider cannot hand out a look-alike of another user's name.
+   */
   const freshUsername = async (prefix: string, suggested = ''): Promise<string> => {
-    const name = suggested.trim();
-    if (name && name.length <= USERNAME_MAX && !(await users.existsBy({ username: name }))) return name;
+    if (suggested.trim()) {
+      const accepted = await acceptNewUsername(db.manager, suggested).catch((error: unknown) => {
+        if (error instanceof UserError) return null;
+        throw error;
+      });
+      if (accepted) return accepted;
+    }
     let n = ((await users.maximum('id')) ?? 0) + 1;
-    while (await users.existsBy({ username: `${prefix}_${n}` })) n++;
+    while (await usernameTaken(db.manager, `${prefix}_${n}`)) n++;
     return `${prefix}_${n}`;
   };
 

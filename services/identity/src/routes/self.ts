@@ -7,7 +7,7 @@ import { hashPassword, verifyPassword } from '../domain/passwords.js';
 import { randomString, safeEqual, sha256 } from '../domain/secrets.js';
 import { fetchOwnBalance } from '../balances.js';
 import { publishSessionRevoked, publishUserDeleted, publishUserUpdated } from '../events.js';
-import { toUserView } from '../users.js';
+import { renameFields, toUserView, updateUser } from '../users.js';
 
 const verificationKey = (email: string) => `identity:verification:${email.toLowerCase()}`;
 
@@ -32,17 +32,14 @@ export const selfRoutes: FastifyPluginAsyncZod<{ context: IdentityContext }> = a
     const user = await loadSelf(requireAuth(request).userId);
     const body = request.body;
     const changes: Partial<UserEntity> = {};
-    if (body.username !== undefined && body.username !== user.username) {
-      if (await users.existsBy({ username: body.username })) throw new UserError('username: already taken');
-      changes.username = body.username;
-    }
+    Object.assign(changes, await renameFields(db.manager, user, body.username));
     if (body.display_name !== undefined) changes.display_name = body.display_name;
     if (body.password) {
       if (!(await verifyPassword(user.password_hash, body.original_password ?? ''))) throw new UserError('original_password: the current password is wrong');
       changes.password_hash = await hashPassword(body.password);
       changes.password_is_default = false;
     }
-    if (Object.keys(changes).length) await users.update({ id: user.id }, changes);
+    if (Object.keys(changes).length) await updateUser(db.manager, user.id, changes);
     if (changes.password_hash) {
       // Every other session of this user ends; the one that made the change stays.
       const current = readCookie(request, SESSION_COOKIE);

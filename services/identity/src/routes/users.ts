@@ -12,7 +12,7 @@ import { decideUserAction, type UserAction } from '../domain/permissions.js';
 import { hashPassword } from '../domain/passwords.js';
 import { fetchBalances } from '../balances.js';
 import { publishSessionRevoked, publishUserDeleted, publishUserRegistered, publishUserUpdated } from '../events.js';
-import { insertUser, toUserRow } from '../users.js';
+import { insertUser, renameFields, toUserRow, updateUser } from '../users.js';
 
 /** User management for admins. Every action passes `decideUserAction` before anything changes. */
 export const userRoutes: FastifyPluginAsyncZod<{ context: IdentityContext }> = async (app, { context }) => {
@@ -100,10 +100,7 @@ export const userRoutes: FastifyPluginAsyncZod<{ context: IdentityContext }> = a
     const target = await loadTarget(requireAuth(request).role, request.body.id, 'update');
     const body = request.body;
     const changes: Partial<UserEntity> = {};
-    if (body.username !== undefined && body.username !== target.username) {
-      if (await users.existsBy({ username: body.username })) throw new UserError('username: already taken');
-      changes.username = body.username;
-    }
+    Object.assign(changes, await renameFields(db.manager, target, body.username));
     if (body.display_name !== undefined) changes.display_name = body.display_name;
     if (body.group !== undefined) changes.group = body.group;
     if (body.email !== undefined && body.email !== target.email) {
@@ -114,7 +111,7 @@ export const userRoutes: FastifyPluginAsyncZod<{ context: IdentityContext }> = a
     // The balance is billing's: it applies the edit (with its ledger entry and manage log) first,
     // so a refusal there leaves the profile untouched too.
     if (body.quota !== undefined || body.quota_delta !== undefined) await changeQuota(target.id, body, requireAuth(request));
-    if (Object.keys(changes).length) await users.update({ id: target.id }, changes);
+    if (Object.keys(changes).length) await updateUser(db.manager, target.id, changes);
     if (changes.password_hash) {
       await sessions.revokeAll(target.id);
       await publishSessionRevoked(bus, target.id, null);
