@@ -33,7 +33,7 @@ export function entryOf(name) {
  * Starts the services, waits for each /healthz, then starts the gateway.
  * - env: the children's environment (default process.env); DATABASE_URL, NATS_URL and REDIS_URL
  *   default to the local servers, INTERNAL_SECRET to a random one for this cluster,
- *   TOKEN_KEY_SECRET, CHANNEL_KEY_SECRET and NOTIFIER_KEY_SECRET to ones kept in DATA_DIR/secrets (token and channel keys stay
+ *   TOKEN_KEY_SECRET, CHANNEL_KEY_SECRET, NOTIFIER_KEY_SECRET and TWO_FACTOR_KEY_SECRET to ones kept in DATA_DIR/secrets (token and channel keys stay
  *   readable across restarts).
  * - ports: { gateway, identity, billing, channels, relay, notifier }, defaults 3000-3005.
  * - log(name, line, stream): every child output line; default prints `[name] line`.
@@ -54,6 +54,8 @@ export async function startCluster(options = {}) {
   env.CHANNEL_KEY_SECRET ||= persistentSecret(path.join(env.DATA_DIR || './data', 'secrets', 'cluster-channel-key'));
   // Webhook signing secrets likewise.
   env.NOTIFIER_KEY_SECRET ||= persistentSecret(path.join(env.DATA_DIR || './data', 'secrets', 'cluster-notifier-key'));
+  // TOTP secrets of users' second factors likewise.
+  env.TWO_FACTOR_KEY_SECRET ||= persistentSecret(path.join(env.DATA_DIR || './data', 'secrets', 'cluster-two-factor-key'));
   const entries = Object.fromEntries([...serviceNames, 'gateway'].map((name) => [name, entryOf(name)]));
   const servicesUrls = Object.fromEntries(serviceNames.map((name) => [name, `http://127.0.0.1:${ports[name]}`]));
 

@@ -213,6 +213,16 @@ export const requestSchemas = {
    * enabled super admin when `roots` is set. Users without an email are still listed (email '').
    */
   'identity.user.contacts': {
+  /**
+   * Answered by identity: when the console session (`session`: sha256 of its cookie, as the
+   * gateway forwards it in the caller's identity) of `user_id` last proved a second factor with
+   * POST /api/verify, if that is within the step-up window; null otherwise. Channels asks it
+   * before revealing a channel key.
+   */
+  'identity.session.step-up': {
+    request: z.object({ user_id: z.number().int(), session: z.string().regex(/^[0-9a-f]{64}$/) }),
+    response: z.object({ verified_at: z.number().int().nullable() }),
+  },
     request: z.object({ user_ids: z.array(z.number().int()).max(100).default([]), roots: z.boolean().default(false) }),
     response: z.object({
       contacts: z.array(z.object({

@@ -2,6 +2,7 @@ export * from './envelope.js';
 export * from './roles.js';
 export * from './user.js';
 export * from './username.js';
+export * from './security.js';
 export * from './options.js';
 export * from './status.js';
 export * from './events.js';

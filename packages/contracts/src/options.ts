@@ -9,7 +9,7 @@ import { z } from 'zod';
 export const optionGroups = [
   'general', 'quota', 'drawing', 'sensitive', 'log', 'dashboard', 'monitoring', 'chat', 'group', 'ratio',
   'server', 'payment', 'auth', 'email', 'smtp', 'github', 'linuxdo', 'oidc', 'wechat', 'telegram', 'turnstile',
-  'content', 'model',
+  'content', 'model', 'passkey',
 ] as const;
 export type OptionGroup = (typeof optionGroups)[number];
 
@@ -191,6 +191,14 @@ export const optionDefinitions = {
   TurnstileCheckEnabled: bool('turnstile', false, 'Human-check widget on login, register, verification and reset.'),
   TurnstileSiteKey: text('turnstile', '', 'Turnstile site key.'),
   TurnstileSecretKey: secret('turnstile', 'Turnstile secret key.'),
+  // passkeys (WebAuthn); the established product's `passkey.*` settings
+  'passkey.enabled': bool('passkey', false, 'Passkey sign-in, registration and step-up.'),
+  'passkey.rp_display_name': define('string', z.string().trim().max(64))('passkey', '', 'Name authenticators show for this site (default: SystemName).'),
+  'passkey.rp_id': define('string', z.string().trim().max(253).regex(/^$|^[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?$/, 'expected a host name, without scheme, port or path'))('passkey', '', 'Relying party id: the site\'s host name or a parent domain of it (default: the host of ServerAddress).'),
+  'passkey.origins': define('string', z.string().trim().max(4096).refine((value) => value.split(',').map((origin) => origin.trim()).filter(Boolean).every((origin) => /^https?:\/\/[^/?#\s]+$/.test(origin)), 'expected origins (scheme://host[:port]) separated by commas'))('passkey', '', 'Origins passkeys are used from, comma-separated (default: the origin of ServerAddress).'),
+  'passkey.allow_insecure_origin': bool('passkey', false, 'Accept plain-http origins other than localhost (testing only).'),
+  'passkey.user_verification': define('string', z.enum(['required', 'preferred', 'discouraged']))('passkey', 'preferred', 'Whether the authenticator must verify the user (PIN, biometrics).'),
+  'passkey.attachment_preference': define('string', z.enum(['', 'platform', 'cross-platform']))('passkey', '', 'Authenticators offered at registration: any, built-in (platform) or security keys (cross-platform).'),
   // content (other tab)
   SystemName: define('string', z.string().max(64))('content', 'New API', 'Name shown in the console.'),
   Logo: text('content', '', 'Logo URL.'),

@@ -46,5 +46,13 @@ export const statusSchema = z.object({
   wechat_qrcode: z.string(),
   turnstile_check: z.boolean(),
   turnstile_site_key: z.string(),
+  // passkeys (the established product's passkey_* fields)
+  passkey_login: z.boolean(),
+  passkey_display_name: z.string(),
+  passkey_rp_id: z.string(),
+  passkey_origins: z.string(),
+  passkey_allow_insecure: z.boolean(),
+  passkey_user_verification: z.string(),
+  passkey_attachment: z.string(),
 });
 export type Status = z.infer<typeof statusSchema>;

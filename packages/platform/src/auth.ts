@@ -9,6 +9,11 @@ export interface AuthContext {
   username: string;
   role: number;
   group: string;
+  /**
+   * sha256 of the session cookie when the caller came with one (absent for access tokens): what
+   * a step-up (`POST /api/verify`) is recorded against, so it belongs to one browser session.
+   */
+  session?: string;
 }
 
 declare module 'fastify' {

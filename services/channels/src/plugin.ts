@@ -14,6 +14,7 @@ import { channelRoutes } from './routes/channels.js';
 import { channelTagRoutes } from './routes/channel-tags.js';
 import { channelOperationRoutes } from './routes/channel-operations.js';
 import { modelRoutes } from './routes/models.js';
+import { channelKeyRoutes } from './routes/channel-key.js';
 
 export interface ChannelsPluginOptions {
   infra: Infrastructure;
@@ -50,7 +51,7 @@ const channelsPlugin: FastifyPluginAsync<ChannelsPluginOptions> = async (app, op
   });
 
   registerDiagnostics(app, 'channels', mirror);
-  for (const routes of [channelRoutes, channelTagRoutes, channelOperationRoutes, modelRoutes]) await app.register(routes, { context });
+  for (const routes of [channelRoutes, channelTagRoutes, channelOperationRoutes, modelRoutes, channelKeyRoutes]) await app.register(routes, { context });
 };
 
 export default channelsPlugin;

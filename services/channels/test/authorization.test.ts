@@ -33,6 +33,8 @@ const matrix: Row[] = [
   { method: 'GET', route: '/api/channel/fetch_models/:id', url: (id) => `/api/channel/fetch_models/${id}`, expect: adminOnly },
   { method: 'POST', route: '/api/channel/fetch_models', url: () => '/api/channel/fetch_models', body: () => ({ type: 1, key: 'sk-x' }), expect: adminOnly },
   { method: 'DELETE', route: '/api/channel/:id', url: () => '/api/channel/424242', expect: { ...adminOnly, admin: 404, root: 404 } },
+  // Root only, and only after a step-up (POST /api/verify), which no session here has made.
+  { method: 'POST', route: '/api/channel/:id/key', url: (id) => `/api/channel/${id}/key`, expect: { anonymous: 401, user: 403, admin: 403, root: 403 } },
   { method: 'GET', route: '/api/models', url: () => '/api/models', expect: signedIn },
   { method: 'GET', route: '/api/user/models', url: () => '/api/user/models', expect: signedIn },
   { method: 'GET', route: '/internal/channels/health', url: () => '/internal/channels/health', expect: { anonymous: 'ok', user: 'ok', admin: 'ok', root: 'ok' } },

@@ -1,3 +1,4 @@
+import crypto from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import {
   createApp, errorShapeFor, internalHeaders, loadOrCreateSecret, OperationalError, readCookie, reportSchedules, sendError, SESSION_COOKIE, TooManyRequestsError,
@@ -89,6 +90,7 @@ export async function buildGateway(options: GatewayOptions): Promise<App> {
     await app.register(identityPlugin, {
       infra, databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR, schema: options.schemas?.identity,
       version: options.version, initialRootPassword: config.INITIAL_ROOT_PASSWORD, oauthEndpoints: options.oauthEndpoints,
+      twoFactorKeySecret: config.TWO_FACTOR_KEY_SECRET ?? loadOrCreateSecret(config.DATA_DIR, 'two-factor-key'), stepUpTtlMs: config.STEP_UP_TTL_MS,
     });
     await app.register(billingPlugin, {
       infra, databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR, schema: options.schemas?.billing,
@@ -133,7 +135,10 @@ async function authenticate(request: FastifyRequest, resolver: CredentialResolve
       throw new OperationalError('identity did not answer the credential lookup', 'identity_unavailable', 503, error);
     }
     if (principal && String(principal.user_id) === claimed.trim()) {
-      return { userId: principal.user_id, username: principal.username, role: principal.role, group: principal.group };
+      return {
+        userId: principal.user_id, username: principal.username, role: principal.role, group: principal.group,
+        ...(kind === 'session' ? { session: crypto.createHash('sha256').update(secret).digest('hex') } : {}),
+      };
     }
   }
   return null;

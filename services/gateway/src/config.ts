@@ -28,6 +28,10 @@ export const gatewayConfigSchema = z
     CHANNEL_KEY_SECRET: z.string().min(32).optional(),
     /** All-in-one: secret for encrypting webhook signing secrets at rest (default: generated once under DATA_DIR/secrets). */
     NOTIFIER_KEY_SECRET: z.string().min(32).optional(),
+    /** All-in-one: secret for encrypting users' TOTP secrets at rest and keying backup-code hashes (default: generated once under DATA_DIR/secrets). */
+    TWO_FACTOR_KEY_SECRET: z.string().min(32).optional(),
+    /** All-in-one: how long a step-up (`POST /api/verify`) keeps sensitive actions such as a channel key reveal open. */
+    STEP_UP_TTL_MS: z.coerce.number().int().positive().default(300_000),
     /** All-in-one: length of one minute of ChannelTestFrequency and ChannelUpdateFrequency; only tests shorten it. */
     SCHEDULE_MINUTE_MS: z.coerce.number().int().positive().default(60_000),
     /** All-in-one notifier: webhook and mail delivery tunables (WEBHOOK_*, MAIL_*), declared by the notifier. */

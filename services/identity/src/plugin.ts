@@ -1,10 +1,18 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { JobName } from '@aigw/contracts';
-import { openDatabase, recordedJob, useAccessControl, type Infrastructure } from '@aigw/platform';
+import { deriveKey, openDatabase, recordedJob, useAccessControl, type Infrastructure } from '@aigw/platform';
 import type { IdentityContext } from './context.js';
 import { OptionEntity } from './entities/option.entity.js';
 import { SessionEntity } from './entities/session.entity.js';
 import { UserEntity } from './entities/user.entity.js';
+import { BackupCodeEntity, TwoFactorEntity } from './entities/two-factor.entity.js';
+import { PasskeyEntity } from './entities/passkey.entity.js';
+import { createSecondFactorStore } from './second-factors.js';
+import { createPasskeyService } from './passkeys.js';
+import { createStepUpStore, STEP_UP_TTL_MS_DEFAULT } from './step-up.js';
+import { twoFactorRoutes } from './routes/two-factor.js';
+import { passkeyRoutes } from './routes/passkeys.js';
+import { verifyRoutes } from './routes/verify.js';
 import { identityMigrations } from './migrations/index.js';
 import { createOptionStore } from './options-store.js';
 import { createSessionStore } from './sessions.js';
@@ -34,6 +42,10 @@ export interface IdentityPluginOptions {
   version: string;
   /** Password of the root user created on first start; the factory default when absent. */
   initialRootPassword?: string;
+  /** Secret from which the keys sealing TOTP secrets and hashing backup codes are derived; every identity replica needs the same. */
+  twoFactorKeySecret: string;
+  /** How long a step-up (`POST /api/verify`) keeps sensitive actions open; default 5 minutes. */
+  stepUpTtlMs?: number;
   /** Where GitHub and LinuxDO are reached. Only tests change it (a loopback fake); it is no setting. */
   oauthEndpoints?: Partial<OAuthEndpoints>;
 }
@@ -48,7 +60,7 @@ const identityPlugin: FastifyPluginAsync<IdentityPluginOptions> = async (app, op
     url: options.databaseUrl,
     dataDir: options.dataDir,
     schema: options.schema ?? 'identity',
-    entities: [UserEntity, SessionEntity, OptionEntity],
+    entities: [UserEntity, SessionEntity, OptionEntity, TwoFactorEntity, BackupCodeEntity, PasskeyEntity],
     migrations: identityMigrations,
     logger,
   });
@@ -57,6 +69,12 @@ const identityPlugin: FastifyPluginAsync<IdentityPluginOptions> = async (app, op
     db, bus, kv, logger,
     options: optionStore,
     sessions: createSessionStore(db),
+    secondFactors: createSecondFactorStore(db, kv, {
+      seal: deriveKey(options.twoFactorKeySecret, 'identity.totp'),
+      hash: deriveKey(options.twoFactorKeySecret, 'identity.backup-codes'),
+    }),
+    passkeys: createPasskeyService(db, optionStore),
+    stepUp: createStepUpStore(kv, options.stepUpTtlMs ?? STEP_UP_TTL_MS_DEFAULT),
     version: options.version,
     startTime: Math.floor(Date.now() / 1000),
   };
@@ -80,7 +98,7 @@ const identityPlugin: FastifyPluginAsync<IdentityPluginOptions> = async (app, op
     await db.destroy();
   });
 
-  for (const routes of [statusRoutes, sessionRoutes, registrationRoutes, selfRoutes, userRoutes, groupRoutes, optionRoutes, telegramRoutes]) {
+  for (const routes of [statusRoutes, sessionRoutes, registrationRoutes, selfRoutes, userRoutes, groupRoutes, optionRoutes, telegramRoutes, twoFactorRoutes, passkeyRoutes, verifyRoutes]) {
     await app.register(routes, { context });
   }
   await app.register(oauthRoutes, { context, egress: oauthEgress, endpoints: { ...defaultOAuthEndpoints, ...options.oauthEndpoints } });

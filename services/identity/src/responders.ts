@@ -15,6 +15,7 @@ export async function registerResponders(context: IdentityContext): Promise<Subs
   return Promise.all([
     replyTyped(bus, 'identity.option.snapshot', async () => ({ options: await options.snapshot() })),
     replyTyped(bus, 'identity.auth.resolve', async ({ kind, secret }) => ({ principal: await sessions.resolve(kind, secret) })),
+    replyTyped(bus, 'identity.session.step-up', async ({ user_id, session }) => ({ verified_at: await context.stepUp.verifiedAt(user_id, session) })),
     replyTyped(bus, 'identity.user.contacts', async ({ user_ids, roots }) => ({ contacts: await findContacts(context, user_ids, roots) })),
   ]);
 }

@@ -40,6 +40,8 @@ const NOTICE = 'matrix notice';
 const SECRET_SENTINEL = 'matrix-secret-';
 /** A Telegram login widget answer, well formed but unsigned (Telegram login is off anyway). */
 const telegramQuery = `id=4242&first_name=Ann&auth_date=1700000000&hash=${'ab'.repeat(32)}`;
+/** A well-formed WebAuthn answer that no authenticator made (passkeys are off anyway). */
+const webAuthnAnswer = { id: 'AAAA', rawId: 'AAAA', type: 'public-key', response: { clientDataJSON: 'e30', authenticatorData: 'AAAA', signature: 'AAAA' } };
 
 /** After the row, each probed session is signed out (401) or, for `stillIn`, still served. */
 const sessionsEnded = (stillIn: Array<keyof Sessions> = []) => async (gateway: TestGateway, probed: Sessions) => {
@@ -111,6 +113,34 @@ const matrix: Row[] = [
   { method: 'POST', route: '/api/user/manage', note: 'disable another admin', url: () => '/api/user/manage', body: (ids) => ({ id: ids.target.peer, action: 'disable' }), expect: rootOnTarget },
   { method: 'POST', route: '/api/user/manage', note: 'disable root', url: () => '/api/user/manage', body: (ids) => ({ id: ids.root, action: 'disable' }), expect: nobodyOnTarget },
   { method: 'POST', route: '/api/user/manage', note: 'missing', url: () => '/api/user/manage', body: () => ({ id: missing, action: 'enable' }), expect: missingTarget },
+
+  // Second factors (issue 22): the caller's own 2FA and passkeys (passkeys are off here, so their
+  // ceremonies answer refusals), sign-in steps (public), the step-up, and admins' resets by level.
+  { method: 'GET', route: '/api/user/2fa/status', url: () => '/api/user/2fa/status', expect: signedIn },
+  { method: 'POST', route: '/api/user/2fa/setup', note: 'a setup not in force', url: () => '/api/user/2fa/setup', expect: signedIn },
+  { method: 'POST', route: '/api/user/2fa/enable', note: 'wrong code', url: () => '/api/user/2fa/enable', body: () => ({ code: '000000' }), expect: signedIn },
+  { method: 'POST', route: '/api/user/2fa/disable', note: 'not enabled', url: () => '/api/user/2fa/disable', body: () => ({ code: '000000' }), expect: signedIn },
+  { method: 'POST', route: '/api/user/2fa/backup_codes', note: 'not enabled', url: () => '/api/user/2fa/backup_codes', body: () => ({ code: '000000' }), expect: signedIn },
+  { method: 'POST', route: '/api/user/login/2fa', note: 'no pending sign-in', url: () => '/api/user/login/2fa', body: () => ({ code: '000000' }), expect: everyone },
+  { method: 'GET', route: '/api/user/2fa/stats', url: () => '/api/user/2fa/stats', expect: adminOnly },
+  { method: 'GET', route: '/api/user/passkey', url: () => '/api/user/passkey', expect: signedIn },
+  { method: 'POST', route: '/api/user/passkey/register/begin', note: 'passkeys off', url: () => '/api/user/passkey/register/begin', expect: signedIn },
+  { method: 'POST', route: '/api/user/passkey/register/finish', note: 'passkeys off', url: () => '/api/user/passkey/register/finish', body: () => webAuthnAnswer, expect: signedIn },
+  { method: 'DELETE', route: '/api/user/passkey', note: 'none registered', url: () => '/api/user/passkey', expect: signedIn },
+  { method: 'DELETE', route: '/api/user/passkey/:id', note: 'missing', url: () => `/api/user/passkey/${missing}`, expect: { ...signedIn, userA: 404, userB: 404, admin: 404, root: 404 } },
+  { method: 'POST', route: '/api/user/passkey/verify/begin', note: 'passkeys off', url: () => '/api/user/passkey/verify/begin', expect: signedIn },
+  { method: 'POST', route: '/api/user/passkey/verify/finish', note: 'passkeys off', url: () => '/api/user/passkey/verify/finish', body: () => webAuthnAnswer, expect: signedIn },
+  { method: 'POST', route: '/api/user/passkey/login/begin', note: 'passkeys off', url: () => '/api/user/passkey/login/begin', expect: everyone },
+  { method: 'POST', route: '/api/user/passkey/login/finish', note: 'passkeys off', url: () => '/api/user/passkey/login/finish', body: () => webAuthnAnswer, expect: everyone },
+  { method: 'POST', route: '/api/verify', note: 'no second factor', url: () => '/api/verify', body: () => ({ method: '2fa', code: '000000' }), expect: signedIn },
+  { method: 'DELETE', route: '/api/user/:id/2fa', note: 'user A, not enabled', url: (ids) => `/api/user/${ids.userA}/2fa`, expect: adminOnly },
+  { method: 'DELETE', route: '/api/user/:id/2fa', note: 'another admin', url: (ids) => `/api/user/${ids.target.peer}/2fa`, expect: rootOnTarget },
+  { method: 'DELETE', route: '/api/user/:id/2fa', note: 'root', url: (ids) => `/api/user/${ids.root}/2fa`, expect: nobodyOnTarget },
+  { method: 'DELETE', route: '/api/user/:id/2fa', note: 'missing', url: () => `/api/user/${missing}/2fa`, expect: missingTarget },
+  { method: 'DELETE', route: '/api/user/:id/reset_passkey', note: 'user A, none registered', url: (ids) => `/api/user/${ids.userA}/reset_passkey`, expect: adminOnly },
+  { method: 'DELETE', route: '/api/user/:id/reset_passkey', note: 'another admin', url: (ids) => `/api/user/${ids.target.peer}/reset_passkey`, expect: rootOnTarget },
+  { method: 'DELETE', route: '/api/user/:id/reset_passkey', note: 'root', url: (ids) => `/api/user/${ids.root}/reset_passkey`, expect: nobodyOnTarget },
+  { method: 'DELETE', route: '/api/user/:id/reset_passkey', note: 'missing', url: () => `/api/user/${missing}/reset_passkey`, expect: missingTarget },
 
   // Settings: root only. The write stores the value the option already has.
   { method: 'GET', route: '/api/option/', url: () => '/api/option/', expect: rootOnly },

@@ -10,15 +10,15 @@ const name = { [Role.Common]: 'user', [Role.Admin]: 'admin', [Role.Root]: 'root'
  * For 'create' the target is the role the new user would get.
  */
 const expected: Record<string, Record<UserAction, boolean>> = {
-  'user->user': { get: false, create: false, update: false, promote: false, demote: false, disable: false, enable: false, delete: false },
-  'user->admin': { get: false, create: false, update: false, promote: false, demote: false, disable: false, enable: false, delete: false },
-  'user->root': { get: false, create: false, update: false, promote: false, demote: false, disable: false, enable: false, delete: false },
-  'admin->user': { get: true, create: true, update: true, promote: false, demote: false, disable: true, enable: true, delete: true },
-  'admin->admin': { get: false, create: false, update: false, promote: false, demote: false, disable: false, enable: false, delete: false },
-  'admin->root': { get: false, create: false, update: false, promote: false, demote: false, disable: false, enable: false, delete: false },
-  'root->user': { get: true, create: true, update: true, promote: true, demote: false, disable: true, enable: true, delete: true },
-  'root->admin': { get: true, create: true, update: true, promote: false, demote: true, disable: true, enable: true, delete: true },
-  'root->root': { get: false, create: false, update: false, promote: false, demote: false, disable: false, enable: false, delete: false },
+  'user->user': { get: false, create: false, update: false, promote: false, demote: false, disable: false, enable: false, delete: false, reset_2fa: false, reset_passkey: false },
+  'user->admin': { get: false, create: false, update: false, promote: false, demote: false, disable: false, enable: false, delete: false, reset_2fa: false, reset_passkey: false },
+  'user->root': { get: false, create: false, update: false, promote: false, demote: false, disable: false, enable: false, delete: false, reset_2fa: false, reset_passkey: false },
+  'admin->user': { get: true, create: true, update: true, promote: false, demote: false, disable: true, enable: true, delete: true, reset_2fa: true, reset_passkey: true },
+  'admin->admin': { get: false, create: false, update: false, promote: false, demote: false, disable: false, enable: false, delete: false, reset_2fa: false, reset_passkey: false },
+  'admin->root': { get: false, create: false, update: false, promote: false, demote: false, disable: false, enable: false, delete: false, reset_2fa: false, reset_passkey: false },
+  'root->user': { get: true, create: true, update: true, promote: true, demote: false, disable: true, enable: true, delete: true, reset_2fa: true, reset_passkey: true },
+  'root->admin': { get: true, create: true, update: true, promote: false, demote: true, disable: true, enable: true, delete: true, reset_2fa: true, reset_passkey: true },
+  'root->root': { get: false, create: false, update: false, promote: false, demote: false, disable: false, enable: false, delete: false, reset_2fa: false, reset_passkey: false },
 };
 
 const cases = roles.flatMap((actor) => roles.flatMap((target) => userActions.map((action) => [name[actor], name[target], action, actor, target] as const)));

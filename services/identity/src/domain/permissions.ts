@@ -1,7 +1,7 @@
 import { Role } from '@aigw/contracts';
 
 /** What an admin may do to another user (spec accounts section 6). */
-export const userActions = ['get', 'create', 'update', 'promote', 'demote', 'disable', 'enable', 'delete'] as const;
+export const userActions = ['get', 'create', 'update', 'promote', 'demote', 'disable', 'enable', 'delete', 'reset_2fa', 'reset_passkey'] as const;
 export type UserAction = (typeof userActions)[number];
 
 export type Decision = { allowed: true } | { allowed: false; reason: string };
@@ -16,7 +16,9 @@ const deny = (reason: string): Decision => ({ allowed: false, reason });
  *   can never be demoted, disabled or deleted, and nobody manages themselves here);
  * - nobody creates a user at or above their own level;
  * - only the super admin promotes or demotes; promotion makes an ordinary user an admin,
- *   demotion makes an admin an ordinary user.
+ *   demotion makes an admin an ordinary user;
+ * - resetting a user's 2FA or passkeys follows the same level rule (a lower level only: the
+ *   established product once let admins reset their peers' and root's passkeys).
  * For 'create', `targetRole` is the role the new user would get.
  */
 export function decideUserAction(actorRole: number, targetRole: number, action: UserAction): Decision {

@@ -1,6 +1,7 @@
 import { Initial1732300000000 } from './1732300000000-initial.js';
 import { UserLanguage1732700000000 } from './1732700000000-user-language.js';
 import { UserOidcId1732800000000 } from './1732800000000-user-oidc-id.js';
+import { TwoFactor1733200000000 } from './1733200000000-two-factor.js';
 import { UsernameKey1733300000000 } from './1733300000000-username-key.js';
 
-export const identityMigrations = [Initial1732300000000, UserLanguage1732700000000, UserOidcId1732800000000, UsernameKey1733300000000];
+export const identityMigrations = [Initial1732300000000, UserLanguage1732700000000, UserOidcId1732800000000, TwoFactor1733200000000, UsernameKey1733300000000];

@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { loginBodySchema, UserStatus, type LoginResult } from '@aigw/contracts';
+import { loginBodySchema, UserStatus, type LoginResult, type TwoFactorChallenge } from '@aigw/contracts';
 import { clearCookie, readCookie, SESSION_COOKIE, setCookie, UserError } from '@aigw/platform';
 import type { IdentityContext } from '../context.js';
 import { UserEntity } from '../entities/user.entity.js';
@@ -9,14 +9,23 @@ import { fetchOwnBalance } from '../balances.js';
 import { publishSessionRevoked } from '../events.js';
 import { SESSION_TTL_MS } from '../sessions.js';
 import { findLoginUser, languageOf, toUserView } from '../users.js';
+import { pendingTwoFactorLogin } from '../ceremonies.js';
 
-/** Starts a session for `user` (cookie set on the reply) and returns what the login answers. */
-export async function signIn(context: IdentityContext, request: FastifyRequest, reply: FastifyReply, user: UserEntity): Promise<LoginResult> {
+/**
+ * Starts a session for `user` (cookie set on the reply) and returns what the login answers; for a
+ * user with two-factor sign-in, a pending login instead (`require_2fa`), unless `secondFactorDone`.
+ */
+export async function signIn(context: IdentityContext, request: FastifyRequest, reply: FastifyReply, user: UserEntity, how: { secondFactorDone?: boolean } = {}): Promise<LoginResult | TwoFactorChallenge> {
   // The console sends its language on every call: mails to this user are written in it from now on.
   const language = languageOf(request.headers['accept-language']);
   if (language && language !== user.language) {
     await context.db.getRepository(UserEntity).update({ id: user.id }, { language });
     user.language = language;
+  }
+  // Two-factor users get no session yet: the browser holds a pending login for POST /api/user/login/2fa.
+  if (!how.secondFactorDone && (await context.secondFactors.totpEnabled(user.id))) {
+    await pendingTwoFactorLogin(context.kv).start(request, reply, { user_id: user.id });
+    return { require_2fa: true };
   }
   const { secret } = await context.sessions.create(user.id);
   setCookie(reply, SESSION_COOKIE, secret, { maxAgeSeconds: SESSION_TTL_MS / 1000, secure: request.protocol === 'https' });
@@ -40,7 +49,8 @@ export const sessionRoutes: FastifyPluginAsyncZod<{ context: IdentityContext }> 
     if (needsRehash(user.password_hash)) {
       await db.getRepository(UserEntity).update({ id: user.id }, { password_hash: await hashPassword(request.body.password) });
     }
-    return { success: true, message: '', data: await signIn(context, request, reply, user) };
+    const data = await signIn(context, request, reply, user);
+    return { success: true, message: 'require_2fa' in data ? 'enter the code of your authenticator app' : '', data };
   });
 
   app.get('/api/user/logout', { config: { access: 'public' } }, async (request, reply) => {

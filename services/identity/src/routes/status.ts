@@ -1,10 +1,33 @@
 import type { FastifyInstance } from 'fastify';
 import type { Status } from '@aigw/contracts';
 import type { IdentityContext } from '../context.js';
+import { resolveRelyingParty } from '../domain/relying-party.js';
 
 /** The public site configuration the console caches, and the admin-written texts. */
 export async function statusRoutes(app: FastifyInstance, { context }: { context: IdentityContext }) {
   const { options } = context;
+
+  /** The passkey fields: the relying party as ServerAddress and the passkey.* options make it. */
+  const passkeyStatus = () => {
+    let rp: { id: string; origins: string[] } = { id: '', origins: [] };
+    try {
+      rp = resolveRelyingParty({
+        rpId: options.get('passkey.rp_id'), rpName: options.get('passkey.rp_display_name'), origins: options.get('passkey.origins'),
+        allowInsecureOrigin: options.get('passkey.allow_insecure_origin'), serverAddress: options.get('ServerAddress'), systemName: options.get('SystemName'),
+      }, '');
+    } catch {
+      // Not usable as configured: the id and origins stay empty, sign-in with a passkey refuses with the reason.
+    }
+    return {
+      passkey_login: options.get('passkey.enabled'),
+      passkey_display_name: options.get('passkey.rp_display_name') || options.get('SystemName'),
+      passkey_rp_id: rp.id,
+      passkey_origins: rp.origins.join(','),
+      passkey_allow_insecure: options.get('passkey.allow_insecure_origin'),
+      passkey_user_verification: options.get('passkey.user_verification'),
+      passkey_attachment: options.get('passkey.attachment_preference'),
+    };
+  };
 
   app.get('/api/status', { config: { access: 'public' } }, async () => {
     const data: Status = {
@@ -52,6 +75,7 @@ export async function statusRoutes(app: FastifyInstance, { context }: { context:
       wechat_qrcode: options.get('WeChatAccountQRCodeImageURL'),
       turnstile_check: options.get('TurnstileCheckEnabled'),
       turnstile_site_key: options.get('TurnstileSiteKey'),
+      ...passkeyStatus(),
     };
     return { success: true, message: '', data };
   });
