@@ -137,4 +137,14 @@ describe('password reset confirm page', () => {
     expect(screen.queryByLabelText('新密码', { selector: 'input' })).not.toBeInTheDocument();
     expect(writeText).not.toHaveBeenCalled();
   });
+
+  it('says that the reset signs out every session and revokes the system access token, before and after (issue 22.6)', async () => {
+    const revokes = '重置后，所有已登录的会话都会退出，系统访问令牌也会失效；如仍需令牌，请登录后重新生成。';
+    fake.ok('POST', '/api/user/reset', 'N3wPassw0rd!x');
+    renderPage(<ResetConfirmPage />, { route });
+    expect(screen.getByText(revokes)).toBeInTheDocument();
+    confirm();
+    expect(await screen.findByLabelText('新密码', { selector: 'input' })).toHaveValue('N3wPassw0rd!x');
+    expect(screen.getByText(revokes)).toBeInTheDocument();
+  });
 });

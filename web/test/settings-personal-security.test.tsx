@@ -214,6 +214,13 @@ describe('personal settings: access token and password', () => {
     expect(await screen.findByText('密码修改成功！')).toBeInTheDocument();
     expect(fake.callsTo('PUT', '/api/user/self').map((call) => call.body)).toEqual([{ password: 'new-password-1', original_password: 'old-password' }]);
   });
+
+  it('says that a new password ends the other sessions and the system access token (issue 22.6)', async () => {
+    open();
+    await userEvent.click(await button('修改密码', (await screen.findByText('安全设置')).closest('.ant-card') as HTMLElement));
+    const change = await dialog('修改密码');
+    expect(within(change).getByText('修改密码后，其他设备上的登录会退出，系统访问令牌也会失效；如仍需令牌，请重新生成。')).toBeInTheDocument();
+  });
 });
 
 describe('personal settings: deleting the own account', () => {

@@ -99,7 +99,8 @@ export const registrationRoutes: FastifyPluginAsyncZod<{ context: IdentityContex
     const user = expected && safeEqual(expected, token) ? await users.findOneBy({ email }) : null;
     if (!user || user.deleted_at !== null) throw new UserError('the reset link is invalid or has expired');
     const password = randomString(12);
-    await users.update({ id: user.id }, { password_hash: await hashPassword(password), password_is_default: false });
+    // Sessions and the system access token end with the old password (issue 22.6).
+    await users.update({ id: user.id }, { password_hash: await hashPassword(password), password_is_default: false, access_token_hash: null });
     await sessions.revokeAll(user.id);
     await publishSessionRevoked(bus, user.id, null);
     return { success: true, message: '', data: password };

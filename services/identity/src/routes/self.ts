@@ -38,10 +38,12 @@ export const selfRoutes: FastifyPluginAsyncZod<{ context: IdentityContext }> = a
       if (!(await verifyPassword(user.password_hash, body.original_password ?? ''))) throw new UserError('original_password: the current password is wrong');
       changes.password_hash = await hashPassword(body.password);
       changes.password_is_default = false;
+      // The system access token stops working too (issue 22.6): the user makes a new one if needed.
+      changes.access_token_hash = null;
     }
     if (Object.keys(changes).length) await updateUser(db.manager, user.id, changes);
     if (changes.password_hash) {
-      // Every other session of this user ends; the one that made the change stays.
+      // Every other session of this user ends, and the access token (cleared above) with them; the one that made the change stays.
       const current = readCookie(request, SESSION_COOKIE);
       await sessions.revokeAll(user.id, current ? sha256(current) : undefined);
       await publishSessionRevoked(bus, user.id, null);

@@ -107,7 +107,8 @@ export const userRoutes: FastifyPluginAsyncZod<{ context: IdentityContext }> = a
       if (body.email && (await users.existsBy({ email: body.email }))) throw new UserError('email: already used');
       changes.email = body.email;
     }
-    if (body.password) changes.password_hash = await hashPassword(body.password);
+    // A new password ends every way in: sessions (below) and the system access token (issue 22.6).
+    if (body.password) Object.assign(changes, { password_hash: await hashPassword(body.password), access_token_hash: null });
     // The balance is billing's: it applies the edit (with its ledger entry and manage log) first,
     // so a refusal there leaves the profile untouched too.
     if (body.quota !== undefined || body.quota_delta !== undefined) await changeQuota(target.id, body, requireAuth(request));

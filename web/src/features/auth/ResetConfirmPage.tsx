@@ -11,7 +11,8 @@ import { AuthCard } from './AuthCard';
  * /user/reset?email=&token= (the emailed link): on confirmation the server sets a random
  * password and answers it; the page shows it and copies it. The user confirms with a click
  * because the token is single-use (a mail scanner opening the link must not spend it) and the
- * clipboard accepts text only right after a user gesture.
+ * clipboard accepts text only right after a user gesture. The reset ends every session and
+ * revokes the system access token, which the page says before and after.
  */
 export function ResetConfirmPage() {
   const intl = useIntl();
@@ -50,6 +51,15 @@ export function ResetConfirmPage() {
   const passwordLabel = intl.formatMessage({ id: 'pages.resetConfirm.newPassword', defaultMessage: '新密码' });
   return (
     <AuthCard title={title}>
+      <Alert
+        type="info"
+        showIcon
+        style={{ marginBottom: 16 }}
+        title={intl.formatMessage({
+          id: 'pages.resetConfirm.revokes',
+          defaultMessage: '重置后，所有已登录的会话都会退出，系统访问令牌也会失效；如仍需令牌，请登录后重新生成。',
+        })}
+      />
       <Form layout="vertical">
         <Form.Item label={emailLabel}>
           <Input size="large" value={email} readOnly aria-label={emailLabel} />

@@ -61,6 +61,7 @@ export default {
   'pages.resetConfirm.email': 'Email address',
   'pages.resetConfirm.newPassword': 'New password',
   'pages.resetConfirm.changeHint': 'Log in with the new password and change it in your settings soon',
+  'pages.resetConfirm.revokes': 'The reset signs out every session and revokes your system access token; log in and generate a new one if you still need it.',
   'pages.resetConfirm.submit': 'Reset my password',
   'pages.resetConfirm.done': 'Password reset complete',
   'pages.resetConfirm.copied': 'The new password has been copied to the clipboard',

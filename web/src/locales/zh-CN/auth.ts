@@ -58,6 +58,7 @@ export default {
   'pages.resetConfirm.email': '邮箱地址',
   'pages.resetConfirm.newPassword': '新密码',
   'pages.resetConfirm.changeHint': '请使用新密码登录，并尽快在个人设置中修改密码',
+  'pages.resetConfirm.revokes': '重置后，所有已登录的会话都会退出，系统访问令牌也会失效；如仍需令牌，请登录后重新生成。',
   'pages.resetConfirm.submit': '确认重置密码',
   'pages.resetConfirm.done': '密码重置完成',
   'pages.resetConfirm.copied': '新密码已复制到剪贴板',

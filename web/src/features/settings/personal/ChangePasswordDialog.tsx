@@ -1,4 +1,4 @@
-import { App, Form, Input, Modal } from 'antd';
+import { Alert, App, Form, Input, Modal } from 'antd';
 import { useIntl } from 'react-intl';
 import { PASSWORD_MAX, PASSWORD_MIN } from '@aigw/contracts';
 import { useChangeOwnPasswordMutation } from './api';
@@ -9,7 +9,10 @@ interface PasswordForm {
   password2: string;
 }
 
-/** Changes the own password: the current one, a new one (8-20) and its confirmation. */
+/**
+ * Changes the own password: the current one, a new one (8-20) and its confirmation. The server
+ * then ends the other sessions and revokes the system access token; the dialog says so first.
+ */
 export function ChangePasswordDialog({ open, onClose }: { open: boolean; onClose(): void }) {
   const intl = useIntl();
   const { message } = App.useApp();
@@ -37,6 +40,15 @@ export function ChangePasswordDialog({ open, onClose }: { open: boolean; onClose
       onCancel={onClose}
       afterClose={() => form.resetFields()}
     >
+      <Alert
+        type="info"
+        showIcon
+        style={{ marginBottom: 16 }}
+        title={intl.formatMessage({
+          id: 'pages.settings.personal.password.revokes',
+          defaultMessage: '修改密码后，其他设备上的登录会退出，系统访问令牌也会失效；如仍需令牌，请重新生成。',
+        })}
+      />
       <Form<PasswordForm> form={form} layout="vertical" requiredMark={false} onFinish={() => void submit()}>
         <Form.Item
           name="original_password"
