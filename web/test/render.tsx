@@ -16,6 +16,8 @@ export const testStatus: Status = {
   register_enabled: true, email_verification: false, github_oauth: false, github_client_id: '', linuxdo_oauth: false, linuxdo_client_id: '',
   oidc_enabled: false, oidc_client_id: '', oidc_authorization_endpoint: '', telegram_oauth: false, telegram_bot_name: '', wechat_login: false,
   wechat_qrcode: '', turnstile_check: false, turnstile_site_key: '',
+  passkey_login: false, passkey_display_name: '', passkey_rp_id: '', passkey_origins: '', passkey_allow_insecure: false,
+  passkey_user_verification: 'preferred', passkey_attachment: '',
 };
 
 export function makeUser(overrides: Partial<User> = {}): User {

@@ -1,8 +1,9 @@
-import { useEffect, useRef } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { App, Button, Divider, Form, Input, Typography } from 'antd';
 import { LockOutlined, UserOutlined } from '@ant-design/icons';
 import { useIntl } from 'react-intl';
-import { Link, useNavigate, useSearchParams } from 'react-router';
+import { Link, useLocation, useNavigate, useSearchParams } from 'react-router';
+import type { LoginResult } from '@aigw/contracts';
 import { useStatus } from '../../app/hooks';
 import { signedIn } from '../../app/session';
 import { useAppDispatch } from '../../app/store';
@@ -10,6 +11,8 @@ import { useLoginMutation } from './api';
 import { AuthCard } from './AuthCard';
 import { AuthForm } from './AuthForm';
 import { ThirdPartyLogin } from './ThirdPartyLogin';
+import { PasskeyLoginButton } from './PasskeyLoginButton';
+import { TwoFactorLoginStep } from './TwoFactorLoginStep';
 import { Turnstile, useTurnstileGate } from './Turnstile';
 
 interface LoginForm {
@@ -29,6 +32,9 @@ export function LoginPage() {
   const turnstile = useTurnstileGate();
   const [form] = Form.useForm<LoginForm>();
   const warnedExpired = useRef(false);
+  // The password was right and the account has 2FA (or a third-party login said so): the code comes next.
+  const location = useLocation();
+  const [twoFactor, setTwoFactor] = useState((location.state as { twoFactor?: boolean } | null)?.twoFactor === true);
 
   useEffect(() => {
     if (searchParams.get('expired') === 'true' && !warnedExpired.current) {
@@ -41,8 +47,13 @@ export function LoginPage() {
 
   const onFinish = async (values: LoginForm) => {
     if (!turnstile.ready()) return;
-    const user = await login({ username: values.username.trim(), password: values.password, turnstile: turnstile.token }).unwrap().catch(() => null);
-    if (!user) return;
+    const answer = await login({ username: values.username.trim(), password: values.password, turnstile: turnstile.token }).unwrap().catch(() => null);
+    if (!answer) return;
+    if ('require_2fa' in answer) setTwoFactor(true);
+    else finish(answer);
+  };
+
+  const finish = (user: LoginResult) => {
     const { default_password: defaultPassword, ...record } = user;
     dispatch(signedIn(record));
     void message.success(intl.formatMessage({ id: 'pages.login.success', defaultMessage: '登录成功！' }));
@@ -61,7 +72,8 @@ export function LoginPage() {
 
   return (
     <AuthCard title={intl.formatMessage({ id: 'pages.login.title', defaultMessage: '用户登录' })}>
-      {passwordLogin && (
+      {twoFactor && <TwoFactorLoginStep onSignedIn={finish} onBack={() => setTwoFactor(false)} />}
+      {!twoFactor && passwordLogin && (
         <AuthForm<LoginForm> form={form} onFinish={onFinish}>
           <Form.Item name="username" rules={[{ required: true, whitespace: true, message: required }]}>
             <Input
@@ -85,6 +97,7 @@ export function LoginPage() {
           </Button>
         </AuthForm>
       )}
+      {!twoFactor && <PasskeyLoginButton onSignedIn={finish} />}
       <Typography.Paragraph style={{ marginTop: 16, display: 'flex', justifyContent: 'space-between' }}>
         <span>
           {intl.formatMessage({ id: 'pages.login.noAccount', defaultMessage: '没有账户？' })}{' '}

@@ -1,4 +1,4 @@
-import type { LoginBody, LoginResult, RegisterBody, User } from '@aigw/contracts';
+import type { LoginBody, LoginResult, RegisterBody, TwoFactorChallenge, User } from '@aigw/contracts';
 import { api } from '../../api/api';
 
 /** Optional human-check token, sent as `?turnstile=` where the server checks it. */
@@ -10,7 +10,8 @@ const withTurnstile = (path: string, turnstile?: string) => (turnstile ? `${path
 
 export const authApi = api.injectEndpoints({
   endpoints: (build) => ({
-    login: build.mutation<LoginResult, LoginBody & HumanCheck>({
+    /** The user, or `require_2fa` when the account has two-factor sign-in (the code goes to /user/login/2fa). */
+    login: build.mutation<LoginResult | TwoFactorChallenge, LoginBody & HumanCheck>({
       query: ({ turnstile, ...body }) => ({ url: withTurnstile('/user/login', turnstile), method: 'POST', body }),
     }),
     register: build.mutation<null, RegisterBody & HumanCheck>({

@@ -11,13 +11,18 @@ import { useAppDispatch } from '../../app/store';
  * carry `default_password`, which is not part of the stored record): store it as LoginPage
  * does, say so, and go to /token.
  */
-export function useSignIn(): (user: User & { default_password?: boolean }) => void {
+export function useSignIn(): (user: (User & { default_password?: boolean }) | { require_2fa: true }) => void {
   const dispatch = useAppDispatch();
   const navigate = useNavigate();
   const intl = useIntl();
   const { message } = App.useApp();
   return useCallback(
     (user) => {
+      // A third-party login of an account with 2FA: the code is asked on the login page.
+      if ('require_2fa' in user) {
+        navigate('/login', { replace: true, state: { twoFactor: true } });
+        return;
+      }
       const { default_password: _defaultPassword, ...record } = user;
       dispatch(signedIn(record));
       void message.success(intl.formatMessage({ id: 'pages.login.success', defaultMessage: '登录成功！' }));

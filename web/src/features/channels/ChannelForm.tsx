@@ -7,6 +7,8 @@ import { useChannelQuery, useCreateChannelMutation, useUpdateChannelMutation } f
 import { channelTypeName, selectableChannelTypes } from './channel-types';
 import { changedFields, emptyChannelForm, fieldsFromForm, formFromChannel, isJsonObjectOrBlank, parseInteger, type ChannelFormValues } from './form-values';
 import { KeyField } from './KeyField';
+import { RevealKeyButton } from './RevealKeyButton';
+import { useAccess } from '../../app/hooks';
 import { ModelTools, useModelOptions, useRelatedModels } from './ModelTools';
 import { issueText, schemaRule, type SchemaIssue } from './schema-rules';
 import { TypeFields } from './TypeFields';
@@ -47,6 +49,7 @@ function ChannelFormBody({ channelId, initial, onDone, onCancel }: BodyProps) {
   // The stored channel as loaded: an edit sends what differs from it.
   const [stored] = useState(initial);
   const editing = channelId !== undefined;
+  const { isRoot } = useAccess();
   const type = Form.useWatch('type', form) ?? stored.type;
   const models = Form.useWatch('models', form);
   const [batch, setBatch] = useState(false);
@@ -146,6 +149,8 @@ function ChannelFormBody({ channelId, initial, onDone, onCancel }: BodyProps) {
       </Form.Item>
       <TypeFields type={type} />
       <KeyField type={type} editing={editing} batch={batch} onBatchChange={setBatch} />
+      {/* Root may read the stored key back, after a step-up. */}
+      {channelId !== undefined && isRoot && <RevealKeyButton channelId={channelId} />}
       <Form.Item
         name="groups"
         label={t({ id: 'pages.channels.form.groups', defaultMessage: '分组' })}

@@ -21,6 +21,7 @@ import pricing from './pricing';
 import playground from './playground';
 import chat from './chat';
 import tasks from './tasks';
+import security from './security';
 
 export default {
   ...common,
@@ -45,4 +46,5 @@ export default {
   ...playground,
   ...chat,
   ...tasks,
+  ...security,
 };

@@ -9,6 +9,7 @@ import { BindingsCard } from './BindingsCard';
 import { InviteCard } from './InviteCard';
 import { ModelsCard } from './ModelsCard';
 import { SecurityCard } from './SecurityCard';
+import { SecondFactorCard } from './SecondFactorCard';
 
 /** /setting, tab personal: the signed-in user's own account (spec accounts section 2). */
 export function PersonalTab() {
@@ -38,6 +39,9 @@ export function PersonalTab() {
           </Col>
           <Col span={24}>
             <SecurityCard user={user} />
+          </Col>
+          <Col span={24}>
+            <SecondFactorCard />
           </Col>
         </Row>
       </Col>

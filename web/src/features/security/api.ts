@@ -1,0 +1,61 @@
+import type { PasskeyStatus, PasskeyView, TwoFactorSetup, TwoFactorStatus, VerifyBody, VerifyResult } from '@aigw/contracts';
+import { api } from '../../api/api';
+
+/** What the begin calls answer: options for @simplewebauthn/browser (`optionsJSON`). */
+interface CeremonyOptions {
+  options: Record<string, unknown>;
+}
+
+const securityApi = api.enhanceEndpoints({ addTagTypes: ['TwoFactor', 'Passkey'] });
+
+/**
+ * Second factors of the signed-in user (spec: personal settings, security card), and the
+ * step-up (`POST /api/verify`) that opens sensitive actions such as a channel key reveal.
+ */
+export const secondFactorApi = securityApi.injectEndpoints({
+  endpoints: (build) => ({
+    twoFactorStatus: build.query<TwoFactorStatus, void>({ query: () => '/user/2fa/status', providesTags: ['TwoFactor'] }),
+    setupTwoFactor: build.mutation<TwoFactorSetup, void>({ query: () => ({ url: '/user/2fa/setup', method: 'POST' }) }),
+    enableTwoFactor: build.mutation<null, { code: string }>({
+      query: (body) => ({ url: '/user/2fa/enable', method: 'POST', body }),
+      invalidatesTags: ['TwoFactor'],
+    }),
+    disableTwoFactor: build.mutation<null, { code: string }>({
+      query: (body) => ({ url: '/user/2fa/disable', method: 'POST', body }),
+      invalidatesTags: ['TwoFactor'],
+    }),
+    regenerateBackupCodes: build.mutation<{ backup_codes: string[] }, { code: string }>({
+      query: (body) => ({ url: '/user/2fa/backup_codes', method: 'POST', body }),
+      invalidatesTags: ['TwoFactor'],
+    }),
+    passkeys: build.query<PasskeyStatus, void>({ query: () => '/user/passkey', providesTags: ['Passkey'] }),
+    /** Silent: a 403 means a step-up comes first, which the card asks for itself. */
+    passkeyRegisterBegin: build.mutation<CeremonyOptions, void>({
+      query: () => ({ url: '/user/passkey/register/begin', method: 'POST' }),
+      extraOptions: { silent: true },
+    }),
+    passkeyRegisterFinish: build.mutation<PasskeyView, Record<string, unknown>>({
+      query: (body) => ({ url: '/user/passkey/register/finish', method: 'POST', body }),
+      invalidatesTags: ['Passkey'],
+    }),
+    deletePasskey: build.mutation<null, number>({
+      query: (id) => ({ url: `/user/passkey/${id}`, method: 'DELETE' }),
+      invalidatesTags: ['Passkey'],
+    }),
+    passkeyVerifyBegin: build.mutation<CeremonyOptions, void>({ query: () => ({ url: '/user/passkey/verify/begin', method: 'POST' }) }),
+    verify: build.mutation<VerifyResult, VerifyBody | { method: 'passkey'; credential: Record<string, unknown> }>({
+      query: (body) => ({ url: '/verify', method: 'POST', body }),
+    }),
+    /** Silent: a 403 asks for a step-up, which the button handles. */
+    revealChannelKey: build.mutation<{ key: string }, number>({
+      query: (id) => ({ url: `/channel/${id}/key`, method: 'POST' }),
+      extraOptions: { silent: true },
+    }),
+  }),
+});
+
+export const {
+  useTwoFactorStatusQuery, useSetupTwoFactorMutation, useEnableTwoFactorMutation, useDisableTwoFactorMutation,
+  useRegenerateBackupCodesMutation, usePasskeysQuery, usePasskeyRegisterBeginMutation, usePasskeyRegisterFinishMutation,
+  useDeletePasskeyMutation, usePasskeyVerifyBeginMutation, useVerifyMutation, useRevealChannelKeyMutation,
+} = secondFactorApi;
