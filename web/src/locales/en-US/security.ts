@@ -2,6 +2,21 @@ import type { MessagesOf } from '../types';
 import type zh from '../zh-CN/security';
 
 export default {
+  'pages.settings.system.passkey.allowInsecure': 'Allow non-HTTPS origins (testing only)',
+  'pages.settings.system.passkey.attachment': 'Authenticator type',
+  'pages.settings.system.passkey.attachment.any': 'Any',
+  'pages.settings.system.passkey.attachment.crossPlatform': 'Security key (cross-platform)',
+  'pages.settings.system.passkey.attachment.platform': 'Built into the device (platform)',
+  'pages.settings.system.passkey.displayName': 'Display name (default: the system name)',
+  'pages.settings.system.passkey.enabled': 'Allow sign-in and verification with passkeys',
+  'pages.settings.system.passkey.help': 'Lets users sign in and verify with passkeys. Empty fields come from the server address: its host is the RP ID, its origin the allowed one.',
+  'pages.settings.system.passkey.origins': 'Allowed origins (comma-separated)',
+  'pages.settings.system.passkey.origins.placeholder': 'e.g. https://example.com,https://www.example.com',
+  'pages.settings.system.passkey.rpId': 'RP ID (domain)',
+  'pages.settings.system.passkey.rpId.placeholder': 'e.g. example.com',
+  'pages.settings.system.passkey.save': 'Save passkey settings',
+  'pages.settings.system.passkey.title': 'Passkeys',
+  'pages.settings.system.passkey.userVerification': 'User verification',
   'pages.channels.key.copied': 'Key copied to the clipboard',
   'pages.channels.key.copy': 'Copy',
   'pages.channels.key.reveal': 'View key',

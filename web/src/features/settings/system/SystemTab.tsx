@@ -5,6 +5,7 @@ import { PaymentCard } from './PaymentCard';
 import { TelegramCard, TurnstileCard, WeChatCard } from './ProviderCards';
 import { GeneralCard, WorkerCard } from './ServerCards';
 import { SmtpCard } from './SmtpCard';
+import { PasskeyCard } from './PasskeyCard';
 
 /** /setting?tab=system (super admin): one card per option group, each saved on its own. */
 export function SystemTab() {
@@ -22,6 +23,7 @@ export function SystemTab() {
       <TurnstileCard />
       <LinuxDOCard />
       <OidcCard />
+      <PasskeyCard />
     </>
   );
 }
