@@ -34,6 +34,7 @@ const baseOptions: Record<string, string> = {
   SMTPAccount: 'mailer',
   SMTPFrom: 'mailer@example.com',
   SMTPSSLEnabled: 'false',
+  AllowPrivateNetworkSmtp: 'false',
   GitHubClientId: '',
   WeChatServerAddress: '',
   WeChatAccountQRCodeImageURL: '',
@@ -250,6 +251,19 @@ describe('SMTP card', () => {
     await click('保存 SMTP 设置');
     await screen.findByText('保存成功');
     expect(puts()).toEqual([{ key: 'SMTPToken', value: 'smtp-pass' }]);
+  });
+
+  it('saves the private-network switch before the server it governs, with a warning (issue 22.7)', async () => {
+    renderPage(<SmtpCard />, { user: root });
+    expect(await screen.findByText('开启后 SMTP 服务器可以是本机或内网地址（如内部邮件中继）；关闭时保存和发信都会拒绝这类地址。仅在信任该网络时开启。')).toBeInTheDocument();
+    await replace('SMTP 服务器地址', '10.0.0.25');
+    await userEvent.click(screen.getByRole('switch', { name: '允许内网 SMTP 服务器' }));
+    await click('保存 SMTP 设置');
+    expect(await screen.findByText('保存成功')).toBeInTheDocument();
+    expect(puts()).toEqual([
+      { key: 'AllowPrivateNetworkSmtp', value: 'true' },
+      { key: 'SMTPServer', value: '10.0.0.25' },
+    ]);
   });
 });
 

@@ -167,6 +167,7 @@ export const optionDefinitions = {
   SMTPFrom: mailbox('smtp', '', 'Sender address (else the account, when it is an address).'),
   SMTPToken: secret('smtp', 'SMTP password or token.'),
   SMTPSSLEnabled: bool('smtp', false, 'Implicit TLS.'),
+  AllowPrivateNetworkSmtp: bool('smtp', false, 'Let SMTPServer be a loopback, private or link-local address (an internal mail relay); off refuses it when saved and on every connection (rule R1). Apart from AllowPrivateNetworkUpstreams, which is about channels.'),
   // OAuth providers
   GitHubOAuthEnabled: bool('github', false, 'Login with the code-hosting service.'),
   GitHubClientId: text('github', '', 'OAuth client id.'),

@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { classifyAddress } from '../src/egress/address-policy.js';
-import { createEgressClient, type EgressClient, type EgressClientOptions } from '../src/egress/egress-client.js';
+import { createEgressClient, resolveEgressHost, type EgressClient, type EgressClientOptions } from '../src/egress/egress-client.js';
 import { EgressBlockedError, EgressError } from '../src/egress/egress-errors.js';
 
 /**
@@ -348,5 +348,35 @@ describe('failures', () => {
     const error = await rejection(egress.request(`http://127.0.0.1:${canary.port}/`));
     expect(error).toBeInstanceOf(EgressError);
     expect((error as EgressError).kind).toBe('closed');
+  });
+});
+
+describe('resolveEgressHost: the same address rule for connections that are not HTTP (SMTP, issue 22.7)', () => {
+  const resolve = async (hostname: string) => {
+    const fake = fakeDns[hostname];
+    if (fake) return fake.map((address) => ({ address, family: 4 }));
+    const { promises } = await import('node:dns');
+    return promises.lookup(hostname, { all: true });
+  };
+  const refusal = 'a root admin can allow them with the option AllowPrivateNetworkSmtp';
+
+  it.each(['127.0.0.1', '0.0.0.0', '::1', '[::1]', '::ffff:127.0.0.1', '169.254.169.254', '10.0.0.1', 'localhost', 'rebind.test', 'mixed.test'])(
+    '%s → blocked by address, naming what lifts it',
+    async (host) => {
+      const error = await rejection(resolveEgressHost(host, { allowPrivateNetwork: false, refusal, resolve }));
+      expect(error).toBeInstanceOf(EgressBlockedError);
+      expect((error as EgressBlockedError).reason).toBe('address');
+      expect((error as Error).message).toMatch(/AllowPrivateNetworkSmtp/);
+    },
+  );
+
+  it('answers the checked addresses: public ones always, private ones when allowed', async () => {
+    await expect(resolveEgressHost('93.184.216.34', { allowPrivateNetwork: false, refusal, resolve })).resolves.toEqual([{ address: '93.184.216.34', family: 4 }]);
+    await expect(resolveEgressHost('rebind.test', { allowPrivateNetwork: true, refusal, resolve })).resolves.toEqual([{ address: '127.0.0.1', family: 4 }]);
+    await expect(resolveEgressHost('[::1]', { allowPrivateNetwork: true, refusal, resolve })).resolves.toEqual([{ address: '::1', family: 6 }]);
+  });
+
+  it('says when a name does not resolve', async () => {
+    await expect(resolveEgressHost('name.invalid', { allowPrivateNetwork: false, refusal, resolve })).rejects.toMatchObject({ kind: 'dns' });
   });
 });

@@ -3,7 +3,9 @@ import {
   decodeOptionValue, defaultOptionValues, encodeOptionValue, isOptionKey, isSecretOption, optionKeys,
   type OptionKey, type OptionRow, type OptionValues,
 } from '@aigw/contracts';
-import { onEvent, param, queryRows, UserError, type Bus, type Logger, type Subscription } from '@aigw/platform';
+import {
+  EgressBlockedError, onEvent, param, queryRows, resolveEgressHost, UserError, type Bus, type Logger, type Subscription,
+} from '@aigw/platform';
 import { OptionEntity } from './entities/option.entity.js';
 import { publishOptionUpdated } from './events.js';
 
@@ -73,6 +75,7 @@ export async function createOptionStore(db: DataSource, bus: Bus, logger: Logger
       const decoded = decodeOptionValue(key, raw);
       if (!decoded.ok) throw new UserError(decoded.message);
       checkPrerequisites(key, decoded.value, (other) => values[other]);
+      await checkDestination(key, decoded.value, (other) => values[other]);
       await write(key, decoded.value);
     },
     async reset(keys) {
@@ -96,4 +99,22 @@ function checkPrerequisites(key: OptionKey, value: unknown, current: (key: Optio
   };
   const missing = (needs[key] ?? []).filter((required) => !current(required));
   if (missing.length) throw new UserError(`${key}: set ${missing.join(', ')} first`);
+}
+
+/**
+ * The SMTP server passes the egress address policy when saved (rule R1): a host with a loopback,
+ * private or link-local address is refused unless AllowPrivateNetworkSmtp is on. A name that does
+ * not resolve now is saved (DNS may be away); the mailer checks again on every connection.
+ */
+async function checkDestination(key: OptionKey, value: unknown, current: (key: OptionKey) => unknown): Promise<void> {
+  if (key !== 'SMTPServer' || typeof value !== 'string' || !value) return;
+  try {
+    await resolveEgressHost(value, {
+      allowPrivateNetwork: current('AllowPrivateNetworkSmtp') === true,
+      refusal: 'private-network SMTP servers are off, a root admin can allow them with the option AllowPrivateNetworkSmtp (set it first)',
+    });
+  } catch (error) {
+    if (error instanceof EgressBlockedError) throw new UserError(`SMTPServer: ${error.message}`);
+    // Not resolvable now: the connection-time check decides.
+  }
 }

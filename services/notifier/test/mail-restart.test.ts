@@ -48,7 +48,7 @@ beforeAll(async () => {
   receiver = await createSmtpReceiver();
   await receiver.start();
   // Identity's part: the options the notifier loads at start (no identity runs here).
-  const options = { SMTPServer: '127.0.0.1', SMTPPort: String(receiver.port), SMTPFrom: 'noreply@example.com', SystemName: 'Restart', ServerAddress: 'https://gw.example.com' };
+  const options = { AllowPrivateNetworkSmtp: 'true', SMTPServer: '127.0.0.1', SMTPPort: String(receiver.port), SMTPFrom: 'noreply@example.com', SystemName: 'Restart', ServerAddress: 'https://gw.example.com' };
   await replyTyped(env.infra.bus, 'identity.option.snapshot', async () => ({ options: Object.entries(options).map(([key, value]) => ({ key, value, version: 1 })) }));
   db = await openNotifierDatabase(env);
 });

@@ -73,6 +73,55 @@ export interface EgressClient {
   close(): Promise<void>;
 }
 
+/** The default end of a blocked-address message: what lifts the rule. */
+const optionRefusal = (optionName: string) => `private-network upstreams are off, a root admin can allow them with the option ${optionName}`;
+
+/** The refusal of an address in the special-purpose registry, or undefined when it is public. */
+function blockedAddress(host: string, address: string, refusal: string): EgressBlockedError | undefined {
+  const range = classifyAddress(address);
+  if (!range) return undefined;
+  const shown = host === address ? address : `${host} (resolves to ${address})`;
+  return new EgressBlockedError(`egress blocked: ${shown} is a ${range.label} address (${range.cidr}); ${refusal}`, 'address', address, range);
+}
+
+export interface HostPolicy {
+  /** Whether loopback, private and the other special-purpose addresses may be reached. */
+  allowPrivateNetwork: boolean;
+  /** The end of the refusal: what lifts the rule (e.g. "a root admin can allow them with the option X"). */
+  refusal: string;
+  /** Resolves a name to all its addresses; defaults to the OS resolver. */
+  resolve?: (hostname: string) => Promise<ResolvedAddress[]>;
+}
+
+/**
+ * The address rule for connections that are not HTTP (SMTP): resolves a host (a name, or an IP
+ * literal, IPv6 with or without brackets) and judges every address it has, one bad record
+ * blocking the name. The caller connects to one of the answered addresses, never to the name
+ * again, so DNS cannot answer differently in between (rebinding). Rejects with
+ * EgressBlockedError (`address`), or EgressError `dns` when the name does not resolve.
+ */
+export async function resolveEgressHost(host: string, policy: HostPolicy): Promise<ResolvedAddress[]> {
+  const bare = host.trim().replace(/^\[|\]$/g, '');
+  const family = isIP(bare);
+  let answers: ResolvedAddress[];
+  if (family) answers = [{ address: bare, family }];
+  else {
+    try {
+      answers = await (policy.resolve ?? ((name: string) => dns.lookup(name, { all: true })))(bare);
+    } catch (error) {
+      throw new EgressError('dns', undefined, error);
+    }
+    if (answers.length === 0) throw new EgressError('dns', undefined);
+  }
+  if (!policy.allowPrivateNetwork) {
+    for (const { address } of answers) {
+      const blocked = blockedAddress(bare, address, policy.refusal);
+      if (blocked) throw blocked;
+    }
+  }
+  return answers;
+}
+
 /**
  * The process's one way out to the network (rule R1). Every URL is checked for scheme, userinfo
  * and port; every address (literal, or each one DNS returned) is checked against the
@@ -83,15 +132,8 @@ export function createEgressClient(options: EgressClientOptions): EgressClient {
   const optionName = options.privateNetworkOption ?? ALLOW_PRIVATE_NETWORK_OPTION;
   const resolve = options.resolve ?? ((hostname: string) => dns.lookup(hostname, { all: true }));
 
-  function blockedAddress(host: string, address: string): EgressBlockedError | undefined {
-    if (options.allowPrivateNetwork()) return undefined;
-    const range = classifyAddress(address);
-    if (!range) return undefined;
-    const shown = host === address ? address : `${host} (resolves to ${address})`;
-    return new EgressBlockedError(
-      `egress blocked: ${shown} is a ${range.label} address (${range.cidr}); private-network upstreams are off, a root admin can allow them with the option ${optionName}`,
-      'address', address, range,
-    );
+  function checkAddress(host: string, address: string): EgressBlockedError | undefined {
+    return options.allowPrivateNetwork() ? undefined : blockedAddress(host, address, optionRefusal(optionName));
   }
 
   // net.connect calls this instead of dns.lookup and connects to what it hands back: the check
@@ -101,7 +143,7 @@ export function createEgressClient(options: EgressClientOptions): EgressClient {
       // One bad record poisons the whole answer: mixing a public and a private record is the
       // classic way to get a checker and a connector to disagree.
       for (const { address } of answers) {
-        const blocked = blockedAddress(hostname, address);
+        const blocked = checkAddress(hostname, address);
         if (blocked) throw blocked;
       }
       const usable = answers.filter((answer) => !lookupOptions.family || answer.family === lookupOptions.family);
@@ -115,7 +157,7 @@ export function createEgressClient(options: EgressClientOptions): EgressClient {
   // net.connect skips the lookup for IP literals, so those are checked here (request() has
   // already checked them too; this keeps the agent safe on its own).
   const connect: buildConnector.connector = (target, callback) => {
-    const blocked = isIP(target.hostname) ? blockedAddress(target.hostname, target.hostname) : undefined;
+    const blocked = isIP(target.hostname) ? checkAddress(target.hostname, target.hostname) : undefined;
     if (blocked) callback(blocked, null);
     else baseConnect(target, callback);
   };
@@ -165,7 +207,7 @@ export function createEgressClient(options: EgressClientOptions): EgressClient {
       throw new EgressBlockedError(`egress blocked: port ${url.port} is not allowed (80, 443 or 1024 and above)`, 'port');
     }
     const host = url.hostname.replace(/^\[|\]$/g, '');
-    const blocked = isIP(host) ? blockedAddress(host, host) : undefined;
+    const blocked = isIP(host) ? checkAddress(host, host) : undefined;
     if (blocked) throw blocked;
     return url;
   }
@@ -233,7 +275,7 @@ export function createEgressClient(options: EgressClientOptions): EgressClient {
     }
     if (answers.length === 0) throw new EgressError('dns', url);
     for (const { address } of answers) {
-      const blocked = blockedAddress(host, address);
+      const blocked = checkAddress(host, address);
       if (blocked) throw blocked;
     }
     return url;

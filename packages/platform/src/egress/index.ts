@@ -8,5 +8,7 @@ export {
   type EgressJsonResponse,
   type EgressRequestInit,
   type EgressResponse,
+  type HostPolicy,
   type ResolvedAddress,
+  resolveEgressHost,
 } from './egress-client.js';

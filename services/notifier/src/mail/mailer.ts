@@ -1,5 +1,6 @@
+import { isIP } from 'node:net';
 import nodemailer, { type Transporter } from 'nodemailer';
-import type { OptionsMirror } from '@aigw/platform';
+import { resolveEgressHost, type OptionsMirror, type ResolvedAddress } from '@aigw/platform';
 
 /** The SMTP options (root's settings) a transporter is built from. */
 export interface SmtpSettings {
@@ -64,10 +65,17 @@ export function smtpSettings(options: OptionsMirror): SmtpSettings | { missing: 
   };
 }
 
-/** nodemailer's SMTP transport options for the settings: one connection per mail, bounded waits. */
-export function transportOptions(settings: SmtpSettings, timeouts: SmtpTimeouts) {
+/**
+ * nodemailer's SMTP transport options for the settings: one connection per mail, bounded waits.
+ * With `address` (the one the egress policy checked) the socket goes to that IP and TLS still
+ * presents and verifies the configured name (SNI, certificate), so nodemailer never resolves the
+ * name again.
+ */
+export function transportOptions(settings: SmtpSettings, timeouts: SmtpTimeouts, address?: string) {
+  const named = !isIP(settings.host.replace(/^\[|\]$/g, ''));
   return {
-    host: settings.host,
+    host: address ?? settings.host,
+    ...(address && named ? { servername: settings.host } : {}),
     port: settings.port,
     secure: settings.secure,
     // Without an account the server is an open relay on a trusted network: no AUTH.
@@ -79,19 +87,30 @@ export function transportOptions(settings: SmtpSettings, timeouts: SmtpTimeouts)
   };
 }
 
+/** What lifts the address rule for SMTP, quoted in the refusal. */
+const SMTP_REFUSAL = 'private-network SMTP servers are off, a root admin can allow them with the option AllowPrivateNetworkSmtp';
+
+export interface MailerEgress {
+  /** Resolves the SMTP host to all its addresses; defaults to the OS resolver. Tests inject names here. */
+  resolve?: (hostname: string) => Promise<ResolvedAddress[]>;
+}
+
 /**
  * The SMTP mailer. The transporter is built from the options on first use and rebuilt when any
  * SMTP option (or the sender name) changed since, so root's edits apply to the next mail; the
  * token is a secret option, which the options mirror fetches by request, never from events.
+ * Before every mail the host is resolved and each of its addresses judged by the egress policy
+ * (rule R1; private addresses only with AllowPrivateNetworkSmtp), and the connection goes to the
+ * first checked address, so a rebinding DNS answer never gets a say.
  */
-export function createMailer(options: OptionsMirror, timeouts: SmtpTimeouts = defaultSmtpTimeouts): Mailer {
+export function createMailer(options: OptionsMirror, timeouts: SmtpTimeouts = defaultSmtpTimeouts, egress: MailerEgress = {}): Mailer {
   let current: { key: string; transporter: Transporter } | undefined;
 
-  function transporterFor(settings: SmtpSettings): Transporter {
-    const key = JSON.stringify(settings);
+  function transporterFor(settings: SmtpSettings, address: string): Transporter {
+    const key = JSON.stringify({ settings, address });
     if (current?.key !== key) {
       current?.transporter.close();
-      current = { key, transporter: nodemailer.createTransport(transportOptions(settings, timeouts)) };
+      current = { key, transporter: nodemailer.createTransport(transportOptions(settings, timeouts, address)) };
     }
     return current.transporter;
   }
@@ -100,7 +119,10 @@ export function createMailer(options: OptionsMirror, timeouts: SmtpTimeouts = de
     async send(mail) {
       const settings = smtpSettings(options);
       if ('missing' in settings) throw new SmtpNotConfiguredError(settings.missing);
-      await transporterFor(settings).sendMail({
+      const [checked] = await resolveEgressHost(settings.host, {
+        allowPrivateNetwork: options.get('AllowPrivateNetworkSmtp'), refusal: SMTP_REFUSAL, resolve: egress.resolve,
+      });
+      await transporterFor(settings, checked!.address).sendMail({
         from: { name: settings.fromName, address: settings.from },
         to: mail.to,
         subject: mail.subject,

@@ -39,10 +39,14 @@ export async function setOptions(gateway: TestGateway, root: Session, values: Re
   }
 }
 
-/** Points SMTP at the receiver (the token first: it is a secret, fetched by the mirrors on change). */
+/**
+ * Points SMTP at the receiver (the token first: it is a secret, fetched by the mirrors on change).
+ * The receiver is on loopback, which the egress policy refuses unless root allows private SMTP
+ * servers: the switch comes before the server, whose save it governs.
+ */
 export function smtpOptions(port: number, extra: Record<string, unknown> = {}): Record<string, unknown> {
   return {
-    SMTPToken: SMTP.token, SMTPServer: '127.0.0.1', SMTPAccount: SMTP.account, SMTPFrom: SMTP.from, SMTPSSLEnabled: false,
+    SMTPToken: SMTP.token, AllowPrivateNetworkSmtp: true, SMTPServer: '127.0.0.1', SMTPAccount: SMTP.account, SMTPFrom: SMTP.from, SMTPSSLEnabled: false,
     ServerAddress: SERVER_ADDRESS, ...extra, SMTPPort: port,
   };
 }

@@ -18,6 +18,8 @@ export interface ReceivedMail {
 
 export interface SmtpReceiver {
   port: number;
+  /** TCP connections the server took so far: a refused destination must leave it unchanged. */
+  connections: number;
   /** Every mail accepted (answered 250) so far, in order. */
   mails: ReceivedMail[];
   /**
@@ -52,6 +54,7 @@ export async function createSmtpReceiver(port?: number): Promise<SmtpReceiver> {
   let server: SMTPServer | undefined;
   const receiver: SmtpReceiver = {
     port: chosenPort,
+    connections: 0,
     mails: [],
     held: [],
     async start() {
@@ -61,6 +64,10 @@ export async function createSmtpReceiver(port?: number): Promise<SmtpReceiver> {
         disabledCommands: ['STARTTLS'],
         logger: false,
         closeTimeout: 50,
+        onConnect(_session, callback) {
+          receiver.connections++;
+          callback();
+        },
         onAuth(auth, session, callback) {
           callback(null, { user: JSON.stringify({ user: auth.username ?? '', password: auth.password ?? '' }) });
         },

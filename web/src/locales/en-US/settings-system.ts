@@ -83,6 +83,8 @@ export default {
   'pages.settings.system.smtp.from.help': 'Usually the same as the SMTP account',
   'pages.settings.system.smtp.port': 'SMTP port',
   'pages.settings.system.smtp.port.help': 'Default 587',
+  'pages.settings.system.smtp.privateNetwork': 'Allow private-network SMTP servers',
+  'pages.settings.system.smtp.privateNetwork.help': 'When on, the SMTP server may be a loopback or private address (an internal mail relay); when off, such addresses are refused on save and on every send. Turn it on only for a network you trust.',
   'pages.settings.system.smtp.save': 'Save SMTP settings',
   'pages.settings.system.smtp.server': 'SMTP server address',
   'pages.settings.system.smtp.server.placeholder': 'e.g. smtp.qq.com',
