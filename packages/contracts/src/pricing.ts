@@ -15,6 +15,8 @@ import { MAX_QUOTA } from './billing.js';
 
 export const MAX_TOKENS = 100_000_000;
 export const MAX_RATIO = 1_000_000;
+/** The most answers one request may ask the upstream for (n × prompts of a batch), for the hold. */
+export const MAX_ANSWERS = 1_000_000;
 /** The ratio unpriced models get in self-use mode (the established product's default). */
 export const SELF_USE_MODEL_RATIO = 37.5;
 
@@ -86,14 +88,17 @@ export interface UsageInput {
  */
 export function quotaForUsage(input: UsageInput): number {
   const prompt = tokens(input.promptTokens, 'promptTokens');
-  const completion = tokens(input.completionTokens, 'completionTokens');
-  const cached = Math.min(tokens(input.cachedTokens, 'cachedTokens'), prompt);
-  const model = decimal(input.modelRatio, 'modelRatio');
-  const group = decimal(input.groupRatio, 'groupRatio');
-  const cache = decimal(input.cacheRatio, 'cacheRatio');
-  const completionWeight = decimal(input.completionRatio, 'completionRatio');
-  if (prompt + completion === 0) return 0;
-  const weighted = add(add(integer(prompt - cached), mul(integer(cached), cache)), mul(integer(completion), completionWeight));
+  return usageQuota(input, prompt, integer(tokens(input.completionTokens, 'completionTokens')), Math.min(tokens(input.cachedTokens, 'cachedTokens'), prompt));
+}
+
+/** quotaForUsage's formula, with the completion tokens exact (a product beyond MAX_TOKENS for a hold). */
+function usageQuota(ratios: Omit<UsageInput, 'promptTokens' | 'completionTokens' | 'cachedTokens'>, prompt: number, completion: Fraction, cached: number): number {
+  const model = decimal(ratios.modelRatio, 'modelRatio');
+  const group = decimal(ratios.groupRatio, 'groupRatio');
+  const cache = decimal(ratios.cacheRatio, 'cacheRatio');
+  const completionWeight = decimal(ratios.completionRatio, 'completionRatio');
+  if (prompt === 0 && completion.n === 0n) return 0;
+  const weighted = add(add(integer(prompt - cached), mul(integer(cached), cache)), mul(completion, completionWeight));
   const quota = roundClamped(mul(mul(weighted, model), group));
   return quota === 0 && model.n !== 0n && group.n !== 0n ? 1 : quota;
 }
@@ -115,28 +120,33 @@ export interface ReservationInput {
   /** The PreConsumedQuota option: tokens held when the request gives no max_tokens. */
   preConsumedTokens: number;
   completionRatio: number;
+  /**
+   * How many answers the upstream generates and bills (n, best_of, the prompts of a batch); the
+   * completion part is held that many times. 1 when absent.
+   */
+  answers?: number;
 }
 
 /**
- * What to hold before forwarding. A per-call price is charged in full. Without max_tokens:
- * PreConsumedQuota tokens at the model × group ratio (the reference). With max_tokens: the
- * prompt plus max_tokens priced as completion, i.e. the most the request can cost (the
- * reference leaves the completion ratio out here, which under-holds and invites overdrafts).
+ * What to hold before forwarding. A per-call price is charged in full (once, whatever the
+ * answers: it is the price of the call). Without max_tokens: PreConsumedQuota tokens per
+ * answer at the model × group ratio (the reference). With max_tokens: the prompt plus
+ * max_tokens × answers priced as completion, i.e. the most the request can cost (the reference
+ * leaves the completion ratio out here, which under-holds and invites overdrafts). The product
+ * is exact and the result saturates at MAX_QUOTA (rule R7).
  */
 export function reservationFor(input: ReservationInput): number {
   const { pricing } = input;
   if (pricing.kind === 'price') return quotaForCall({ modelPrice: pricing.modelPrice, groupRatio: input.groupRatio, quotaPerUnit: input.quotaPerUnit });
   const maxTokens = tokens(input.maxTokens ?? 0, 'maxTokens');
+  const answers = input.answers ?? 1;
+  if (!Number.isSafeInteger(answers) || answers < 1 || answers > MAX_ANSWERS) throw new RangeError(`answers must be an integer from 1 to ${MAX_ANSWERS}, got ${answers}`);
+  const ratios = { modelRatio: pricing.modelRatio, cacheRatio: 1, groupRatio: input.groupRatio };
   if (maxTokens === 0) {
-    return quotaForUsage({
-      promptTokens: tokens(input.preConsumedTokens, 'preConsumedTokens'), completionTokens: 0, cachedTokens: 0,
-      modelRatio: pricing.modelRatio, completionRatio: 1, cacheRatio: 1, groupRatio: input.groupRatio,
-    });
+    const preConsumed = tokens(input.preConsumedTokens, 'preConsumedTokens');
+    return usageQuota({ ...ratios, completionRatio: 1 }, 0, mul(integer(preConsumed), integer(answers)), 0);
   }
-  return quotaForUsage({
-    promptTokens: input.promptTokens, completionTokens: maxTokens, cachedTokens: 0,
-    modelRatio: pricing.modelRatio, completionRatio: input.completionRatio, cacheRatio: 1, groupRatio: input.groupRatio,
-  });
+  return usageQuota({ ...ratios, completionRatio: input.completionRatio }, tokens(input.promptTokens, 'promptTokens'), mul(integer(maxTokens), integer(answers)), 0);
 }
 
 /** The largest payable money of one online top-up order (in the gateway's currency). */

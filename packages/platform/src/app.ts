@@ -5,6 +5,8 @@ import type { Logger } from './logger.js';
 import { verifyIdentity, type SignedRequest } from './auth.js';
 import { shapedErrorHandler } from './error-handler.js';
 import { createOutageLog, type OutageLog } from './outage-log.js';
+import { jsonShapeProblem } from './json-limits.js';
+import { UserError } from './errors.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -72,6 +74,12 @@ export function createApp(options: CreateAppOptions): App {
   });
   app.addHook('onResponse', async (request, reply) => {
     request.log.info({ method: request.method, url: request.routeOptions.url ?? 'unmatched', statusCode: reply.statusCode, ms: Math.round(reply.elapsedTime) }, 'request');
+  });
+
+  // Before any schema or handler walks the body: a too deep or too large one is refused (test D3).
+  app.addHook('preValidation', async (request) => {
+    const problem = jsonShapeProblem(request.body);
+    if (problem) throw new UserError(problem.message, 'invalid_request', 400, problem.field || undefined);
   });
 
   app.setErrorHandler(shapedErrorHandler);

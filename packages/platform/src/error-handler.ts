@@ -1,7 +1,7 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { BusRequestError } from './bus/bus.js';
-import { AppError } from './errors.js';
+import { AppError, UserError } from './errors.js';
 import { errorShapeFor, sendError, type ErrorAnswer } from './error-shapes.js';
 import { scrubSecrets } from './logger.js';
 import { outageLog } from './outage-log.js';
@@ -97,7 +97,8 @@ export function describeError(error: FastifyError | Error, request: FastifyReque
   if (error instanceof AppError) {
     if (error.report) reportOutage(request, error.code, error);
     const message = error.statusCode >= 500 ? serverErrorMessage(error.statusCode) : error.message;
-    return { statusCode: error.statusCode, message, code: error.code, ...(error.statusCode === 503 ? { retryAfterSeconds: RETRY_AFTER_SECONDS } : {}) };
+    const param = error instanceof UserError && error.param !== undefined ? { param: error.param } : {};
+    return { statusCode: error.statusCode, message, code: error.code, ...param, ...(error.statusCode === 503 ? { retryAfterSeconds: RETRY_AFTER_SECONDS } : {}) };
   }
   const outage = dependencyOutage(error);
   if (outage) {

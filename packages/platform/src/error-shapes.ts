@@ -32,6 +32,8 @@ export interface ErrorAnswer {
   code: string;
   /** OpenAI's error `type`; derived from the status when absent. */
   type?: string;
+  /** OpenAI's error `param`: the request field at fault, when one is. */
+  param?: string;
   /** Sent as Retry-After: the dependency is expected back shortly. */
   retryAfterSeconds?: number;
 }
@@ -81,7 +83,7 @@ export function errorBody(shape: ErrorShape, answer: ErrorAnswer, requestId: str
     case 'envelope':
       return { success: false, message: answer.message };
     case 'openai':
-      return { error: { message, type: answer.type ?? (status >= 500 ? 'new_api_error' : 'invalid_request_error'), param: '', code: answer.code } };
+      return { error: { message, type: answer.type ?? (status >= 500 ? 'new_api_error' : 'invalid_request_error'), param: answer.param ?? '', code: answer.code } };
     case 'anthropic':
       return { type: 'error', error: { type: anthropicErrorType(status), message } };
     case 'gemini':

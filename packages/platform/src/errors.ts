@@ -19,7 +19,13 @@ export class AppError extends Error {
 
 /** Bad input or a broken business rule. The message is shown to the user as is. */
 export class UserError extends AppError {
-  constructor(message: string, code = 'invalid_request', statusCode = 200) {
+  constructor(
+    message: string,
+    code = 'invalid_request',
+    statusCode = 200,
+    /** The request field at fault, when one is (OpenAI's error `param` on relay paths). */
+    readonly param?: string,
+  ) {
     super(message, code, statusCode, false);
   }
 }

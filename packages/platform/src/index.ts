@@ -3,6 +3,7 @@ export * from './logger.js';
 export * from './errors.js';
 export * from './auth.js';
 export * from './app.js';
+export * from './json-limits.js';
 export * from './error-shapes.js';
 export * from './error-handler.js';
 export * from './outage-log.js';

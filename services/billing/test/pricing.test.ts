@@ -2,7 +2,7 @@ import { BusRequestError } from '@aigw/platform';
 import { backends, waitFor } from '@aigw/platform/testing';
 import { ROOT_PASSWORD, startGateway, type TestGateway } from '../../gateway/test/support/gateway';
 import {
-  cacheRatio, completionRatio, defaultOptionValues, groupRatio, lookupRate, MAX_QUOTA, MAX_RATIO, MAX_TOKENS, modelPricing, quotaForCall,
+  cacheRatio, completionRatio, defaultOptionValues, groupRatio, lookupRate, MAX_ANSWERS, MAX_QUOTA, MAX_RATIO, MAX_TOKENS, modelPricing, quotaForCall,
   quotaForUsage, reservationFor, SELF_USE_MODEL_RATIO, type UsageInput,
 } from '@aigw/contracts';
 
@@ -133,6 +133,24 @@ describe('reservationFor (pre-consume, reference 4.5 item 6)', () => {
     expect(reservationFor({ ...base, pricing: { kind: 'ratio', modelRatio: 0 } })).toBe(0);
     expect(() => reservationFor({ ...base, pricing: gpt4o, maxTokens: -1 })).toThrow(/^maxTokens/);
     expect(() => reservationFor({ ...base, pricing: gpt4o, maxTokens: 2 ** 31 })).toThrow(RangeError);
+  });
+
+  it('holds the completion once per answer the upstream generates (n, best_of, a prompt batch)', () => {
+    // 200 prompt + 3 × 1000 completion × 4, at 1.25.
+    expect(reservationFor({ ...base, pricing: gpt4o, maxTokens: 1000, answers: 3 })).toBe(15250);
+    expect(reservationFor({ ...base, pricing: gpt4o, maxTokens: 0, answers: 3 })).toBe(1875);
+    // A per-call price is the price of the call, whatever it asks for.
+    expect(reservationFor({ ...base, pricing: { kind: 'price', modelPrice: 0.04 }, groupRatio: 1.5, answers: 3 })).toBe(30000);
+  });
+
+  it('saturates at MAX_QUOTA, exactly, where the product outgrows any token count (rule R7)', () => {
+    const worst = { ...base, pricing: { kind: 'ratio', modelRatio: MAX_RATIO } as const, groupRatio: MAX_RATIO, completionRatio: MAX_RATIO, promptTokens: MAX_TOKENS };
+    expect(reservationFor({ ...worst, maxTokens: MAX_TOKENS, answers: MAX_ANSWERS })).toBe(MAX_QUOTA);
+    // 128 answers × 10^7 tokens: 1.28 × 10^9 completion tokens, beyond MAX_TOKENS, held exactly.
+    expect(reservationFor({ ...base, pricing: gpt4o, maxTokens: 10_000_000, answers: 128, completionRatio: 1, groupRatio: 1 })).toBe(1_600_000_250);
+    for (const answers of [0, -1, 1.5, MAX_ANSWERS + 1, Number.NaN, 2 ** 63]) {
+      expect(() => reservationFor({ ...base, pricing: gpt4o, maxTokens: 10, answers })).toThrow(/^answers must be an integer/);
+    }
   });
 });
 

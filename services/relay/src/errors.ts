@@ -11,6 +11,8 @@ export class RelayError extends Error {
     message: string,
     readonly code: string,
     readonly type = 'new_api_error',
+    /** The request field at fault (OpenAI's `param`), when one is. */
+    readonly param?: string,
   ) {
     super(message);
     this.name = 'RelayError';
@@ -23,7 +25,9 @@ export class RelayError extends Error {
  * out as 400 (the relay shapes' rule: their clients read failures from the status).
  */
 function relayAnswer(error: FastifyError | Error, request: FastifyRequest): ErrorAnswer {
-  if (error instanceof RelayError) return { statusCode: error.statusCode, message: error.message, code: error.code, type: error.type };
+  if (error instanceof RelayError) {
+    return { statusCode: error.statusCode, message: error.message, code: error.code, type: error.type, ...(error.param !== undefined ? { param: error.param } : {}) };
+  }
   return describeError(error, request);
 }
 

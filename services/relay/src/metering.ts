@@ -27,14 +27,15 @@ export function quotePrice(options: OptionsMirror, model: string, group: string)
 }
 
 /**
- * What to hold before forwarding: the prompt plus the most the answer may cost (max_tokens, or
- * PreConsumedQuota tokens when the request gives none) at the completion price; a per-call
- * price in full.
+ * What to hold before forwarding: the prompt plus the most the answers may cost (max_tokens, or
+ * PreConsumedQuota tokens when the request gives none, at the completion price, times the
+ * answers the upstream generates: n, best_of, a prompt batch); a per-call price in full.
+ * Saturates at MAX_QUOTA, whatever the figures.
  */
-export function reservation(quote: PriceQuote, promptTokens: number, maxTokens: number, preConsumedTokens: number): number {
+export function reservation(quote: PriceQuote, promptTokens: number, maxTokens: number, preConsumedTokens: number, answers = 1): number {
   return reservationFor({
     pricing: quote.pricing, groupRatio: quote.groupRatio, quotaPerUnit: quote.quotaPerUnit, completionRatio: quote.completionRatio,
-    promptTokens, maxTokens: maxTokens > 0 ? maxTokens : Math.max(preConsumedTokens, 1), preConsumedTokens,
+    promptTokens, maxTokens: maxTokens > 0 ? maxTokens : Math.max(preConsumedTokens, 1), preConsumedTokens, answers,
   });
 }
 

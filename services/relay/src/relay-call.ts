@@ -12,6 +12,7 @@ import { providerFor } from './providers/registry.js';
 import { streamToClient, type StreamOutcome } from './streaming.js';
 import { estimatePrompt, estimateCompletion } from './estimates.js';
 import { openAiToAnthropicMessage } from './formats/anthropic-input.js';
+import { requestBounds } from './request-bounds.js';
 
 /** What the client asked for, as one of the OpenAI-format operations. */
 export type Operation = 'chat' | '/v1/completions' | '/v1/embeddings' | '/v1/moderations';
@@ -31,9 +32,6 @@ interface Failure {
 }
 
 const NO_USAGE: Usage = { prompt_tokens: 0, completion_tokens: 0, cached_tokens: 0 };
-
-/** The largest max_tokens accepted; bounds the hold (rule R7). */
-const MAX_OUTPUT_TOKENS = 10_000_000;
 
 /**
  * One relayed request (DESIGN section 5): check, price and reserve before any upstream call;
@@ -56,7 +54,8 @@ export async function relay(
   }
   checkModelAllowed(caller, model);
   const stream = operation !== '/v1/embeddings' && operation !== '/v1/moderations' && body.stream === true;
-  const maxTokens = outputLimit(body);
+  // Multipliers and max_tokens are bounded before anything is held (rule R7).
+  const bounds = requestBounds(operation, body);
 
   if (!Object.hasOwn(options.get('GroupRatio'), caller.group)) {
     throw new RelayError(403, `group ${caller.group} is not available`, 'group_not_available', 'permission_error');
@@ -70,7 +69,7 @@ export async function relay(
   const promptTokens = estimatePrompt(operation, body, model);
   // The id every answer carries (X-Oneapi-Request-Id): the usage record and the log row have it too.
   const requestId = request.id;
-  const amount = reservation(quote, promptTokens, maxTokens, options.get('PreConsumedQuota'));
+  const amount = reservation(quote, promptTokens, bounds.maxTokens, options.get('PreConsumedQuota'), bounds.answers);
   const unbilled = (tried: number[], note: string): RecordInput => ({ caller, model, requestId, startedAt, quote, stream, tried, usage: NO_USAGE, quota: 0, note });
   const orphanNote = 'relay stopped mid-request; nothing was charged';
   const reserved = await context.quota.reserve({
@@ -146,15 +145,6 @@ export async function relay(
 /** A request with `sk-<key>-<id>` uses that channel only, whatever its status (admins testing). */
 function pinned(channel: RoutingChannel | undefined): RoutingChannel[] {
   return channel ? [channel] : [];
-}
-
-function outputLimit(body: Record<string, unknown>): number {
-  const value = body.max_completion_tokens ?? body.max_tokens;
-  if (value === undefined || value === null) return 0;
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0 || value > MAX_OUTPUT_TOKENS) {
-    throw new RelayError(400, `max_tokens must be an integer from 0 to ${MAX_OUTPUT_TOKENS}`, 'invalid_request', 'invalid_request_error');
-  }
-  return value;
 }
 
 async function prepare(context: RelayContext, channel: RoutingChannel, model: string, stream: boolean): Promise<{ attempt: Attempt } | { failure: Failure }> {

@@ -4,10 +4,8 @@ import { authenticateToken } from '../caller.js';
 import { anthropicErrorHandler, RelayError } from '../errors.js';
 import { anthropicToOpenAi } from '../formats/anthropic-input.js';
 import { relay } from '../relay-call.js';
+import { MAX_OUTPUT_TOKENS } from '../request-bounds.js';
 import { jsonBody } from './openai.js';
-
-/** Anthropic requires max_tokens; the relay's own bound on it (rule R7). */
-const MAX_OUTPUT_TOKENS = 10_000_000;
 
 /**
  * The Anthropic Messages API (`POST /v1/messages`, sk- key as `x-api-key` or Bearer) for every

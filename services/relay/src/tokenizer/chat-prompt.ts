@@ -1,6 +1,7 @@
 import { chatMessageSchema, chatToolSchema, type ChatMessage, type ChatTool } from '../providers/shared/chat-request.js';
 import { countText } from './encodings.js';
 import { imageSizeFromDataUrl, imageTokens } from './image-tokens.js';
+import { jsonText } from './json-text.js';
 
 /** Fixed costs of OpenAI's chat format (reference 4.8). */
 const TOKENS_PER_MESSAGE = 3;
@@ -16,21 +17,22 @@ const FILE_PART_TOKENS = 5000;
  * images per `imageTokens`, audio parts 100, file parts 5,000, and when tools are given 8 +
  * every tool's name, description and parameters JSON. Assistant tool calls count their name and
  * arguments. Takes the client's JSON as is: a message that does not parse is counted as its JSON
- * text, so a strange body is over- rather than under-estimated (validation is not this module's job).
+ * text, so a strange body is over- rather than under-estimated (validation is not this module's job);
+ * JSON text is built without recursion, so no depth of nesting can overflow the stack.
  */
 export function countChatPrompt(messages: unknown, model: string, tools?: unknown): number {
   let tokens = REPLY_PRIMING_TOKENS;
   if (Array.isArray(messages)) {
     for (const raw of messages) {
       const parsed = chatMessageSchema.safeParse(raw);
-      tokens += parsed.success ? countMessage(parsed.data, model) : countText(JSON.stringify(raw) ?? '', model);
+      tokens += parsed.success ? countMessage(parsed.data, model) : countText(jsonText(raw), model);
     }
   }
   if (Array.isArray(tools) && tools.length > 0) {
     tokens += TOOLS_OVERHEAD_TOKENS;
     for (const raw of tools) {
       const parsed = chatToolSchema.safeParse(raw);
-      tokens += parsed.success ? countTool(parsed.data, model) : countText(JSON.stringify(raw) ?? '', model);
+      tokens += parsed.success ? countTool(parsed.data, model) : countText(jsonText(raw), model);
     }
   }
   return tokens;
@@ -58,5 +60,5 @@ function countMessage(message: ChatMessage, model: string): number {
 
 function countTool(tool: ChatTool, model: string): number {
   const { name, description, parameters } = tool.function;
-  return countText(name, model) + countText(description ?? '', model) + (parameters ? countText(JSON.stringify(parameters), model) : 0);
+  return countText(name, model) + countText(description ?? '', model) + (parameters ? countText(jsonText(parameters), model) : 0);
 }

@@ -1,4 +1,5 @@
 import { countChatPrompt, countText, encodingNameForModel, imageSizeFromDataUrl, imageTokens, preloadEncoders } from '../../src/tokenizer/index.js';
+import { encoderFor } from '../../src/tokenizer/encodings.js';
 
 const PIXEL_PNG = 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==';
 
@@ -41,6 +42,42 @@ describe('countText', () => {
 
   it('counts special-token strings in user text as ordinary text instead of throwing', () => {
     expect(countText('<|endoftext|>', 'gpt-4')).toBeGreaterThan(1);
+  });
+
+  // js-tiktoken's merge is quadratic in a piece's length: unbounded, these took hours.
+  it('counts long runs without spaces in linear time, close to the exact figure', () => {
+    const letters = 'a'.repeat(200_000);
+    const symbols = '!'.repeat(200_000);
+    // Random letters and CJK without punctuation: no repeated part for the memo to help with.
+    let seed = 7;
+    const random = (alphabet: string, length: number) => Array.from({ length }, () => alphabet[(seed = (seed * 48271) % 2147483647) % alphabet.length]).join('');
+    const latin = random('abcdefghijklmnopqrstuvwxyz', 100_000);
+    const cjk = random('的一是不了人我在有他这为之大来以个中上们到说国和地也子时道出而要于就下得可你年生自会那后能对着事其里所去行过家十用发天如然作方成者多日都', 20_000);
+    const emoji = '😀'.repeat(10_001);
+    const combining = `e${'\u0301'.repeat(100_000)}`;
+    const spaces = ' '.repeat(100_000);
+    for (const model of ['gpt-4', 'gpt-4o']) {
+      for (const text of [letters, symbols, latin, cjk, emoji, combining, spaces]) {
+        const tokens = countText(text, model);
+        expect(tokens).toBeGreaterThan(0);
+        expect(tokens).toBeLessThanOrEqual(new TextEncoder().encode(text).length);
+      }
+    }
+    // A run just over the bound is within a token or two of the exact count.
+    const word = 'pneumonoultramicroscopicsilicovolcanoconiosis'.repeat(2);
+    expect(Math.abs(countText(word, 'gpt-4') - encoderFor('gpt-4').encode(word).length)).toBeLessThanOrEqual(2);
+  });
+
+  it('never cuts a surrogate pair', () => {
+    // The run starts at '?': its 32nd code unit is the first half of the 16th emoji, so the cut moves one on.
+    const encode = jest.spyOn(encoderFor('gpt-4'), 'encode');
+    try {
+      countText(`?${'🙂'.repeat(40)}`, 'gpt-4');
+      const parts = encode.mock.calls.map(([text]) => text);
+      expect(parts).toEqual([`?${'🙂'.repeat(16)}`, '🙂'.repeat(16), '🙂'.repeat(8)]);
+    } finally {
+      encode.mockRestore();
+    }
   });
 });
 
@@ -121,5 +158,23 @@ describe('countChatPrompt', () => {
     expect(countChatPrompt([call], model)).toBe(3 + 3 + countText('assistant', model) + countText('get_weather', model) + countText('{"city":"Paris"}', model));
     expect(countChatPrompt('not an array', model)).toBe(3);
     expect(countChatPrompt([{ content: 'no role' }], model)).toBe(3 + countText('{"content":"no role"}', model));
+  });
+
+  it('counts a structure of any depth without overflowing the stack, as its JSON text', () => {
+    // Built bottom-up: 100,000 levels (no recursion here either).
+    let deep: unknown = 1;
+    for (let level = 0; level < 100_000; level++) deep = level % 2 ? { a: deep } : [deep, 'x'];
+    const tools = [{ type: 'function', function: { name: 'f', parameters: { deep } } }];
+    expect(countChatPrompt([{ role: 'user', content: 'hi' }], model, tools)).toBeGreaterThan(100_000);
+    expect(countChatPrompt([{ role: 'user', content: [deep] }], model)).toBeGreaterThan(100_000);
+    expect(countChatPrompt([deep], model, [deep])).toBeGreaterThan(100_000);
+  });
+
+  it('counts tool parameters and odd messages as exactly their JSON text', () => {
+    const parameters = { type: 'object', properties: { a: [1, 'two', null, true, { b: -1.5e-7 }], 'quote"d': 'ünï\u2028', empty: {}, list: [] } };
+    const tools = [{ type: 'function', function: { name: 'f', parameters } }];
+    expect(countChatPrompt([], model, tools)).toBe(3 + 8 + countText('f', model) + countText(JSON.stringify(parameters), model));
+    const odd = { role: 7, content: [undefined, 'x'], skipped: undefined, n: Number.NaN };
+    expect(countChatPrompt([odd], model)).toBe(3 + countText(JSON.stringify(odd), model));
   });
 });
