@@ -464,7 +464,7 @@ async function startGateway(mockUrl, dataDir) {
   if (!key) throw new Error('token creation returned no key');
   target.headers = { authorization: `Bearer ${key.startsWith('sk-') ? key : `sk-${key}`}` };
   try {
-    await api(url, session, 'POST', '/api/channel/', { type: 1, name: 'mock', key: 'mock-key', base_url: mockUrl, models: `${MODEL},${STREAM_MODEL}`, group: 'default' });
+    await api(url, session, 'POST', '/api/channel/', { type: 1, name: 'mock', key: 'mock-key', base_url: mockUrl, models: `${MODEL},${STREAM_MODEL}`, group: 'default', allow_private_network: true });
   } catch (error) {
     target.notReady = `channel creation failed (${error.message})`;
   }

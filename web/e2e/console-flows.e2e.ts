@@ -100,6 +100,9 @@ describe('the console flows', () => {
     await field('类型').getByText('OpenAI', { exact: true }).waitFor();
     await field('分组').getByText('default', { exact: true }).waitFor();
     await drawer.getByLabel('代理地址').fill(mock.url);
+    // The mock is on loopback: the channel's own private-network switch (off for a new channel, rule R2).
+    await drawer.getByLabel('允许访问内网', { exact: true }).click();
+    await drawer.getByText('仅对你信任的内网上游', { exact: false }).waitFor();
     await drawer.getByLabel('密钥', { exact: true }).fill(UPSTREAM_KEY);
     await drawer.getByPlaceholder('输入自定义模型名称，多个用英文逗号分隔').fill(MODEL);
     await drawer.getByRole('button', { name: /^填\s*入$/ }).click();

@@ -11,7 +11,7 @@ export function makeChannel(overrides: Partial<ChannelView> = {}): ChannelView {
     id: 1, type: 1, name: 'openai-main', status: 1, group: 'default', models: 'gpt-4o,gpt-4o-mini', base_url: '', other: '',
     model_mapping: '', status_code_mapping: '', param_override: '', setting: '', test_model: '', auto_ban: 1, tag: '', priority: 0,
     weight: 0, openai_organization: '', response_time: 0, balance: 0, balance_updated_time: 0, used_quota: 0, created_time: 1_700_000_000,
-    test_time: 0, other_info: '', ...overrides,
+    test_time: 0, other_info: '', allow_private_network: false, ...overrides,
   };
 }
 

@@ -77,7 +77,7 @@ describe('channel form: create', () => {
     expect(fake.callsTo('POST', '/api/channel/')[0]!.body).toEqual({
       type: 1, name: 'main', base_url: 'https://proxy.example.com', other: '', openai_organization: '', group: 'default', models: 'my-model',
       model_mapping: '', status_code_mapping: '', param_override: '', setting: '', test_model: '', auto_ban: 1, tag: '', priority: 7, weight: 0,
-      key: 'sk-one',
+      allow_private_network: false, key: 'sk-one',
     });
     expect(await screen.findByText('渠道创建成功！')).toBeInTheDocument();
   });
@@ -140,7 +140,30 @@ describe('channel form: create', () => {
     await userEvent.type(screen.getByPlaceholderText('请输入渠道对应的鉴权密钥'), 'sk-one');
     await userEvent.click(buttonNamed('获取模型列表'));
     expect(await screen.findByText('获取模型列表失败')).toBeInTheDocument();
-    expect(fake.callsTo('POST', '/api/channel/fetch_models')[0]!.body).toEqual({ type: 1, base_url: '', key: 'sk-one' });
+    expect(fake.callsTo('POST', '/api/channel/fetch_models')[0]!.body).toEqual({ type: 1, base_url: '', key: 'sk-one', allow_private_network: false });
+  });
+
+  /** Issue 22.10 (rule R2): reaching private networks is the channel's own switch, off for a new one, with a warning. */
+  const privateWarning = '开启后，该渠道可以访问本机、内网和云元数据等内部地址（例如 127.0.0.1、10.0.0.0/8、169.254.169.254）。仅对你信任的内网上游（如自建的 Ollama、vLLM）开启；每次修改都会记入日志。';
+  const privateSwitch = () => within(fieldOf('允许访问内网')).getByRole('switch');
+
+  it('offers the private-network switch off, warns when it is turned on, and sends it', async () => {
+    fake.ok('POST', '/api/channel/', { ids: [12] });
+    fake.ok('POST', '/api/channel/fetch_models', ['llama3']);
+    openAdd();
+    await userEvent.type(await screen.findByPlaceholderText('请为渠道命名'), 'ollama');
+    await userEvent.type(screen.getByPlaceholderText('请输入渠道对应的鉴权密钥'), 'sk-local');
+    expect(privateSwitch()).not.toBeChecked();
+    expect(screen.queryByText(privateWarning)).not.toBeInTheDocument();
+    await userEvent.click(privateSwitch());
+    expect(await screen.findByText(privateWarning)).toBeInTheDocument();
+    // Listing the upstream's models of the unsaved channel goes by the switch too.
+    await userEvent.click(buttonNamed('获取模型列表'));
+    expect(await screen.findByText('获取模型列表成功')).toBeInTheDocument();
+    expect(fake.callsTo('POST', '/api/channel/fetch_models')[0]!.body).toMatchObject({ allow_private_network: true });
+    await submit();
+    expect(await screen.findByText('渠道创建成功！')).toBeInTheDocument();
+    expect(fake.callsTo('POST', '/api/channel/')[0]!.body).toMatchObject({ name: 'ollama', allow_private_network: true });
   });
 
   it('shows the organization for OpenAI and the Azure and custom fields', async () => {
@@ -245,6 +268,20 @@ describe('channel form: edit', () => {
     await submit();
     expect(await screen.findByText('没有任何修改！')).toBeInTheDocument();
     expect(fake.callsTo('PUT', '/api/channel/')).toHaveLength(0);
+  });
+
+  it('shows the stored private-network switch and sends only its change', async () => {
+    const open = makeChannel({ id: 6, name: 'local', models: 'gpt-4o', allow_private_network: true });
+    fake.ok('GET', '/api/channel/6', open);
+    fake.ok('PUT', '/api/channel/', { ...open, allow_private_network: false });
+    openEdit(6);
+    await screen.findByDisplayValue('local');
+    const toggle = within(fieldOf('允许访问内网')).getByRole('switch');
+    expect(toggle).toBeChecked();
+    await userEvent.click(toggle);
+    await submit();
+    expect(await screen.findByText('渠道更新成功！')).toBeInTheDocument();
+    expect(fake.callsTo('PUT', '/api/channel/')[0]!.body).toEqual({ id: 6, allow_private_network: false });
   });
 
   it('fetches upstream models through the stored channel and merges them', async () => {

@@ -67,6 +67,8 @@ export const channelViewSchema = z.object({
   created_time: z.number().int(),
   test_time: z.number().int(),
   other_info: z.string(),
+  /** The channel may reach loopback, private and link-local upstreams (rule R2); off unless an admin turned it on. */
+  allow_private_network: z.boolean(),
 });
 export type ChannelView = z.infer<typeof channelViewSchema>;
 
@@ -90,11 +92,17 @@ const channelFields = {
   priority: z.number().int().min(-999).max(1_000_000),
   weight: z.number().int().min(0).max(1_000_000),
   openai_organization: z.string().trim().max(128),
+  /** Let this channel reach private networks (rule R2); audit-logged when set. */
+  allow_private_network: z.boolean({ error: 'allow_private_network must be true or false' }),
 };
 
-/** POST /api/channel/: a key per line creates one channel per key (batch). */
+/**
+ * POST /api/channel/: a key per line creates one channel per key (batch). Without
+ * `allow_private_network` a channel takes root's AllowPrivateNetworkUpstreams as it is then.
+ */
 export const createChannelBodySchema = z.object({
   ...channelFields,
+  allow_private_network: channelFields.allow_private_network.optional(),
   base_url: channelFields.base_url.default(''),
   other: channelFields.other.default(''),
   model_mapping: channelFields.model_mapping.default(''),
@@ -142,6 +150,8 @@ export const routingChannelSchema = z.object({
   tag: z.string(),
   auto_ban: z.number().int(),
   openai_organization: z.string(),
+  /** The upstream may be on a private network (the channel's own flag, rule R2); absent from an older publisher: no. */
+  allow_private_network: z.boolean().default(false),
   /** Grows with every change, so a late event never overwrites a newer row. */
   version: z.number().int(),
 });

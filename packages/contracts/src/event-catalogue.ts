@@ -52,7 +52,7 @@ export const eventExamples: { [S in EventSubject]: z.output<(typeof eventSchemas
   'channels.channel.updated': {
     id: 3, type: 1, name: 'openai-main', status: 1, groups: ['default', 'vip'], models: ['gpt-4o', 'gpt-4o-mini'],
     base_url: 'https://api.openai.com', other: '', model_mapping: {}, status_code_mapping: {}, param_override: {}, setting: {},
-    priority: 0, weight: 1, tag: '', auto_ban: 1, openai_organization: '', version: 12,
+    priority: 0, weight: 1, tag: '', auto_ban: 1, openai_organization: '', allow_private_network: false, version: 12,
   },
   'channels.channel.disabled': { channel_id: 3, name: 'openai-main', reason: 'upstream answered 401: invalid api key', time: 1_732_600_000 },
   'channels.channel.deleted': { id: 3 },

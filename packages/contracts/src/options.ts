@@ -128,7 +128,7 @@ export const optionDefinitions = {
   AutomaticEnableChannelEnabled: bool('monitoring', false, 'Re-enable automatically disabled channels that pass a test.'),
   ChannelTestFrequency: nonNegativeInt('monitoring', 0, 'Minutes between automatic tests of every enabled and automatically disabled channel (0 = never).'),
   ChannelUpdateFrequency: nonNegativeInt('monitoring', 0, 'Minutes between automatic balance refreshes of every enabled channel (0 = never).'),
-  AllowPrivateNetworkUpstreams: bool('monitoring', false, 'Let channels (and model fetches) reach loopback, private and link-local addresses; off blocks them (rule R1).'),
+  AllowPrivateNetworkUpstreams: bool('monitoring', false, 'The private-network flag a new channel takes when its creator does not set one (each channel has its own, rule R2; changing this changes no existing channel); also lets third-party logins and webhooks reach loopback, private and link-local addresses (rule R1).'),
   AutomaticDisableKeywords: text('monitoring', defaultDisableKeywords, 'Upstream error phrases that disable a channel, one per line.'),
   // chat
   Chats: chatList('chat', defaultChats, '"Open in chat app" links; {key} and {address} are filled in.'),

@@ -380,3 +380,34 @@ describe('resolveEgressHost: the same address rule for connections that are not 
     await expect(resolveEgressHost('name.invalid', { allowPrivateNetwork: false, refusal, resolve })).rejects.toMatchObject({ kind: 'dns' });
   });
 });
+
+describe('a per-request private-network rule (a channel\'s own flag, issue 22.10)', () => {
+  const refusal = 'this channel may not reach private networks; an admin can allow it on the channel (allow_private_network)';
+
+  it('overrides the client\'s default either way, with its own refusal', async () => {
+    const egress = client();
+    allowPrivate = false;
+    const response = await egress.fetchJson(`http://rebind.test:${canary.port}/allowed-here`, { privateNetwork: { allowed: true } });
+    expect(response.data).toEqual({ ok: true, path: '/allowed-here' });
+
+    allowPrivate = true;
+    const before = canary.connections;
+    for (const url of [`http://127.0.0.1:${canary.port}/`, `http://rebind.test:${canary.port}/`]) {
+      const error = await rejection(egress.request(url, { privateNetwork: { allowed: false, refusal } }));
+      expect(error).toBeInstanceOf(EgressBlockedError);
+      expect((error as Error).message).toContain(refusal);
+      expect((error as Error).message).not.toMatch(/AllowPrivateNetworkUpstreams/);
+    }
+    expect(canary.connections).toBe(before);
+  });
+
+  it('never lends a socket a permissive request opened to a strict one', async () => {
+    const egress = client();
+    await egress.fetchJson(`http://rebind.test:${canary.port}/warm-open`, { privateNetwork: { allowed: true } }); // a pooled keep-alive socket
+    const before = canary.connections;
+    const paths = canary.paths.length;
+    await expect(egress.request(`http://rebind.test:${canary.port}/strict`, { privateNetwork: { allowed: false, refusal } })).rejects.toBeInstanceOf(EgressBlockedError);
+    expect(canary.connections).toBe(before);
+    expect(canary.paths.length).toBe(paths);
+  });
+});

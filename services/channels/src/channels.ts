@@ -1,4 +1,4 @@
-import { In, type EntityManager, type FindOptionsWhere } from 'typeorm';
+import { In, IsNull, type EntityManager, type FindOptionsWhere } from 'typeorm';
 import { ChannelStatus, type CreateChannelBody, type UpdateChannelBody } from '@aigw/contracts';
 import { isPostgres, NotFoundError, sealSecret, UserError } from '@aigw/platform';
 import type { ChannelsContext } from './context.js';
@@ -7,6 +7,7 @@ import { replaceAbilities } from './abilities.js';
 import { publishDeleted, publishUpdated } from './events.js';
 import { checkStringMap, copyName, normaliseList, nowSeconds, withStatusReason } from './domain/channel-fields.js';
 import { hashKey, MAX_BATCH_KEYS, splitKeys } from './domain/channel-key.js';
+import { auditPrivateNetwork, type ChannelActor } from './private-network.js';
 
 /**
  * The channel write paths. Each one changes channels and their abilities in ONE transaction,
@@ -83,14 +84,20 @@ function checkMaps(body: { model_mapping?: string; status_code_mapping?: string 
   }
 }
 
-/** Creates one channel per key line (batch create) in one transaction; returns the new ids. */
-export async function createChannels(context: ChannelsContext, body: CreateChannelBody): Promise<number[]> {
+/**
+ * Creates one channel per key line (batch create) in one transaction; returns the new ids. A
+ * channel created without the private-network flag takes root's AllowPrivateNetworkUpstreams.
+ */
+export async function createChannels(context: ChannelsContext, body: CreateChannelBody, actor: ChannelActor): Promise<number[]> {
   const { key, ...fields } = body;
   const keys = splitKeys(key);
   if (keys.length === 0) throw new UserError('key: key is required');
   if (keys.length > MAX_BATCH_KEYS) throw new UserError(`key: at most ${MAX_BATCH_KEYS} keys (lines) at once`);
   checkMaps(fields);
-  const common = { ...fields, group: listOrThrow('group', fields.group), models: listOrThrow('models', fields.models), created_time: nowSeconds() };
+  const common = {
+    ...fields, group: listOrThrow('group', fields.group), models: listOrThrow('models', fields.models), created_time: nowSeconds(),
+    allow_private_network: fields.allow_private_network ?? context.options.get('AllowPrivateNetworkUpstreams'),
+  };
   const created = await context.db.transaction(async (manager) => {
     const rows: ChannelEntity[] = [];
     for (const one of keys) {
@@ -104,6 +111,7 @@ export async function createChannels(context: ChannelsContext, body: CreateChann
     return rows;
   });
   await publishUpdated(context, created);
+  for (const row of created) if (row.allow_private_network) auditPrivateNetwork(context, actor, row.id, true, 'created');
   return created.map((row) => row.id);
 }
 
@@ -112,20 +120,25 @@ export async function createChannels(context: ChannelsContext, body: CreateChann
  * Status is 1 or 2 by hand; a 3 is accepted only when it is already the status (the console
  * sends the displayed status back with a full edit).
  */
-export async function updateChannel(context: ChannelsContext, body: UpdateChannelBody): Promise<ChannelEntity> {
+export async function updateChannel(context: ChannelsContext, body: UpdateChannelBody, actor: ChannelActor): Promise<ChannelEntity> {
   const { id, key, status, ...fields } = body;
   checkMaps(fields);
   const changes: ChannelChange = Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined));
   if (fields.group !== undefined) changes.group = listOrThrow('group', fields.group);
   if (fields.models !== undefined) changes.models = listOrThrow('models', fields.models);
   if (key) Object.assign(changes, { key_encrypted: sealSecret(key, context.keySecret), key_hash: hashKey(key) });
+  let flagBefore = false as boolean;
   const [row] = await changeChannels(context, { id }, (current) => {
+    flagBefore = current.allow_private_network === true;
     if (status === undefined || status === current.status) return changes;
     if (status !== ChannelStatus.Enabled && status !== ChannelStatus.ManuallyDisabled) throw new UserError('status: must be 1 (enabled) or 2 (disabled)');
     // The reason describes an automatic disable; a hand-set status replaces it.
     return { ...changes, status, other_info: withStatusReason(current.other_info, null, nowSeconds()) };
   });
   if (!row) throw notFound();
+  if (fields.allow_private_network !== undefined && fields.allow_private_network !== flagBefore) {
+    auditPrivateNetwork(context, actor, row.id, fields.allow_private_network, 'changed');
+  }
   return row;
 }
 
@@ -139,7 +152,7 @@ export interface CopyOptions {
  * Copies a channel under a suffixed name: key, settings and status included (a copy of a
  * disabled channel starts disabled); test results start empty. Returns the copy's id.
  */
-export async function copyChannel(context: ChannelsContext, id: number, options: CopyOptions): Promise<number> {
+export async function copyChannel(context: ChannelsContext, id: number, options: CopyOptions, actor: ChannelActor): Promise<number> {
   const copy = await context.db.transaction(async (manager) => {
     const source = await manager.findOneBy(ChannelEntity, { id });
     if (!source) throw notFound();
@@ -154,6 +167,7 @@ export async function copyChannel(context: ChannelsContext, id: number, options:
     return stored;
   });
   await publishUpdated(context, [copy]);
+  if (copy.allow_private_network) auditPrivateNetwork(context, actor, copy.id, true, 'copied');
   return copy.id;
 }
 
@@ -208,4 +222,17 @@ export async function recordTest(context: ChannelsContext, id: number, responseT
 
 export async function recordBalance(context: ChannelsContext, id: number, balance: number): Promise<void> {
   await context.db.getRepository(ChannelEntity).update({ id }, { balance, balance_updated_time: nowSeconds() });
+}
+
+/**
+ * Channels from before the private-network flag (null) take root's AllowPrivateNetworkUpstreams
+ * as it is now: the switch they obeyed until then, so an upgrade changes nothing a channel can
+ * reach. Run at start; idempotent across replicas (only null rows change); published and
+ * audit-logged.
+ */
+export async function adoptPrivateNetworkDefault(context: ChannelsContext): Promise<void> {
+  if (!(await context.db.getRepository(ChannelEntity).existsBy({ allow_private_network: IsNull() }))) return;
+  const allowed = context.options.get('AllowPrivateNetworkUpstreams');
+  const adopted = await changeChannels(context, { allow_private_network: IsNull() }, (row) => (row.allow_private_network === null ? { allow_private_network: allowed } : null));
+  if (allowed) for (const row of adopted) auditPrivateNetwork(context, null, row.id, true, 'adopted');
 }

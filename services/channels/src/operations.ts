@@ -7,6 +7,7 @@ import { getChannel, recordBalance, recordTest } from './channels.js';
 import { applyFailure, applySuccess } from './health.js';
 import { slowTestFailure } from './domain/auto-disable.js';
 import { splitList, toRoutingRow } from './domain/channel-fields.js';
+import { auditPrivateNetwork, type ChannelActor } from './private-network.js';
 
 /**
  * Tests, balances and upstream model lists. The relay owns provider protocols and egress (R1),
@@ -120,13 +121,20 @@ export async function fetchModels(context: ChannelsContext, id: number): Promise
   return modelsFrom(await operate(context, 'models', toRoutingRow(row), channelKey(context, row)));
 }
 
-/** The upstream's model list for a channel being filled in (nothing stored yet). */
-export async function fetchModelsUnsaved(context: ChannelsContext, input: { type: number; base_url: string; key: string }): Promise<string[]> {
+/**
+ * The upstream's model list for a channel being filled in (nothing stored yet), with the editor's
+ * private-network switch (else what a new channel would take); allowing it is audit-logged.
+ */
+export async function fetchModelsUnsaved(
+  context: ChannelsContext, input: { type: number; base_url: string; key: string; allow_private_network?: boolean }, actor: ChannelActor,
+): Promise<string[]> {
+  const allowPrivateNetwork = input.allow_private_network ?? context.options.get('AllowPrivateNetworkUpstreams');
   const channel: RoutingChannel = {
     id: 0, type: input.type, name: '', status: ChannelStatus.Enabled, groups: [], models: [], base_url: input.base_url, other: '',
     model_mapping: {}, status_code_mapping: {}, param_override: {}, setting: {}, priority: 0, weight: 0, tag: '', auto_ban: 0,
-    openai_organization: '', version: 0,
+    openai_organization: '', allow_private_network: allowPrivateNetwork, version: 0,
   };
+  if (allowPrivateNetwork) auditPrivateNetwork(context, actor, 0, true, 'unsaved');
   // A batch of keys (one per line) shares an upstream: the first one lists its models.
   const key = input.key.trim().split(/\r?\n/)[0]!.trim();
   return modelsFrom(await operate(context, 'models', channel, key));

@@ -3,6 +3,7 @@ import {
   createOptionsMirror, deriveKey, openDatabase, registerDiagnostics, useAccessControl, type Infrastructure, type Subscription,
 } from '@aigw/platform';
 import type { ChannelsContext } from './context.js';
+import { adoptPrivateNetworkDefault } from './channels.js';
 import { channelsEntities } from './entities/index.js';
 import { channelsMigrations } from './migrations/index.js';
 import { registerResponders } from './responders.js';
@@ -40,6 +41,7 @@ const channelsPlugin: FastifyPluginAsync<ChannelsPluginOptions> = async (app, op
   const mirror = await createOptionsMirror({ bus, logger });
   const context: ChannelsContext = { db, bus, jobs, kv, logger, options: mirror, keySecret: deriveKey(options.keySecret, 'channels.key') };
 
+  await adoptPrivateNetworkDefault(context);
   const subscriptions: Subscription[] = [...(await registerResponders(context)), ...(await subscribeHealth(context)), await subscribeUsage(context)];
   await registerSweeps(context);
   await registerSchedules(context, { minuteMs: options.scheduleMinuteMs ?? 60_000 });

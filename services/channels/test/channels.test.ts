@@ -75,7 +75,7 @@ describe.each(backends)('channels (%s)', (backend) => {
     expect(eventsFor(updated, id!)[0]!.data).toEqual({
       id, type: 1, name: 'openai-main', status: 1, groups: ['default', 'vip'], models: ['gpt-4o', 'gpt-4o-mini'], base_url: '', other: '',
       model_mapping: { 'gpt-4o': 'gpt-4o-2024-08-06' }, status_code_mapping: {}, param_override: {}, setting: {},
-      priority: 3, weight: 7, tag: '', auto_ban: 1, openai_organization: '', version: 1,
+      priority: 3, weight: 7, tag: '', auto_ban: 1, openai_organization: '', allow_private_network: false, version: 1,
     });
   });
 

@@ -50,6 +50,7 @@ beforeAll(async () => {
   }
   expect((await admin.call('POST', '/api/channel/', {
     type: 1, name: 'mock', key: 'mock-key', base_url: mock.url, models: 'mock-gpt,mock-slow', group: 'default', model_mapping: JSON.stringify({ 'mock-slow': slowModel }),
+    allow_private_network: true, // the mock is on loopback (the channel's own flag, rule R2)
   })).body).toMatchObject({ success: true });
   alice = new Client(cluster.gatewayUrl);
   expect((await alice.call('POST', '/api/user/register', { username: 'alice', password: 'alice-pass-1', password2: 'alice-pass-1' })).body).toMatchObject({ success: true });

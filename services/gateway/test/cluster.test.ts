@@ -164,7 +164,8 @@ describe('the distributed cluster, through the gateway', () => {
       for (const [key, value] of [['AllowPrivateNetworkUpstreams', 'true'], ['ModelRatio', '{"mock-*":1}']]) {
         expect((await admin.call('PUT', '/api/option/', { key, value })).body).toMatchObject({ success: true });
       }
-      const channel = await admin.call('POST', '/api/channel/', { type: 1, name: 'mock', key: 'mock-key', base_url: mock.url, models: 'mock-gpt', group: 'default' });
+      // The mock is on loopback: this channel may reach it (its own flag, not the option, whose default reaches the channels process only later).
+      const channel = await admin.call('POST', '/api/channel/', { type: 1, name: 'mock', key: 'mock-key', base_url: mock.url, models: 'mock-gpt', group: 'default', allow_private_network: true });
       expect(channel.body).toMatchObject({ success: true });
       expect((await admin.call('PUT', '/api/user/', { id: aliceId, quota: 5_000_000 })).body).toMatchObject({ success: true });
       const token = await alice.call('POST', '/api/token/', { name: 'cluster', unlimited_quota: true });

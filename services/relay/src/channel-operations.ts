@@ -1,4 +1,6 @@
+import type { RoutingChannel } from '@aigw/contracts';
 import { replyTyped, type Subscription } from '@aigw/platform';
+import { channelEgress } from './channel-egress.js';
 import type { RelayContext } from './context.js';
 import { providerFor } from './providers/registry.js';
 import type { ProviderContext } from './providers/types.js';
@@ -6,7 +8,8 @@ import { readBounded } from './relay-call.js';
 
 /**
  * `relay.channel.operate`: channels asks the relay (which owns the provider protocols and the
- * egress guard) to test a channel, list its upstream models, or read its balance.
+ * egress guard) to test a channel, list its upstream models, or read its balance, each under the
+ * channel's own private-network flag.
  */
 export function registerChannelOperations(context: RelayContext): Promise<Subscription> {
   return replyTyped(context.bus, 'relay.channel.operate', async ({ operation, channel, key, model }) => {
@@ -24,17 +27,17 @@ export function registerChannelOperations(context: RelayContext): Promise<Subscr
       if (operation === 'models') {
         if (!provider.models) return result(false, 'this channel type has no model list', 0);
         const upstream = provider.models.request({ channel, key });
-        const answer = await context.egress.fetchJson(upstream.url, { method: upstream.method, headers: upstream.headers });
+        const answer = await context.egress.fetchJson(upstream.url, { method: upstream.method, headers: upstream.headers, ...channelEgress(channel) });
         if (answer.statusCode !== 200) return result(false, provider.error(answer.statusCode, answer.text).message, answer.statusCode);
         return result(true, '', 200, { models: provider.models.parse(answer.data) });
       }
-      if (operation === 'balance') return await balance(context, channel.base_url, channel.type, key, result);
+      if (operation === 'balance') return await balance(context, channel, key, result);
 
       const testModel = model || channel.models[0] || '';
       if (!testModel) return result(false, 'the channel lists no model to test', 0);
       const providerContext: ProviderContext = { channel, key, upstreamModel: channel.model_mapping[testModel] ?? testModel, requestedModel: testModel, stream: false };
       const upstream = provider.chat.request({ model: testModel, messages: [{ role: 'user', content: 'hi' }], max_tokens: 16, stream: false }, providerContext);
-      const response = await context.egress.request(upstream.url, { method: upstream.method, headers: upstream.headers, body: upstream.body });
+      const response = await context.egress.request(upstream.url, { method: upstream.method, headers: upstream.headers, body: upstream.body, ...channelEgress(channel) });
       const text = await readBounded(response, 256 * 1024);
       if (response.statusCode < 200 || response.statusCode >= 300) return result(false, provider.error(response.statusCode, text).message, response.statusCode);
       provider.chat.response(JSON.parse(text), providerContext);
@@ -50,17 +53,17 @@ type Result = (ok: boolean, message: string, statusCode: number, extra?: { model
 };
 
 /** OpenAI-style billing endpoints (subscription limit minus this month's usage), which resellers commonly keep. */
-async function balance(context: RelayContext, baseUrl: string, type: number, key: string, result: Result) {
-  if (!baseUrl && type !== 1) return result(false, 'balance queries need an OpenAI-compatible base URL', 0);
-  const base = (baseUrl || 'https://api.openai.com').replace(/\/+$/, '');
+async function balance(context: RelayContext, channel: RoutingChannel, key: string, result: Result) {
+  if (!channel.base_url && channel.type !== 1) return result(false, 'balance queries need an OpenAI-compatible base URL', 0);
+  const base = (channel.base_url || 'https://api.openai.com').replace(/\/+$/, '');
   const headers = { authorization: `Bearer ${key}` };
-  const subscription = await context.egress.fetchJson(`${base}/v1/dashboard/billing/subscription`, { headers });
+  const subscription = await context.egress.fetchJson(`${base}/v1/dashboard/billing/subscription`, { headers, ...channelEgress(channel) });
   if (subscription.statusCode !== 200) return result(false, 'the upstream has no balance endpoint', subscription.statusCode);
   const limit = Number((subscription.data as { hard_limit_usd?: unknown })?.hard_limit_usd);
   const now = new Date();
   const start = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1)).toISOString().slice(0, 10);
   const end = new Date(now.getTime() + 86_400_000).toISOString().slice(0, 10);
-  const usage = await context.egress.fetchJson(`${base}/v1/dashboard/billing/usage?start_date=${start}&end_date=${end}`, { headers });
+  const usage = await context.egress.fetchJson(`${base}/v1/dashboard/billing/usage?start_date=${start}&end_date=${end}`, { headers, ...channelEgress(channel) });
   const used = usage.statusCode === 200 ? Number((usage.data as { total_usage?: unknown })?.total_usage) / 100 : 0;
   if (!Number.isFinite(limit)) return result(false, 'the upstream balance answer was not understood', 200);
   return result(true, '', 200, { balance: Math.round((limit - (Number.isFinite(used) ? used : 0)) * 100) / 100 });

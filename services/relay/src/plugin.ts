@@ -58,7 +58,9 @@ const relayPlugin: FastifyPluginAsync<RelayPluginOptions> = async (app, settings
     tokens: await createTokenCache({ bus, logger }),
     channels: await createChannelDirectory({ bus, logger }),
     egress: createEgressClient({
-      allowPrivateNetwork: () => options.get('AllowPrivateNetworkUpstreams'),
+      // Every upstream call brings its channel's own flag (channel-egress.ts, rule R2); a call
+      // without one is refused private networks.
+      allowPrivateNetwork: () => false,
       connectTimeoutMs,
       headersTimeoutMs,
       // The stream's own idle guard answers the client; this one only frees a dead socket.

@@ -13,6 +13,7 @@ import { streamToClient, type StreamOutcome } from './streaming.js';
 import { estimatePrompt, estimateCompletion } from './estimates.js';
 import { openAiToAnthropicMessage } from './formats/anthropic-input.js';
 import { requestBounds } from './request-bounds.js';
+import { channelEgress } from './channel-egress.js';
 
 /** What the client asked for, as one of the OpenAI-format operations. */
 export type Operation = 'chat' | '/v1/completions' | '/v1/embeddings' | '/v1/moderations';
@@ -187,7 +188,7 @@ async function send(context: RelayContext, attempt: Attempt, operation: Operatio
   if (upstream.warnings?.length) context.logger.debug({ channelId: channel.id, warnings: upstream.warnings }, 'parameters the upstream cannot take were dropped');
   let response: EgressResponse;
   try {
-    response = await context.egress.request(upstream.url, { method: upstream.method, headers: upstream.headers, body: upstream.body });
+    response = await context.egress.request(upstream.url, { method: upstream.method, headers: upstream.headers, body: upstream.body, ...channelEgress(channel) });
   } catch (error) {
     const blocked = error instanceof EgressBlockedError;
     const failure: Failure = {

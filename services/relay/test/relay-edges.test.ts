@@ -97,15 +97,18 @@ describe('relay edges', () => {
     expect(log!.completion_tokens).toBeLessThan(20);
   });
 
-  it('refuses upstreams on private addresses unless the root option allows them', async () => {
-    await world.setOption('AllowPrivateNetworkUpstreams', false);
+  it('refuses upstreams on private addresses unless the channel allows them', async () => {
+    const main = (await world.gateway.call('GET', '/api/channel/?p=1&page_size=100', { session: world.root })).json().data.items.find((row: { name: string }) => row.name === 'main').id as number;
+    const allow = async (allowed: boolean) =>
+      expect((await world.gateway.call('PUT', '/api/channel/', { session: world.root, body: { id: main, allow_private_network: allowed } })).json().success).toBe(true);
+    await allow(false);
     try {
       await waitFor(async () => (await chat(world.apiKey)).status === 502, 5_000, 'blocked');
       const body = (await (await chat(world.apiKey)).json()) as { error: { code: string; message: string } };
       expect(body.error.code).toBe('upstream_address_blocked');
       expect(body.error.message).not.toMatch(/127\.0\.0\.1|mock-key/);
     } finally {
-      await world.setOption('AllowPrivateNetworkUpstreams', true);
+      await allow(true);
     }
     await waitFor(async () => (await chat(world.apiKey)).status === 200, 5_000, 'allowed again');
   });

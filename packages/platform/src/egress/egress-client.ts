@@ -40,6 +40,17 @@ export interface EgressRequestInit {
   headers?: Record<string, string>;
   body?: Dispatcher.DispatchOptions['body'];
   signal?: AbortSignal;
+  /**
+   * This request's own private-network rule (a channel's flag, rule R2) instead of the client's
+   * `allowPrivateNetwork()`; `refusal` ends the message of a refused address (what lifts it).
+   */
+  privateNetwork?: { allowed: boolean; refusal?: string };
+}
+
+/** The address rule one request runs under. */
+interface RequestPolicy {
+  allowed: boolean;
+  refusal: string;
 }
 
 export interface EgressResponse {
@@ -132,63 +143,65 @@ export function createEgressClient(options: EgressClientOptions): EgressClient {
   const optionName = options.privateNetworkOption ?? ALLOW_PRIVATE_NETWORK_OPTION;
   const resolve = options.resolve ?? ((hostname: string) => dns.lookup(hostname, { all: true }));
 
-  function checkAddress(host: string, address: string): EgressBlockedError | undefined {
-    return options.allowPrivateNetwork() ? undefined : blockedAddress(host, address, optionRefusal(optionName));
-  }
+  /** The client's own rule, for requests that bring none. */
+  const defaultPolicy = (): RequestPolicy => ({ allowed: options.allowPrivateNetwork(), refusal: optionRefusal(optionName) });
 
-  // net.connect calls this instead of dns.lookup and connects to what it hands back: the check
-  // and the connection use the same answer. Node asks for `all` when it races IPv4/IPv6.
-  const guardedLookup: LookupFunction = (hostname, lookupOptions, callback) => {
-    resolve(hostname).then((answers) => {
-      // One bad record poisons the whole answer: mixing a public and a private record is the
-      // classic way to get a checker and a connector to disagree.
-      for (const { address } of answers) {
-        const blocked = checkAddress(hostname, address);
-        if (blocked) throw blocked;
-      }
-      const usable = answers.filter((answer) => !lookupOptions.family || answer.family === lookupOptions.family);
-      if (usable.length === 0) throw Object.assign(new Error(`no address for ${hostname}`), { code: 'ENOTFOUND' });
-      if (lookupOptions.all) callback(null, usable);
-      else callback(null, usable[0]!.address, usable[0]!.family);
-    }).catch((error: NodeJS.ErrnoException) => callback(error, ''));
-  };
-
-  const baseConnect = buildConnector({ timeout: options.connectTimeoutMs, lookup: guardedLookup });
-  // net.connect skips the lookup for IP literals, so those are checked here (request() has
-  // already checked them too; this keeps the agent safe on its own).
-  const connect: buildConnector.connector = (target, callback) => {
-    const blocked = isIP(target.hostname) ? checkAddress(target.hostname, target.hostname) : undefined;
-    if (blocked) callback(blocked, null);
-    else baseConnect(target, callback);
-  };
-
-  const createAgent = () => new Agent({
-    connect,
-    pipelining: 1,
-    connections: options.connections ?? null,
-    headersTimeout: options.headersTimeoutMs,
-    bodyTimeout: options.bodyTimeoutMs,
-    keepAliveTimeout: options.keepAliveTimeoutMs,
-    keepAliveMaxTimeout: options.keepAliveTimeoutMs,
-  });
-
-  let agent = createAgent();
-  let privateAllowed = options.allowPrivateNetwork();
+  /**
+   * One pool per rule: sockets a permissive request opened are never lent to a strict one, and
+   * a tightened default simply selects the strict pool (whose sockets were all checked so).
+   */
+  const agents = new Map<string, Agent>();
   let closed = false;
 
-  /** Pooled sockets were checked under the old policy: when it tightens, start a fresh pool. */
-  function currentAgent(): Agent {
-    const allowed = options.allowPrivateNetwork();
-    if (privateAllowed && !allowed) {
-      void agent.close().catch(() => undefined); // in-flight requests finish, idle sockets go
-      agent = createAgent();
+  function agentFor(policy: RequestPolicy): Agent {
+    const name = policy.allowed ? 'open' : `strict:${policy.refusal}`;
+    let agent = agents.get(name);
+    if (!agent) {
+      agent = createAgent(policy);
+      agents.set(name, agent);
     }
-    privateAllowed = allowed;
     return agent;
   }
 
+  function createAgent(policy: RequestPolicy): Agent {
+    const judge = (host: string, address: string) => (policy.allowed ? undefined : blockedAddress(host, address, policy.refusal));
+    // net.connect calls this instead of dns.lookup and connects to what it hands back: the check
+    // and the connection use the same answer. Node asks for `all` when it races IPv4/IPv6.
+    const guardedLookup: LookupFunction = (hostname, lookupOptions, callback) => {
+      resolve(hostname).then((answers) => {
+        // One bad record poisons the whole answer: mixing a public and a private record is the
+        // classic way to get a checker and a connector to disagree.
+        for (const { address } of answers) {
+          const blocked = judge(hostname, address);
+          if (blocked) throw blocked;
+        }
+        const usable = answers.filter((answer) => !lookupOptions.family || answer.family === lookupOptions.family);
+        if (usable.length === 0) throw Object.assign(new Error(`no address for ${hostname}`), { code: 'ENOTFOUND' });
+        if (lookupOptions.all) callback(null, usable);
+        else callback(null, usable[0]!.address, usable[0]!.family);
+      }).catch((error: NodeJS.ErrnoException) => callback(error, ''));
+    };
+    const baseConnect = buildConnector({ timeout: options.connectTimeoutMs, lookup: guardedLookup });
+    // net.connect skips the lookup for IP literals, so those are checked here (request() has
+    // already checked them too; this keeps the agent safe on its own).
+    const connect: buildConnector.connector = (target, callback) => {
+      const blocked = isIP(target.hostname) ? judge(target.hostname, target.hostname) : undefined;
+      if (blocked) callback(blocked, null);
+      else baseConnect(target, callback);
+    };
+    return new Agent({
+      connect,
+      pipelining: 1,
+      connections: options.connections ?? null,
+      headersTimeout: options.headersTimeoutMs,
+      bodyTimeout: options.bodyTimeoutMs,
+      keepAliveTimeout: options.keepAliveTimeoutMs,
+      keepAliveMaxTimeout: options.keepAliveTimeoutMs,
+    });
+  }
+
   /** Everything that can be judged from the URL alone, before any socket exists. */
-  function checkUrl(raw: string | URL): URL {
+  function checkUrl(raw: string | URL, policy: RequestPolicy): URL {
     let url: URL;
     try {
       // The WHATWG parser is the normaliser: 2130706433, 0x7f.1 and [::ffff:127.0.0.1] come out
@@ -207,13 +220,16 @@ export function createEgressClient(options: EgressClientOptions): EgressClient {
       throw new EgressBlockedError(`egress blocked: port ${url.port} is not allowed (80, 443 or 1024 and above)`, 'port');
     }
     const host = url.hostname.replace(/^\[|\]$/g, '');
-    const blocked = isIP(host) ? checkAddress(host, host) : undefined;
+    const blocked = isIP(host) && !policy.allowed ? blockedAddress(host, host, policy.refusal) : undefined;
     if (blocked) throw blocked;
     return url;
   }
 
   async function request(raw: string | URL, init: EgressRequestInit = {}): Promise<EgressResponse> {
-    const url = checkUrl(raw);
+    const policy = init.privateNetwork
+      ? { allowed: init.privateNetwork.allowed, refusal: init.privateNetwork.refusal ?? optionRefusal(optionName) }
+      : defaultPolicy();
+    const url = checkUrl(raw, policy);
     if (closed) throw new EgressError('closed', url);
     const dispatchOptions = {
       origin: url.origin,
@@ -227,7 +243,7 @@ export function createEgressClient(options: EgressClientOptions): EgressClient {
       maxRedirections: 0,
     };
     try {
-      const { statusCode, headers, body } = await currentAgent().request(dispatchOptions);
+      const { statusCode, headers, body } = await agentFor(policy).request(dispatchOptions);
       return { statusCode, headers, body };
     } catch (error) {
       throw toEgressError(error, url, init.signal);
@@ -264,7 +280,8 @@ export function createEgressClient(options: EgressClientOptions): EgressClient {
   }
 
   async function check(raw: string | URL): Promise<URL> {
-    const url = checkUrl(raw);
+    const policy = defaultPolicy();
+    const url = checkUrl(raw, policy);
     const host = url.hostname.replace(/^\[|\]$/g, '');
     if (isIP(host)) return url;
     let answers: ResolvedAddress[];
@@ -275,7 +292,7 @@ export function createEgressClient(options: EgressClientOptions): EgressClient {
     }
     if (answers.length === 0) throw new EgressError('dns', url);
     for (const { address } of answers) {
-      const blocked = checkAddress(host, address);
+      const blocked = policy.allowed ? undefined : blockedAddress(host, address, policy.refusal);
       if (blocked) throw blocked;
     }
     return url;
@@ -288,7 +305,7 @@ export function createEgressClient(options: EgressClientOptions): EgressClient {
     async close() {
       if (closed) return;
       closed = true;
-      await agent.destroy();
+      await Promise.all([...agents.values()].map((agent) => agent.destroy()));
     },
   };
 }

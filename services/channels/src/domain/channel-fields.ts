@@ -5,8 +5,8 @@ import type { ChannelView, RoutingChannel } from '@aigw/contracts';
  * whitelist, never the key: rule R4) and the routing row the relay caches. Pure functions.
  */
 
-/** The stored columns these conversions read; the entity satisfies it. */
-export type StoredChannel = ChannelView & { version: number };
+/** The stored columns these conversions read; the entity satisfies it (a null flag: a channel from before it, not yet adopted). */
+export type StoredChannel = Omit<ChannelView, 'allow_private_network'> & { version: number; allow_private_network: boolean | null };
 
 /** Longest group and model names: the abilities columns' widths. */
 export const GROUP_NAME_MAX = 64;
@@ -62,6 +62,7 @@ export function toChannelView(row: StoredChannel): ChannelView {
     tag: row.tag, priority: row.priority, weight: row.weight, openai_organization: row.openai_organization,
     response_time: row.response_time, balance: row.balance, balance_updated_time: row.balance_updated_time,
     used_quota: row.used_quota, created_time: row.created_time, test_time: row.test_time, other_info: row.other_info,
+    allow_private_network: row.allow_private_network === true,
   };
 }
 
@@ -71,7 +72,7 @@ export function toRoutingRow(row: StoredChannel): RoutingChannel {
     base_url: row.base_url, other: row.other, model_mapping: toStringMap(row.model_mapping),
     status_code_mapping: toStringMap(row.status_code_mapping), param_override: parseObject(row.param_override),
     setting: parseObject(row.setting), priority: row.priority, weight: row.weight, tag: row.tag, auto_ban: row.auto_ban,
-    openai_organization: row.openai_organization, version: row.version,
+    openai_organization: row.openai_organization, allow_private_network: row.allow_private_network === true, version: row.version,
   };
 }
 

@@ -97,6 +97,14 @@ export class ChannelEntity {
   @Column({ type: 'text', default: '' })
   other_info: string;
 
+  /**
+   * The channel may reach loopback, private and link-local upstreams (rule R2). Null only on a
+   * channel from before the flag, until channels adopts root's AllowPrivateNetworkUpstreams for it
+   * at start (`adoptPrivateNetworkDefault`); treated as false meanwhile.
+   */
+  @Column({ type: 'boolean', nullable: true })
+  allow_private_network: boolean | null;
+
   /** Grows with every change of the routing facts, so the relay can ignore a late event. */
   @Column({ type: 'integer', default: 1 })
   version: number;

@@ -1,3 +1,4 @@
 import { ChannelsInitial1732500000000 } from './1732500000000-initial.js';
+import { ChannelPrivateNetwork1733400000000 } from './1733400000000-channel-private-network.js';
 
-export const channelsMigrations = [ChannelsInitial1732500000000];
+export const channelsMigrations = [ChannelsInitial1732500000000, ChannelPrivateNetwork1733400000000];

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { In } from 'typeorm';
 import { ChannelStatus, createChannelBodySchema } from '@aigw/contracts';
+import { requireAuth } from '@aigw/platform';
 import type { ChannelsContext } from '../context.js';
 import { rebuildAllAbilities } from '../abilities.js';
 import { copyChannel, createChannels, deleteChannel, deleteChannels, getChannel, updateChannel } from '../channels.js';
@@ -25,11 +26,11 @@ export const channelRoutes: FastifyPluginAsyncZod<{ context: ChannelsContext }> 
   });
 
   app.post('/api/channel/', { schema: { body: createChannelBodySchema }, config: admin }, async (request) => {
-    return { success: true, message: '', data: { ids: await createChannels(context, request.body) } };
+    return { success: true, message: '', data: { ids: await createChannels(context, request.body, requireAuth(request)) } };
   });
 
   app.put('/api/channel/', { schema: { body: updateBodySchema }, config: admin }, async (request) => {
-    return { success: true, message: '', data: toChannelView(await updateChannel(context, request.body)) };
+    return { success: true, message: '', data: toChannelView(await updateChannel(context, request.body, requireAuth(request))) };
   });
 
   app.delete('/api/channel/:id', { schema: { params: idParams }, config: admin }, async (request) => {
@@ -38,7 +39,7 @@ export const channelRoutes: FastifyPluginAsyncZod<{ context: ChannelsContext }> 
   });
 
   app.post('/api/channel/copy/:id', { schema: { params: idParams, querystring: copyQuery }, config: admin }, async (request) => {
-    const id = await copyChannel(context, request.params.id, { suffix: request.query.suffix, resetBalance: request.query.reset_balance });
+    const id = await copyChannel(context, request.params.id, { suffix: request.query.suffix, resetBalance: request.query.reset_balance }, requireAuth(request));
     return { success: true, message: '', data: { id } };
   });
 

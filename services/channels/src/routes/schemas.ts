@@ -66,4 +66,6 @@ export const fetchModelsBody = z.object({
   type: createChannelBodySchema.shape.type,
   base_url: z.string().trim().max(2048).default(''),
   key: z.string().trim().min(1, 'key is required').max(1_000_000),
+  /** The editor's private-network switch; absent: what a new channel would take (AllowPrivateNetworkUpstreams). */
+  allow_private_network: createChannelBodySchema.shape.allow_private_network,
 });

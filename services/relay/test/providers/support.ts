@@ -10,7 +10,7 @@ export function channel(overrides: Partial<RoutingChannel> = {}): RoutingChannel
   return {
     id: 7, type: 1, name: 'test channel', status: 1, groups: ['default'], models: ['gpt-4o'], base_url: '', other: '',
     model_mapping: {}, status_code_mapping: {}, param_override: {}, setting: {}, priority: 0, weight: 0, tag: '', auto_ban: 1,
-    openai_organization: '', version: 1, ...overrides,
+    openai_organization: '', allow_private_network: false, version: 1, ...overrides,
   };
 }
 

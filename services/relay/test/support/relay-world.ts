@@ -38,7 +38,10 @@ export async function startRelayWorld(backend: Backend, options: { userQuota?: n
       const answer = (await gateway.call('PUT', '/api/option/', { session: root, body: { key, value } })).json();
       if (!answer.success) throw new Error(`option ${key}: ${answer.message}`);
     };
+    // The mock upstream is on loopback: channels created from here on take this default and may
+    // reach it (each channel's own flag decides, rule R2). Channels read it from their mirror.
     await setOption('AllowPrivateNetworkUpstreams', true);
+    await waitFor(async () => (await gateway.call('GET', '/internal/channels/options', { session: root })).json().data?.AllowPrivateNetworkUpstreams === true, 10_000, 'channels options');
     await setOption('ModelRatio', JSON.stringify({ 'mock-*': 1 }));
     await setOption('CompletionRatio', JSON.stringify({ 'mock-*': 2 }));
     // The relay applies options from events: wait until it prices the mock models.

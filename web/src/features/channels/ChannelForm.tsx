@@ -49,7 +49,8 @@ function ChannelFormBody({ channelId, initial, onDone, onCancel }: BodyProps) {
   // The stored channel as loaded: an edit sends what differs from it.
   const [stored] = useState(initial);
   const editing = channelId !== undefined;
-  const { isRoot } = useAccess();
+  const { isAdmin, isRoot } = useAccess();
+  const allowPrivateNetwork = Form.useWatch('allow_private_network', form) ?? stored.allow_private_network;
   const type = Form.useWatch('type', form) ?? stored.type;
   const models = Form.useWatch('models', form);
   const [batch, setBatch] = useState(false);
@@ -249,6 +250,27 @@ function ChannelFormBody({ channelId, initial, onDone, onCancel }: BodyProps) {
       >
         <Switch />
       </Form.Item>
+      {/* Rule R2: the channel's own way to private networks, set by admins only, audit-logged by the server. */}
+      {isAdmin && (
+        <Form.Item
+          name="allow_private_network"
+          valuePropName="checked"
+          label={t({ id: 'pages.channels.form.privateNetwork', defaultMessage: '允许访问内网' })}
+          extra={allowPrivateNetwork ? (
+            <Alert
+              type="warning"
+              showIcon
+              style={{ marginTop: 8 }}
+              title={t({
+                id: 'pages.channels.form.privateNetwork.warning',
+                defaultMessage: '开启后，该渠道可以访问本机、内网和云元数据等内部地址（例如 127.0.0.1、10.0.0.0/8、169.254.169.254）。仅对你信任的内网上游（如自建的 Ollama、vLLM）开启；每次修改都会记入日志。',
+              })}
+            />
+          ) : t({ id: 'pages.channels.form.privateNetwork.extra', defaultMessage: '关闭时，该渠道只能访问公网地址' })}
+        >
+          <Switch />
+        </Form.Item>
+      )}
       <Space>
         <Button type="primary" htmlType="submit" loading={creating || updating}>
           {t({ id: 'pages.channels.form.submit', defaultMessage: '提交' })}

@@ -193,7 +193,7 @@ export const channelsApi = api.injectEndpoints({
         if (data) write(storageKeys.models, data);
       },
     }),
-    fetchUpstreamModels: build.mutation<string[], { id: number } | { type: number; base_url: string; key: string }>({
+    fetchUpstreamModels: build.mutation<string[], { id: number } | { type: number; base_url: string; key: string; allow_private_network: boolean }>({
       query: (arg) => ('id' in arg ? `/channel/fetch_models/${arg.id}` : { url: '/channel/fetch_models', method: 'POST', body: arg }),
       extraOptions: silent,
     }),

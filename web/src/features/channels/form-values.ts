@@ -20,6 +20,8 @@ export interface ChannelFormValues {
   tag: string;
   priority: number | string | null;
   weight: number | string | null;
+  /** The channel may reach private networks (rule R2); off for a new channel. */
+  allow_private_network: boolean;
 }
 
 /** The channel fields the form sends (the key and status aside). */
@@ -28,7 +30,7 @@ export type ChannelFields = Omit<CreateChannelBody, 'key' | 'status'>;
 export const emptyChannelForm: ChannelFormValues = {
   type: 1, name: '', base_url: '', other: '', key: '', openai_organization: '', groups: ['default'], models: [],
   model_mapping: '', status_code_mapping: '', param_override: '', setting: '', test_model: undefined, auto_ban: true,
-  tag: '', priority: 0, weight: 0,
+  tag: '', priority: 0, weight: 0, allow_private_network: false,
 };
 
 /** A comma-separated list as its trimmed, non-empty items. */
@@ -47,7 +49,7 @@ export function formFromChannel(channel: ChannelView): ChannelFormValues {
     openai_organization: channel.openai_organization, groups: splitModels(channel.group), models: splitModels(channel.models),
     model_mapping: channel.model_mapping, status_code_mapping: channel.status_code_mapping, param_override: channel.param_override,
     setting: channel.setting, test_model: channel.test_model || undefined, auto_ban: channel.auto_ban !== 0, tag: channel.tag,
-    priority: channel.priority, weight: channel.weight,
+    priority: channel.priority, weight: channel.weight, allow_private_network: channel.allow_private_network,
   };
 }
 
@@ -76,6 +78,7 @@ export function fieldsFromForm(values: ChannelFormValues): ChannelFields {
     tag: values.tag.trim(),
     priority: parseInteger(values.priority),
     weight: parseInteger(values.weight),
+    allow_private_network: values.allow_private_network,
   };
 }
 

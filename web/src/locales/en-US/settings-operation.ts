@@ -124,7 +124,7 @@ export default {
   'pages.settings.operation.monitoring.autoEnable': 'Enable channels automatically on success',
   'pages.settings.operation.monitoring.autoEnable.help': 'An automatically disabled channel is enabled again when its test succeeds',
   'pages.settings.operation.monitoring.privateNetwork': 'Allow private-network upstreams',
-  'pages.settings.operation.monitoring.privateNetwork.help': 'Lets channels (and model list fetches) reach loopback, private and link-local addresses; off blocks them',
+  'pages.settings.operation.monitoring.privateNetwork.help': 'The default for new channels: when on, a new channel may reach loopback, private and link-local addresses (each channel has its own switch, existing ones are not changed); third-party logins and webhooks follow it too',
   'pages.settings.operation.monitoring.keywords': 'Automatic disable keywords',
   'pages.settings.operation.monitoring.keywords.help': 'A channel is disabled when an upstream error contains one of these phrases; one per line',
   'pages.settings.operation.quota.title': 'Quota settings',
