@@ -198,7 +198,8 @@ describe('fuzz: bad input never answers 5xx', () => {
     };
     await setOption('AllowPrivateNetworkUpstreams', true);
     await setOption('ModelRatio', JSON.stringify({ 'mock-*': 1 }));
-    const channel = (await gateway.call('POST', '/api/channel/', { session: root, body: { type: 1, name: 'mock', key: 'mock-key', base_url: mock.url, models: 'mock-gpt,mock-embed', group: 'default' } })).json();
+    // The mock is on loopback: the channel's own flag (rule R2), not only the option's default, which reaches channels over NATS a moment later.
+    const channel = (await gateway.call('POST', '/api/channel/', { session: root, body: { type: 1, name: 'mock', key: 'mock-key', base_url: mock.url, models: 'mock-gpt,mock-embed', group: 'default', allow_private_network: true } })).json();
     if (!channel.success) throw new Error(`channel: ${channel.message}`);
 
     await gateway.register('fuzzer', 'fuzzer-password');
