@@ -128,12 +128,12 @@ describe('register page: email verification', () => {
   it('sends the code, locks the button for 30 seconds with a countdown, and registers with email and code', async () => {
     jest.useFakeTimers();
     user = userEvent.setup({ advanceTimers: jest.advanceTimersByTime, pointerEventsCheck: PointerEventsCheckLevel.Never });
-    fake.ok('GET', '/api/verification').ok('POST', '/api/user/register');
+    fake.ok('POST', '/api/verification').ok('POST', '/api/user/register');
     const { router } = renderPage(<RegisterPage />, { route: '/register', status });
     enter('输入邮箱地址', 'frank@example.com');
     await user.click(button('获取验证码'));
     expect(await screen.findByText('验证码发送成功，请检查你的邮箱！')).toBeInTheDocument();
-    expect(fake.callsTo('GET', '/api/verification')[0]!.query.get('email')).toBe('frank@example.com');
+    expect(fake.callsTo('POST', '/api/verification')[0]!.body).toEqual({ email: 'frank@example.com' });
 
     await screen.findByText('重新发送 (30)');
     const locked = button('重新发送 (30)');
@@ -155,7 +155,7 @@ describe('register page: email verification', () => {
   });
 
   it('does not lock the button when the server refuses the email', async () => {
-    fake.fail('GET', '/api/verification', 'email: already used');
+    fake.fail('POST', '/api/verification', 'email: already used');
     renderPage(<RegisterPage />, { route: '/register', status });
     enter('输入邮箱地址', 'used@example.com');
     await user.click(button('获取验证码'));
@@ -171,7 +171,7 @@ describe('register page: human check', () => {
   });
 
   it('waits for the check, then sends its token with the code request and the registration', async () => {
-    fake.ok('GET', '/api/verification').ok('POST', '/api/user/register');
+    fake.ok('POST', '/api/verification').ok('POST', '/api/user/register');
     const { router } = renderPage(<RegisterPage />, { route: '/register', status: { ...status, email_verification: true } });
     fill('gina', 'password12', 'password12');
     enter('输入邮箱地址', 'gina@example.com');
@@ -186,8 +186,8 @@ describe('register page: human check', () => {
     act(() => void script.dispatchEvent(new Event('load')));
 
     await user.click(button('获取验证码'));
-    await waitFor(() => expect(fake.callsTo('GET', '/api/verification')).toHaveLength(1));
-    expect(fake.callsTo('GET', '/api/verification')[0]!.query.get('turnstile')).toBe('human-token');
+    await waitFor(() => expect(fake.callsTo('POST', '/api/verification')).toHaveLength(1));
+    expect(fake.callsTo('POST', '/api/verification')[0]!.query.get('turnstile')).toBe('human-token');
     await submit();
     await waitFor(() => expect(router.state.location.pathname).toBe('/login'));
     expect(fake.callsTo('POST', '/api/user/register')[0]!.query.get('turnstile')).toBe('human-token');

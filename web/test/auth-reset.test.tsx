@@ -41,14 +41,14 @@ describe('reset page', () => {
   it('sends the reset email, says to check the mailbox, and locks the button for 30 seconds', async () => {
     jest.useFakeTimers();
     user = userEvent.setup({ advanceTimers: jest.advanceTimersByTime, pointerEventsCheck: PointerEventsCheckLevel.Never });
-    fake.ok('GET', '/api/reset_password');
+    fake.ok('POST', '/api/reset_password');
     renderPage(<ResetPage />, { route: '/reset' });
     await user.click(screen.getByPlaceholderText('邮箱地址'));
     await user.paste(' amy@example.com ');
     await user.click(button(/提\s*交/));
     expect(await screen.findByText('重置邮件发送成功，请检查邮箱！')).toBeInTheDocument();
-    const call = fake.callsTo('GET', '/api/reset_password')[0]!;
-    expect(call.query.get('email')).toBe('amy@example.com');
+    const call = fake.callsTo('POST', '/api/reset_password')[0]!;
+    expect(call.body).toEqual({ email: 'amy@example.com' });
     expect(call.query.has('turnstile')).toBe(false);
 
     expect(button('重试 (30)')).toBeDisabled();
@@ -56,11 +56,11 @@ describe('reset page', () => {
     expect(button('重试 (1)')).toBeDisabled();
     act(() => jest.advanceTimersByTime(1_000));
     expect(button(/提\s*交/)).toBeEnabled();
-    expect(fake.callsTo('GET', '/api/reset_password')).toHaveLength(1);
+    expect(fake.callsTo('POST', '/api/reset_password')).toHaveLength(1);
   });
 
   it('shows the server message and does not lock when the request is refused', async () => {
-    fake.fail('GET', '/api/reset_password', 'please wait 30 seconds before asking again');
+    fake.fail('POST', '/api/reset_password', 'please wait 30 seconds before asking again');
     renderPage(<ResetPage />, { route: '/reset' });
     await user.click(screen.getByPlaceholderText('邮箱地址'));
     await user.paste('amy@example.com');

@@ -132,21 +132,32 @@ describe('WeChat login dialog', () => {
 
   it('logs in with the code: stores the user and goes to /token', async () => {
     const account = makeUser({ id: 5, username: 'wx_5' });
-    fake.ok('GET', '/api/oauth/wechat', account);
+    fake.ok('POST', '/api/oauth/wechat', account);
     const { router, store } = renderPage(<ThirdPartyLogin />, { route: '/login', status });
     await user.click(button(/微信/));
     const dialog = await screen.findByRole('dialog');
     await user.type(within(dialog).getByPlaceholderText('验证码'), ' 123456 ');
     await user.click(within(dialog).getByText(/登\s*录/, { selector: 'button span' }));
     await waitFor(() => expect(router.state.location.pathname).toBe('/token'));
-    expect(fake.callsTo('GET', '/api/oauth/wechat')[0]!.query.get('code')).toBe('123456');
+    expect(fake.callsTo('POST', '/api/oauth/wechat')[0]!.body).toEqual({ code: '123456' });
     expect(store.getState().session.user).toEqual(account);
     expect(JSON.parse(localStorage.getItem('user')!)).toEqual(account);
     expect(await screen.findByText('登录成功！')).toBeInTheDocument();
   });
 
+  it('sends a root that must change the factory password to the login page\'s password change', async () => {
+    const root = makeUser({ id: 1, username: 'root', role: 100 });
+    fake.ok('POST', '/api/oauth/wechat', { ...root, default_password: true, require_password_change: true });
+    const { router, store } = renderPage(<ThirdPartyLogin />, { route: '/somewhere', status });
+    await user.click(button(/微信/));
+    await user.type(within(await screen.findByRole('dialog')).getByPlaceholderText('验证码'), '123456{Enter}');
+    await waitFor(() => expect(router.state.location.pathname).toBe('/login'));
+    expect(router.state.location.state).toEqual({ passwordChange: true });
+    expect(store.getState().session.user).toEqual(root);
+  });
+
   it('shows the server message for a wrong code and stays', async () => {
-    fake.fail('GET', '/api/oauth/wechat', 'the verification code is wrong or has expired');
+    fake.fail('POST', '/api/oauth/wechat', 'the verification code is wrong or has expired');
     const { router, store } = renderPage(<ThirdPartyLogin />, { route: '/login', status });
     await user.click(button(/微信/));
     await user.type(within(await screen.findByRole('dialog')).getByPlaceholderText('验证码'), 'bad{Enter}');
@@ -168,7 +179,7 @@ describe('Telegram login widget', () => {
 
   it('injects the widget script and logs in with the fields it hands back', async () => {
     const account = makeUser({ id: 8, username: 'tg_8' });
-    fake.ok('GET', '/api/oauth/telegram/login', { ...account, default_password: false });
+    fake.ok('POST', '/api/oauth/telegram/login', { ...account, default_password: false, require_password_change: false });
     const { router, store, unmount } = renderPage(<ThirdPartyLogin divider={divider} />, { route: '/login', status });
     expect(screen.getByText('third-party-divider')).toBeInTheDocument();
     const script = widgetScript()!;
@@ -182,10 +193,10 @@ describe('Telegram login widget', () => {
 
     act(() => callback({ id: 42, first_name: 'Ann', username: 'ann', photo_url: 'https://t.me/a.jpg', auth_date: 1700000000, hash: 'a'.repeat(64) }));
     await waitFor(() => expect(router.state.location.pathname).toBe('/token'));
-    expect(Object.fromEntries(fake.callsTo('GET', '/api/oauth/telegram/login')[0]!.query)).toEqual({
+    expect(fake.callsTo('POST', '/api/oauth/telegram/login')[0]!.body).toEqual({
       id: '42', first_name: 'Ann', username: 'ann', photo_url: 'https://t.me/a.jpg', auth_date: '1700000000', hash: 'a'.repeat(64),
     });
-    // The stored record is the user, without the login answer's default_password flag.
+    // The stored record is the user, without the login answer's flags.
     expect(store.getState().session.user).toEqual(account);
 
     unmount();

@@ -189,31 +189,31 @@ describe('row actions', () => {
 
   it('tests with a chosen model and shows the time', async () => {
     fake.ok('GET', '/api/channel/', page([makeChannel({ id: 5, name: 'probe', models: 'gpt-4o,gpt-4o-mini' })]));
-    fake.on('GET', '/api/channel/test/5', () => ({ body: { success: true, message: '', time: 1.5, data: { time: 1.5 } } }));
+    fake.on('POST', '/api/channel/test/5', () => ({ body: { success: true, message: '', time: 1.5, data: { time: 1.5 } } }));
     open();
     await screen.findByText('probe');
     await userEvent.click(within(rowOf('probe')).getByLabelText('选择测试模型'));
     await userEvent.click(await screen.findByText('gpt-4o-mini'));
     expect(await screen.findByText('通道 probe 测试成功，耗时 1.50 秒。')).toBeInTheDocument();
-    expect(fake.callsTo('GET', '/api/channel/test/5')[0]!.query.get('model')).toBe('gpt-4o-mini');
+    expect(fake.callsTo('POST', '/api/channel/test/5')[0]!.query.get('model')).toBe('gpt-4o-mini');
     expect(within(rowOf('probe')).getByText('1.50 秒')).toHaveAttribute('data-band', 'lime');
   });
 
   it('tests with the default model from the button and from the response time', async () => {
     fake.ok('GET', '/api/channel/', page([makeChannel({ id: 5, name: 'probe' })]));
-    fake.fail('GET', '/api/channel/test/5', 'upstream answered 401');
+    fake.fail('POST', '/api/channel/test/5', 'upstream answered 401');
     open();
     await screen.findByText('probe');
     await userEvent.click(buttonNamed('测试', rowOf('probe')));
     expect(await screen.findByText('upstream answered 401')).toBeInTheDocument();
     await userEvent.click(within(rowOf('probe')).getByText('未测试'));
-    await waitFor(() => expect(fake.callsTo('GET', '/api/channel/test/5')).toHaveLength(2));
-    expect(fake.callsTo('GET', '/api/channel/test/5').every((call) => !call.query.has('model'))).toBe(true);
+    await waitFor(() => expect(fake.callsTo('POST', '/api/channel/test/5')).toHaveLength(2));
+    expect(fake.callsTo('POST', '/api/channel/test/5').every((call) => !call.query.has('model'))).toBe(true);
   });
 
   it('updates the balance of a row', async () => {
     fake.ok('GET', '/api/channel/', page([makeChannel({ id: 6, name: 'wallet', balance: 1 })]));
-    fake.on('GET', '/api/channel/update_balance/6/', () => ({ body: { success: true, message: '', balance: 12.5, data: { balance: 12.5 } } }));
+    fake.on('POST', '/api/channel/update_balance/6/', () => ({ body: { success: true, message: '', balance: 12.5, data: { balance: 12.5 } } }));
     open();
     await screen.findByText('wallet');
     await userEvent.click(within(rowOf('wallet')).getByText('$1.00'));
@@ -262,7 +262,7 @@ describe('table actions', () => {
   });
 
   it('tests all channels in the background', async () => {
-    fake.ok('GET', '/api/channel/test', null, 'testing all channels in the background; refresh to see the results');
+    fake.ok('POST', '/api/channel/test', null, 'testing all channels in the background; refresh to see the results');
     open();
     await screen.findByText('first');
     await userEvent.click(buttonNamed('测试所有通道'));
@@ -270,12 +270,12 @@ describe('table actions', () => {
   });
 
   it('updates the balances of all enabled channels', async () => {
-    fake.ok('GET', '/api/channel/update_balance', null);
+    fake.ok('POST', '/api/channel/update_balance', null);
     open();
     await screen.findByText('first');
     await userEvent.click(buttonNamed('更新所有已启用通道余额'));
     expect(await screen.findByText('已开始更新所有已启用通道余额，请稍后刷新页面查看结果。')).toBeInTheDocument();
-    expect(fake.callsTo('GET', '/api/channel/update_balance')).toHaveLength(1);
+    expect(fake.callsTo('POST', '/api/channel/update_balance')).toHaveLength(1);
   });
 
   it('deletes the disabled channels and says how many', async () => {

@@ -1,4 +1,4 @@
-import { screen, waitFor } from '@testing-library/react';
+import { act, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { Role } from '@aigw/contracts';
 import { LoginPage } from '../src/features/auth/LoginPage';
@@ -46,6 +46,39 @@ describe('login page', () => {
     await userEvent.type(screen.getByPlaceholderText('密码'), '123456');
     await userEvent.click(screen.getByRole('button', { name: /登\s*录/ }));
     expect(await screen.findByText('您正在使用默认密码！请立刻修改默认密码！')).toBeInTheDocument();
+  });
+
+  it('opens the password change at once when the server requires it, and goes on only after it', async () => {
+    const root = makeUser({ id: 1, username: 'root', role: Role.Root });
+    fake.ok('POST', '/api/user/login', { ...root, default_password: true, require_password_change: true });
+    fake.ok('PUT', '/api/user/self', null);
+    const { router, store } = renderPage(<LoginPage />, { route: '/login' });
+    await userEvent.type(screen.getByPlaceholderText('用户名或邮箱'), 'root');
+    await userEvent.type(screen.getByPlaceholderText('密码'), '123456');
+    await userEvent.click(screen.getByRole('button', { name: /登\s*录/ }));
+
+    const dialog = await screen.findByRole('dialog');
+    expect(within(dialog).getByText('修改密码')).toBeInTheDocument();
+    expect(within(dialog).getByText(/仍在使用出厂默认密码/)).toBeInTheDocument();
+    // It cannot be dismissed: no cancel, no close button; the user is stored, the page stays.
+    expect(within(dialog).queryByRole('button', { name: /取\s*消/ })).toBeNull();
+    expect(within(dialog).queryByRole('button', { name: 'Close' })).not.toBeInTheDocument();
+    expect(store.getState().session.user).toEqual(root);
+    expect(router.state.location.pathname).toBe('/login');
+
+    await userEvent.type(within(dialog).getByLabelText('原密码'), '123456');
+    await userEvent.type(within(dialog).getByLabelText('新密码'), 'a-new-root-pass');
+    await userEvent.type(within(dialog).getByLabelText('确认新密码'), 'a-new-root-pass');
+    await userEvent.click(within(dialog).getByRole('button', { name: /确认修改/ }));
+    await waitFor(() => expect(router.state.location.pathname).toBe('/token'));
+    expect(fake.callsTo('PUT', '/api/user/self')[0]!.body).toEqual({ original_password: '123456', password: 'a-new-root-pass' });
+    expect(fake.unexpected).toEqual([]);
+  });
+
+  it('opens the password change when a third-party sign-in sends it back here', async () => {
+    const { router } = renderPage(<LoginPage />, { routes: [{ path: '/login', element: <LoginPage /> }], route: '/login' });
+    await act(() => router.navigate('/login', { state: { passwordChange: true } }));
+    expect(await screen.findByText(/仍在使用出厂默认密码/)).toBeInTheDocument();
   });
 
   it('shows the server message when the credentials are wrong', async () => {

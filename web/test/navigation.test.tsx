@@ -1,4 +1,5 @@
 import { screen, waitFor, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
 import { Role } from '@aigw/contracts';
 import { routes } from '../src/app/routes';
 import { sideMenuItems } from '../src/layout/menu-items';
@@ -9,7 +10,7 @@ import { makeUser, renderPage, testStatus } from './render';
 let fake: FakeApi;
 beforeEach(() => {
   fake = new FakeApi().install();
-  fake.ok('GET', '/api/user/logout');
+  fake.ok('POST', '/api/user/logout');
   fake.ok('GET', '/api/home_page_content', '');
   fake.ok('GET', '/api/about', '');
   localStorage.clear();
@@ -59,6 +60,14 @@ describe('route guards', () => {
     const side = menu ?? document.querySelector('.ant-layout-sider')!;
     expect(within(side as HTMLElement).getByText('用户管理')).toBeInTheDocument();
     expect(within(side as HTMLElement).getByText('渠道')).toBeInTheDocument();
+  });
+
+  it('signs out with a POST (rule R12) and goes to /login', async () => {
+    const { router, store } = renderPage(<></>, { routes, route: '/no-such', user: makeUser({ role: Role.Common }) });
+    await userEvent.click(await screen.findByRole('button', { name: /退\s*出/ }));
+    await waitFor(() => expect(router.state.location.pathname).toBe('/login'));
+    expect(fake.callsTo('POST', '/api/user/logout')).toHaveLength(1);
+    expect(store.getState().session.user).toBeNull();
   });
 
   it('hides admin items from ordinary users in the rendered menu', async () => {

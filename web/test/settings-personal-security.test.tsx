@@ -76,15 +76,15 @@ describe('personal settings: bindings', () => {
   });
 
   it('binds Telegram with the fields the login widget hands back', async () => {
-    fake.ok('GET', '/api/oauth/telegram/bind', null);
+    fake.ok('POST', '/api/oauth/telegram/bind', null);
     const { container } = open({ status: { telegram_oauth: true, telegram_bot_name: 'gateway_bot' } });
     await screen.findByText('账户绑定');
     const script = await waitFor(() => container.querySelector('script[data-telegram-login="gateway_bot"]')!);
     const callback = /^(\w+)\(user\)$/.exec(script.getAttribute('data-onauth')!)![1]!;
     act(() => (window as unknown as Record<string, (user: object) => void>)[callback]!({ id: 42, first_name: 'Alice', auth_date: 1700000000, hash: 'ab'.repeat(32) }));
     expect(await screen.findByText('Telegram 账户绑定成功！')).toBeInTheDocument();
-    const [call] = fake.callsTo('GET', '/api/oauth/telegram/bind');
-    expect(Object.fromEntries(call!.query)).toEqual({ id: '42', first_name: 'Alice', auth_date: '1700000000', hash: 'ab'.repeat(32) });
+    const [call] = fake.callsTo('POST', '/api/oauth/telegram/bind');
+    expect(call!.body).toEqual({ id: '42', first_name: 'Alice', auth_date: '1700000000', hash: 'ab'.repeat(32) });
   });
 
   it('asks for the email, then for the code, before binding', async () => {
@@ -93,17 +93,17 @@ describe('personal settings: bindings', () => {
     const bind = await dialog('绑定邮箱地址');
     await userEvent.click(await button('获取验证码', bind));
     expect(await within(bind).findByText('请输入邮箱！')).toBeInTheDocument();
-    expect(fake.callsTo('GET', '/api/verification')).toHaveLength(0);
+    expect(fake.callsTo('POST', '/api/verification')).toHaveLength(0);
 
     await userEvent.type(within(bind).getByPlaceholderText('输入邮箱地址'), 'alice@example.com');
     await userEvent.click(await button('确认绑定', bind));
     expect(await within(bind).findByText('请输入邮箱验证码！')).toBeInTheDocument();
-    expect(fake.callsTo('GET', '/api/oauth/email/bind')).toHaveLength(0);
+    expect(fake.callsTo('POST', '/api/oauth/email/bind')).toHaveLength(0);
   });
 
   it('sends the code, locks resending for 30 seconds, and binds the email', async () => {
-    fake.ok('GET', '/api/verification', null);
-    fake.ok('GET', '/api/oauth/email/bind', null);
+    fake.ok('POST', '/api/verification', null);
+    fake.ok('POST', '/api/oauth/email/bind', null);
     open();
     await userEvent.click(await button('绑定邮箱'));
     const bind = await dialog('绑定邮箱地址');
@@ -114,7 +114,7 @@ describe('personal settings: bindings', () => {
     await user.click(await button('获取验证码', bind));
 
     expect(await screen.findByText('验证码发送成功，请检查邮箱！')).toBeInTheDocument();
-    expect(fake.callsTo('GET', '/api/verification')[0]!.query.get('email')).toBe('alice@example.com');
+    expect(fake.callsTo('POST', '/api/verification')[0]!.body).toEqual({ email: 'alice@example.com' });
     const locked = await button(/重新发送 \(30\)/, bind);
     expect(locked).toBeDisabled();
 
@@ -122,7 +122,7 @@ describe('personal settings: bindings', () => {
     expect(await button(/重新发送 \(1\)/, bind)).toBeDisabled();
     await act(async () => jest.advanceTimersByTime(1_000));
     expect(await button('获取验证码', bind)).toBeEnabled();
-    expect(fake.callsTo('GET', '/api/verification')).toHaveLength(1);
+    expect(fake.callsTo('POST', '/api/verification')).toHaveLength(1);
 
     // The lock is over; binding needs no clock.
     jest.useRealTimers();
@@ -130,13 +130,13 @@ describe('personal settings: bindings', () => {
     await userEvent.type(within(bind).getByPlaceholderText('输入邮箱验证码'), ' 123456 ');
     await userEvent.click(await button('确认绑定', bind));
     expect(await screen.findByText('邮箱账户绑定成功！')).toBeInTheDocument();
-    const [call] = fake.callsTo('GET', '/api/oauth/email/bind');
-    expect(Object.fromEntries(call!.query)).toEqual({ email: 'alice@example.com', code: '123456' });
+    const [call] = fake.callsTo('POST', '/api/oauth/email/bind');
+    expect(call!.body).toEqual({ email: 'alice@example.com', code: '123456' });
     await waitFor(() => expect(within(bindingRow('邮箱')).getByText('alice@example.com')).toBeInTheDocument());
   });
 
   it('does not lock the code button when the server refuses to send', async () => {
-    fake.fail('GET', '/api/verification', 'email: already used');
+    fake.fail('POST', '/api/verification', 'email: already used');
     open();
     await userEvent.click(await button('绑定邮箱'));
     const bind = await dialog('绑定邮箱地址');
@@ -147,7 +147,7 @@ describe('personal settings: bindings', () => {
   });
 
   it('does nothing for an empty WeChat code, and binds a typed one', async () => {
-    fake.ok('GET', '/api/oauth/wechat/bind', null);
+    fake.ok('POST', '/api/oauth/wechat/bind', null);
     open({ status: { wechat_login: true, wechat_qrcode: 'https://example.com/qr.png' } });
     await userEvent.click(await button('绑定微信', await waitFor(() => bindingRow('微信'))));
     const bind = await dialog('绑定微信');
@@ -156,26 +156,26 @@ describe('personal settings: bindings', () => {
     await userEvent.click(await button('绑 定', bind));
     await userEvent.type(within(bind).getByPlaceholderText('验证码'), '   ');
     await userEvent.click(await button('绑 定', bind));
-    expect(fake.callsTo('GET', '/api/oauth/wechat/bind')).toHaveLength(0);
+    expect(fake.callsTo('POST', '/api/oauth/wechat/bind')).toHaveLength(0);
     expect(bind).toBeVisible();
 
     await userEvent.type(within(bind).getByPlaceholderText('验证码'), '8642');
     await userEvent.click(await button('绑 定', bind));
     expect(await screen.findByText('微信账户绑定成功！')).toBeInTheDocument();
-    expect(fake.callsTo('GET', '/api/oauth/wechat/bind')[0]!.query.get('code')).toBe('8642');
+    expect(fake.callsTo('POST', '/api/oauth/wechat/bind')[0]!.body).toEqual({ code: '8642' });
   });
 });
 
 describe('personal settings: access token and password', () => {
   it('generates the system access token, shows it and copies it', async () => {
-    fake.ok('GET', '/api/user/token', 'tok-0123456789abcdef');
+    fake.ok('POST', '/api/user/token', 'tok-0123456789abcdef');
     open();
     expect(await screen.findByText(/之前的系统访问令牌将立即失效/)).toBeInTheDocument();
     await userEvent.click(await button('生成系统访问令牌'));
     expect(await screen.findByDisplayValue('tok-0123456789abcdef')).toBeInTheDocument();
     expect(writeText).toHaveBeenCalledWith('tok-0123456789abcdef');
     expect(await screen.findByText('令牌已重置并已复制到剪贴板')).toBeInTheDocument();
-    expect(fake.callsTo('GET', '/api/user/token')).toHaveLength(1);
+    expect(fake.callsTo('POST', '/api/user/token')).toHaveLength(1);
   });
 
   it('refuses a new password whose confirmation differs', async () => {

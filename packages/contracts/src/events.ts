@@ -190,6 +190,11 @@ export const authPrincipalSchema = z.object({
   role: z.number().int(),
   status: z.number().int(),
   group: z.string(),
+  /**
+   * A super admin with the factory password on a server reachable beyond loopback (rule R8):
+   * services refuse everything but reading the own profile and changing the password.
+   */
+  password_change_required: z.boolean(),
 });
 export type AuthPrincipal = z.infer<typeof authPrincipalSchema>;
 
@@ -209,11 +214,6 @@ export const requestSchemas = {
     response: z.object({ principal: authPrincipalSchema.nullable() }),
   },
   /**
-   * Answered by identity: how to reach users (the notifier's mails): the listed users, and every
-   * enabled super admin when `roots` is set. Users without an email are still listed (email '').
-   */
-  'identity.user.contacts': {
-  /**
    * Answered by identity: when the console session (`session`: sha256 of its cookie, as the
    * gateway forwards it in the caller's identity) of `user_id` last proved a second factor with
    * POST /api/verify, if that is within the step-up window; null otherwise. Channels asks it
@@ -223,6 +223,11 @@ export const requestSchemas = {
     request: z.object({ user_id: z.number().int(), session: z.string().regex(/^[0-9a-f]{64}$/) }),
     response: z.object({ verified_at: z.number().int().nullable() }),
   },
+  /**
+   * Answered by identity: how to reach users (the notifier's mails): the listed users, and every
+   * enabled super admin when `roots` is set. Users without an email are still listed (email '').
+   */
+  'identity.user.contacts': {
     request: z.object({ user_ids: z.array(z.number().int()).max(100).default([]), roots: z.boolean().default(false) }),
     response: z.object({
       contacts: z.array(z.object({

@@ -111,8 +111,12 @@ export const loginBodySchema = z.object({
 });
 export type LoginBody = z.infer<typeof loginBodySchema>;
 
-/** The login answer: the user, plus whether the factory default password is still in use. */
-export const loginResultSchema = userSchema.extend({ default_password: z.boolean() });
+/**
+ * The login answer: the user, plus whether the factory default password is still in use, and
+ * whether the server refuses everything else until it is changed (the factory password on a
+ * server reachable beyond loopback, rule R8): the console opens the password dialog at once.
+ */
+export const loginResultSchema = userSchema.extend({ default_password: z.boolean(), require_password_change: z.boolean() });
 export type LoginResult = z.infer<typeof loginResultSchema>;
 
 /** PUT /api/user/self: profile fields, or a password change that needs the current password. */
@@ -200,14 +204,13 @@ export const passwordResetBodySchema = z.object({
   token: z.string().trim().min(1, 'token is required').max(128),
 });
 
-/** GET /api/verification and /api/reset_password. */
-export const emailQuerySchema = z.object({
-  email,
-  turnstile: z.string().optional(),
-});
+/** POST /api/verification and /api/reset_password (the human check, when on, comes as `?turnstile=`). */
+export const emailBodySchema = z.object({ email });
+export type EmailBody = z.infer<typeof emailBodySchema>;
 
-/** GET /api/oauth/email/bind. */
-export const emailBindQuerySchema = z.object({
+/** POST /api/oauth/email/bind. */
+export const emailBindBodySchema = z.object({
   email,
   code: z.string().trim().min(1, 'please enter email verification code').max(32),
 });
+export type EmailBindBody = z.infer<typeof emailBindBodySchema>;

@@ -1,4 +1,5 @@
 import crypto from 'node:crypto';
+import { Stream } from 'node:stream';
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Logger } from './logger.js';
@@ -78,6 +79,8 @@ export function createApp(options: CreateAppOptions): App {
 
   // Before any schema or handler walks the body: a too deep or too large one is refused (test D3).
   app.addHook('preValidation', async (request) => {
+    // A proxied body (the distributed gateway) is the request stream itself, not parsed JSON.
+    if (request.body instanceof Stream) return;
     const problem = jsonShapeProblem(request.body);
     if (problem) throw new UserError(problem.message, 'invalid_request', 400, problem.field || undefined);
   });

@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { minimumRole, type Access } from '@aigw/contracts';
+import { bodyLimitFor } from './body-limits.js';
 import { ForbiddenError, UnauthorizedError } from './errors.js';
 
 /** The caller of a console route, as the gateway authenticated it. */
@@ -14,6 +15,12 @@ export interface AuthContext {
    * a step-up (`POST /api/verify`) is recorded against, so it belongs to one browser session.
    */
   session?: string;
+  /**
+   * The super admin still has the factory password while the server is reachable beyond this
+   * machine (rule R8): only routes declaring `allowedBeforePasswordChange` (and public ones)
+   * are open until the password is changed.
+   */
+  passwordChangeRequired?: boolean;
 }
 
 declare module 'fastify' {
@@ -24,6 +31,8 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** Who may call the route (rule R11: every service route declares it). */
     access?: Access;
+    /** Open to a super admin who must change the factory password first (reading the own profile, changing the password). */
+    allowedBeforePasswordChange?: boolean;
   }
 }
 
@@ -95,11 +104,19 @@ export function declaredRoutes(app: { server: object }): DeclaredRoute[] {
   return [...(routeTables.get(app.server) ?? [])];
 }
 
+/** Why everything else is refused to a super admin with the factory password (rule R8). */
+export const passwordChangeRequiredMessage =
+  'the super admin still has the factory default password and this server is reachable from other machines: ' +
+  'change the password first (personal settings, or PUT /api/user/self with original_password and password)';
+
 /** Checks the route's declared access against `request.auth`; throws 401 or 403. */
 export function assertAccess(request: FastifyRequest, access: Access): void {
   if (access === 'public') return;
   if (!request.auth) throw new UnauthorizedError();
   if (request.auth.role < minimumRole[access]) throw new ForbiddenError();
+  if (request.auth.passwordChangeRequired && !request.routeOptions.config.allowedBeforePasswordChange) {
+    throw new ForbiddenError(passwordChangeRequiredMessage);
+  }
 }
 
 /** The authenticated caller; for routes whose access is not 'public'. */
@@ -112,7 +129,8 @@ export function requireAuth(request: FastifyRequest): AuthContext {
  * Called at the top of every service plugin: every route registered in it must declare
  * `config.access` (the app refuses to start otherwise), and the access is enforced as the
  * request arrives, before its body is read or validated (so a refused caller learns nothing
- * about the route's input).
+ * about the route's input). A route without its own `bodyLimit` gets its access class's cap
+ * (`bodyLimits`: anonymous routes small), checked before its body is parsed.
  */
 export function useAccessControl(app: FastifyInstance, service: string): void {
   const table = routeTables.get(app.server) ?? [];
@@ -120,6 +138,7 @@ export function useAccessControl(app: FastifyInstance, service: string): void {
   app.addHook('onRoute', (route) => {
     const access = route.config?.access;
     if (!access) throw new Error(`${service}: route ${String(route.method)} ${route.url} declares no config.access`);
+    route.bodyLimit ??= bodyLimitFor(access);
     for (const method of [route.method].flat()) if (method !== 'HEAD') table.push({ service, method, url: route.url, access });
   });
   app.addHook('onRequest', async (request) => {

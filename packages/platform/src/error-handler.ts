@@ -108,7 +108,8 @@ export function describeError(error: FastifyError | Error, request: FastifyReque
   const fastifyError = error as FastifyError;
   const status = fastifyError.statusCode;
   if (status && status >= 400 && status < 500) {
-    const code = fastifyError.code ?? 'invalid_request';
+    // Fastify's body limit (FST_ERR_CTP_BODY_TOO_LARGE) answers like every other cap.
+    const code = status === 413 ? 'request_too_large' : (fastifyError.code ?? 'invalid_request');
     const message = status === 413 ? 'request body is too large' : fastifyError.message;
     return { statusCode: status, message, code };
   }

@@ -1,6 +1,8 @@
 import type { FastifyPluginAsync, FastifyPluginOptions } from 'fastify';
 import { z } from 'zod';
 import { createApp } from './app.js';
+import { announcesBody } from './body-limits.js';
+import { NotFoundError } from './errors.js';
 import { baseConfigShape, loadConfig } from './config.js';
 import { createInfrastructure, type Infrastructure } from './infrastructure.js';
 import { reportSchedules } from './jobs/schedules-report.js';
@@ -47,6 +49,12 @@ export async function runService<C extends ServiceConfig, P extends FastifyPlugi
   const logger = createLogger({ level: config.LOG_LEVEL, service: name });
   const infra = await createInfrastructure(config, logger);
   const app = createApp({ logger, bodyLimitBytes: config.BODY_LIMIT_BYTES, internalSecret: config.INTERNAL_SECRET });
+  // An unknown path is answered as it arrives, in the path's shape: its body is never read.
+  app.addHook('onRequest', async (request, reply) => {
+    if (!request.is404) return;
+    if (announcesBody(request.headers)) reply.header('connection', 'close');
+    throw new NotFoundError(`Invalid URL (${request.method} ${request.url.split('?', 1)[0]})`);
+  });
   let draining = false;
   app.get('/healthz', { config: { access: 'public' } }, async () => ({ status: 'ok', service: name }));
   // Schedules are reported, not a readiness condition: see the gateway's /readyz.

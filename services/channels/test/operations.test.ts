@@ -33,17 +33,17 @@ describe.each(backends)('channel tests, balances and model lists (%s)', (backend
   it('tests a channel through the relay with the stored key and records the time', async () => {
     const [id] = await createChannels(gateway, root, { name: 'tested', key: 'sk-test-me', models: 'gpt-4o-mini,gpt-4o', test_model: '' });
     relay.answer = () => ({ ok: true, response_time_ms: 1_234 });
-    const answer = await call('GET', `/api/channel/test/${id}`);
+    const answer = await call('POST', `/api/channel/test/${id}`);
     expect(answer).toEqual({ success: true, message: '', time: 1.234, data: { time: 1.234 } });
     expect(relay.calls).toHaveLength(1);
     expect(relay.calls[0]).toMatchObject({ operation: 'test', key: 'sk-test-me', model: 'gpt-4o-mini', channel: { id, models: ['gpt-4o-mini', 'gpt-4o'] } });
     expect(await get(id!)).toMatchObject({ response_time: 1234, test_time: expect.any(Number), status: 1 });
     expect((await get(id!)).test_time).toBeGreaterThan(Date.now() / 1000 - 60);
 
-    await call('GET', `/api/channel/test/${id}?model=gpt-4o`);
+    await call('POST', `/api/channel/test/${id}?model=gpt-4o`);
     expect(relay.calls[1]!.model).toBe('gpt-4o');
     await call('PUT', '/api/channel/', { id, test_model: 'gpt-4o' });
-    await call('GET', `/api/channel/test/${id}`);
+    await call('POST', `/api/channel/test/${id}`);
     expect(relay.calls[2]!.model).toBe('gpt-4o');
   });
 
@@ -51,16 +51,16 @@ describe.each(backends)('channel tests, balances and model lists (%s)', (backend
     const [id] = await createChannels(gateway, root, { name: 'failing', key: 'sk-failing' });
     relay.answer = () => ({ ok: false, status_code: 401, message: 'Incorrect API key provided', response_time_ms: 80 });
     await setOptions({ AutomaticDisableChannelEnabled: false });
-    expect(await call('GET', `/api/channel/test/${id}`)).toEqual({ success: false, message: 'Incorrect API key provided', time: 0.08, data: { time: 0.08 } });
+    expect(await call('POST', `/api/channel/test/${id}`)).toEqual({ success: false, message: 'Incorrect API key provided', time: 0.08, data: { time: 0.08 } });
     expect((await get(id!)).status).toBe(1); // the global option is off
 
     await setOptions({ AutomaticDisableChannelEnabled: true });
     relay.answer = () => ({ ok: false, status_code: 500, message: 'upstream overloaded' });
-    await call('GET', `/api/channel/test/${id}`);
+    await call('POST', `/api/channel/test/${id}`);
     expect((await get(id!)).status).toBe(1); // a 500 is no reason
 
     relay.answer = () => ({ ok: false, status_code: 401, message: 'Incorrect API key provided' });
-    await call('GET', `/api/channel/test/${id}`);
+    await call('POST', `/api/channel/test/${id}`);
     const disabled = await get(id!);
     expect(disabled.status).toBe(3);
     expect(JSON.parse(disabled.other_info)).toEqual({ status_reason: 'status 401: Incorrect API key provided', status_time: expect.any(Number) });
@@ -70,10 +70,10 @@ describe.each(backends)('channel tests, balances and model lists (%s)', (backend
     const [id] = await createChannels(gateway, root, { name: 'slow', key: 'sk-slow' });
     await setOptions({ AutomaticDisableChannelEnabled: true, ChannelDisableThreshold: 2 });
     relay.answer = () => ({ ok: true, response_time_ms: 1_900 });
-    expect((await call('GET', `/api/channel/test/${id}`)).success).toBe(true);
+    expect((await call('POST', `/api/channel/test/${id}`)).success).toBe(true);
     expect((await get(id!)).status).toBe(1);
     relay.answer = () => ({ ok: true, response_time_ms: 2_500 });
-    expect(await call('GET', `/api/channel/test/${id}`)).toMatchObject({ success: false, message: 'response time 2.50 s exceeds the threshold of 2 s', time: 2.5 });
+    expect(await call('POST', `/api/channel/test/${id}`)).toMatchObject({ success: false, message: 'response time 2.50 s exceeds the threshold of 2 s', time: 2.5 });
     const slow = await get(id!);
     expect(slow).toMatchObject({ status: 3, response_time: 2500 });
     expect(JSON.parse(slow.other_info).status_reason).toBe('response time 2.50 s exceeds the threshold of 2 s');
@@ -82,7 +82,7 @@ describe.each(backends)('channel tests, balances and model lists (%s)', (backend
     await setOptions({ ChannelDisableThreshold: 0 });
     const [other] = await createChannels(gateway, root, { name: 'slow-ok', key: 'sk-slow-ok' });
     relay.answer = () => ({ ok: true, response_time_ms: 90_000 });
-    expect((await call('GET', `/api/channel/test/${other}`)).success).toBe(true);
+    expect((await call('POST', `/api/channel/test/${other}`)).success).toBe(true);
     expect((await get(other!)).status).toBe(1);
     await setOptions({ ChannelDisableThreshold: 5 });
   });
@@ -94,13 +94,13 @@ describe.each(backends)('channel tests, balances and model lists (%s)', (backend
     relay.answer = () => ({ ok: true, response_time_ms: 100 });
 
     await setOptions({ AutomaticEnableChannelEnabled: false });
-    await call('GET', `/api/channel/test/${auto}`);
+    await call('POST', `/api/channel/test/${auto}`);
     expect((await get(auto!)).status).toBe(3);
 
     await setOptions({ AutomaticEnableChannelEnabled: true });
-    await call('GET', `/api/channel/test/${auto}`);
+    await call('POST', `/api/channel/test/${auto}`);
     expect(await get(auto!)).toMatchObject({ status: 1, other_info: '{}' });
-    expect((await call('GET', `/api/channel/test/${manual}`)).success).toBe(true);
+    expect((await call('POST', `/api/channel/test/${manual}`)).success).toBe(true);
     expect((await get(manual!)).status).toBe(2);
     await setOptions({ AutomaticEnableChannelEnabled: false });
   });
@@ -111,7 +111,7 @@ describe.each(backends)('channel tests, balances and model lists (%s)', (backend
     relay.answer = () => {
       throw new BusRequestError('no reply to relay.channel.operate within 60000 ms', 'relay.channel.operate', 'timeout');
     };
-    expect(await call('GET', `/api/channel/test/${id}`)).toEqual({ success: false, message: 'relay: the relay did not answer; try again later' });
+    expect(await call('POST', `/api/channel/test/${id}`)).toEqual({ success: false, message: 'relay: the relay did not answer; try again later' });
     expect(await get(id!)).toMatchObject({ status: 1, test_time: 0 });
     relay.answer = () => {
       throw new BusRequestError('egress refused', 'relay.channel.operate', 'remote-error', 'invalid_request');
@@ -123,7 +123,7 @@ describe.each(backends)('channel tests, balances and model lists (%s)', (backend
     const statuses = Object.fromEntries((await db.query('SELECT id, status FROM channels')).map((row: { id: number; status: number }) => [Number(row.id), Number(row.status)]));
     const expected = Object.entries(statuses).filter(([, status]) => status === 1 || status === 3).map(([id]) => Number(id)).sort((a, b) => a - b);
     relay.answer = () => ({ ok: true, response_time_ms: 42 });
-    expect(await call('GET', '/api/channel/test')).toMatchObject({ success: true });
+    expect(await call('POST', '/api/channel/test')).toMatchObject({ success: true });
     await waitFor(() => relay.calls.length >= expected.length, 10_000, 'every channel tested');
     expect(relay.calls.map((request) => request.channel.id).sort((a, b) => a - b)).toEqual(expected);
     expect(relay.calls.every((request) => request.operation === 'test')).toBe(true);
@@ -134,17 +134,17 @@ describe.each(backends)('channel tests, balances and model lists (%s)', (backend
     await setOptions({ AutomaticDisableChannelEnabled: true });
     const [id] = await createChannels(gateway, root, { name: 'rich', key: 'sk-rich', base_url: 'https://reseller.example.com' });
     relay.answer = (request) => ({ ok: true, balance: request.channel.id === id ? 42.5 : 0 });
-    expect(await call('GET', `/api/channel/update_balance/${id}/`)).toEqual({ success: true, message: '', balance: 42.5, data: { balance: 42.5 } });
+    expect(await call('POST', `/api/channel/update_balance/${id}/`)).toEqual({ success: true, message: '', balance: 42.5, data: { balance: 42.5 } });
     expect(relay.calls[0]).toMatchObject({ operation: 'balance', key: 'sk-rich', channel: { base_url: 'https://reseller.example.com' } });
     expect(await get(id!)).toMatchObject({ balance: 42.5, balance_updated_time: expect.any(Number) });
 
     relay.answer = () => ({ ok: false, status_code: 404, message: 'the upstream has no balance endpoint' });
-    expect(await call('GET', `/api/channel/update_balance/${id}`)).toEqual({ success: false, message: 'the upstream has no balance endpoint' });
+    expect(await call('POST', `/api/channel/update_balance/${id}`)).toEqual({ success: false, message: 'the upstream has no balance endpoint' });
 
     relay.calls.length = 0;
     relay.answer = () => ({ ok: true, balance: 0 });
     const enabled = Number((await db.query('SELECT COUNT(*) AS n FROM channels WHERE status = 1'))[0].n);
-    expect(await call('GET', '/api/channel/update_balance')).toMatchObject({ success: true });
+    expect(await call('POST', '/api/channel/update_balance')).toMatchObject({ success: true });
     await waitFor(() => relay.calls.length === enabled, 10_000, 'every enabled channel asked');
     await waitFor(async () => (await get(id!)).balance === 0, 5_000, 'balance recorded');
     expect((await get(id!)).status).toBe(1); // a zero balance never disables

@@ -79,7 +79,7 @@ describe.each(backends)('test-all runs never overlap (%s)', (backend) => {
     // The schedule's first run starts at once (the minute is the real one: no second tick here),
     // and the console button is pressed meanwhile.
     await setOption(gateway, root, 'ChannelTestFrequency', 1);
-    expect((await gateway.call('GET', '/api/channel/test', { session: root })).json().success).toBe(true);
+    expect((await gateway.call('POST', '/api/channel/test', { session: root })).json().success).toBe(true);
 
     await waitFor(async () => (await job()).last_run?.outcome === 'ok', 20_000, 'the run finished');
     const view = await job();

@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import {
-  createApp, errorShapeFor, internalHeaders, loadOrCreateSecret, OperationalError, readCookie, reportSchedules, sendError, SESSION_COOKIE, TooManyRequestsError,
+  announcesBody, createApp, errorShapeFor, internalHeaders, isLoopbackHost, loadOrCreateSecret, OperationalError, readCookie, reportSchedules, sendError, SESSION_COOKIE, TooManyRequestsError,
   type App, type AuthContext, type Infrastructure, type Logger,
 } from '@aigw/platform';
 import billingPlugin, { billingSettings } from '@aigw/billing/plugin';
@@ -14,9 +14,10 @@ import { createCredentialResolver, type CredentialResolver } from './credentials
 import { registerMetrics } from './metrics.js';
 import { registerProxies } from './proxy.js';
 import { allow, isCriticalPath, isGloballyLimited } from './rate-limit.js';
+import { isPostOnly } from './post-only.js';
 import { isRelayPath } from './route-table.js';
 import { corsPreflight, securityHeaders } from './security.js';
-import { registerConsole } from './static.js';
+import { answerUnknownApiPath, registerConsole } from './static.js';
 
 export interface GatewayOptions {
   config: GatewayConfig;
@@ -64,6 +65,16 @@ export async function buildGateway(options: GatewayOptions): Promise<App> {
     }
     await corsPreflight(request, reply);
     if (reply.sent) return;
+    // An unknown API path is answered as it arrives: its body is never read.
+    if (request.is404) {
+      if (announcesBody(request.headers)) reply.header('connection', 'close');
+      const answered = answerUnknownApiPath(request, reply);
+      if (answered) return answered;
+    }
+    if ((request.method === 'GET' || request.method === 'HEAD') && isPostOnly(request.url)) {
+      reply.header('allow', 'POST');
+      return sendError(reply, errorShapeFor(request.url), { statusCode: 405, message: `${request.url.split('?', 1)[0]} changes state: use POST`, code: 'method_not_allowed' });
+    }
     await enforceRateLimits(request);
     request.auth = isRelayPath(request.url) ? null : await authenticate(request, resolver);
   });
@@ -90,6 +101,7 @@ export async function buildGateway(options: GatewayOptions): Promise<App> {
     await app.register(identityPlugin, {
       infra, databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR, schema: options.schemas?.identity,
       version: options.version, initialRootPassword: config.INITIAL_ROOT_PASSWORD, oauthEndpoints: options.oauthEndpoints,
+      reachableBeyondLoopback: !isLoopbackHost(config.HOST),
       twoFactorKeySecret: config.TWO_FACTOR_KEY_SECRET ?? loadOrCreateSecret(config.DATA_DIR, 'two-factor-key'), stepUpTtlMs: config.STEP_UP_TTL_MS,
     });
     await app.register(billingPlugin, {
@@ -137,6 +149,7 @@ async function authenticate(request: FastifyRequest, resolver: CredentialResolve
     if (principal && String(principal.user_id) === claimed.trim()) {
       return {
         userId: principal.user_id, username: principal.username, role: principal.role, group: principal.group,
+        ...(principal.password_change_required ? { passwordChangeRequired: true } : {}),
         ...(kind === 'session' ? { session: crypto.createHash('sha256').update(secret).digest('hex') } : {}),
       };
     }

@@ -1,8 +1,27 @@
 import httpProxy from '@fastify/http-proxy';
-import { errorShapeFor, internalHeaders, sendError, serverErrorMessage, signIdentity, type App, type ErrorReply, type OutageLog } from '@aigw/platform';
+import {
+  BodyTooLargeError, bodyLimits, errorShapeFor, internalHeaders, readCapped, sendError, serverErrorMessage, signIdentity,
+  type App, type ErrorReply, type OutageLog,
+} from '@aigw/platform';
 import type { FastifyBaseLogger } from 'fastify';
 import type { IncomingHttpHeaders } from 'node:http';
-import { routeTable, services, type ServiceName } from './route-table.js';
+import { owningService, routeTable, services, type ServiceName } from './route-table.js';
+
+/** The payment gateways' notifies: unauthenticated, but forms larger than a login's. */
+const paymentCallbackPrefix = '/api/user/epay/';
+
+/**
+ * The body cap the gateway enforces on a proxied request before forwarding a byte of it (test
+ * D1): anonymous callers small, signed-in console users larger, payment notifies their own. The
+ * service caps each route again by its declared access. Relay bodies are streamed: the relay
+ * checks the key before reading and caps by operation.
+ */
+export function proxiedBodyLimit(url: string, signedIn: boolean): number | undefined {
+  const service = owningService(url);
+  if (service === undefined || service === 'relay') return undefined;
+  if (url.startsWith(paymentCallbackPrefix)) return bodyLimits.paymentCallback;
+  return signedIn ? bodyLimits.console : bodyLimits.anonymous;
+}
 
 /**
  * Distributed topology: each route-table prefix is proxied to its service, with the caller's
@@ -13,6 +32,19 @@ import { routeTable, services, type ServiceName } from './route-table.js';
 export async function registerProxies(app: App, upstreams: Record<ServiceName, string>, internalSecret: string): Promise<void> {
   await app.register(async (scope) => {
     scope.setChildLoggerFactory((logger, bindings, options) => withoutProxyErrorLines(logger.child(bindings, options)));
+    // Refused before forwarding: by Content-Length at once, a chunked body as it passes the cap
+    // (read into memory up to the cap, then forwarded whole). The rest is never read.
+    scope.addHook('preParsing', async (request, reply, payload) => {
+      const limit = proxiedBodyLimit(request.url, request.auth !== null);
+      if (limit === undefined) return payload;
+      try {
+        if (Number(request.headers['content-length'] ?? 0) > limit) throw new BodyTooLargeError();
+        return await readCapped(payload, limit);
+      } catch (error) {
+        if (error instanceof BodyTooLargeError) reply.header('connection', 'close');
+        throw error;
+      }
+    });
     for (const service of services) {
       for (const prefix of routeTable[service]) {
         await scope.register(httpProxy, {

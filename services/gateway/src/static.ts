@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import fastifyStatic from '@fastify/static';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { App } from '@aigw/platform';
 import { isApiPath, isRelayPath } from './route-table.js';
 
@@ -13,6 +14,20 @@ const placeholder = `<!doctype html>
 and the relay under <code>/v1</code>.</p>
 <p><a href="/api/status">/api/status</a></p>
 </body></html>`;
+
+/**
+ * The JSON 404 of an unknown API path (and of any unknown path but a GET), in the path's shape;
+ * undefined for a console route (the SPA's index.html answers those). The gateway calls it as the
+ * request arrives, so the body of an unknown path is never read.
+ */
+export function answerUnknownApiPath(request: FastifyRequest, reply: FastifyReply): FastifyReply | undefined {
+  const message = `Invalid URL (${request.method} ${request.url.split('?', 1)[0]})`;
+  if (isRelayPath(request.url)) return reply.status(404).send({ error: { message, type: 'invalid_request_error', code: 'not_found' } });
+  if (isApiPath(request.url) || (request.method !== 'GET' && request.method !== 'HEAD')) {
+    return reply.status(404).send({ success: false, message });
+  }
+  return undefined;
+}
 
 /**
  * The console: files from web/dist with SPA fallback to index.html (no-cache), or a
@@ -37,11 +52,8 @@ export async function registerConsole(app: App, webDistDir: string | undefined):
   }
 
   app.setNotFoundHandler(async (request, reply) => {
-    const message = `Invalid URL (${request.method} ${request.url.split('?', 1)[0]})`;
-    if (isRelayPath(request.url)) return reply.status(404).send({ error: { message, type: 'invalid_request_error', code: 'not_found' } });
-    if (isApiPath(request.url) || (request.method !== 'GET' && request.method !== 'HEAD')) {
-      return reply.status(404).send({ success: false, message });
-    }
+    const answered = answerUnknownApiPath(request, reply);
+    if (answered) return answered;
     reply.header('Cache-Control', 'no-cache').type('text/html; charset=utf-8');
     return hasConsole ? reply.sendFile('index.html', { cacheControl: false }) : reply.send(placeholder);
   });

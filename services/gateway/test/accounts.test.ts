@@ -117,20 +117,20 @@ describe.each(backends)('accounts (%s)', (backend) => {
 
   it('logs out: the cookie stops working', async () => {
     const session = await gateway.login('alice', 'alice-pass-1');
-    const out = await gateway.call('GET', '/api/user/logout', { session });
+    const out = await gateway.call('POST', '/api/user/logout', { session });
     expect(out.json()).toEqual({ success: true, message: '' });
     await waitFor(async () => (await gateway.call('GET', '/api/user/self', { session })).statusCode === 401, 5_000, 'logged out');
   });
 
   it('generates a system access token that works with New-Api-User, and replaces the previous one', async () => {
     const session = await gateway.login('alice', 'alice-pass-1');
-    const token = (await gateway.call('GET', '/api/user/token', { session })).json().data as string;
+    const token = (await gateway.call('POST', '/api/user/token', { session })).json().data as string;
     expect(token).toMatch(/^[A-Za-z0-9]{32}$/);
     const viaToken = await gateway.call('GET', '/api/user/self', { headers: { authorization: token, 'new-api-user': String(session.id) } });
     expect(viaToken.json()).toMatchObject({ success: true, data: { username: 'alice' } });
     const bearer = await gateway.call('GET', '/api/user/self', { headers: { authorization: `Bearer ${token}`, 'new-api-user': String(session.id) } });
     expect(bearer.statusCode).toBe(200);
-    const replacement = (await gateway.call('GET', '/api/user/token', { session })).json().data as string;
+    const replacement = (await gateway.call('POST', '/api/user/token', { session })).json().data as string;
     expect(replacement).not.toBe(token);
     await waitFor(async () => (await gateway.call('GET', '/api/user/self', { headers: { authorization: token, 'new-api-user': String(session.id) } })).statusCode === 401, 5_000, 'old token revoked');
   });
@@ -152,8 +152,8 @@ describe.each(backends)('accounts (%s)', (backend) => {
     const withoutCode = (await gateway.register('erin', 'erin-pass-12', { email: 'erin@example.com' })).json();
     expect(withoutCode.message).toMatch(/verification_code/);
 
-    expect((await gateway.call('GET', '/api/verification?email=erin@example.com')).json().success).toBe(true);
-    const locked = (await gateway.call('GET', '/api/verification?email=erin@example.com')).json();
+    expect((await gateway.call('POST', '/api/verification', { body: { email: 'erin@example.com' } })).json().success).toBe(true);
+    const locked = (await gateway.call('POST', '/api/verification', { body: { email: 'erin@example.com' } })).json();
     expect(locked).toMatchObject({ success: false, message: expect.stringMatching(/30 seconds/) });
     await waitFor(() => mails.some((mail) => (mail.data as { to: string }).to === 'erin@example.com'), 5_000, 'verification mail');
     const code = (mails.find((mail) => (mail.data as { to: string }).to === 'erin@example.com')!.data as { params: { code: string } }).params.code;
@@ -161,8 +161,8 @@ describe.each(backends)('accounts (%s)', (backend) => {
     expect((await gateway.register('erin', 'erin-pass-12', { email: 'erin@example.com', verification_code: code })).json().success).toBe(true);
     await gateway.call('PUT', '/api/option/', { session: root, body: { key: 'EmailVerificationEnabled', value: 'false' } });
 
-    expect((await gateway.call('GET', '/api/reset_password?email=nobody@example.com')).json().success).toBe(true);
-    expect((await gateway.call('GET', '/api/reset_password?email=erin@example.com')).json().success).toBe(true);
+    expect((await gateway.call('POST', '/api/reset_password', { body: { email: 'nobody@example.com' } })).json().success).toBe(true);
+    expect((await gateway.call('POST', '/api/reset_password', { body: { email: 'erin@example.com' } })).json().success).toBe(true);
     await waitFor(() => mails.some((mail) => (mail.data as { template: string }).template === 'password_reset'), 5_000, 'reset mail');
     expect(mails.filter((mail) => (mail.data as { template: string }).template === 'password_reset')).toHaveLength(1);
     const link = new URL((mails.find((mail) => (mail.data as { template: string }).template === 'password_reset')!.data as { params: { link: string } }).params.link);

@@ -196,7 +196,7 @@ describe('the distributed cluster, through the gateway', () => {
   test('logout ends the session', async () => {
     const cookie = alice.cookie;
     expect((await alice.call('GET', '/api/user/self')).status).toBe(200);
-    expect((await alice.call('GET', '/api/user/logout')).body).toMatchObject({ success: true });
+    expect((await alice.call('POST', '/api/user/logout')).body).toMatchObject({ success: true });
     alice.cookie = cookie; // replay the old cookie
     await waitFor(async () => (await alice.call('GET', '/api/user/self')).status === 401, 10_000, 'logged-out session refused');
   });

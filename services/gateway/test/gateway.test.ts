@@ -163,7 +163,7 @@ describe.each(['in-process', 'real'] as const)('sessions across restarts and rep
       const restarted = await startGateway(backend, {}, environment);
       try {
         expect((await restarted.call('GET', '/api/user/self', { session })).statusCode).toBe(200);
-        await restarted.call('GET', '/api/user/logout', { session });
+        await restarted.call('POST', '/api/user/logout', { session });
         await waitFor(async () => (await second.call('GET', '/api/user/self', { session })).statusCode === 401, 5_000, 'revoked on the other replica');
       } finally {
         await restarted.close();

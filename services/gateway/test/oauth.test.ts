@@ -139,7 +139,7 @@ describe.each(backends)('third-party login (%s)', (backend) => {
     expect((await callback('github', grant({ login: 'octocat' }))).json()).toEqual({ success: false, message: 'the administrator has not enabled GitHub login' });
     await setOption('GitHubOAuthEnabled', 'true');
     await setOption('WeChatAuthEnabled', 'false');
-    expect((await call('GET', '/api/oauth/wechat?code=x')).json()).toEqual({ success: false, message: 'the administrator has not enabled WeChat login' });
+    expect((await call('POST', '/api/oauth/wechat', { body: { code: 'x' } })).json()).toEqual({ success: false, message: 'the administrator has not enabled WeChat login' });
     await setOption('WeChatAuthEnabled', 'true');
   });
 
@@ -222,19 +222,19 @@ describe.each(backends)('third-party login (%s)', (backend) => {
   });
 
   it('logs in and binds with WeChat through the WeChat server', async () => {
-    const login = await call('GET', `/api/oauth/wechat?code=${grant({ id: 'wx-openid-1' })}`);
+    const login = await call('POST', '/api/oauth/wechat', { body: { code: grant({ id: 'wx-openid-1' }) } });
     expect(login.json()).toMatchObject({ success: true, data: { username: expect.stringMatching(/^wechat_\d+$/), wechat_id: 'wx-openid-1' } });
     const asked = fake.requests.filter((request) => request.path === '/api/wechat/user').at(-1)!;
     expect(asked.headers.authorization).toBe(secrets.WeChatServerToken);
 
-    expect((await call('GET', '/api/oauth/wechat?code=wrong')).json()).toEqual({ success: false, message: 'WeChat login failed: the verification code is wrong or has expired' });
-    expect((await call('GET', '/api/oauth/wechat/bind?code=x')).statusCode).toBe(401);
+    expect((await call('POST', '/api/oauth/wechat', { body: { code: 'wrong' } })).json()).toEqual({ success: false, message: 'WeChat login failed: the verification code is wrong or has expired' });
+    expect((await call('POST', '/api/oauth/wechat/bind', { body: { code: 'x' } })).statusCode).toBe(401);
 
     await gateway.register('wendy', 'wendy-pass');
     const wendy = await gateway.login('wendy', 'wendy-pass');
-    expect((await call('GET', `/api/oauth/wechat/bind?code=${grant({ id: 'wx-openid-2' })}`, { session: wendy })).json()).toEqual({ success: true, message: '' });
+    expect((await call('POST', '/api/oauth/wechat/bind', { session: wendy, body: { code: grant({ id: 'wx-openid-2' }) } })).json()).toEqual({ success: true, message: '' });
     expect((await self(wendy)).wechat_id).toBe('wx-openid-2');
-    expect((await call('GET', `/api/oauth/wechat/bind?code=${grant({ id: 'wx-openid-1' })}`, { session: wendy })).json().message).toBe('this WeChat account is already bound to another user');
+    expect((await call('POST', '/api/oauth/wechat/bind', { session: wendy, body: { code: grant({ id: 'wx-openid-1' }) } })).json().message).toBe('this WeChat account is already bound to another user');
   });
 
   it('declares who may call each route, and counts the callbacks against the critical rate limit', () => {

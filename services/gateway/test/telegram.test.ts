@@ -4,8 +4,8 @@ import { ROOT_PASSWORD, startGateway, type TestGateway } from './support/gateway
 describe('Telegram login and binding (in-process)', () => {
   let gateway: TestGateway;
   const botToken = '123456:TEST-bot-token';
-  const widget = (id: string) =>
-    new URLSearchParams(signTelegramFields({ id, first_name: 'Ann', auth_date: String(Math.floor(Date.now() / 1000)) }, botToken)).toString();
+  /** The widget's signed answer, which the console posts to login and bind. */
+  const signed = (id: string) => signTelegramFields({ id, first_name: 'Ann', auth_date: String(Math.floor(Date.now() / 1000)) }, botToken);
 
   beforeAll(async () => {
     gateway = await startGateway('in-process');
@@ -20,32 +20,32 @@ describe('Telegram login and binding (in-process)', () => {
   });
 
   it('logs in only accounts that bound Telegram, after binding from a session', async () => {
-    const before = (await gateway.call('GET', `/api/oauth/telegram/login?${widget('777')}`)).json();
+    const before = (await gateway.call('POST', '/api/oauth/telegram/login', { body: signed('777') })).json();
     expect(before).toMatchObject({ success: false, message: expect.stringMatching(/not bound/) });
 
     const session = await gateway.login('ann', 'ann-password');
-    expect((await gateway.call('GET', `/api/oauth/telegram/bind?${widget('777')}`, { session })).json().success).toBe(true);
+    expect((await gateway.call('POST', '/api/oauth/telegram/bind', { session, body: signed('777') })).json().success).toBe(true);
     expect((await gateway.call('GET', '/api/user/self', { session })).json().data.telegram_id).toBe('777');
 
-    const login = await gateway.call('GET', `/api/oauth/telegram/login?${widget('777')}`);
+    const login = await gateway.call('POST', '/api/oauth/telegram/login', { body: signed('777') });
     expect(login.json()).toMatchObject({ success: true, data: { username: 'ann' } });
     expect(login.cookies.find((cookie) => cookie.name === 'session')).toBeDefined();
   });
 
   it('refuses a forged widget answer and a Telegram account bound to someone else', async () => {
-    const forged = widget('777').replace('first_name=Ann', 'first_name=Eve');
-    expect((await gateway.call('GET', `/api/oauth/telegram/login?${forged}`)).json().message).toMatch(/invalid/);
+    const forged = { ...signed('777'), first_name: 'Eve' };
+    expect((await gateway.call('POST', '/api/oauth/telegram/login', { body: forged })).json().message).toMatch(/invalid/);
     await gateway.register('bob', 'bob-password');
     const bob = await gateway.login('bob', 'bob-password');
-    expect((await gateway.call('GET', `/api/oauth/telegram/bind?${widget('777')}`, { session: bob })).json().message).toMatch(/already bound/);
+    expect((await gateway.call('POST', '/api/oauth/telegram/bind', { session: bob, body: signed('777') })).json().message).toMatch(/already bound/);
   });
 
   it('tells a deregistered user that the account was deleted', async () => {
     await gateway.register('cora', 'cora-password');
     const cora = await gateway.login('cora', 'cora-password');
-    expect((await gateway.call('GET', `/api/oauth/telegram/bind?${widget('888')}`, { session: cora })).json().success).toBe(true);
+    expect((await gateway.call('POST', '/api/oauth/telegram/bind', { session: cora, body: signed('888') })).json().success).toBe(true);
     expect((await gateway.call('DELETE', '/api/user/self', { session: cora })).json().success).toBe(true);
-    const login = (await gateway.call('GET', `/api/oauth/telegram/login?${widget('888')}`)).json();
+    const login = (await gateway.call('POST', '/api/oauth/telegram/login', { body: signed('888') })).json();
     expect(login).toEqual({ success: false, message: 'the account has been deleted' });
   });
 });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { loadConfig, runService, serviceConfigSchema } from '@aigw/platform';
+import { isLoopbackHost, loadConfig, runService, serviceConfigSchema } from '@aigw/platform';
 import identityPlugin from './plugin.js';
 import { version } from './version.js';
 
@@ -27,5 +27,8 @@ await runService({
     initialRootPassword: config.INITIAL_ROOT_PASSWORD,
     twoFactorKeySecret: config.TWO_FACTOR_KEY_SECRET,
     stepUpTtlMs: config.STEP_UP_TTL_MS,
+    // Standalone, identity sees only its own address: a deployment that exposes the gateway while
+    // identity listens on loopback should set INITIAL_ROOT_PASSWORD (README, rule R8).
+    reachableBeyondLoopback: !isLoopbackHost(config.HOST),
   }),
 });

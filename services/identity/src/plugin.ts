@@ -42,6 +42,11 @@ export interface IdentityPluginOptions {
   version: string;
   /** Password of the root user created on first start; the factory default when absent. */
   initialRootPassword?: string;
+  /**
+   * Whether the server's public entry listens beyond loopback (HOST). Then a root still holding
+   * the factory password may only read its profile and change the password (rule R8). Default true.
+   */
+  reachableBeyondLoopback?: boolean;
   /** Secret from which the keys sealing TOTP secrets and hashing backup codes are derived; every identity replica needs the same. */
   twoFactorKeySecret: string;
   /** How long a step-up (`POST /api/verify`) keeps sensitive actions open; default 5 minutes. */
@@ -65,10 +70,12 @@ const identityPlugin: FastifyPluginAsync<IdentityPluginOptions> = async (app, op
     logger,
   });
   const optionStore = await createOptionStore(db, bus, logger);
+  const reachableBeyondLoopback = options.reachableBeyondLoopback ?? true;
   const context: IdentityContext = {
     db, bus, kv, logger,
     options: optionStore,
-    sessions: createSessionStore(db),
+    sessions: createSessionStore(db, { reachableBeyondLoopback }),
+    reachableBeyondLoopback,
     secondFactors: createSecondFactorStore(db, kv, {
       seal: deriveKey(options.twoFactorKeySecret, 'identity.totp'),
       hash: deriveKey(options.twoFactorKeySecret, 'identity.backup-codes'),

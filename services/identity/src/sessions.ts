@@ -2,6 +2,7 @@ import { LessThan, type DataSource } from 'typeorm';
 import { UserStatus, type AuthPrincipal } from '@aigw/contracts';
 import { SessionEntity } from './entities/session.entity.js';
 import { UserEntity } from './entities/user.entity.js';
+import { passwordChangeRequired } from './domain/factory-password.js';
 import { randomString, sha256 } from './domain/secrets.js';
 
 /** Sessions live 30 days, like the established product's cookie. */
@@ -20,14 +21,21 @@ export interface SessionStore {
   sweep(): Promise<number>;
 }
 
-function principal(user: UserEntity | null): AuthPrincipal | null {
-  if (!user || user.deleted_at !== null || user.status !== UserStatus.Enabled) return null;
-  return { user_id: user.id, username: user.username, role: user.role, status: user.status, group: user.group };
+export interface SessionStoreOptions {
+  /** The server listens beyond loopback: a root with the factory password must change it first (rule R8). */
+  reachableBeyondLoopback: boolean;
 }
 
-export function createSessionStore(db: DataSource): SessionStore {
+export function createSessionStore(db: DataSource, options: SessionStoreOptions): SessionStore {
   const sessions = db.getRepository(SessionEntity);
   const users = db.getRepository(UserEntity);
+  const principal = (user: UserEntity | null): AuthPrincipal | null => {
+    if (!user || user.deleted_at !== null || user.status !== UserStatus.Enabled) return null;
+    return {
+      user_id: user.id, username: user.username, role: user.role, status: user.status, group: user.group,
+      password_change_required: passwordChangeRequired(user, options.reachableBeyondLoopback),
+    };
+  };
   return {
     async create(userId) {
       const secret = randomString(43);

@@ -39,7 +39,7 @@ const NOTICE = 'matrix notice';
 /** Every secret option is set to this (plus its index): no answer may ever carry it, root's included. */
 const SECRET_SENTINEL = 'matrix-secret-';
 /** A Telegram login widget answer, well formed but unsigned (Telegram login is off anyway). */
-const telegramQuery = `id=4242&first_name=Ann&auth_date=1700000000&hash=${'ab'.repeat(32)}`;
+const telegramAnswer = { id: '4242', first_name: 'Ann', auth_date: '1700000000', hash: 'ab'.repeat(32) };
 /** A well-formed WebAuthn answer that no authenticator made (passkeys are off anyway). */
 const webAuthnAnswer = { id: 'AAAA', rawId: 'AAAA', type: 'public-key', response: { clientDataJSON: 'e30', authenticatorData: 'AAAA', signature: 'AAAA' } };
 
@@ -65,10 +65,10 @@ const matrix: Row[] = [
 
   // Sign-in, registration and reset: public; the bodies are refused by the business rules, so nothing changes.
   { method: 'POST', route: '/api/user/login', note: 'wrong password', url: () => '/api/user/login', body: () => ({ username: 'usera', password: 'not-the-password' }), expect: everyone },
-  { method: 'GET', route: '/api/user/logout', url: () => '/api/user/logout', expect: everyone, fresh: { after: sessionsEnded() } },
+  { method: 'POST', route: '/api/user/logout', url: () => '/api/user/logout', expect: everyone, fresh: { after: sessionsEnded() } },
   { method: 'POST', route: '/api/user/register', note: 'taken username', url: () => '/api/user/register', body: () => ({ username: 'usera', password: 'another-password', password2: 'another-password' }), expect: everyone },
-  { method: 'GET', route: '/api/verification', note: 'email already used', url: (ids) => `/api/verification?email=${encodeURIComponent(ids.emailA)}`, expect: everyone },
-  { method: 'GET', route: '/api/reset_password', note: 'unknown email', url: () => '/api/reset_password?email=nobody%40example.com', expect: everyone },
+  { method: 'POST', route: '/api/verification', note: 'email already used', url: () => '/api/verification', body: (ids) => ({ email: ids.emailA }), expect: everyone },
+  { method: 'POST', route: '/api/reset_password', note: 'unknown email', url: () => '/api/reset_password', body: () => ({ email: 'nobody@example.com' }), expect: everyone },
   { method: 'POST', route: '/api/user/reset', note: "guessed token for A's email", url: () => '/api/user/reset', body: (ids) => ({ email: ids.emailA, token: 'f'.repeat(32) }), expect: everyone },
 
   // Third-party logins: public callbacks (every provider is off here, so each answers a refusal).
@@ -76,20 +76,20 @@ const matrix: Row[] = [
   { method: 'GET', route: '/api/oauth/github', url: () => '/api/oauth/github?code=matrix&state=matrix', expect: everyone },
   { method: 'GET', route: '/api/oauth/linuxdo', url: () => '/api/oauth/linuxdo?code=matrix&state=matrix', expect: everyone },
   { method: 'GET', route: '/api/oauth/oidc', url: () => '/api/oauth/oidc?code=matrix&state=matrix', expect: everyone },
-  { method: 'GET', route: '/api/oauth/wechat', url: () => '/api/oauth/wechat?code=matrix', expect: everyone },
-  { method: 'GET', route: '/api/oauth/telegram/login', url: () => `/api/oauth/telegram/login?${telegramQuery}`, expect: everyone },
+  { method: 'POST', route: '/api/oauth/wechat', url: () => '/api/oauth/wechat', body: () => ({ code: 'matrix' }), expect: everyone },
+  { method: 'POST', route: '/api/oauth/telegram/login', url: () => '/api/oauth/telegram/login', body: () => telegramAnswer, expect: everyone },
 
   // The caller's own account.
   { method: 'GET', route: '/api/user/self', url: () => '/api/user/self', expect: signedIn },
   { method: 'PUT', route: '/api/user/self', note: 'password change, wrong current password', url: () => '/api/user/self', body: () => ({ password: 'new-password-1', original_password: 'not-the-password' }), expect: signedIn },
   // Root is served too: the envelope refuses ("the super admin cannot delete their own account").
   { method: 'DELETE', route: '/api/user/self', url: () => '/api/user/self', expect: signedIn, fresh: { after: sessionsEnded(['root']) } },
-  { method: 'GET', route: '/api/user/token', url: () => '/api/user/token', expect: signedIn, fresh: {} },
+  { method: 'POST', route: '/api/user/token', url: () => '/api/user/token', expect: signedIn, fresh: {} },
   { method: 'GET', route: '/api/user/aff', url: () => '/api/user/aff', expect: signedIn },
   { method: 'GET', route: '/api/user/self/groups', url: () => '/api/user/self/groups', expect: signedIn },
-  { method: 'GET', route: '/api/oauth/email/bind', note: "A's email, wrong code", url: (ids) => `/api/oauth/email/bind?email=${encodeURIComponent(ids.emailA)}&code=000000`, expect: signedIn },
-  { method: 'GET', route: '/api/oauth/wechat/bind', url: () => '/api/oauth/wechat/bind?code=matrix', expect: signedIn },
-  { method: 'GET', route: '/api/oauth/telegram/bind', url: () => `/api/oauth/telegram/bind?${telegramQuery}`, expect: signedIn },
+  { method: 'POST', route: '/api/oauth/email/bind', note: "A's email, wrong code", url: () => '/api/oauth/email/bind', body: (ids) => ({ email: ids.emailA, code: '000000' }), expect: signedIn },
+  { method: 'POST', route: '/api/oauth/wechat/bind', url: () => '/api/oauth/wechat/bind', body: () => ({ code: 'matrix' }), expect: signedIn },
+  { method: 'POST', route: '/api/oauth/telegram/bind', url: () => '/api/oauth/telegram/bind', body: () => telegramAnswer, expect: signedIn },
 
   // User management (admin), with the level rules: nobody reaches the same or a higher level.
   { method: 'GET', route: '/api/group/', url: () => '/api/group/', expect: adminOnly },
@@ -191,7 +191,7 @@ describe.each(backends)('identity authorization (%s)', (backend) => {
     for (const [principal, email] of Object.entries(emails) as Array<[keyof typeof emails, string]>) {
       await succeed(gateway.call('PUT', '/api/user/', { session: sessions.root, body: { id: sessions[principal].id, email } }), `email of ${principal}`);
     }
-    accessTokenA = (await succeed(gateway.call('GET', '/api/user/token', { session: sessions.userA }), 'access token of A')) as string;
+    accessTokenA = (await succeed(gateway.call('POST', '/api/user/token', { session: sessions.userA }), 'access token of A')) as string;
     const secretKeys = optionKeys.filter((key) => isSecretOption(key));
     expect(secretKeys.length).toBeGreaterThan(5);
     for (const [index, key] of secretKeys.entries()) {

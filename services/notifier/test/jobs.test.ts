@@ -57,7 +57,7 @@ describe.each(backends)('background job list (%s)', (backend) => {
   });
 
   it('records a manual sweep: done, then failed when the relay does not answer', async () => {
-    await gateway.call('GET', '/api/channel/test', { session: root });
+    await gateway.call('POST', '/api/channel/test', { session: root });
     await waitFor(async () => (await view(JobName.ChannelsTestAll)).last_run?.outcome === 'ok', 5_000, 'empty sweep recorded');
     expect((await view(JobName.ChannelsTestAll)).last_run!.summary).toBe('no channels to test');
 
@@ -65,12 +65,12 @@ describe.each(backends)('background job list (%s)', (backend) => {
     relay.answer = () => {
       throw new BusRequestError('no reply to relay.channel.operate within 60000 ms', 'relay.channel.operate', 'timeout');
     };
-    await gateway.call('GET', '/api/channel/test', { session: root });
+    await gateway.call('POST', '/api/channel/test', { session: root });
     await waitFor(async () => (await view(JobName.ChannelsTestAll)).last_run?.outcome === 'failed', 5_000, 'failed sweep recorded');
     expect((await view(JobName.ChannelsTestAll)).last_run!.summary).toBe('relay: the relay did not answer; try again later (no channel tested)');
 
     relay.answer = (request) => ({ ok: request.key === 'sk-a', status_code: request.key === 'sk-a' ? 200 : 500, message: 'overloaded' });
-    await gateway.call('GET', '/api/channel/test', { session: root });
+    await gateway.call('POST', '/api/channel/test', { session: root });
     await waitFor(async () => (await view(JobName.ChannelsTestAll)).last_run?.outcome === 'ok', 5_000, 'sweep recorded');
     expect((await view(JobName.ChannelsTestAll)).last_run!.summary).toBe('tested 2 channels, 1 failed, 0 disabled, 0 enabled');
   });

@@ -36,7 +36,7 @@ describe.each(backends)('mail (%s)', (backend) => {
   it('a verification code arrives in the console language (en-US), through SMTP AUTH, and registers the user', async () => {
     await setOptions(world.gateway, world.root, { EmailVerificationEnabled: true });
     const address = `alice-${backend}@example.com`;
-    const asked = await call('GET', `/api/verification?email=${encodeURIComponent(address)}`, { headers: { 'accept-language': 'en-US,en;q=0.9' } });
+    const asked = await call('POST', '/api/verification', { body: { email: address }, headers: { 'accept-language': 'en-US,en;q=0.9' } });
     expect(asked.json()).toMatchObject({ success: true });
 
     const mail = await onlyMailTo(address);
@@ -61,7 +61,7 @@ describe.each(backends)('mail (%s)', (backend) => {
 
   it('a Chinese console gets the mail in zh-CN (the default, also without Accept-Language)', async () => {
     for (const [address, headers] of [[`chen-${backend}@example.com`, { 'accept-language': 'zh-CN,zh;q=0.9' }], [`wang-${backend}@example.com`, undefined]] as const) {
-      expect((await call('GET', `/api/verification?email=${encodeURIComponent(address)}`, { headers })).json().success).toBe(true);
+      expect((await call('POST', '/api/verification', { body: { email: address }, headers })).json().success).toBe(true);
       const mail = await onlyMailTo(address);
       expect(mail.subject).toBe(`${SYSTEM_NAME}邮箱验证邮件`);
       expect(mail.text).toMatch(/您的验证码为：[0-9a-f]{6}/);
@@ -76,7 +76,7 @@ describe.each(backends)('mail (%s)', (backend) => {
     const user = await world.gateway.login(username, 'old-password');
     expect((await call('PUT', '/api/user/', { session: world.root, body: { id: user.id, email: address } })).json().success).toBe(true);
 
-    expect((await call('GET', `/api/reset_password?email=${encodeURIComponent(address)}`)).json().success).toBe(true);
+    expect((await call('POST', '/api/reset_password', { body: { email: address } })).json().success).toBe(true);
     const mail = await onlyMailTo(address);
     expect(mail.subject).toBe(`${SYSTEM_NAME}密码重置`);
     const link = new RegExp(`${SERVER_ADDRESS}/user/reset\\?email=[^\\s)]+&token=[0-9a-f]{32}`).exec(mail.text)?.[0];
@@ -97,10 +97,10 @@ describe.each(backends)('mail (%s)', (backend) => {
     // Root signs in from a console in that language, then binds an email with a code sent by mail.
     const { root } = world;
     expect((await call('POST', '/api/user/login', { body: { username: 'root', password: ROOT_PASSWORD }, headers: { 'accept-language': language } })).json().success).toBe(true);
-    expect((await call('GET', `/api/verification?email=${encodeURIComponent(rootAddress)}`)).json().success).toBe(true);
+    expect((await call('POST', '/api/verification', { body: { email: rootAddress } })).json().success).toBe(true);
     const codeMail = await onlyMailTo(rootAddress);
     const code = /([0-9a-f]{6})/.exec(codeMail.text)![1]!;
-    expect((await call('GET', `/api/oauth/email/bind?email=${encodeURIComponent(rootAddress)}&code=${code}`, { session: root })).json().success).toBe(true);
+    expect((await call('POST', '/api/oauth/email/bind', { session: root, body: { email: rootAddress, code } })).json().success).toBe(true);
 
     await setOptions(world.gateway, root, { AutomaticDisableChannelEnabled: true });
     const created = (await call('POST', '/api/channel/', { session: root, body: { type: 1, name: 'north <1>', group: 'default', models: 'gpt-4o', key: 'sk-mail-test' } })).json();

@@ -1,6 +1,6 @@
 import { parseSkKey, Role, TokenStatus, UserStatus, type ResolvedToken } from '@aigw/contracts';
-import { compileAllowList } from '@aigw/platform';
-import type { FastifyRequest } from 'fastify';
+import { announcesBody, compileAllowList } from '@aigw/platform';
+import type { FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import { RelayError } from './errors.js';
 import type { TokenCache } from './token-cache.js';
 
@@ -60,6 +60,32 @@ function checkToken(token: ResolvedToken, ip: string): void {
     if (!allowed) allowLists.set(token, (allowed = compileAllowList(token.allow_ips)));
     if (!allowed(ip)) throw new RelayError(403, `the API key may not be used from ${ip}`, 'ip_not_allowed', 'permission_error');
   }
+}
+
+const callers = new WeakMap<FastifyRequest, Caller>();
+
+/**
+ * The onRequest hook of every sk- key route: the key is checked from the headers as the request
+ * arrives, so a missing, unknown or refused key is answered (401/403 in the route's shape)
+ * before a byte of the body is read (DESIGN section 6).
+ */
+export function requireApiKey(tokens: TokenCache): onRequestAsyncHookHandler {
+  return async (request, reply) => {
+    try {
+      callers.set(request, await authenticateToken(request, tokens));
+    } catch (error) {
+      // The body stays unread: close rather than let Node read the rest to reuse the connection.
+      if (announcesBody(request.headers)) reply.header('connection', 'close');
+      throw error;
+    }
+  };
+}
+
+/** The caller `requireApiKey` authenticated for this request. */
+export function callerOf(request: FastifyRequest): Caller {
+  const caller = callers.get(request);
+  if (!caller) throw new Error(`route ${request.routeOptions.url ?? request.url} reads the caller without requireApiKey`);
+  return caller;
 }
 
 /** The model limits of the token (reference 4.1 step 4d). */

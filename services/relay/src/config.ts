@@ -2,6 +2,9 @@ import os from 'node:os';
 import { z } from 'zod';
 import type { RelayLimits } from './context.js';
 
+/** The JSON operations' request body cap by default (RELAY_BODY_LIMIT_BYTES). */
+export const DEFAULT_REQUEST_BODY_BYTES = 20 * 1024 * 1024;
+
 /**
  * The relay's tunables as env fields: its own process reads them, and so does the gateway when
  * it runs the relay all-in-one (one declaration, the same names and bounds).
@@ -29,6 +32,12 @@ export const relayConfigShape = {
   HOLD_LEASE_TTL_MS: z.coerce.number().int().min(1_000).max(600_000).default(20_000),
   /** How often holds of stopped relays (and past their expiry) are swept. */
   HOLD_SWEEP_INTERVAL_MS: z.coerce.number().int().min(1_000).max(3_600_000).default(30_000),
+  /**
+   * Largest request body of the JSON relay operations (chat, completions, embeddings,
+   * moderations, messages), in bytes; larger ones get 413 before they are read. Images inlined
+   * as base64 are what make chat bodies large.
+   */
+  RELAY_BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).default(DEFAULT_REQUEST_BODY_BYTES),
 };
 
 type RelayConfig = z.infer<z.ZodObject<typeof relayConfigShape>>;
@@ -50,6 +59,7 @@ export function relaySettings(config: RelayConfig): RelaySettings {
       headersTimeoutMs: config.UPSTREAM_HEADERS_TIMEOUT_MS,
       answerTimeoutMs: config.UPSTREAM_ANSWER_TIMEOUT_MS,
       maxUpstreamBodyBytes: 64 * 1024 * 1024,
+      requestBodyBytes: config.RELAY_BODY_LIMIT_BYTES,
     },
     instanceName: config.INSTANCE_NAME ?? defaultInstanceName(),
     leaseTtlMs: config.HOLD_LEASE_TTL_MS,

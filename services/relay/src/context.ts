@@ -15,6 +15,12 @@ export interface RelayLimits {
   answerTimeoutMs: number;
   /** Largest upstream answer read whole (non-streaming). */
   maxUpstreamBodyBytes: number;
+  /**
+   * Largest request body of the JSON operations (chat, completions, embeddings, moderations,
+   * messages, the playground), refused with 413 before it is read. Uploads (audio, image edits),
+   * when relayed, take their own larger cap and stream to the upstream.
+   */
+  requestBodyBytes: number;
 }
 
 /** What the relay's routes and responders work with; built once in plugin.ts. */

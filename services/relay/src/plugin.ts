@@ -7,7 +7,7 @@ import { createChannelDirectory } from './channels.js';
 import { preloadEncoders } from './tokenizer/index.js';
 import { registerChannelOperations } from './channel-operations.js';
 import type { RelayContext } from './context.js';
-import { defaultInstanceName, type RelaySettings } from './config.js';
+import { DEFAULT_REQUEST_BODY_BYTES, defaultInstanceName, type RelaySettings } from './config.js';
 import { relayErrorHandler } from './errors.js';
 import { createTokenCache } from './token-cache.js';
 import { createUsagePublisher } from './usage-publisher.js';
@@ -73,6 +73,7 @@ const relayPlugin: FastifyPluginAsync<RelayPluginOptions> = async (app, settings
       streamIdleTimeoutMs, connectTimeoutMs, headersTimeoutMs,
       answerTimeoutMs: limits.answerTimeoutMs ?? 3_600_000,
       maxUpstreamBodyBytes: limits.maxUpstreamBodyBytes ?? 64 * 1024 * 1024,
+      requestBodyBytes: limits.requestBodyBytes ?? DEFAULT_REQUEST_BODY_BYTES,
     },
   };
   const subscriptions: Subscription[] = [await registerChannelOperations(context)];

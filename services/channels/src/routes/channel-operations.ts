@@ -6,27 +6,29 @@ import { fetchModelsBody, idParams, testQuery } from './schemas.js';
 
 /**
  * Channel tests, balances and upstream model lists (admin). The test and balance answers carry
- * `time` and `balance` beside the envelope, where the established console reads them.
+ * `time` and `balance` beside the envelope, where the established console reads them. Tests and
+ * balance updates record what they find (and may disable a channel), so they are POST (rule R12;
+ * the established product's GET is not kept: docs/security.md); listing upstream models stays GET.
  */
 export const channelOperationRoutes: FastifyPluginAsyncZod<{ context: ChannelsContext }> = async (app, { context }) => {
   const admin = { access: 'admin' } as const;
 
-  app.get('/api/channel/test/:id', { schema: { params: idParams, querystring: testQuery }, config: admin }, async (request) => {
+  app.post('/api/channel/test/:id', { schema: { params: idParams, querystring: testQuery }, config: admin }, async (request) => {
     const result = await testChannel(context, request.params.id, request.query.model);
     return { ...result, data: { time: result.time } };
   });
 
-  app.get('/api/channel/test', { config: admin }, async () => {
+  app.post('/api/channel/test', { config: admin }, async () => {
     await startSweep(context, TEST_ALL_JOB);
     return { success: true, message: 'testing all channels in the background; refresh to see the results' };
   });
 
-  app.get('/api/channel/update_balance/:id', { schema: { params: idParams }, config: admin }, async (request) => {
+  app.post('/api/channel/update_balance/:id', { schema: { params: idParams }, config: admin }, async (request) => {
     const balance = await updateBalance(context, request.params.id);
     return { success: true, message: '', balance, data: { balance } };
   });
 
-  app.get('/api/channel/update_balance', { config: admin }, async () => {
+  app.post('/api/channel/update_balance', { config: admin }, async () => {
     await startSweep(context, BALANCE_ALL_JOB);
     return { success: true, message: 'updating the balances of all enabled channels in the background' };
   });

@@ -32,9 +32,10 @@ export type GatewayOverrides = Partial<Pick<GatewayOptions, 'oauthEndpoints' | '
 
 /**
  * The all-in-one gateway with every service mounted, on the given backend, isolated by the test
- * environment's namespace. Rate limits are off unless the test sets them.
+ * environment's namespace. Rate limits are off unless the test sets them; a variable set to
+ * undefined is unset (`INITIAL_ROOT_PASSWORD: undefined` starts with the factory password).
  */
-export async function startGateway(backend: Backend, env: Record<string, string> = {}, shared?: TestEnvironment, overrides: GatewayOverrides = {}): Promise<TestGateway> {
+export async function startGateway(backend: Backend, env: Record<string, string | undefined> = {}, shared?: TestEnvironment, overrides: GatewayOverrides = {}): Promise<TestGateway> {
   // A shared environment outlives this gateway (restart tests): closing leaves it to its owner.
   const environment = shared ?? (await createTestEnvironment(backend));
   const config = gatewayConfigSchema.parse({

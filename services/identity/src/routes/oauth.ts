@@ -31,7 +31,11 @@ const callbackQuerySchema = z.object({
   code: z.string().min(1, 'code: required').max(2048),
   state: z.string().max(64).default(''),
 });
-const wechatQuerySchema = z.object({ code: z.string().trim().min(1, 'code: required').max(256) });
+/**
+ * The WeChat code, in the body: login and bind are POST (rule R12), so another site cannot sign a
+ * browser into the account of a code it obtained, nor bind it (a JSON POST needs CORS).
+ */
+const wechatCodeSchema = z.object({ code: z.string().trim().min(1, 'code: required').max(256) });
 
 const byBinding = (column: BindingColumn, id: string) => ({ [column]: id }) as FindOptionsWhere<UserEntity>;
 
@@ -149,14 +153,14 @@ export const oauthRoutes: FastifyPluginAsyncZod<OAuthRoutesOptions> = async (app
   app.get('/api/oauth/linuxdo', callbackRoute, callback(oauthProviders.linuxdo));
   app.get('/api/oauth/oidc', callbackRoute, callback(oauthProviders.oidc));
 
-  app.get('/api/oauth/wechat', { schema: { querystring: wechatQuerySchema }, config: { access: 'public' } }, async (request, reply) => {
+  app.post('/api/oauth/wechat', { schema: { body: wechatCodeSchema }, config: { access: 'public' } }, async (request, reply) => {
     requireEnabled(wechatLogin);
-    return logIn(request, reply, wechatLogin, await wechatAccount(request.query.code, providerContext), '');
+    return logIn(request, reply, wechatLogin, await wechatAccount(request.body.code, providerContext), '');
   });
 
-  app.get('/api/oauth/wechat/bind', { schema: { querystring: wechatQuerySchema }, config: { access: 'user' } }, async (request) => {
+  app.post('/api/oauth/wechat/bind', { schema: { body: wechatCodeSchema }, config: { access: 'user' } }, async (request) => {
     requireEnabled(wechatLogin);
-    await bind(requireAuth(request).userId, wechatLogin, await wechatAccount(request.query.code, providerContext));
+    await bind(requireAuth(request).userId, wechatLogin, await wechatAccount(request.body.code, providerContext));
     return { success: true, message: '' };
   });
 };

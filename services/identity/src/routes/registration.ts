@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { emailQuerySchema, localeFromAcceptLanguage, passwordResetBodySchema, registerBodySchema } from '@aigw/contracts';
+import { emailBodySchema, localeFromAcceptLanguage, passwordResetBodySchema, registerBodySchema } from '@aigw/contracts';
 import { UserError } from '@aigw/platform';
 import type { IdentityContext } from '../context.js';
 import { UserEntity } from '../entities/user.entity.js';
@@ -67,8 +67,11 @@ export const registrationRoutes: FastifyPluginAsyncZod<{ context: IdentityContex
     return { success: true, message: '' };
   });
 
-  app.get('/api/verification', { schema: { querystring: emailQuerySchema }, config: { access: 'public' } }, async (request) => {
-    const { email } = request.query;
+  // Mails go out on POST only (rule R12); the human check, when on, comes as `?turnstile=` as on register.
+  const mailRoute = { schema: { body: emailBodySchema, querystring: z.object({ turnstile: z.string().optional() }) }, config: { access: 'public' as const } };
+
+  app.post('/api/verification', mailRoute, async (request) => {
+    const { email } = request.body;
     const rejected = checkEmail(email, emailRules());
     if (rejected) throw new UserError(`email: ${rejected}`);
     if (await users.existsBy({ email })) throw new UserError('email: already used');
@@ -79,8 +82,8 @@ export const registrationRoutes: FastifyPluginAsyncZod<{ context: IdentityContex
     return { success: true, message: '' };
   });
 
-  app.get('/api/reset_password', { schema: { querystring: emailQuerySchema }, config: { access: 'public' } }, async (request) => {
-    const { email } = request.query;
+  app.post('/api/reset_password', mailRoute, async (request) => {
+    const { email } = request.body;
     await lockResend(email, 'reset');
     const user = await users.findOneBy({ email });
     // Same answer whether or not the email is registered: no account enumeration.

@@ -1,6 +1,8 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { emailBindQuerySchema, Role, updateSelfBodySchema } from '@aigw/contracts';
-import { clearCookie, readCookie, requireAuth, SESSION_COOKIE, UnauthorizedError, UserError } from '@aigw/platform';
+import { emailBindBodySchema, Role, updateSelfBodySchema } from '@aigw/contracts';
+import {
+  clearCookie, ForbiddenError, passwordChangeRequiredMessage, readCookie, requireAuth, SESSION_COOKIE, UnauthorizedError, UserError,
+} from '@aigw/platform';
 import type { IdentityContext } from '../context.js';
 import { UserEntity } from '../entities/user.entity.js';
 import { hashPassword, verifyPassword } from '../domain/passwords.js';
@@ -22,15 +24,18 @@ export const selfRoutes: FastifyPluginAsyncZod<{ context: IdentityContext }> = a
     return user;
   };
 
-  app.get('/api/user/self', { config: { access: 'user' } }, async (request) => {
+  // Open to a root that must change the factory password first (rule R8), as is the change below.
+  app.get('/api/user/self', { config: { access: 'user', allowedBeforePasswordChange: true } }, async (request) => {
     const user = await loadSelf(requireAuth(request).userId);
     const balance = await fetchOwnBalance(bus, logger, user.id);
     return { success: true, message: '', data: toUserView(user, balance) };
   });
 
-  app.put('/api/user/self', { schema: { body: updateSelfBodySchema }, config: { access: 'user' } }, async (request) => {
-    const user = await loadSelf(requireAuth(request).userId);
+  app.put('/api/user/self', { schema: { body: updateSelfBodySchema }, config: { access: 'user', allowedBeforePasswordChange: true } }, async (request) => {
+    const auth = requireAuth(request);
     const body = request.body;
+    if (auth.passwordChangeRequired && !body.password) throw new ForbiddenError(passwordChangeRequiredMessage);
+    const user = await loadSelf(auth.userId);
     const changes: Partial<UserEntity> = {};
     Object.assign(changes, await renameFields(db.manager, user, body.username));
     if (body.display_name !== undefined) changes.display_name = body.display_name;
@@ -63,7 +68,8 @@ export const selfRoutes: FastifyPluginAsyncZod<{ context: IdentityContext }> = a
     return { success: true, message: '' };
   });
 
-  app.get('/api/user/token', { config: { access: 'user' } }, async (request) => {
+  // POST: it replaces the token (rule R12; docs/security.md, compatibility exceptions).
+  app.post('/api/user/token', { config: { access: 'user' } }, async (request) => {
     const user = await loadSelf(requireAuth(request).userId);
     const token = randomString(32);
     await users.update({ id: user.id }, { access_token_hash: sha256(token) });
@@ -88,9 +94,9 @@ export const selfRoutes: FastifyPluginAsyncZod<{ context: IdentityContext }> = a
     return { success: true, message: '', data };
   });
 
-  app.get('/api/oauth/email/bind', { schema: { querystring: emailBindQuerySchema }, config: { access: 'user' } }, async (request) => {
+  app.post('/api/oauth/email/bind', { schema: { body: emailBindBodySchema }, config: { access: 'user' } }, async (request) => {
     const user = await loadSelf(requireAuth(request).userId);
-    const { email, code } = request.query;
+    const { email, code } = request.body;
     const expected = await kv.get(verificationKey(email));
     if (!expected || !safeEqual(expected, code)) throw new UserError('code: wrong or expired verification code');
     const owner = await users.findOneBy({ email });

@@ -4,6 +4,7 @@ import { loginBodySchema, UserStatus, type LoginResult, type TwoFactorChallenge 
 import { clearCookie, readCookie, SESSION_COOKIE, setCookie, UserError } from '@aigw/platform';
 import type { IdentityContext } from '../context.js';
 import { UserEntity } from '../entities/user.entity.js';
+import { passwordChangeRequired } from '../domain/factory-password.js';
 import { dummyPasswordHash, hashPassword, needsRehash, verifyPassword } from '../domain/passwords.js';
 import { fetchOwnBalance } from '../balances.js';
 import { publishSessionRevoked } from '../events.js';
@@ -30,7 +31,11 @@ export async function signIn(context: IdentityContext, request: FastifyRequest, 
   const { secret } = await context.sessions.create(user.id);
   setCookie(reply, SESSION_COOKIE, secret, { maxAgeSeconds: SESSION_TTL_MS / 1000, secure: request.protocol === 'https' });
   const balance = await fetchOwnBalance(context.bus, context.logger, user.id);
-  return { ...toUserView(user, balance), default_password: user.password_is_default };
+  return {
+    ...toUserView(user, balance),
+    default_password: user.password_is_default,
+    require_password_change: passwordChangeRequired(user, context.reachableBeyondLoopback),
+  };
 }
 
 const wrongCredentials = 'username or password is wrong, or the user has been banned';
@@ -53,7 +58,8 @@ export const sessionRoutes: FastifyPluginAsyncZod<{ context: IdentityContext }> 
     return { success: true, message: 'require_2fa' in data ? 'enter the code of your authenticator app' : '', data };
   });
 
-  app.get('/api/user/logout', { config: { access: 'public' } }, async (request, reply) => {
+  // POST only: a cross-site link must not end a session (rule R12).
+  app.post('/api/user/logout', { config: { access: 'public' } }, async (request, reply) => {
     const secret = readCookie(request, SESSION_COOKIE);
     if (secret) {
       const revoked = await sessions.revoke(secret);

@@ -9,8 +9,12 @@ import { publishUserUpdated } from '../events.js';
 import { signIn } from './session.js';
 
 const field = z.string().max(256);
-/** What the Telegram login widget passes back (the console forwards it as the query). */
-const telegramQuerySchema = z.object({
+/**
+ * What the Telegram login widget passes back, which the console forwards as the JSON body: login
+ * and bind are POST (rule R12), so another site cannot replay widget data it holds in a victim's
+ * browser (a JSON POST needs CORS).
+ */
+const telegramBodySchema = z.object({
   id: z.string().regex(/^\d{1,20}$/, 'id: expected the Telegram user id'),
   first_name: field.optional(),
   last_name: field.optional(),
@@ -26,15 +30,15 @@ export const telegramRoutes: FastifyPluginAsyncZod<{ context: IdentityContext }>
   const { db, options, bus } = context;
   const users = db.getRepository(UserEntity);
 
-  const verified = (query: z.infer<typeof telegramQuerySchema>): string => {
+  const verified = (query: z.infer<typeof telegramBodySchema>): string => {
     if (!options.get('TelegramOAuthEnabled')) throw new UserError('the administrator has not enabled Telegram login');
     const fields = Object.fromEntries(Object.entries(query).filter(([, value]) => value !== undefined)) as TelegramAuth;
     if (!verifyTelegramAuth(fields, options.get('TelegramBotToken'))) throw new UserError('Telegram authorization is invalid or has expired');
     return query.id;
   };
 
-  app.get('/api/oauth/telegram/login', { schema: { querystring: telegramQuerySchema }, config: { access: 'public' } }, async (request, reply) => {
-    const telegramId = verified(request.query);
+  app.post('/api/oauth/telegram/login', { schema: { body: telegramBodySchema }, config: { access: 'public' } }, async (request, reply) => {
+    const telegramId = verified(request.body);
     const user = await users.findOneBy({ telegram_id: telegramId });
     if (!user) throw new UserError('this Telegram account is not bound to a user; bind it from the settings page first');
     if (user.deleted_at !== null) throw new UserError('the account has been deleted');
@@ -42,8 +46,8 @@ export const telegramRoutes: FastifyPluginAsyncZod<{ context: IdentityContext }>
     return { success: true, message: '', data: await signIn(context, request, reply, user) };
   });
 
-  app.get('/api/oauth/telegram/bind', { schema: { querystring: telegramQuerySchema }, config: { access: 'user' } }, async (request) => {
-    const telegramId = verified(request.query);
+  app.post('/api/oauth/telegram/bind', { schema: { body: telegramBodySchema }, config: { access: 'user' } }, async (request) => {
+    const telegramId = verified(request.body);
     const owner = await users.findOneBy({ telegram_id: telegramId });
     const self = requireAuth(request).userId;
     if (owner && owner.id !== self) throw new UserError('this Telegram account is already bound to another user');

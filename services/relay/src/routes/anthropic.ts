@@ -1,6 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { RelayContext } from '../context.js';
-import { authenticateToken } from '../caller.js';
+import { callerOf, requireApiKey } from '../caller.js';
 import { anthropicErrorHandler, RelayError } from '../errors.js';
 import { anthropicToOpenAi } from '../formats/anthropic-input.js';
 import { relay } from '../relay-call.js';
@@ -19,10 +19,9 @@ import { jsonBody } from './openai.js';
  */
 export const anthropicRoutes: FastifyPluginAsync<{ context: RelayContext }> = async (app, { context }) => {
   app.setErrorHandler(anthropicErrorHandler);
-  app.post('/v1/messages', { config: { access: 'public' } }, async (request, reply) => {
-    const caller = await authenticateToken(request, context.tokens);
+  app.post('/v1/messages', { config: { access: 'public' }, onRequest: requireApiKey(context.tokens), bodyLimit: context.limits.requestBodyBytes }, async (request, reply) => {
     const body = validMessagesRequest(jsonBody(request.body));
-    await relay(context, request, reply, caller, 'chat', anthropicToOpenAi(body), 'anthropic');
+    await relay(context, request, reply, callerOf(request), 'chat', anthropicToOpenAi(body), 'anthropic');
     return reply;
   });
 };

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { RelayContext } from '../context.js';
-import { authenticateToken } from '../caller.js';
+import { callerOf, requireApiKey } from '../caller.js';
 import { RelayError } from '../errors.js';
 import { relay, type Operation } from '../relay-call.js';
 
@@ -14,9 +14,8 @@ const paths: Array<[string, Operation]> = [
 /** The OpenAI-compatible relay routes (sk- token auth is the relay's own: the data plane does not depend on the gateway). */
 export const openAiRoutes: FastifyPluginAsync<{ context: RelayContext }> = async (app, { context }) => {
   for (const [path, operation] of paths) {
-    app.post(path, { config: { access: 'public' } }, async (request, reply) => {
-      const caller = await authenticateToken(request, context.tokens);
-      await relay(context, request, reply, caller, operation, jsonBody(request.body));
+    app.post(path, { config: { access: 'public' }, onRequest: requireApiKey(context.tokens), bodyLimit: context.limits.requestBodyBytes }, async (request, reply) => {
+      await relay(context, request, reply, callerOf(request), operation, jsonBody(request.body));
       return reply;
     });
   }

@@ -11,7 +11,7 @@ import { jsonBody } from './openai.js';
  * may name a group the user may use; the request bills the user only.
  */
 export const playgroundRoutes: FastifyPluginAsync<{ context: RelayContext }> = async (app, { context }) => {
-  app.post('/pg/chat/completions', { config: { access: 'user' } }, async (request, reply) => {
+  app.post('/pg/chat/completions', { config: { access: 'user' }, bodyLimit: context.limits.requestBodyBytes }, async (request, reply) => {
     const auth = requireAuth(request);
     const { group: requested, ...body } = jsonBody(request.body);
     const group = typeof requested === 'string' && requested.length > 0 ? requested : auth.group;

@@ -7,6 +7,7 @@ import type { LoginResult } from '@aigw/contracts';
 import { useStatus } from '../../app/hooks';
 import { signedIn } from '../../app/session';
 import { useAppDispatch } from '../../app/store';
+import { ChangePasswordDialog } from '../settings/personal/ChangePasswordDialog';
 import { useLoginMutation } from './api';
 import { AuthCard } from './AuthCard';
 import { AuthForm } from './AuthForm';
@@ -35,6 +36,13 @@ export function LoginPage() {
   // The password was right and the account has 2FA (or a third-party login said so): the code comes next.
   const location = useLocation();
   const [twoFactor, setTwoFactor] = useState((location.state as { twoFactor?: boolean } | null)?.twoFactor === true);
+  // Signed in, but the server refuses everything else until the factory password is changed (rule R8):
+  // from this page's sign-in, or a third-party one that sent the browser here (also from this page).
+  const [passwordChange, setPasswordChange] = useState(false);
+  const sentForPasswordChange = (location.state as { passwordChange?: boolean } | null)?.passwordChange === true;
+  useEffect(() => {
+    if (sentForPasswordChange) setPasswordChange(true);
+  }, [sentForPasswordChange]);
 
   useEffect(() => {
     if (searchParams.get('expired') === 'true' && !warnedExpired.current) {
@@ -54,9 +62,13 @@ export function LoginPage() {
   };
 
   const finish = (user: LoginResult) => {
-    const { default_password: defaultPassword, ...record } = user;
+    const { default_password: defaultPassword, require_password_change: passwordChangeRequired, ...record } = user;
     dispatch(signedIn(record));
     void message.success(intl.formatMessage({ id: 'pages.login.success', defaultMessage: '登录成功！' }));
+    if (passwordChangeRequired) {
+      setPasswordChange(true);
+      return;
+    }
     navigate('/token');
     if (defaultPassword) {
       modal.warning({
@@ -72,6 +84,14 @@ export function LoginPage() {
 
   return (
     <AuthCard title={intl.formatMessage({ id: 'pages.login.title', defaultMessage: '用户登录' })}>
+      <ChangePasswordDialog
+        open={passwordChange}
+        required
+        onClose={() => {
+          setPasswordChange(false);
+          navigate('/token', { replace: true });
+        }}
+      />
       {twoFactor && <TwoFactorLoginStep onSignedIn={finish} onBack={() => setTwoFactor(false)} />}
       {!twoFactor && passwordLogin && (
         <AuthForm<LoginForm> form={form} onFinish={onFinish}>

@@ -17,16 +17,17 @@ export const authApi = api.injectEndpoints({
     register: build.mutation<null, RegisterBody & HumanCheck>({
       query: ({ turnstile, ...body }) => ({ url: withTurnstile('/user/register', turnstile), method: 'POST', body }),
     }),
+    // Every call that changes state is a POST (rule R12; docs/security.md).
     logout: build.mutation<null, void>({
-      query: () => '/user/logout',
+      query: () => ({ url: '/user/logout', method: 'POST' }),
     }),
     /** Sends an email verification code. */
     sendVerificationCode: build.mutation<null, { email: string } & HumanCheck>({
-      query: ({ email, turnstile }) => ({ url: '/verification', params: { email, ...(turnstile ? { turnstile } : {}) } }),
+      query: ({ email, turnstile }) => ({ url: withTurnstile('/verification', turnstile), method: 'POST', body: { email } }),
     }),
     /** Sends a password-reset email. */
     sendPasswordReset: build.mutation<null, { email: string } & HumanCheck>({
-      query: ({ email, turnstile }) => ({ url: '/reset_password', params: { email, ...(turnstile ? { turnstile } : {}) } }),
+      query: ({ email, turnstile }) => ({ url: withTurnstile('/reset_password', turnstile), method: 'POST', body: { email } }),
     }),
     /** Completes a reset from the emailed link; answers the new password. */
     confirmPasswordReset: build.mutation<string, { email: string; token: string }>({
@@ -42,10 +43,10 @@ export const authApi = api.injectEndpoints({
       transformResponse: (data: User | null, meta) => ({ user: data, bound: meta?.message === 'bind' }),
     }),
     wechatLogin: build.mutation<User, { code: string }>({
-      query: ({ code }) => ({ url: '/oauth/wechat', params: { code } }),
+      query: ({ code }) => ({ url: '/oauth/wechat', method: 'POST', body: { code } }),
     }),
     telegramLogin: build.mutation<User, Record<string, string>>({
-      query: (params) => ({ url: '/oauth/telegram/login', params }),
+      query: (body) => ({ url: '/oauth/telegram/login', method: 'POST', body }),
     }),
   }),
 });

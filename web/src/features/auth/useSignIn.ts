@@ -8,10 +8,11 @@ import { useAppDispatch } from '../../app/store';
 
 /**
  * What every third-party login does with the user the server answers (the login answer may
- * carry `default_password`, which is not part of the stored record): store it as LoginPage
- * does, say so, and go to /token.
+ * carry `default_password` and `require_password_change`, which are not part of the stored
+ * record): store it as LoginPage does, say so, and go to /token, or to the login page's forced
+ * password change when the server refuses everything else until then (rule R8).
  */
-export function useSignIn(): (user: (User & { default_password?: boolean }) | { require_2fa: true }) => void {
+export function useSignIn(): (user: (User & { default_password?: boolean; require_password_change?: boolean }) | { require_2fa: true }) => void {
   const dispatch = useAppDispatch();
   const navigate = useNavigate();
   const intl = useIntl();
@@ -23,9 +24,13 @@ export function useSignIn(): (user: (User & { default_password?: boolean }) | { 
         navigate('/login', { replace: true, state: { twoFactor: true } });
         return;
       }
-      const { default_password: _defaultPassword, ...record } = user;
+      const { default_password: _defaultPassword, require_password_change: passwordChangeRequired, ...record } = user;
       dispatch(signedIn(record));
       void message.success(intl.formatMessage({ id: 'pages.login.success', defaultMessage: '登录成功！' }));
+      if (passwordChangeRequired) {
+        navigate('/login', { replace: true, state: { passwordChange: true } });
+        return;
+      }
       // Replace: going back must not return to a spent callback or the sign-in form.
       navigate('/token', { replace: true });
     },

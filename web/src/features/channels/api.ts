@@ -127,9 +127,9 @@ export const channelsApi = api.injectEndpoints({
       extraOptions: silent,
       invalidatesTags: (_result, error) => (error ? [] : ['Channel']),
     }),
-    /** Tests one channel (with a model, or its test model); `time` is in seconds. */
+    /** Tests one channel (with a model, or its test model); `time` is in seconds. POST: it records the result (rule R12). */
     testChannel: build.mutation<{ time: number }, { id: number; model?: string }>({
-      query: ({ id, model }) => ({ url: `/channel/test/${id}`, params: model ? { model } : {} }),
+      query: ({ id, model }) => ({ url: `/channel/test/${id}`, method: 'POST', params: model ? { model } : {} }),
       extraOptions: silent,
       async onQueryStarted({ id }, { dispatch, getState, queryFulfilled }) {
         try {
@@ -144,9 +144,9 @@ export const channelsApi = api.injectEndpoints({
         }
       },
     }),
-    testAllChannels: build.mutation<null, void>({ query: () => '/channel/test' }),
+    testAllChannels: build.mutation<null, void>({ query: () => ({ url: '/channel/test', method: 'POST' }) }),
     updateBalance: build.mutation<{ balance: number }, number>({
-      query: (id) => `/channel/update_balance/${id}/`,
+      query: (id) => ({ url: `/channel/update_balance/${id}/`, method: 'POST' }),
       extraOptions: silent,
       async onQueryStarted(id, { dispatch, getState, queryFulfilled }) {
         const { data } = await queryFulfilled.catch(() => ({ data: null }));
@@ -157,7 +157,7 @@ export const channelsApi = api.injectEndpoints({
         });
       },
     }),
-    updateAllBalances: build.mutation<null, void>({ query: () => '/channel/update_balance' }),
+    updateAllBalances: build.mutation<null, void>({ query: () => ({ url: '/channel/update_balance', method: 'POST' }) }),
     deleteDisabledChannels: build.mutation<number, void>({
       query: () => ({ url: '/channel/disabled', method: 'DELETE' }),
       invalidatesTags: ['Channel'],

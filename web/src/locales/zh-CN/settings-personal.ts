@@ -73,6 +73,7 @@ export default {
   'pages.settings.personal.password.submit': '确认修改',
   'pages.settings.personal.password.changed': '密码修改成功！',
   'pages.settings.personal.password.revokes': '修改密码后，其他设备上的登录会退出，系统访问令牌也会失效；如仍需令牌，请重新生成。',
+  'pages.settings.personal.password.required': '超级管理员仍在使用出厂默认密码，且本服务可从其他机器访问：修改密码之前，其他操作都会被拒绝。',
   'pages.settings.personal.delete.open': '删除个人账户',
   'pages.settings.personal.delete.title': '危险操作',
   'pages.settings.personal.delete.warning': '您正在删除自己的帐户，将清空所有数据且不可恢复',

@@ -9,11 +9,21 @@ interface PasswordForm {
   password2: string;
 }
 
+interface ChangePasswordDialogProps {
+  open: boolean;
+  onClose(): void;
+  /**
+   * The server refuses everything else until the password changes (the factory root password on
+   * a server reachable from other machines, rule R8): the dialog says why and stays until changed.
+   */
+  required?: boolean;
+}
+
 /**
  * Changes the own password: the current one, a new one (8-20) and its confirmation. The server
  * then ends the other sessions and revokes the system access token; the dialog says so first.
  */
-export function ChangePasswordDialog({ open, onClose }: { open: boolean; onClose(): void }) {
+export function ChangePasswordDialog({ open, onClose, required = false }: ChangePasswordDialogProps) {
   const intl = useIntl();
   const { message } = App.useApp();
   const [form] = Form.useForm<PasswordForm>();
@@ -39,7 +49,22 @@ export function ChangePasswordDialog({ open, onClose }: { open: boolean; onClose
       onOk={() => void submit()}
       onCancel={onClose}
       afterClose={() => form.resetFields()}
+      closable={!required}
+      mask={{ closable: !required }}
+      keyboard={!required}
+      cancelButtonProps={required ? { style: { display: 'none' } } : undefined}
     >
+      {required && (
+        <Alert
+          type="warning"
+          showIcon
+          style={{ marginBottom: 16 }}
+          title={intl.formatMessage({
+            id: 'pages.settings.personal.password.required',
+            defaultMessage: '超级管理员仍在使用出厂默认密码，且本服务可从其他机器访问：修改密码之前，其他操作都会被拒绝。',
+          })}
+        />
+      )}
       <Alert
         type="info"
         showIcon
@@ -49,7 +74,8 @@ export function ChangePasswordDialog({ open, onClose }: { open: boolean; onClose
           defaultMessage: '修改密码后，其他设备上的登录会退出，系统访问令牌也会失效；如仍需令牌，请重新生成。',
         })}
       />
-      <Form<PasswordForm> form={form} layout="vertical" requiredMark={false} onFinish={() => void submit()}>
+      {/* Named: its field ids must not clash with the sign-in form's when it opens over the login page. */}
+      <Form<PasswordForm> form={form} name="change-password" layout="vertical" requiredMark={false} onFinish={() => void submit()}>
         <Form.Item
           name="original_password"
           label={intl.formatMessage({ id: 'pages.settings.personal.password.original', defaultMessage: '原密码' })}

@@ -1,6 +1,6 @@
 import { App, Button, Form, Input, Modal, Space } from 'antd';
 import { useIntl } from 'react-intl';
-import { emailBindQuerySchema } from '@aigw/contracts';
+import { emailBindBodySchema } from '@aigw/contracts';
 import { useSendVerificationCodeMutation } from '../../auth/api';
 import { Turnstile, useTurnstileGate } from '../../auth/Turnstile';
 import { RESEND_LOCK_SECONDS, useCountdown } from '../../auth/use-countdown';
@@ -62,7 +62,7 @@ export function EmailBindDialog({ open, onClose }: { open: boolean; onClose(): v
               rules={[
                 { required: true, whitespace: true, message: emailRequired },
                 // The same address rule as the server's bind query (contracts).
-                { validator: (_, value: string | undefined) => (!value?.trim() || emailBindQuerySchema.shape.email.safeParse(value).success ? Promise.resolve() : Promise.reject(new Error(emailInvalid))) },
+                { validator: (_, value: string | undefined) => (!value?.trim() || emailBindBodySchema.shape.email.safeParse(value).success ? Promise.resolve() : Promise.reject(new Error(emailInvalid))) },
               ]}
             >
               <Input

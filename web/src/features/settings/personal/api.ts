@@ -1,6 +1,6 @@
 import { api } from '../../../api/api';
 
-/** The fields the Telegram login widget hands back, forwarded as the bind call's query. */
+/** The fields the Telegram login widget hands back, forwarded as the bind call's body. */
 export type TelegramAuthFields = Record<string, string>;
 
 /** The personal settings tab: the signed-in user's own account (spec accounts sections 2, 5, 7). */
@@ -24,20 +24,21 @@ export const personalApi = api.injectEndpoints({
       transformResponse: (_data: unknown, meta) => meta?.message ?? '',
       invalidatesTags: ['Self'],
     }),
+    // The binds and the new access token change the account: POST (rule R12).
     bindEmail: build.mutation<null, { email: string; code: string }>({
-      query: (params) => ({ url: '/oauth/email/bind', params }),
+      query: (body) => ({ url: '/oauth/email/bind', method: 'POST', body }),
       invalidatesTags: ['Self'],
     }),
     bindWechat: build.mutation<null, { code: string }>({
-      query: (params) => ({ url: '/oauth/wechat/bind', params }),
+      query: (body) => ({ url: '/oauth/wechat/bind', method: 'POST', body }),
       invalidatesTags: ['Self'],
     }),
     bindTelegram: build.mutation<null, TelegramAuthFields>({
-      query: (params) => ({ url: '/oauth/telegram/bind', params }),
+      query: (body) => ({ url: '/oauth/telegram/bind', method: 'POST', body }),
       invalidatesTags: ['Self'],
     }),
     /** A new system access token; the previous one stops working. */
-    generateAccessToken: build.mutation<string, void>({ query: () => '/user/token' }),
+    generateAccessToken: build.mutation<string, void>({ query: () => ({ url: '/user/token', method: 'POST' }) }),
     changeOwnPassword: build.mutation<null, { password: string; original_password: string }>({
       query: (body) => ({ url: '/user/self', method: 'PUT', body }),
     }),
