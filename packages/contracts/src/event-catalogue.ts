@@ -56,6 +56,27 @@ export const eventExamples: { [S in EventSubject]: z.output<(typeof eventSchemas
   },
   'channels.channel.disabled': { channel_id: 3, name: 'openai-main', reason: 'upstream answered 401: invalid api key', time: 1_732_600_000 },
   'channels.channel.deleted': { id: 3 },
+  'identity.audit.recorded': {
+    id: '0b6f1c1e-5d2a-4f7e-9a51-3c2d8e4f6a10', time: 1_732_600_000_123, service: 'identity',
+    actor: { user_id: 1, username: 'root', role: 100 }, action: 'user.updated', target: { type: 'user', id: '42', label: 'alice' },
+    before: { group: 'default', password: '***' }, after: { group: 'vip', password: '***' }, ip: '203.0.113.7',
+  },
+  'billing.audit.recorded': {
+    id: '5e0c7a52-8b1d-4c3f-a6e2-91d04b7f2c33', time: 1_732_600_000_456, service: 'billing',
+    actor: { user_id: 1, username: 'root', role: 100 }, action: 'user.quota_changed', target: { type: 'user', id: '42', label: 'alice' },
+    before: { quota: 500_000 }, after: { quota: 5_500_000 }, ip: '203.0.113.7',
+  },
+  'channels.audit.recorded': {
+    id: 'c4a9e2d1-7f3b-4e6a-8d05-2b1f9c8e7a44', time: 1_732_600_000_789, service: 'channels',
+    actor: { user_id: 1, username: 'root', role: 100 }, action: 'channel.updated', target: { type: 'channel', id: '3', label: 'openai-main' },
+    before: { base_url: 'https://api.openai.com', key: '***' }, after: { base_url: 'https://eu.api.openai.com', key: '***' }, ip: '203.0.113.7',
+  },
+  'notifier.audit.recorded': {
+    id: '9d3b5f70-1c2e-4a8b-b7d6-e5f4a3c2b155', time: 1_732_600_001_012, service: 'notifier',
+    actor: { user_id: 1, username: 'root', role: 100 }, action: 'webhook.created', target: { type: 'webhook', id: '2', label: 'https://hooks.example.com/aigw' },
+    before: null, after: { url: 'https://hooks.example.com/aigw', subjects: ['*.audit.recorded'], description: 'audit export', enabled: true, secret: '***' },
+    ip: '203.0.113.7',
+  },
   'relay.channel.failed': {
     channel_id: 3, request_id: 'req_01JD3Z8Q4M2X7T', status_code: 429, error_code: 'rate_limit_exceeded', error_type: 'requests',
     message: 'Rate limit reached for gpt-4o-mini', test: false,

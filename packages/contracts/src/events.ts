@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { auditRecordSchema } from './audit.js';
 import { resolvedTokenSchema, usageRecordSchema } from './billing.js';
 import { channelFailureSchema, channelOperationSchema, routingChannelSchema } from './channels.js';
 
@@ -171,6 +172,30 @@ export const eventSchemas = {
   }),
   /** Published by channels after a channel was deleted. */
   'channels.channel.deleted': z.object({ id: z.number().int() }),
+  /**
+   * Published by identity after an admin's or root's change of a user (create, profile, role,
+   * status, second factors, deletion) or an option committed: one audit record (event id: the
+   * record id), secrets masked. Identity stores it for GET /api/audit/; integrators may keep it.
+   */
+  'identity.audit.recorded': auditRecordSchema,
+  /**
+   * Published by billing after an admin's change of a balance (the user editor's quota,
+   * `user.quota_changed`, beside the manage log the user sees), a redemption code or a top-up
+   * completed by hand committed: one audit record (event id: the record id). Identity stores it.
+   */
+  'billing.audit.recorded': auditRecordSchema,
+  /**
+   * Published by channels after an admin's change of a channel (create, edit, private-network
+   * flag, delete) committed, or root read a channel key: one audit record (event id: the record
+   * id), the key never in it. Identity stores it.
+   */
+  'channels.audit.recorded': auditRecordSchema,
+  /**
+   * Published by the notifier after root's change of a webhook endpoint (create, edit, new
+   * secret, delete) committed: one audit record (event id: the record id), the secret never in
+   * it. Identity stores it.
+   */
+  'notifier.audit.recorded': auditRecordSchema,
   /** Published by the relay after an upstream attempt failed; channels applies the auto-disable rules. */
   'relay.channel.failed': channelFailureSchema,
   /** Published by the relay after a channel answered well (a test, or traffic); channels may auto-enable it. */
@@ -265,7 +290,9 @@ export const requestSchemas = {
    * `expected_quota`: only if the balance is still that, else refused with "the balance changed
    * since you loaded it ..."; without: set unconditionally), never negative, or `delta`, added to
    * the balance as it is, refused when negative and taking the balance below 0. The ledger entry
-   * carries `actor_id`. The answer is the balance after the change.
+   * carries `actor_id`. A change publishes billing's audit record (`user.quota_changed`) with the
+   * admin (`actor_*`) and the client IP identity saw (`client_ip`). The answer is the balance after
+   * the change.
    */
   'billing.account.set_quota': {
     request: z.object({
@@ -275,6 +302,10 @@ export const requestSchemas = {
       delta: z.number().int().optional(),
       actor_id: z.number().int(),
       actor_username: z.string(),
+      /** The admin's role, for the audit record (0 from a requester that predates it). */
+      actor_role: z.number().int().optional(),
+      /** The admin's IP as the gateway saw it, for the audit record. */
+      client_ip: z.string().max(64).optional(),
     }).refine((request) => (request.quota === undefined) !== (request.delta === undefined), { message: 'exactly one of quota and delta' })
       .refine((request) => request.expected_quota === undefined || request.quota !== undefined, { message: 'expected_quota only goes with quota' }),
     response: z.object({ quota: z.number().int() }),

@@ -6,6 +6,7 @@ export * from './security.js';
 export * from './options.js';
 export * from './status.js';
 export * from './events.js';
+export * from './audit.js';
 export * from './billing.js';
 export * from './channels.js';
 export * from './pricing.js';

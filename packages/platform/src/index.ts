@@ -2,6 +2,7 @@ export * from './config.js';
 export * from './logger.js';
 export * from './errors.js';
 export * from './auth.js';
+export * from './audit.js';
 export * from './body-limits.js';
 export * from './app.js';
 export * from './json-limits.js';

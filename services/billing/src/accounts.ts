@@ -1,5 +1,5 @@
 import { LogType, MAX_QUOTA, Role, type EventPayload } from '@aigw/contracts';
-import { isPostgres, onEvent, publishEvent, queryRows, replyTyped, UserError, type Subscription } from '@aigw/platform';
+import { isPostgres, onEvent, publishAudit, publishEvent, queryRows, replyTyped, UserError, type Subscription } from '@aigw/platform';
 import type { BillingContext } from './context.js';
 import { AccountEntity, LedgerEntryEntity, LedgerKind } from './entities/index.js';
 import { adjustLiveUser, applyToAccount, counterKeys, ensureAccount, formatQuota, writeLog } from './ledger.js';
@@ -94,10 +94,10 @@ export async function registerAccountResponders(context: BillingContext): Promis
         }])),
       };
     }),
-    replyTyped(bus, 'billing.account.set_quota', async ({ user_id, quota, expected_quota, delta: added, actor_id, actor_username }) => {
+    replyTyped(bus, 'billing.account.set_quota', async ({ user_id, quota, expected_quota, delta: added, actor_id, actor_username, actor_role, client_ip }) => {
       const perUnit = options.get('QuotaPerUnit');
       let rebased = false;
-      let outcome: { change: number; balance: number };
+      let outcome: { change: number; balance: number; previous: number; username: string };
       try {
         outcome = await db.transaction(async (manager) => {
           await ensureAccount(manager, user_id);
@@ -134,16 +134,23 @@ export async function registerAccountResponders(context: BillingContext): Promis
             rebased = true;
             await context.counters.rebase(counterKeys.user(user_id), target, counterKeys.userHeld(user_id));
           }
-          return { change, balance: target };
+          const { username } = await manager.findOneByOrFail(AccountEntity, { user_id });
+          return { change, balance: target, previous: current, username };
         });
       } catch (error) {
         // Re-based but not committed: drop the counter, so the next request seeds it from the database.
         if (rebased) await context.counters.delete(counterKeys.user(user_id));
         throw error;
       }
-      const { change: delta, balance } = outcome;
+      const { change: delta, balance, previous, username } = outcome;
       if (!rebased) await adjustLiveUser(context.counters, user_id, delta);
-      if (delta !== 0) await publishAccountUpdated(context, user_id);
+      if (delta !== 0) {
+        await publishAccountUpdated(context, user_id);
+        // The admin trail beside the manage log the user sees (issue 22.13): one audit path for every admin action.
+        await publishAudit(bus, 'billing', { actor: { user_id: actor_id, username: actor_username, role: actor_role ?? 0 }, ip: client_ip ?? '' }, {
+          action: 'user.quota_changed', target: { type: 'user', id: String(user_id), label: username || String(user_id) }, before: { quota: previous }, after: { quota: balance },
+        });
+      }
       return { quota: balance };
     }),
   ]);

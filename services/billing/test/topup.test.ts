@@ -361,6 +361,12 @@ describe.each(backends)('online top-up (%s)', (backend) => {
     expect(await db.getRepository(LogEntity).countBy({
       user_id: alice.id, type: 1, content: 'online top-up succeeded, top-up amount: $10.00, paid: 73.00 (completed by admin root)',
     })).toBe(1);
+    // A balance credited on an admin's word is in the audit trail (issue 22.13).
+    await waitFor(async () => (await gateway.call('GET', `/api/audit/?action=topup.completed&target_id=${order.trade_no}`, { session: root })).json().data.total === 1, 10_000, 'the audit record');
+    expect((await gateway.call('GET', `/api/audit/?target_id=${order.trade_no}`, { session: root })).json().data.items[0]).toMatchObject({
+      service: 'billing', actor: { user_id: root.id, username: 'root' }, target: { type: 'topup', id: order.trade_no },
+      before: { status: 'pending' }, after: { status: 'success', user_id: alice.id, quota: 5_000_000, money: '73.00' },
+    });
 
     expect((await complete(order.trade_no)).json()).toEqual({ success: false, message: 'trade_no: the order is success, only a pending order can be completed' });
     expect((await complete('USR1NOnothing1732600000')).statusCode).toBe(404);

@@ -8,10 +8,12 @@ import { publishDeleted, publishUpdated } from './events.js';
 import { checkStringMap, copyName, normaliseList, nowSeconds, withStatusReason } from './domain/channel-fields.js';
 import { hashKey, MAX_BATCH_KEYS, splitKeys } from './domain/channel-key.js';
 import { auditPrivateNetwork, type ChannelActor } from './private-network.js';
+import { auditedChannel, channelTarget, publishChannelAudit } from './audit.js';
 
 /**
  * The channel write paths. Each one changes channels and their abilities in ONE transaction,
- * bumps `version` on every routing change, and publishes the routing rows after commit.
+ * bumps `version` on every routing change, and publishes the routing rows after commit; an
+ * admin's change (an `actor` given) also its audit records.
  */
 
 export type ChannelChange = Partial<Omit<ChannelEntity, 'id' | 'version'>>;
@@ -21,38 +23,48 @@ const notFound = () => new NotFoundError('channel not found');
 
 /**
  * Applies `change` to every channel `where` selects, in one transaction, and publishes the
- * changed rows. On PostgreSQL the rows are locked (in id order, so two sweeps cannot deadlock)
+ * changed rows (and, for an admin's change, a `channel.updated` record of each row whose settings
+ * changed). On PostgreSQL the rows are locked (in id order, so two sweeps cannot deadlock)
  * before `change` sees them; SQLite transactions already take turns. `change` returns null to
  * leave a row alone, or throws to roll everything back.
  */
-export async function changeChannels(context: ChannelsContext, where: Where, change: (row: ChannelEntity) => ChannelChange | null): Promise<ChannelEntity[]> {
+export async function changeChannels(
+  context: ChannelsContext, where: Where, change: (row: ChannelEntity) => ChannelChange | null, actor?: ChannelActor,
+): Promise<ChannelEntity[]> {
   const { db } = context;
+  const previous = new Map<number, ChannelEntity>();
   const changed = await db.transaction(async (manager) => {
     const rows = await manager.find(ChannelEntity, { where, order: { id: 'ASC' }, ...(isPostgres(db) ? { lock: { mode: 'pessimistic_write' as const } } : {}) });
     const out: ChannelEntity[] = [];
     for (const row of rows) {
+      const before = Object.assign(new ChannelEntity(), row);
       const changes = change(row);
       if (!changes) continue;
       const next = Object.assign(new ChannelEntity(), row, changes, { version: row.version + 1 });
       await manager.update(ChannelEntity, { id: row.id }, { ...changes, version: next.version });
       await replaceAbilities(manager, next);
+      previous.set(row.id, before);
       out.push(next);
     }
     return out;
   });
   await publishUpdated(context, changed);
+  await publishChannelAudit(context, actor, ...changed.map((row) => ({
+    action: 'channel.updated' as const, target: channelTarget(row), before: auditedChannel(previous.get(row.id)!), after: auditedChannel(row),
+  })));
   return changed;
 }
 
-/** Deletes the channels `where` selects with their abilities; returns the ids deleted. */
-export async function deleteChannels(context: ChannelsContext, where: Where): Promise<number[]> {
-  const ids = await context.db.transaction(async (manager) => {
-    const rows = await manager.find(ChannelEntity, { where, select: { id: true }, order: { id: 'ASC' } });
-    const found = rows.map((row) => row.id);
-    await deleteByIds(manager, found);
-    return found;
+/** Deletes the channels `where` selects with their abilities (an admin's deletes audited); returns the ids deleted. */
+export async function deleteChannels(context: ChannelsContext, where: Where, actor?: ChannelActor): Promise<number[]> {
+  const deleted = await context.db.transaction(async (manager) => {
+    const rows = await manager.find(ChannelEntity, { where, order: { id: 'ASC' } });
+    await deleteByIds(manager, rows.map((row) => row.id));
+    return rows;
   });
+  const ids = deleted.map((row) => row.id);
   await publishDeleted(context, ids);
+  await publishChannelAudit(context, actor, ...deleted.map((row) => ({ action: 'channel.deleted' as const, target: channelTarget(row), before: auditedChannel(row), after: null })));
   return ids;
 }
 
@@ -111,7 +123,8 @@ export async function createChannels(context: ChannelsContext, body: CreateChann
     return rows;
   });
   await publishUpdated(context, created);
-  for (const row of created) if (row.allow_private_network) auditPrivateNetwork(context, actor, row.id, true, 'created');
+  await publishChannelAudit(context, actor, ...created.map((row) => ({ action: 'channel.created' as const, target: channelTarget(row), after: auditedChannel(row) })));
+  for (const row of created) if (row.allow_private_network) await auditPrivateNetwork(context, actor, row, true, 'created');
   return created.map((row) => row.id);
 }
 
@@ -134,10 +147,10 @@ export async function updateChannel(context: ChannelsContext, body: UpdateChanne
     if (status !== ChannelStatus.Enabled && status !== ChannelStatus.ManuallyDisabled) throw new UserError('status: must be 1 (enabled) or 2 (disabled)');
     // The reason describes an automatic disable; a hand-set status replaces it.
     return { ...changes, status, other_info: withStatusReason(current.other_info, null, nowSeconds()) };
-  });
+  }, actor);
   if (!row) throw notFound();
   if (fields.allow_private_network !== undefined && fields.allow_private_network !== flagBefore) {
-    auditPrivateNetwork(context, actor, row.id, fields.allow_private_network, 'changed');
+    await auditPrivateNetwork(context, actor, row, fields.allow_private_network, 'changed');
   }
   return row;
 }
@@ -167,19 +180,20 @@ export async function copyChannel(context: ChannelsContext, id: number, options:
     return stored;
   });
   await publishUpdated(context, [copy]);
-  if (copy.allow_private_network) auditPrivateNetwork(context, actor, copy.id, true, 'copied');
+  await publishChannelAudit(context, actor, { action: 'channel.created', target: channelTarget(copy), after: { ...auditedChannel(copy), copied_from: id } });
+  if (copy.allow_private_network) await auditPrivateNetwork(context, actor, copy, true, 'copied');
   return copy.id;
 }
 
-export async function deleteChannel(context: ChannelsContext, id: number): Promise<void> {
-  if ((await deleteChannels(context, { id })).length === 0) throw notFound();
+export async function deleteChannel(context: ChannelsContext, id: number, actor?: ChannelActor): Promise<void> {
+  if ((await deleteChannels(context, { id }, actor)).length === 0) throw notFound();
 }
 
 /** Status by hand for every channel with the tag; returns how many changed. */
-export async function setStatusByTag(context: ChannelsContext, tag: string, status: 1 | 2): Promise<number> {
+export async function setStatusByTag(context: ChannelsContext, tag: string, status: 1 | 2, actor?: ChannelActor): Promise<number> {
   const now = nowSeconds();
   const changed = await changeChannels(context, { tag }, (row) =>
-    (row.status === status ? null : { status, other_info: withStatusReason(row.other_info, null, now) }));
+    (row.status === status ? null : { status, other_info: withStatusReason(row.other_info, null, now) }), actor);
   return changed.length;
 }
 
@@ -195,7 +209,7 @@ export interface TagEdit {
 }
 
 /** Applies a tag edit to every channel with the tag; empty fields mean no change. Returns how many channels changed. */
-export async function editTag(context: ChannelsContext, edit: TagEdit): Promise<number> {
+export async function editTag(context: ChannelsContext, edit: TagEdit, actor?: ChannelActor): Promise<number> {
   const changes: ChannelChange = {};
   if (edit.new_tag !== undefined && edit.new_tag !== edit.tag) changes.tag = edit.new_tag;
   if (edit.model_mapping) {
@@ -207,12 +221,12 @@ export async function editTag(context: ChannelsContext, edit: TagEdit): Promise<
   if (edit.priority !== undefined) changes.priority = edit.priority;
   if (edit.weight !== undefined) changes.weight = edit.weight;
   if (Object.keys(changes).length === 0) throw new UserError('没有任何修改！');
-  return (await changeChannels(context, { tag: edit.tag }, () => changes)).length;
+  return (await changeChannels(context, { tag: edit.tag }, () => changes, actor)).length;
 }
 
 /** Sets the tag of the given channels; returns how many exist. */
-export async function setTag(context: ChannelsContext, ids: number[], tag: string): Promise<number> {
-  return (await changeChannels(context, { id: In(ids) }, () => ({ tag }))).length;
+export async function setTag(context: ChannelsContext, ids: number[], tag: string, actor?: ChannelActor): Promise<number> {
+  return (await changeChannels(context, { id: In(ids) }, () => ({ tag }), actor)).length;
 }
 
 /** Records a test's response time (not a routing fact: no new version, no event). */
@@ -234,5 +248,5 @@ export async function adoptPrivateNetworkDefault(context: ChannelsContext): Prom
   if (!(await context.db.getRepository(ChannelEntity).existsBy({ allow_private_network: IsNull() }))) return;
   const allowed = context.options.get('AllowPrivateNetworkUpstreams');
   const adopted = await changeChannels(context, { allow_private_network: IsNull() }, (row) => (row.allow_private_network === null ? { allow_private_network: allowed } : null));
-  if (allowed) for (const row of adopted) auditPrivateNetwork(context, null, row.id, true, 'adopted');
+  if (allowed) for (const row of adopted) await auditPrivateNetwork(context, null, row, true, 'adopted');
 }

@@ -134,7 +134,7 @@ export async function fetchModelsUnsaved(
     model_mapping: {}, status_code_mapping: {}, param_override: {}, setting: {}, priority: 0, weight: 0, tag: '', auto_ban: 0,
     openai_organization: '', allow_private_network: allowPrivateNetwork, version: 0,
   };
-  if (allowPrivateNetwork) auditPrivateNetwork(context, actor, 0, true, 'unsaved');
+  if (allowPrivateNetwork) await auditPrivateNetwork(context, actor, null, true, 'unsaved');
   // A batch of keys (one per line) shares an upstream: the first one lists its models.
   const key = input.key.trim().split(/\r?\n/)[0]!.trim();
   return modelsFrom(await operate(context, 'models', channel, key));

@@ -9,7 +9,7 @@ export type ServiceName = (typeof services)[number];
 export const routeTable: Record<ServiceName, readonly string[]> = {
   identity: [
     '/api/status', '/api/notice', '/api/about', '/api/home_page_content', '/api/user', '/api/group',
-    '/api/verification', '/api/reset_password', '/api/oauth', '/api/option', '/api/verify',
+    '/api/verification', '/api/reset_password', '/api/oauth', '/api/option', '/api/verify', '/api/audit',
   ],
   billing: [
     '/api/token', '/api/redemption', '/api/log', '/api/data', '/api/pricing',

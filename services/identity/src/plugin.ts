@@ -27,6 +27,8 @@ import { groupRoutes } from './routes/groups.js';
 import { optionRoutes } from './routes/options.js';
 import { telegramRoutes } from './routes/telegram.js';
 import { oauthRoutes } from './routes/oauth.js';
+import { AuditRecordEntity } from './entities/audit-record.entity.js';
+import { auditTrail } from './audit-trail.js';
 import { createOAuthEgress, defaultOAuthEndpoints, type OAuthEndpoints } from './oauth-providers.js';
 
 export type { OAuthEndpoints } from './oauth-providers.js';
@@ -65,7 +67,7 @@ const identityPlugin: FastifyPluginAsync<IdentityPluginOptions> = async (app, op
     url: options.databaseUrl,
     dataDir: options.dataDir,
     schema: options.schema ?? 'identity',
-    entities: [UserEntity, SessionEntity, OptionEntity, TwoFactorEntity, BackupCodeEntity, PasskeyEntity],
+    entities: [UserEntity, SessionEntity, OptionEntity, TwoFactorEntity, BackupCodeEntity, PasskeyEntity, AuditRecordEntity],
     migrations: identityMigrations,
     logger,
   });
@@ -109,6 +111,8 @@ const identityPlugin: FastifyPluginAsync<IdentityPluginOptions> = async (app, op
     await app.register(routes, { context });
   }
   await app.register(oauthRoutes, { context, egress: oauthEgress, endpoints: { ...defaultOAuthEndpoints, ...options.oauthEndpoints } });
+  // The audit trail of every service's admin actions: its consumer and GET /api/audit/.
+  await app.register(auditTrail, { context });
 };
 
 export default identityPlugin;

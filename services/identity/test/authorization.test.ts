@@ -146,6 +146,9 @@ const matrix: Row[] = [
   { method: 'GET', route: '/api/option/', url: () => '/api/option/', expect: rootOnly },
   { method: 'PUT', route: '/api/option/', note: 'same value', url: () => '/api/option/', body: () => ({ key: 'Notice', value: NOTICE }), expect: rootOnly },
   { method: 'POST', route: '/api/option/rest_model_ratio', url: () => '/api/option/rest_model_ratio', expect: rootOnly },
+
+  // The audit trail of every service's admin actions: root only.
+  { method: 'GET', route: '/api/audit/', url: () => '/api/audit/', expect: rootOnly },
 ];
 
 const rowName = (row: Row) => `${row.method} ${row.route}${row.note ? ` (${row.note})` : ''}`;

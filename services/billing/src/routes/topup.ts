@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { completeTopUpBodySchema, topUpAmountBodySchema, topUpOrderQuerySchema, topUpPayBodySchema } from '@aigw/contracts';
-import { requireAuth } from '@aigw/platform';
+import { recordAudit, requireAuth } from '@aigw/platform';
 import type { BillingContext } from '../context.js';
 import { completeOrderByHand, createOrder, listOrders, quoteTopUp, toTopUpOrderView } from '../topups.js';
 
@@ -28,6 +28,11 @@ export const topupRoutes: FastifyPluginAsyncZod<{ context: BillingContext }> = a
 
   app.post('/api/user/topup/complete', { schema: { body: completeTopUpBodySchema }, config: { access: 'admin' } }, async (request) => {
     const order = await completeOrderByHand(context, requireAuth(request), request.body.trade_no);
+    // A balance credited by an admin's word: audited (the gateway's own notifies are not admin actions).
+    await recordAudit(request, context.bus, 'billing', {
+      action: 'topup.completed', target: { type: 'topup', id: order.trade_no, label: order.trade_no },
+      before: { status: 'pending' }, after: { status: order.status, user_id: order.user_id, quota: order.amount, money: order.money },
+    });
     return { success: true, message: '', data: toTopUpOrderView(order) };
   });
 };

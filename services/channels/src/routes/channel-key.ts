@@ -1,8 +1,9 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { ForbiddenError, OperationalError, openSecret, requestTyped, requireAuth, TooManyRequestsError } from '@aigw/platform';
+import { ForbiddenError, OperationalError, openSecret, recordAudit, requestTyped, requireAuth, TooManyRequestsError } from '@aigw/platform';
 import type { ChannelsContext } from '../context.js';
 import { getChannel } from '../channels.js';
 import { idParams } from './schemas.js';
+import { channelTarget } from '../audit.js';
 
 /** Reveals per root per minute: a stolen session cannot walk every channel at once. */
 const REVEALS_PER_MINUTE = 10;
@@ -12,7 +13,7 @@ export const stepUpRequired = 'a fresh verification is required first (POST /api
 
 /**
  * POST /api/channel/:id/key: root reads a channel's stored key (rule R4: the only way a channel
- * key leaves, root only, rate limited, logged without the key). It also needs a step-up: the
+ * key leaves, root only, rate limited, logged and audited without the key). It also needs a step-up: the
  * caller's console session proved a second factor within the window (`POST /api/verify`).
  * Identity owns that record; it is asked here, on this rare route only, with the session hash
  * the gateway put in the caller's signed identity, so no other request pays for it.
@@ -31,7 +32,8 @@ export const channelKeyRoutes: FastifyPluginAsyncZod<{ context: ChannelsContext 
     if (verifiedAt === null) throw new ForbiddenError(stepUpRequired);
     const channel = await getChannel(context, request.params.id);
     const key = openSecret(channel.key_encrypted, context.keySecret);
-    context.logger.info({ userId: auth.userId, channelId: channel.id }, 'channel key revealed'); // audit trail, never the key
+    context.logger.info({ userId: auth.userId, channelId: channel.id }, 'channel key revealed'); // never the key
+    await recordAudit(request, context.bus, 'channels', { action: 'channel.key_revealed', target: channelTarget(channel) });
     return { success: true, message: '', data: { key } };
   });
 };

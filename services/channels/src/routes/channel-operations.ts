@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { requireAuth } from '@aigw/platform';
+import { auditSourceOf } from '@aigw/platform';
 import type { ChannelsContext } from '../context.js';
 import { BALANCE_ALL_JOB, fetchModels, fetchModelsUnsaved, startSweep, TEST_ALL_JOB, testChannel, updateBalance } from '../operations.js';
 import { fetchModelsBody, idParams, testQuery } from './schemas.js';
@@ -38,6 +38,6 @@ export const channelOperationRoutes: FastifyPluginAsyncZod<{ context: ChannelsCo
   });
 
   app.post('/api/channel/fetch_models', { schema: { body: fetchModelsBody }, config: admin }, async (request) => {
-    return { success: true, message: '', data: await fetchModelsUnsaved(context, request.body, requireAuth(request)) };
+    return { success: true, message: '', data: await fetchModelsUnsaved(context, request.body, auditSourceOf(request)) };
   });
 };

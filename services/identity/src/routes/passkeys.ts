@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { idSchema, passkeyRegisterBodySchema, UserStatus, webAuthnResponseSchema, type PasskeyStatus } from '@aigw/contracts';
-import { ForbiddenError, NotFoundError, requireAuth, UserError } from '@aigw/platform';
+import { ForbiddenError, NotFoundError, recordAudit, requireAuth, UserError } from '@aigw/platform';
 import type { IdentityContext } from '../context.js';
 import { UserEntity } from '../entities/user.entity.js';
 import { decideUserAction } from '../domain/permissions.js';
@@ -9,6 +9,7 @@ import { publishSessionRevoked } from '../events.js';
 import { passkeyLoginCeremony, userCeremony } from '../ceremonies.js';
 import { openStepUp, passkeyVerifyCeremony, stepUpSession } from './verify.js';
 import { signIn } from './session.js';
+import { userTarget } from '../audit-trail.js';
 
 const idParams = z.object({ id: idSchema });
 
@@ -114,10 +115,12 @@ export const passkeyRoutes: FastifyPluginAsyncZod<{ context: IdentityContext }> 
     if (!target) throw new NotFoundError('user not found');
     const decision = decideUserAction(actor.role, target.role, 'reset_passkey');
     if (!decision.allowed) throw new ForbiddenError(decision.reason);
-    if ((await passkeys.remove(target.id)) === 0) throw new UserError('the user has no passkey');
+    const removed = await passkeys.remove(target.id);
+    if (removed === 0) throw new UserError('the user has no passkey');
     await sessions.revokeAll(target.id);
     await publishSessionRevoked(bus, target.id, null);
     logger.info({ actorId: actor.userId, targetId: target.id }, 'passkeys reset by an admin');
+    await recordAudit(request, bus, 'identity', { action: 'user.passkey_reset', target: userTarget(target), before: { passkeys: removed }, after: { passkeys: 0 } });
     return { success: true, message: "the user's passkeys have been removed" };
   });
 };

@@ -2,13 +2,14 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { IsNull } from 'typeorm';
 import { idSchema, twoFactorCodeBodySchema, UserStatus, type TwoFactorStats, type TwoFactorStatus } from '@aigw/contracts';
-import { ForbiddenError, NotFoundError, requireAuth, UserError } from '@aigw/platform';
+import { ForbiddenError, NotFoundError, recordAudit, requireAuth, UserError } from '@aigw/platform';
 import type { IdentityContext } from '../context.js';
 import { UserEntity } from '../entities/user.entity.js';
 import { decideUserAction } from '../domain/permissions.js';
 import { publishSessionRevoked } from '../events.js';
 import { pendingTwoFactorLogin } from '../ceremonies.js';
 import { signIn } from './session.js';
+import { userTarget } from '../audit-trail.js';
 
 const idParams = z.object({ id: idSchema });
 
@@ -88,6 +89,7 @@ export const twoFactorRoutes: FastifyPluginAsyncZod<{ context: IdentityContext }
     await sessions.revokeAll(target.id);
     await publishSessionRevoked(bus, target.id, null);
     logger.info({ actorId: actor.userId, targetId: target.id }, 'two-factor authentication reset by an admin');
+    await recordAudit(request, bus, 'identity', { action: 'user.2fa_reset', target: userTarget(target), before: { two_factor_enabled: true }, after: { two_factor_enabled: false } });
     return { success: true, message: "the user's two-factor authentication has been reset" };
   });
 };

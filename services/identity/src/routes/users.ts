@@ -5,7 +5,10 @@ import {
   createUserBodySchema, idSchema, manageUserBodySchema, pageQuerySchema, Role, updateUserBodySchema, UserStatus, userSearchQuerySchema,
   type ManageAction, type Page, type UpdateUserBody, type UserRow,
 } from '@aigw/contracts';
-import { BusRequestError, escapeLike, ForbiddenError, NotFoundError, OperationalError, requestTyped, requireAuth, UserError } from '@aigw/platform';
+import {
+  auditSourceOf, BusRequestError, escapeLike, ForbiddenError, NotFoundError, OperationalError, recordAudit, requestTyped, requireAuth, UserError,
+  type AuditEntry, type AuditSource,
+} from '@aigw/platform';
 import type { IdentityContext } from '../context.js';
 import { UserEntity } from '../entities/user.entity.js';
 import { decideUserAction, type UserAction } from '../domain/permissions.js';
@@ -13,8 +16,12 @@ import { hashPassword } from '../domain/passwords.js';
 import { fetchBalances } from '../balances.js';
 import { publishSessionRevoked, publishUserDeleted, publishUserRegistered, publishUserUpdated } from '../events.js';
 import { insertUser, renameFields, toUserRow, updateUser } from '../users.js';
+import { auditedUser, userTarget } from '../audit-trail.js';
 
-/** User management for admins. Every action passes `decideUserAction` before anything changes. */
+/**
+ * User management for admins. Every action passes `decideUserAction` before anything changes,
+ * and leaves an audit record once it is committed (a quota change leaves billing's).
+ */
 export const userRoutes: FastifyPluginAsyncZod<{ context: IdentityContext }> = async (app, { context }) => {
   const { db, bus, logger, sessions } = context;
   const users = db.getRepository(UserEntity);
@@ -38,10 +45,13 @@ export const userRoutes: FastifyPluginAsyncZod<{ context: IdentityContext }> = a
    * is set unconditionally, as the established product does for scripts; the console always
    * sends the balance it saw. A refusal comes back naming the field the admin sent.
    */
-  const changeQuota = async (userId: number, body: UpdateUserBody, actor: { userId: number; username: string }) => {
+  const changeQuota = async (userId: number, body: UpdateUserBody, source: AuditSource) => {
     const change = body.quota_delta !== undefined ? { delta: body.quota_delta } : { quota: body.quota, expected_quota: body.expected_quota };
+    const { actor, ip } = source;
     try {
-      await requestTyped(bus, 'billing.account.set_quota', { user_id: userId, ...change, actor_id: actor.userId, actor_username: actor.username }, { timeoutMs: 5_000 });
+      await requestTyped(bus, 'billing.account.set_quota', {
+        user_id: userId, ...change, actor_id: actor.user_id, actor_username: actor.username, actor_role: actor.role, client_ip: ip,
+      }, { timeoutMs: 5_000 });
     } catch (error) {
       const field = body.quota_delta !== undefined ? 'quota_delta' : 'quota';
       if (error instanceof BusRequestError && error.reason === 'remote-error') throw new UserError(`${field}: ${error.message}`);
@@ -93,6 +103,7 @@ export const userRoutes: FastifyPluginAsyncZod<{ context: IdentityContext }> = a
       role,
     });
     await publishUserRegistered(bus, user, 'admin');
+    await recordAudit(request, bus, 'identity', { action: 'user.created', target: userTarget(user), after: { ...auditedUser(user), password: user.password_hash } });
     return { success: true, message: '' };
   });
 
@@ -111,13 +122,19 @@ export const userRoutes: FastifyPluginAsyncZod<{ context: IdentityContext }> = a
     if (body.password) Object.assign(changes, { password_hash: await hashPassword(body.password), access_token_hash: null });
     // The balance is billing's: it applies the edit (with its ledger entry and manage log) first,
     // so a refusal there leaves the profile untouched too.
-    if (body.quota !== undefined || body.quota_delta !== undefined) await changeQuota(target.id, body, requireAuth(request));
+    if (body.quota !== undefined || body.quota_delta !== undefined) await changeQuota(target.id, body, auditSourceOf(request));
     if (Object.keys(changes).length) await updateUser(db.manager, target.id, changes);
     if (changes.password_hash) {
       await sessions.revokeAll(target.id);
       await publishSessionRevoked(bus, target.id, null);
     }
-    await publishUserUpdated(bus, { ...target, ...changes });
+    const updated = { ...target, ...changes };
+    await publishUserUpdated(bus, updated);
+    // The password as its hash on both sides: masked, and shown as changed when it was.
+    const password = (user: UserEntity) => (changes.password_hash ? { password: user.password_hash } : {});
+    await recordAudit(request, bus, 'identity', {
+      action: 'user.updated', target: userTarget(updated), before: { ...auditedUser(target), ...password(target) }, after: { ...auditedUser(updated), ...password(updated) },
+    });
     return { success: true, message: '' };
   });
 
@@ -133,9 +150,22 @@ export const userRoutes: FastifyPluginAsyncZod<{ context: IdentityContext }> = a
     }
     if (changes.deleted_at) await publishUserDeleted(bus, target.id);
     else await publishUserUpdated(bus, updated);
+    await recordAudit(request, bus, 'identity', manageAudit(request.body.action, target, updated));
     return { success: true, message: '', data: { role: updated.role, status: updated.status } };
   });
 };
+
+/** The record of a manage action: the role or status it changed, or the user it deregistered. */
+function manageAudit(action: ManageAction, before: UserEntity, after: UserEntity): AuditEntry {
+  const target = userTarget(before);
+  switch (action) {
+    case 'promote':
+    case 'demote': return { action: 'user.role_changed', target, before: { role: before.role }, after: { role: after.role } };
+    case 'disable':
+    case 'enable': return { action: 'user.status_changed', target, before: { status: before.status }, after: { status: after.status } };
+    case 'delete': return { action: 'user.deleted', target, before: auditedUser(before), after: null };
+  }
+}
 
 function manageChanges(action: ManageAction): Partial<UserEntity> {
   switch (action) {

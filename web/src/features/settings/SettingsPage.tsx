@@ -7,11 +7,12 @@ import { OtherTab } from './other/OtherTab';
 import { PersonalTab } from './personal/PersonalTab';
 import { SystemTab } from './system/SystemTab';
 import { WebhooksTab } from './webhooks/WebhooksTab';
+import { AuditTab } from './audit/AuditTab';
 
-const tabKeys = ['personal', 'operation', 'system', 'other', 'webhooks'] as const;
+const tabKeys = ['personal', 'operation', 'system', 'other', 'webhooks', 'audit'] as const;
 type TabKey = (typeof tabKeys)[number];
 
-/** /setting?tab=: personal for everyone; operation, system, other and webhooks for the super admin. */
+/** /setting?tab=: personal for everyone; operation, system, other, webhooks and the audit log for the super admin. */
 export function SettingsPage() {
   const intl = useIntl();
   const { isRoot } = useAccess();
@@ -28,6 +29,7 @@ export function SettingsPage() {
           { key: 'system', label: intl.formatMessage({ id: 'pages.settings.tab.system', defaultMessage: '系统设置' }), children: <SystemTab /> },
           { key: 'other', label: intl.formatMessage({ id: 'pages.settings.tab.other', defaultMessage: '其他设置' }), children: <OtherTab /> },
           { key: 'webhooks', label: intl.formatMessage({ id: 'pages.settings.tab.webhooks', defaultMessage: 'Webhooks' }), children: <WebhooksTab /> },
+          { key: 'audit', label: intl.formatMessage({ id: 'pages.settings.tab.audit', defaultMessage: '审计日志' }), children: <AuditTab /> },
         ]
       : []),
   ];

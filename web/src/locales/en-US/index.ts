@@ -11,6 +11,7 @@ import settingsOperation from './settings-operation';
 import settingsSystem from './settings-system';
 import settingsOther from './settings-other';
 import settingsWebhooks from './settings-webhooks';
+import settingsAudit from './settings-audit';
 import channels from './channels';
 import tokens from './tokens';
 import redemptions from './redemptions';
@@ -36,6 +37,7 @@ export default {
   ...settingsSystem,
   ...settingsOther,
   ...settingsWebhooks,
+  ...settingsAudit,
   ...channels,
   ...tokens,
   ...redemptions,
