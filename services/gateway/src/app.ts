@@ -65,15 +65,16 @@ export async function buildGateway(options: GatewayOptions): Promise<App> {
     }
     await corsPreflight(request, reply);
     if (reply.sent) return;
+    // Before the unknown-path answer: a GET of a POST-only path may have no GET route at all.
+    if ((request.method === 'GET' || request.method === 'HEAD') && isPostOnly(request.url)) {
+      reply.header('allow', 'POST');
+      return sendError(reply, errorShapeFor(request.url), { statusCode: 405, message: `${request.url.split('?', 1)[0]} changes state: use POST`, code: 'method_not_allowed' });
+    }
     // An unknown API path is answered as it arrives: its body is never read.
     if (request.is404) {
       if (announcesBody(request.headers)) reply.header('connection', 'close');
       const answered = answerUnknownApiPath(request, reply);
       if (answered) return answered;
-    }
-    if ((request.method === 'GET' || request.method === 'HEAD') && isPostOnly(request.url)) {
-      reply.header('allow', 'POST');
-      return sendError(reply, errorShapeFor(request.url), { statusCode: 405, message: `${request.url.split('?', 1)[0]} changes state: use POST`, code: 'method_not_allowed' });
     }
     await enforceRateLimits(request);
     request.auth = isRelayPath(request.url) ? null : await authenticate(request, resolver);

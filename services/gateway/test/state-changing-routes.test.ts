@@ -33,7 +33,7 @@ const reads = [
   '/api/token/:id', '/api/pricing', '/api/user/topup', '/api/channel/', '/api/channel/search', '/api/channel/:id',
   '/api/channel/fetch_models/:id', '/api/channel/models', '/api/channel/models_enabled', '/api/models', '/api/user/models',
   '/v1/models', '/v1/models/:model', '/api/mj/', '/api/mj/self', '/api/task/', '/api/task/self', '/api/webhook/', '/api/webhook/:id',
-  '/api/webhook/deliveries', '/api/job/',
+  '/api/webhook/deliveries', '/api/job/', '/api/audit/',
 ];
 
 describe('state changes only on POST, PUT or DELETE (rule R12)', () => {
