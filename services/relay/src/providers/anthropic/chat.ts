@@ -4,6 +4,7 @@ import { contentText, ignoredRequestKeys, parseChatRequest, type ChatMessage, ty
 import { parseDataUrl, toolArguments } from '../shared/content.js';
 import { chatCompletion, type FinishReason, type ToolCallOutput } from '../shared/openai-format.js';
 import { parseUpstream } from '../shared/upstream-response.js';
+import { foldTurns } from '../shared/turns.js';
 
 /** Anthropic requires max_tokens; used when the client gives none (the established product's `claude.default_max_tokens`). */
 export const DEFAULT_MAX_TOKENS = 8192;
@@ -55,34 +56,15 @@ export function anthropicChatBody(body: Record<string, unknown>, context: Provid
  * consecutive messages of one role are merged, since Anthropic wants user and assistant to alternate.
  */
 function convertMessages(input: ChatMessage[], warnings: string[]): { system: string; messages: AnthropicMessage[] } {
-  const system: string[] = [];
-  const messages: AnthropicMessage[] = [];
-  const push = (role: AnthropicMessage['role'], content: Block[]) => {
-    if (content.length === 0) return;
-    const last = messages.at(-1);
-    if (last?.role === role) last.content.push(...content);
-    else messages.push({ role, content });
-  };
-  for (const message of input) {
-    switch (message.role) {
-      case 'system':
-      case 'developer':
-        system.push(contentText(message.content));
-        break;
-      case 'user':
-        push('user', contentBlocks(message.content, warnings));
-        break;
-      case 'assistant':
-        push('assistant', [...contentBlocks(message.content, warnings), ...toolUseBlocks(message, warnings)]);
-        break;
-      case 'tool':
-        push('user', [{ type: 'tool_result', tool_use_id: message.tool_call_id ?? '', content: contentText(message.content) }]);
-        break;
-      default:
-        warnings.push(`message role "${message.role}" is not supported by Anthropic and was dropped`);
-    }
-  }
-  return { system: system.filter((text) => text !== '').join('\n\n'), messages };
+  const { system, turns } = foldTurns<AnthropicMessage['role'], Block>(input, warnings, {
+    provider: 'Anthropic',
+    userRole: 'user',
+    assistantRole: 'assistant',
+    user: (message) => contentBlocks(message.content, warnings),
+    assistant: (message) => [...contentBlocks(message.content, warnings), ...toolUseBlocks(message, warnings)],
+    tool: (message) => [{ type: 'tool_result', tool_use_id: message.tool_call_id ?? '', content: contentText(message.content) }],
+  });
+  return { system, messages: turns.map(({ role, items }) => ({ role, content: items })) };
 }
 
 function contentBlocks(content: ChatMessage['content'], warnings: string[]): Block[] {

@@ -4,6 +4,7 @@ import { contentText, ignoredRequestKeys, parseChatRequest, type ChatMessage, ty
 import { parseDataUrl, parseJsonObject, toolArguments } from '../shared/content.js';
 import { chatCompletion, type FinishReason, type ToolCallOutput } from '../shared/openai-format.js';
 import { parseUpstream } from '../shared/upstream-response.js';
+import { foldTurns } from '../shared/turns.js';
 
 type Part = Record<string, unknown>;
 interface GeminiContent {
@@ -49,42 +50,25 @@ export function geminiChatBody(body: Record<string, unknown>, context: ProviderC
  * one role are merged (parallel tool results must share one turn).
  */
 function convertMessages(input: ChatMessage[], warnings: string[]): { system: string; contents: GeminiContent[] } {
-  const system: string[] = [];
-  const contents: GeminiContent[] = [];
   const toolNames = new Map<string, string>();
-  const push = (role: GeminiContent['role'], parts: Part[]) => {
-    if (parts.length === 0) return;
-    const last = contents.at(-1);
-    if (last?.role === role) last.parts.push(...parts);
-    else contents.push({ role, parts });
-  };
-  for (const message of input) {
-    switch (message.role) {
-      case 'system':
-      case 'developer':
-        system.push(contentText(message.content));
-        break;
-      case 'user':
-        push('user', contentParts(message.content, warnings));
-        break;
-      case 'assistant': {
-        const calls = (message.tool_calls ?? []).map((call) => {
-          if (call.id) toolNames.set(call.id, call.function.name);
-          return { functionCall: { name: call.function.name, args: toolArguments(call.function.arguments, warnings) } };
-        });
-        push('model', [...contentParts(message.content, warnings), ...calls]);
-        break;
-      }
-      case 'tool': {
-        const name = (message.tool_call_id ? toolNames.get(message.tool_call_id) : undefined) ?? message.name ?? message.tool_call_id ?? '';
-        push('user', [{ functionResponse: { name, response: functionResponse(contentText(message.content)) } }]);
-        break;
-      }
-      default:
-        warnings.push(`message role "${message.role}" is not supported by Gemini and was dropped`);
-    }
-  }
-  return { system: system.filter((text) => text !== '').join('\n\n'), contents };
+  const { system, turns } = foldTurns<GeminiContent['role'], Part>(input, warnings, {
+    provider: 'Gemini',
+    userRole: 'user',
+    assistantRole: 'model',
+    user: (message) => contentParts(message.content, warnings),
+    assistant: (message) => {
+      const calls = (message.tool_calls ?? []).map((call) => {
+        if (call.id) toolNames.set(call.id, call.function.name);
+        return { functionCall: { name: call.function.name, args: toolArguments(call.function.arguments, warnings) } };
+      });
+      return [...contentParts(message.content, warnings), ...calls];
+    },
+    tool: (message) => {
+      const name = (message.tool_call_id ? toolNames.get(message.tool_call_id) : undefined) ?? message.name ?? message.tool_call_id ?? '';
+      return [{ functionResponse: { name, response: functionResponse(contentText(message.content)) } }];
+    },
+  });
+  return { system, contents: turns.map(({ role, items }) => ({ role, parts: items })) };
 }
 
 function contentParts(content: ChatMessage['content'], warnings: string[]): Part[] {
