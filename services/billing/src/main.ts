@@ -1,12 +1,7 @@
-import { z } from 'zod';
 import { loadConfig, runService, serviceConfigSchema } from '@aigw/platform';
 import billingPlugin, { billingConfigShape, billingSettings } from './plugin.js';
 
-const config = loadConfig(serviceConfigSchema(3002, {
-  /** Secret the key encrypting API token keys at rest is derived from; every billing replica needs the same. */
-  TOKEN_KEY_SECRET: z.string().min(32, 'TOKEN_KEY_SECRET must be at least 32 characters'),
-  ...billingConfigShape,
-}));
+const config = loadConfig(serviceConfigSchema(3002, billingConfigShape));
 await runService({
   name: 'billing',
   config,
@@ -16,7 +11,6 @@ await runService({
     databaseUrl: config.DATABASE_URL,
     dataDir: config.DATA_DIR,
     schema: config.NAMESPACE ? `${config.NAMESPACE}_billing` : undefined,
-    tokenKeySecret: config.TOKEN_KEY_SECRET,
     ...billingSettings(config),
   }),
 });

@@ -17,6 +17,9 @@ import { channelOperationRoutes } from './routes/channel-operations.js';
 import { modelRoutes } from './routes/models.js';
 import { channelKeyRoutes } from './routes/channel-key.js';
 
+/** For main.ts and the gateway's all-in-one composition, which read the same env. */
+export { channelsConfigShape, channelsSettings } from './config.js';
+
 export interface ChannelsPluginOptions {
   infra: Infrastructure;
   /** PostgreSQL URL; SQLite under dataDir when absent. */

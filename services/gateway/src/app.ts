@@ -1,15 +1,15 @@
 import crypto from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import {
-  announcesBody, createApp, errorShapeFor, internalHeaders, isLoopbackHost, loadOrCreateSecret, OperationalError, readCookie, reportSchedules, sendError, SESSION_COOKIE, TooManyRequestsError,
+  announcesBody, createApp, errorShapeFor, internalHeaders, isLoopbackHost, OperationalError, readCookie, reportSchedules, sendError, SESSION_COOKIE, TooManyRequestsError,
   type App, type AuthContext, type Infrastructure, type Logger,
 } from '@aigw/platform';
 import billingPlugin, { billingSettings } from '@aigw/billing/plugin';
-import channelsPlugin from '@aigw/channels/plugin';
-import identityPlugin, { type OAuthEndpoints } from '@aigw/identity/plugin';
-import notifierPlugin, { deliveryOptions } from '@aigw/notifier/plugin';
+import channelsPlugin, { channelsSettings } from '@aigw/channels/plugin';
+import identityPlugin, { identitySettings, type OAuthEndpoints } from '@aigw/identity/plugin';
+import notifierPlugin, { notifierSettings } from '@aigw/notifier/plugin';
 import relayPlugin, { relaySettings } from '@aigw/relay/plugin';
-import { isDistributed, type GatewayConfig } from './config.js';
+import { isDistributed, withGeneratedSecrets, type GatewayConfig } from './config.js';
 import { createCredentialResolver, type CredentialResolver } from './credentials.js';
 import { registerMetrics } from './metrics.js';
 import { registerProxies } from './proxy.js';
@@ -99,27 +99,16 @@ export async function buildGateway(options: GatewayOptions): Promise<App> {
       relay: config.RELAY_URL!, notifier: config.NOTIFIER_URL!,
     }, config.INTERNAL_SECRET!);
   } else {
+    const services = withGeneratedSecrets(config);
+    const storage = { infra, databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR };
     await app.register(identityPlugin, {
-      infra, databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR, schema: options.schemas?.identity,
-      version: options.version, initialRootPassword: config.INITIAL_ROOT_PASSWORD, oauthEndpoints: options.oauthEndpoints,
-      reachableBeyondLoopback: !isLoopbackHost(config.HOST),
-      twoFactorKeySecret: config.TWO_FACTOR_KEY_SECRET ?? loadOrCreateSecret(config.DATA_DIR, 'two-factor-key'), stepUpTtlMs: config.STEP_UP_TTL_MS,
+      ...storage, schema: options.schemas?.identity, version: options.version, oauthEndpoints: options.oauthEndpoints,
+      reachableBeyondLoopback: !isLoopbackHost(config.HOST), ...identitySettings(services),
     });
-    await app.register(billingPlugin, {
-      infra, databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR, schema: options.schemas?.billing,
-      tokenKeySecret: config.TOKEN_KEY_SECRET ?? loadOrCreateSecret(config.DATA_DIR, 'token-key'), ...billingSettings(config),
-    });
-    await app.register(channelsPlugin, {
-      infra, databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR, schema: options.schemas?.channels,
-      keySecret: config.CHANNEL_KEY_SECRET ?? loadOrCreateSecret(config.DATA_DIR, 'channel-key'),
-      scheduleMinuteMs: config.SCHEDULE_MINUTE_MS,
-    });
-    await app.register(relayPlugin, { infra, preloadTokenizers: options.preloadTokenizers, ...relaySettings(config) });
-    await app.register(notifierPlugin, {
-      infra, databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR, schema: options.schemas?.notifier,
-      keySecret: config.NOTIFIER_KEY_SECRET ?? loadOrCreateSecret(config.DATA_DIR, 'notifier-key'),
-      ...deliveryOptions(config),
-    });
+    await app.register(billingPlugin, { ...storage, schema: options.schemas?.billing, ...billingSettings(services) });
+    await app.register(channelsPlugin, { ...storage, schema: options.schemas?.channels, ...channelsSettings(services) });
+    await app.register(relayPlugin, { infra, preloadTokenizers: options.preloadTokenizers, ...relaySettings(services) });
+    await app.register(notifierPlugin, { ...storage, schema: options.schemas?.notifier, ...notifierSettings(services) });
   }
   await registerConsole(app, options.webDistDir);
   app.addHook('onClose', () => resolver.close());

@@ -1,10 +1,41 @@
 import { z } from 'zod';
-import { baseConfigShape } from '@aigw/platform';
-import { deliveryConfigShape } from '@aigw/notifier/plugin';
-import { relayConfigShape } from '@aigw/relay/plugin';
+import { baseConfigShape, loadOrCreateSecret } from '@aigw/platform';
 import { billingConfigShape } from '@aigw/billing/plugin';
+import { channelsConfigShape } from '@aigw/channels/plugin';
+import { identityConfigShape } from '@aigw/identity/plugin';
+import { notifierConfigShape } from '@aigw/notifier/plugin';
+import { relayConfigShape } from '@aigw/relay/plugin';
 
 const serviceUrl = z.string().url().optional();
+
+/**
+ * Every service's own fields, as each service declares them for its main.ts: all-in-one, this
+ * process runs them all and reads the same variables.
+ */
+export const servicesConfigShape = {
+  ...identityConfigShape,
+  ...billingConfigShape,
+  ...channelsConfigShape,
+  ...relayConfigShape,
+  ...notifierConfigShape,
+};
+
+/**
+ * The services' key secrets, which all-in-one may be left unset: each is then generated once
+ * under DATA_DIR/secrets, in the file named here, and kept (never change one once data exists).
+ */
+export const generatedSecretFiles = {
+  TOKEN_KEY_SECRET: 'token-key',
+  CHANNEL_KEY_SECRET: 'channel-key',
+  NOTIFIER_KEY_SECRET: 'notifier-key',
+  TWO_FACTOR_KEY_SECRET: 'two-factor-key',
+} as const;
+
+type GeneratedSecret = keyof typeof generatedSecretFiles;
+
+const optionalSecrets = Object.fromEntries(
+  Object.keys(generatedSecretFiles).map((name) => [name, servicesConfigShape[name as GeneratedSecret].optional()]),
+) as { [K in GeneratedSecret]: z.ZodOptional<(typeof servicesConfigShape)[K]> };
 
 /** The gateway's configuration (env). Without service URLs it runs all-in-one. */
 export const gatewayConfigSchema = z
@@ -22,34 +53,17 @@ export const gatewayConfigSchema = z
     WEB_DIST_DIR: z.string().optional(),
     /** Trust X-Forwarded-For / -Proto from an ingress or load balancer in front. */
     TRUST_PROXY: z.enum(['true', 'false']).default('false').transform((value) => value === 'true'),
-    /** All-in-one: secret for encrypting API token keys at rest (default: generated once under DATA_DIR/secrets). */
-    TOKEN_KEY_SECRET: z.string().min(32).optional(),
-    /** All-in-one: secret for encrypting channel keys at rest (default: generated once under DATA_DIR/secrets). */
-    CHANNEL_KEY_SECRET: z.string().min(32).optional(),
-    /** All-in-one: secret for encrypting webhook signing secrets at rest (default: generated once under DATA_DIR/secrets). */
-    NOTIFIER_KEY_SECRET: z.string().min(32).optional(),
-    /** All-in-one: secret for encrypting users' TOTP secrets at rest and keying backup-code hashes (default: generated once under DATA_DIR/secrets). */
-    TWO_FACTOR_KEY_SECRET: z.string().min(32).optional(),
-    /** All-in-one: how long a step-up (`POST /api/verify`) keeps sensitive actions such as a channel key reveal open. */
-    STEP_UP_TTL_MS: z.coerce.number().int().positive().default(300_000),
-    /** All-in-one: length of one minute of ChannelTestFrequency and ChannelUpdateFrequency; only tests shorten it. */
-    SCHEDULE_MINUTE_MS: z.coerce.number().int().positive().default(60_000),
-    /** All-in-one notifier: webhook and mail delivery tunables (WEBHOOK_*, MAIL_*), declared by the notifier. */
-    ...deliveryConfigShape,
-    /** All-in-one: password of the root user created on first start. */
-    INITIAL_ROOT_PASSWORD: z.string().min(8).max(20).optional(),
     /** Login, registration, verification, reset and third-party login (`/api/oauth/*`) calls allowed per IP per window. */
     CRITICAL_RATE_LIMIT: z.coerce.number().int().min(0).default(20),
     CRITICAL_RATE_LIMIT_WINDOW_MS: z.coerce.number().int().positive().default(20 * 60_000),
     /** Console API calls allowed per IP per window (0 = unlimited). */
     GLOBAL_API_RATE_LIMIT: z.coerce.number().int().min(0).default(180),
     GLOBAL_API_RATE_LIMIT_WINDOW_MS: z.coerce.number().int().positive().default(180_000),
-    /** All-in-one relay: timeouts and quota-hold leases (STREAMING_*, UPSTREAM_*, INSTANCE_NAME, HOLD_*), declared by the relay. */
-    ...relayConfigShape,
-    /** All-in-one billing: PENDING_SWEEP_INTERVAL_MS, declared by billing. */
-    ...billingConfigShape,
     /** How long a resolved console credential is trusted before asking identity again. */
     CREDENTIAL_CACHE_TTL_MS: z.coerce.number().int().positive().default(60_000),
+    /** All-in-one: every service's fields, declared by the service; its key secret may be left unset. */
+    ...servicesConfigShape,
+    ...optionalSecrets,
   })
   .superRefine((config, context) => {
     const urls = ['IDENTITY_URL', 'BILLING_URL', 'CHANNELS_URL', 'RELAY_URL', 'NOTIFIER_URL'] as const;
@@ -66,4 +80,10 @@ export type GatewayConfig = z.infer<typeof gatewayConfigSchema>;
 
 export function isDistributed(config: GatewayConfig): boolean {
   return Boolean(config.IDENTITY_URL);
+}
+
+/** All-in-one: the config with every key secret left unset generated (or read back) under DATA_DIR/secrets. */
+export function withGeneratedSecrets(config: GatewayConfig): GatewayConfig & Record<GeneratedSecret, string> {
+  const secrets = Object.fromEntries(Object.entries(generatedSecretFiles).map(([name, file]) => [name, config[name as GeneratedSecret] ?? loadOrCreateSecret(config.DATA_DIR, file)]));
+  return { ...config, ...(secrets as Record<GeneratedSecret, string>) };
 }

@@ -32,6 +32,8 @@ import { auditTrail } from './audit-trail.js';
 import { createOAuthEgress, defaultOAuthEndpoints, type OAuthEndpoints } from './oauth-providers.js';
 
 export type { OAuthEndpoints } from './oauth-providers.js';
+/** For main.ts and the gateway's all-in-one composition, which read the same env. */
+export { identityConfigShape, identitySettings } from './config.js';
 
 export interface IdentityPluginOptions {
   infra: Infrastructure;

@@ -9,8 +9,8 @@ import { registerWebhooks, type WebhookSettings } from './webhooks/index.js';
 import { registerMail, type MailSettings } from './mail/index.js';
 import { jobRoutes } from './routes/jobs.js';
 
-/** For the gateway's all-in-one composition, which reads the same env. */
-export { deliveryConfigShape, deliveryOptions } from './config.js';
+/** For main.ts and the gateway's all-in-one composition, which read the same env. */
+export { notifierConfigShape, notifierSettings } from './config.js';
 
 export interface NotifierPluginOptions {
   infra: Infrastructure;
