@@ -1,9 +1,11 @@
 import { LessThan, type DataSource } from 'typeorm';
 import { UserStatus, type AuthPrincipal } from '@aigw/contracts';
+import type { Bus } from '@aigw/platform';
 import { SessionEntity } from './entities/session.entity.js';
 import { UserEntity } from './entities/user.entity.js';
 import { passwordChangeRequired } from './domain/factory-password.js';
 import { randomString, sha256 } from './domain/secrets.js';
+import { publishSessionRevoked } from './events.js';
 
 /** Sessions live 30 days, like the established product's cookie. */
 export const SESSION_TTL_MS = 30 * 24 * 3600 * 1000;
@@ -68,4 +70,13 @@ export function createSessionStore(db: DataSource, options: SessionStoreOptions)
       return result.affected ?? 0;
     },
   };
+}
+
+/**
+ * Ends every session of a user but `keepHash` (the one that made the change), and tells every
+ * gateway, whose credential caches then drop the user's sessions and access token.
+ */
+export async function endSessions(context: { sessions: SessionStore; bus: Bus }, userId: number, keepHash?: string): Promise<void> {
+  await context.sessions.revokeAll(userId, keepHash);
+  await publishSessionRevoked(context.bus, userId, null);
 }

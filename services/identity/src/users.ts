@@ -1,9 +1,9 @@
-import { IsNull, Not, type DataSource, type EntityManager } from 'typeorm';
+import { IsNull, Not, type DataSource, type EntityManager, type FindOptionsWhere } from 'typeorm';
 import {
   localeFromAcceptLanguage, normalizeUsername, Role, USERNAME_MAX, usernameKey, usernameProblem, UserStatus,
   type User, type UserBalance, type UserRow,
 } from '@aigw/contracts';
-import { isUniqueViolation, UserError } from '@aigw/platform';
+import { isUniqueViolation, UnauthorizedError, UserError } from '@aigw/platform';
 import { UserEntity } from './entities/user.entity.js';
 import { randomString } from './domain/secrets.js';
 
@@ -63,6 +63,17 @@ export function languageOf(acceptLanguage: string | undefined): string {
 
 /** Taken regardless of case and width: "ROOT" is as taken as "root". */
 const usernameTakenError = () => new UserError('username: already taken');
+const emailUsedError = () => new UserError('email: already used');
+
+/** Whether another user than `exceptUserId`, deregistered ones included, has this email. */
+function emailTaken(manager: EntityManager, email: string, exceptUserId?: number): Promise<boolean> {
+  return manager.existsBy(UserEntity, { email, ...(exceptUserId === undefined ? {} : { id: Not(exceptUserId) }) });
+}
+
+/** Refuses an email another user than `exceptUserId` has, naming the field. */
+export async function ensureEmailFree(manager: EntityManager, email: string, exceptUserId?: number): Promise<void> {
+  if (await emailTaken(manager, email, exceptUserId)) throw emailUsedError();
+}
 
 /**
  * Whether a name is held by another user (deregistered ones included) regardless of case and
@@ -123,7 +134,7 @@ export async function updateUser(manager: EntityManager, userId: number, changes
  */
 export async function insertUser(manager: EntityManager, input: NewUser): Promise<UserEntity> {
   if (await usernameTaken(manager, input.username)) throw usernameTakenError();
-  if (input.email && (await manager.existsBy(UserEntity, { email: input.email }))) throw new UserError('email: already used');
+  if (input.email) await ensureEmailFree(manager, input.email);
   for (let attempt = 0; ; attempt++) {
     const user = manager.create(UserEntity, {
       username: input.username,
@@ -149,7 +160,7 @@ export async function insertUser(manager: EntityManager, input: NewUser): Promis
       // A concurrent registration took the username or email, or the invite code collided.
       if (!isUniqueViolation(error)) throw error;
       if (await usernameTaken(manager, input.username)) throw usernameTakenError();
-      if (input.email && (await manager.existsBy(UserEntity, { email: input.email }))) throw new UserError('email: already used');
+      if (input.email) await ensureEmailFree(manager, input.email);
       if (attempt > 8) throw error;
     }
   }
@@ -160,4 +171,22 @@ export async function findLoginUser(db: DataSource, login: string): Promise<User
   const names = [...new Set([login, normalizeUsername(login)])].map((username) => ({ username }));
   const user = await db.getRepository(UserEntity).findOne({ where: login.includes('@') ? [{ email: login }, ...names] : names });
   return user && user.deleted_at === null ? user : null;
+}
+
+/** The signed-in user's own row; 401 when it is gone or deregistered (a session that outlived it). */
+export async function loadActiveUser(manager: EntityManager, userId: number): Promise<UserEntity> {
+  const user = await manager.findOneBy(UserEntity, { id: userId });
+  if (!user || user.deleted_at !== null) throw new UnauthorizedError();
+  return user;
+}
+
+/** The id of the user an invite code belongs to; 0 when the code is empty, unknown or its user deregistered. */
+export async function inviterIdOf(manager: EntityManager, inviteCode: string | undefined): Promise<number> {
+  const inviter = inviteCode ? await manager.findOneBy(UserEntity, { aff_code: inviteCode }) : null;
+  return inviter && inviter.deleted_at === null ? inviter.id : 0;
+}
+
+/** The user a third-party account is bound to, deregistered users included. */
+export function findByBinding(manager: EntityManager, column: BindingColumn, accountId: string): Promise<UserEntity | null> {
+  return manager.findOneBy(UserEntity, { [column]: accountId } as FindOptionsWhere<UserEntity>);
 }

@@ -1,68 +1,13 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import type { PricingRow } from '@aigw/contracts';
-import { BusRequestError, requestTyped } from '@aigw/platform';
 import type { BillingContext } from '../context.js';
-import { completionRatio, modelPricing } from '@aigw/contracts';
+import { createPricing } from '../pricing.js';
 
-interface OfferedModel {
-  model: string;
-  groups: string[];
-}
-
-/** The channels' answer is reused this long: the page is public, each view must not cost a query in channels. */
-const offeredCacheMs = 5_000;
-const offeredTimeoutMs = 2_000;
-
-/**
- * GET /api/pricing: the models channels offer, each with its price (per call) or ratios, plus the
- * group ratios the caller may use: signed-in users their usable groups (the configured ones and
- * their own), guests the default group. Models without a price are left out: the relay refuses
- * them (unless self-use mode, where they show at the self-use ratio).
- */
+/** GET /api/pricing (public): the priced models and the groups the caller may use (pricing.ts). */
 export const pricingRoutes: FastifyPluginAsyncZod<{ context: BillingContext }> = async (app, { context }) => {
-  const { bus, options, logger } = context;
-  let cached: { at: number; models: OfferedModel[] } | undefined;
-
-  async function offeredModels(): Promise<OfferedModel[]> {
-    if (cached && Date.now() - cached.at < offeredCacheMs) return cached.models;
-    try {
-      const { models } = await requestTyped(bus, 'channels.model.enabled', {}, { timeoutMs: offeredTimeoutMs });
-      cached = { at: Date.now(), models };
-      return models;
-    } catch (error) {
-      if (!(error instanceof BusRequestError) || error.reason === 'remote-error') throw error;
-      // Channels is not there (yet): show every priced model in every group instead of nothing.
-      logger.debug({ reason: error.reason }, 'pricing: channels did not answer; listing every priced model');
-      const groups = Object.keys(options.get('GroupRatio'));
-      const names = new Set([...Object.keys(options.get('ModelPrice')), ...Object.keys(options.get('ModelRatio'))]);
-      return [...names].filter((name) => !name.endsWith('*')).map((model) => ({ model, groups }));
-    }
-  }
+  const pricing = createPricing(context);
 
   app.get('/api/pricing', { config: { access: 'public' } }, async (request) => {
-    const all = options.all();
-    const groupsByModel = new Map<string, Set<string>>();
-    for (const { model, groups } of await offeredModels()) {
-      const known = groupsByModel.get(model) ?? new Set<string>();
-      for (const group of groups) known.add(group);
-      groupsByModel.set(model, known);
-    }
-
-    const data: PricingRow[] = [];
-    for (const [model, groups] of [...groupsByModel].sort(([a], [b]) => a.localeCompare(b))) {
-      const pricing = modelPricing(all, model, all.SelfUseModeEnabled);
-      if (!pricing) continue;
-      const enable_groups = [...groups].sort();
-      data.push(pricing.kind === 'price'
-        ? { model_name: model, quota_type: 1, model_ratio: 0, model_price: pricing.modelPrice, completion_ratio: 0, enable_groups }
-        : { model_name: model, quota_type: 0, model_ratio: pricing.modelRatio, model_price: 0, completion_ratio: completionRatio(all.CompletionRatio, model), enable_groups });
-    }
-
-    const usable: Record<string, string> = request.auth
-      ? { ...all.UserUsableGroups }
-      : { default: all.UserUsableGroups.default ?? 'default group' };
-    if (request.auth && !Object.hasOwn(usable, request.auth.group)) usable[request.auth.group] = 'your group';
-    const group_ratio = Object.fromEntries(Object.entries(all.GroupRatio).filter(([group]) => Object.hasOwn(usable, group)));
-    return { success: true, message: '', data, group_ratio, usable_group: usable };
+    const { rows, groupRatio, usableGroups } = await pricing.tableFor(request.auth ? request.auth.group : null);
+    return { success: true, message: '', data: rows, group_ratio: groupRatio, usable_group: usableGroups };
   });
 };

@@ -1,20 +1,15 @@
 import crypto from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import type { FindOptionsWhere } from 'typeorm';
 import { z } from 'zod';
-import { DISPLAY_NAME_MAX, UserStatus } from '@aigw/contracts';
-import { clearCookie, readCookie, requireAuth, setCookie, UnauthorizedError, UserError, type EgressClient } from '@aigw/platform';
+import { clearCookie, readCookie, requireAuth, setCookie, UserError, type EgressClient } from '@aigw/platform';
 import type { IdentityContext } from '../context.js';
-import { UserEntity } from '../entities/user.entity.js';
-import { hashPassword } from '../domain/passwords.js';
-import { randomString } from '../domain/secrets.js';
-import { publishUserRegistered, publishUserUpdated } from '../events.js';
+import { bindExternalAccount, externalAccountUser } from '../external-accounts.js';
 import {
   oauthProviders, wechatAccount, wechatLogin,
   type ExternalAccount, type ExternalLogin, type OAuthEndpoints, type OAuthProvider, type ProviderContext,
 } from '../oauth-providers.js';
-import { acceptNewUsername, insertUser, languageOf, usernameTaken, type BindingColumn } from '../users.js';
+import { languageOf } from '../users.js';
 import { signIn } from './session.js';
 
 /** A state lives while the user is on the provider's authorization page. */
@@ -31,13 +26,8 @@ const callbackQuerySchema = z.object({
   code: z.string().min(1, 'code: required').max(2048),
   state: z.string().max(64).default(''),
 });
-/**
- * The WeChat code, in the body: login and bind are POST (rule R12), so another site cannot sign a
- * browser into the account of a code it obtained, nor bind it (a JSON POST needs CORS).
- */
-const wechatCodeSchema = z.object({ code: z.string().trim().min(1, 'code: required').max(256) });
-
-const byBinding = (column: BindingColumn, id: string) => ({ [column]: id }) as FindOptionsWhere<UserEntity>;
+/** The WeChat code of login and bind. */
+const wechatCodeBodySchema = z.object({ code: z.string().trim().min(1, 'code: required').max(256) });
 
 export interface OAuthRoutesOptions {
   context: IdentityContext;
@@ -46,13 +36,13 @@ export interface OAuthRoutesOptions {
 }
 
 /**
- * Third-party login (reference 6.6): the state, the GitHub, LinuxDO and OIDC callbacks, and
- * WeChat. A callback logs in (registering on first use when registration is open), or binds the
- * account when the caller is signed in (answer message 'bind', which the console reads).
+ * Third-party login (docs/compatibility.md section 5): the state, the GitHub, LinuxDO and OIDC
+ * callbacks, and WeChat. A callback logs in (registering on first use when registration is open),
+ * or binds the account when the caller is signed in (answer message 'bind', which the console
+ * reads).
  */
 export const oauthRoutes: FastifyPluginAsyncZod<OAuthRoutesOptions> = async (app, { context, egress, endpoints }) => {
-  const { db, bus, kv, options, logger } = context;
-  const users = db.getRepository(UserEntity);
+  const { kv, options, logger } = context;
   const providerContext: ProviderContext = { egress, options, logger, endpoints };
 
   const requireEnabled = (login: ExternalLogin) => {
@@ -71,64 +61,9 @@ export const oauthRoutes: FastifyPluginAsyncZod<OAuthRoutesOptions> = async (app
     return inviteCode;
   };
 
-  /**
-   * `<prefix>_<max id + 1>` as the established product names them, or the provider's suggestion
-   * when it passes the username rules (normalised, one script, no invisible characters) and is
-   * free regardless of case: a provider cannot hand out a look-alike of another user's name.
-   */
-  const freshUsername = async (prefix: string, suggested = ''): Promise<string> => {
-    if (suggested.trim()) {
-      const accepted = await acceptNewUsername(db.manager, suggested).catch((error: unknown) => {
-        if (error instanceof UserError) return null;
-        throw error;
-      });
-      if (accepted) return accepted;
-    }
-    let n = ((await users.maximum('id')) ?? 0) + 1;
-    while (await usernameTaken(db.manager, `${prefix}_${n}`)) n++;
-    return `${prefix}_${n}`;
-  };
-
-  const register = async (request: FastifyRequest, login: ExternalLogin, account: ExternalAccount, inviteCode: string): Promise<UserEntity> => {
-    if (!options.get('RegisterEnabled')) throw new UserError('the administrator has turned off new-user registration');
-    const inviter = inviteCode ? await users.findOneBy({ aff_code: inviteCode }) : null;
-    // The account signs in through the provider only: its password is a random one nobody knows.
-    const passwordHash = await hashPassword(randomString(32));
-    for (let attempt = 0; ; attempt++) {
-      try {
-        const user = await insertUser(db.manager, {
-          username: await freshUsername(login.usernamePrefix, account.username),
-          passwordHash,
-          displayName: account.displayName?.slice(0, DISPLAY_NAME_MAX),
-          inviterId: inviter && inviter.deleted_at === null ? inviter.id : 0,
-          language: languageOf(request.headers['accept-language']),
-          bindings: { [login.column]: account.id },
-        });
-        await publishUserRegistered(bus, user, 'register');
-        return user;
-      } catch (error) {
-        // A concurrent registration took the same number: pick again.
-        if (!(error instanceof UserError && error.message.startsWith('username:')) || attempt >= 3) throw error;
-      }
-    }
-  };
-
   const logIn = async (request: FastifyRequest, reply: FastifyReply, login: ExternalLogin, account: ExternalAccount, inviteCode: string) => {
-    const owner = await users.findOneBy(byBinding(login.column, account.id));
-    if (owner && owner.deleted_at !== null) throw new UserError('the account has been deleted');
-    if (owner && owner.status !== UserStatus.Enabled) throw new UserError('the user has been banned');
-    const user = owner ?? (await register(request, login, account, inviteCode));
+    const user = await externalAccountUser(context, login, account, inviteCode, languageOf(request.headers['accept-language']));
     return { success: true, message: '', data: await signIn(context, request, reply, user) };
-  };
-
-  /** Binds the account to the signed-in user, unless another user, deregistered ones included, holds it. */
-  const bind = async (userId: number, login: ExternalLogin, account: ExternalAccount): Promise<void> => {
-    const self = await users.findOneBy({ id: userId });
-    if (!self || self.deleted_at !== null) throw new UnauthorizedError();
-    const owner = await users.findOneBy(byBinding(login.column, account.id));
-    if (owner && owner.id !== self.id) throw new UserError(`this ${login.label} account is already bound to another user`);
-    await users.update({ id: self.id }, { [login.column]: account.id });
-    await publishUserUpdated(bus, self);
   };
 
   const callback = (provider: OAuthProvider) => async (request: FastifyRequest<{ Querystring: z.infer<typeof callbackQuerySchema> }>, reply: FastifyReply) => {
@@ -136,7 +71,7 @@ export const oauthRoutes: FastifyPluginAsyncZod<OAuthRoutesOptions> = async (app
     const inviteCode = await takeState(request, reply, request.query.state);
     const account = await provider.account(request.query.code, providerContext);
     if (!request.auth) return logIn(request, reply, provider, account, inviteCode);
-    await bind(request.auth.userId, provider, account);
+    await bindExternalAccount(context, request.auth.userId, provider, account.id);
     return { success: true, message: 'bind' };
   };
 
@@ -153,14 +88,18 @@ export const oauthRoutes: FastifyPluginAsyncZod<OAuthRoutesOptions> = async (app
   app.get('/api/oauth/linuxdo', callbackRoute, callback(oauthProviders.linuxdo));
   app.get('/api/oauth/oidc', callbackRoute, callback(oauthProviders.oidc));
 
-  app.post('/api/oauth/wechat', { schema: { body: wechatCodeSchema }, config: { access: 'public' } }, async (request, reply) => {
+  // The WeChat code comes in the body: login and bind are POST (rule R12), so another site cannot
+  // sign a browser into the account of a code it obtained, nor bind it (a JSON POST needs CORS).
+  app.post('/api/oauth/wechat', { schema: { body: wechatCodeBodySchema }, config: { access: 'public' } }, async (request, reply) => {
     requireEnabled(wechatLogin);
     return logIn(request, reply, wechatLogin, await wechatAccount(request.body.code, providerContext), '');
   });
 
-  app.post('/api/oauth/wechat/bind', { schema: { body: wechatCodeSchema }, config: { access: 'user' } }, async (request) => {
+  app.post('/api/oauth/wechat/bind', { schema: { body: wechatCodeBodySchema }, config: { access: 'user' } }, async (request) => {
     requireEnabled(wechatLogin);
-    await bind(requireAuth(request).userId, wechatLogin, await wechatAccount(request.body.code, providerContext));
+    const { userId } = requireAuth(request);
+    const account = await wechatAccount(request.body.code, providerContext);
+    await bindExternalAccount(context, userId, wechatLogin, account.id);
     return { success: true, message: '' };
   });
 };

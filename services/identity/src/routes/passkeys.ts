@@ -4,9 +4,9 @@ import { idSchema, passkeyRegisterBodySchema, UserStatus, webAuthnResponseSchema
 import { ForbiddenError, NotFoundError, recordAudit, requireAuth, UserError } from '@aigw/platform';
 import type { IdentityContext } from '../context.js';
 import { UserEntity } from '../entities/user.entity.js';
-import { decideUserAction } from '../domain/permissions.js';
-import { publishSessionRevoked } from '../events.js';
 import { passkeyLoginCeremony, userCeremony } from '../ceremonies.js';
+import { endSessions } from '../sessions.js';
+import { loadManagedUser } from '../user-admin.js';
 import { openStepUp, passkeyVerifyCeremony, stepUpSession } from './verify.js';
 import { signIn } from './session.js';
 import { userTarget } from '../audit-trail.js';
@@ -19,7 +19,7 @@ const idParams = z.object({ id: idSchema });
  * and an admin's reset of a lower-level user's passkeys.
  */
 export const passkeyRoutes: FastifyPluginAsyncZod<{ context: IdentityContext }> = async (app, { context }) => {
-  const { db, passkeys, stepUp, secondFactors, bus, sessions, logger } = context;
+  const { db, passkeys, stepUp, secondFactors, bus, logger } = context;
   const users = db.getRepository(UserEntity);
   const user = { access: 'user' } as const;
   const registration = userCeremony<{ challenge: string }>(context.kv, 'passkey_register');
@@ -111,14 +111,10 @@ export const passkeyRoutes: FastifyPluginAsyncZod<{ context: IdentityContext }> 
   // Lower-level users only (the level rules, checked before anything else about the passkeys).
   app.delete('/api/user/:id/reset_passkey', { schema: { params: idParams }, config: { access: 'admin' } }, async (request) => {
     const actor = requireAuth(request);
-    const target = await users.findOneBy({ id: request.params.id });
-    if (!target) throw new NotFoundError('user not found');
-    const decision = decideUserAction(actor.role, target.role, 'reset_passkey');
-    if (!decision.allowed) throw new ForbiddenError(decision.reason);
+    const target = await loadManagedUser(context, actor.role, request.params.id, 'reset_passkey');
     const removed = await passkeys.remove(target.id);
     if (removed === 0) throw new UserError('the user has no passkey');
-    await sessions.revokeAll(target.id);
-    await publishSessionRevoked(bus, target.id, null);
+    await endSessions(context, target.id);
     logger.info({ actorId: actor.userId, targetId: target.id }, 'passkeys reset by an admin');
     await recordAudit(request, bus, 'identity', { action: 'user.passkey_reset', target: userTarget(target), before: { passkeys: removed }, after: { passkeys: 0 } });
     return { success: true, message: "the user's passkeys have been removed" };

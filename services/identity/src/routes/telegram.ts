@@ -1,11 +1,10 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { UserStatus } from '@aigw/contracts';
 import { requireAuth, UserError } from '@aigw/platform';
 import type { IdentityContext } from '../context.js';
-import { UserEntity } from '../entities/user.entity.js';
 import { verifyTelegramAuth, type TelegramAuth } from '../domain/telegram.js';
-import { publishUserUpdated } from '../events.js';
+import { bindExternalAccount, ensureMaySignIn } from '../external-accounts.js';
+import { findByBinding } from '../users.js';
 import { signIn } from './session.js';
 
 const field = z.string().max(256);
@@ -27,8 +26,7 @@ const telegramBodySchema = z.object({
 
 /** Telegram login (for accounts that bound Telegram before) and binding from the settings page. */
 export const telegramRoutes: FastifyPluginAsyncZod<{ context: IdentityContext }> = async (app, { context }) => {
-  const { db, options, bus } = context;
-  const users = db.getRepository(UserEntity);
+  const { db, options } = context;
 
   const verified = (query: z.infer<typeof telegramBodySchema>): string => {
     if (!options.get('TelegramOAuthEnabled')) throw new UserError('the administrator has not enabled Telegram login');
@@ -39,21 +37,14 @@ export const telegramRoutes: FastifyPluginAsyncZod<{ context: IdentityContext }>
 
   app.post('/api/oauth/telegram/login', { schema: { body: telegramBodySchema }, config: { access: 'public' } }, async (request, reply) => {
     const telegramId = verified(request.body);
-    const user = await users.findOneBy({ telegram_id: telegramId });
-    if (!user) throw new UserError('this Telegram account is not bound to a user; bind it from the settings page first');
-    if (user.deleted_at !== null) throw new UserError('the account has been deleted');
-    if (user.status !== UserStatus.Enabled) throw new UserError('the user has been banned');
-    return { success: true, message: '', data: await signIn(context, request, reply, user) };
+    const owner = await findByBinding(db.manager, 'telegram_id', telegramId);
+    if (!owner) throw new UserError('this Telegram account is not bound to a user; bind it from the settings page first');
+    return { success: true, message: '', data: await signIn(context, request, reply, ensureMaySignIn(owner)) };
   });
 
   app.post('/api/oauth/telegram/bind', { schema: { body: telegramBodySchema }, config: { access: 'user' } }, async (request) => {
     const telegramId = verified(request.body);
-    const owner = await users.findOneBy({ telegram_id: telegramId });
-    const self = requireAuth(request).userId;
-    if (owner && owner.id !== self) throw new UserError('this Telegram account is already bound to another user');
-    await users.update({ id: self }, { telegram_id: telegramId });
-    const user = await users.findOneByOrFail({ id: self });
-    await publishUserUpdated(bus, user);
+    await bindExternalAccount(context, requireAuth(request).userId, { column: 'telegram_id', label: 'Telegram' }, telegramId);
     return { success: true, message: '' };
   });
 };

@@ -2,12 +2,12 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { IsNull } from 'typeorm';
 import { idSchema, twoFactorCodeBodySchema, UserStatus, type TwoFactorStats, type TwoFactorStatus } from '@aigw/contracts';
-import { ForbiddenError, NotFoundError, recordAudit, requireAuth, UserError } from '@aigw/platform';
+import { recordAudit, requireAuth, UserError } from '@aigw/platform';
 import type { IdentityContext } from '../context.js';
 import { UserEntity } from '../entities/user.entity.js';
-import { decideUserAction } from '../domain/permissions.js';
-import { publishSessionRevoked } from '../events.js';
 import { pendingTwoFactorLogin } from '../ceremonies.js';
+import { endSessions } from '../sessions.js';
+import { loadManagedUser } from '../user-admin.js';
 import { signIn } from './session.js';
 import { userTarget } from '../audit-trail.js';
 
@@ -18,7 +18,7 @@ const idParams = z.object({ id: idSchema });
  * the second step of a login, and an admin's reset of a lower-level user's 2FA.
  */
 export const twoFactorRoutes: FastifyPluginAsyncZod<{ context: IdentityContext }> = async (app, { context }) => {
-  const { db, secondFactors, options, bus, sessions, logger } = context;
+  const { db, secondFactors, options, bus, logger } = context;
   const users = db.getRepository(UserEntity);
   const user = { access: 'user' } as const;
 
@@ -81,13 +81,9 @@ export const twoFactorRoutes: FastifyPluginAsyncZod<{ context: IdentityContext }
   // Lower-level users only (the level rules); the user signs in again with the password alone.
   app.delete('/api/user/:id/2fa', { schema: { params: idParams }, config: { access: 'admin' } }, async (request) => {
     const actor = requireAuth(request);
-    const target = await users.findOneBy({ id: request.params.id });
-    if (!target) throw new NotFoundError('user not found');
-    const decision = decideUserAction(actor.role, target.role, 'reset_2fa');
-    if (!decision.allowed) throw new ForbiddenError(decision.reason);
+    const target = await loadManagedUser(context, actor.role, request.params.id, 'reset_2fa');
     if (!(await secondFactors.disable(target.id))) throw new UserError('the user has not enabled two-factor authentication');
-    await sessions.revokeAll(target.id);
-    await publishSessionRevoked(bus, target.id, null);
+    await endSessions(context, target.id);
     logger.info({ actorId: actor.userId, targetId: target.id }, 'two-factor authentication reset by an admin');
     await recordAudit(request, bus, 'identity', { action: 'user.2fa_reset', target: userTarget(target), before: { two_factor_enabled: true }, after: { two_factor_enabled: false } });
     return { success: true, message: "the user's two-factor authentication has been reset" };

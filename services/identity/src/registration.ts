@@ -1,0 +1,114 @@
+import crypto from 'node:crypto';
+import type { Locale, RegisterBody } from '@aigw/contracts';
+import { UserError, type Kv } from '@aigw/platform';
+import type { IdentityContext } from './context.js';
+import { UserEntity } from './entities/user.entity.js';
+import { checkEmail } from './domain/email-rules.js';
+import { hashPassword } from './domain/passwords.js';
+import { randomString, safeEqual } from './domain/secrets.js';
+import { publishUserRegistered, requestMail } from './events.js';
+import { newPasswordColumns, saveProfile } from './profile.js';
+import { ensureEmailFree, insertUser, inviterIdOf } from './users.js';
+
+/**
+ * Registration with a password, email verification codes and the password reset. Codes and reset
+ * links live in Kv so every replica sees them.
+ */
+
+const VERIFICATION_TTL_MS = 10 * 60_000;
+const RESET_TTL_MS = 15 * 60_000;
+/** The console locks resending for 30 seconds; the server enforces it too. */
+const RESEND_LOCK_MS = 30_000;
+
+const verificationKey = (email: string) => `identity:verification:${email.toLowerCase()}`;
+const resetKey = (email: string) => `identity:reset:${email.toLowerCase()}`;
+
+/** Whether `code` is the verification code last mailed to `email` and still valid. */
+export async function verificationCodeMatches(kv: Kv, email: string, code: string): Promise<boolean> {
+  const expected = await kv.get(verificationKey(email));
+  return expected ? safeEqual(expected, code) : false;
+}
+
+/** A used code is gone: it cannot verify a second registration or binding. */
+export async function forgetVerificationCode(kv: Kv, email: string): Promise<void> {
+  await kv.delete(verificationKey(email));
+}
+
+function emailProblem(context: IdentityContext, email: string): string | null {
+  const { options } = context;
+  return checkEmail(email, {
+    domainRestriction: options.get('EmailDomainRestrictionEnabled'),
+    whitelist: options.get('EmailDomainWhitelist'),
+    aliasRestriction: options.get('EmailAliasRestrictionEnabled'),
+  });
+}
+
+async function lockResend(context: IdentityContext, email: string, purpose: string): Promise<void> {
+  if (!(await context.kv.setIfAbsent(`identity:resend:${purpose}:${email.toLowerCase()}`, '1', { ttlMs: RESEND_LOCK_MS }))) {
+    throw new UserError('please wait 30 seconds before asking again');
+  }
+}
+
+/**
+ * A registration with username and password, while the options allow it; with the verified
+ * email while email verification is on. `language` is the console's (see `languageOf`).
+ */
+export async function registerWithPassword(context: IdentityContext, body: RegisterBody, language: string): Promise<void> {
+  const { options, kv } = context;
+  if (!options.get('RegisterEnabled')) throw new UserError('the administrator has turned off new-user registration');
+  if (!options.get('PasswordRegisterEnabled')) throw new UserError('the administrator has turned off registration with a password; use a third-party login');
+  let email = '';
+  if (options.get('EmailVerificationEnabled')) {
+    if (!body.email) throw new UserError('email: required while email verification is on');
+    if (!body.verification_code) throw new UserError('verification_code: please enter email verification code');
+    const rejected = emailProblem(context, body.email);
+    if (rejected) throw new UserError(`email: ${rejected}`);
+    if (!(await verificationCodeMatches(kv, body.email, body.verification_code))) throw new UserError('verification_code: wrong or expired verification code');
+    email = body.email;
+  }
+  const user = await insertUser(context.db.manager, {
+    username: body.username,
+    passwordHash: await hashPassword(body.password),
+    email,
+    inviterId: await inviterIdOf(context.db.manager, body.aff_code),
+    language,
+  });
+  if (email) await forgetVerificationCode(kv, email);
+  await publishUserRegistered(context.bus, user, 'register');
+}
+
+/** Mails a verification code to an address no user has, that the email rules allow. */
+export async function sendVerificationCode(context: IdentityContext, email: string, locale: Locale): Promise<void> {
+  const rejected = emailProblem(context, email);
+  if (rejected) throw new UserError(`email: ${rejected}`);
+  await ensureEmailFree(context.db.manager, email);
+  await lockResend(context, email, 'verification');
+  const code = crypto.randomBytes(3).toString('hex');
+  await context.kv.set(verificationKey(email), code, { ttlMs: VERIFICATION_TTL_MS });
+  await requestMail(context.bus, { to: email, template: 'verification_code', params: { code, minutes: String(VERIFICATION_TTL_MS / 60_000), system_name: context.options.get('SystemName') }, locale });
+}
+
+/** Mails a reset link when the address is a user's; the caller answers the same either way (no account enumeration). */
+export async function sendPasswordReset(context: IdentityContext, email: string, locale: Locale): Promise<void> {
+  const { options, kv } = context;
+  await lockResend(context, email, 'reset');
+  const user = await context.db.manager.findOneBy(UserEntity, { email });
+  if (!user || user.deleted_at !== null) return;
+  const token = crypto.randomBytes(16).toString('hex');
+  await kv.set(resetKey(email), token, { ttlMs: RESET_TTL_MS });
+  const link = `${options.get('ServerAddress')}/user/reset?email=${encodeURIComponent(email)}&token=${token}`;
+  await requestMail(context.bus, { to: email, template: 'password_reset', params: { link, minutes: String(RESET_TTL_MS / 60_000), system_name: options.get('SystemName') }, locale });
+}
+
+/**
+ * Completes a reset link (once): the user gets a new random password, returned to be shown, and
+ * every session and the system access token end with the old one (issue 22.6).
+ */
+export async function resetPassword(context: IdentityContext, email: string, token: string): Promise<string> {
+  const expected = await context.kv.take(resetKey(email));
+  const user = expected && safeEqual(expected, token) ? await context.db.manager.findOneBy(UserEntity, { email }) : null;
+  if (!user || user.deleted_at !== null) throw new UserError('the reset link is invalid or has expired');
+  const password = randomString(12);
+  await saveProfile(context, user.id, await newPasswordColumns(password));
+  return password;
+}
