@@ -29,7 +29,7 @@ const PROMPT = 'Hello from the console e2e test';
 const PROMPT_TOKENS = Math.ceil(PROMPT.length / 4);
 const COMPLETION_TOKENS = 4;
 const REPLY = 'hello hello hello hello';
-// established-product.md 4.7: quota = round((prompt + completion × CompletionRatio) × ModelRatio × GroupRatio), group default = 1.
+// docs/compatibility.md section 3.5: quota = round((prompt + completion × CompletionRatio) × ModelRatio × GroupRatio), group default = 1.
 const EXPECTED_QUOTA = Math.round((PROMPT_TOKENS + COMPLETION_TOKENS * COMPLETION_RATIO) * MODEL_RATIO * 1);
 
 const dollars = (quota: number, digits = 2) => `$${(quota / QUOTA_PER_DOLLAR).toFixed(digits)}`;
@@ -289,7 +289,7 @@ describe('the console flows', () => {
     await page.getByText('您当前看到的是默认分组的价格，登录后可查看您所在分组的价格。').waitFor();
     const row = tableRow(page, MODEL);
     for (const text of ['按量计费', `模型倍率：${MODEL_RATIO}`, `补全倍率：${COMPLETION_RATIO}`, '分组倍率：1']) await row.getByText(text, { exact: true }).waitFor();
-    // Spec 9: prompt price = model ratio × 2 × group ratio dollars per 1M tokens; completion × the completion ratio.
+    // docs/product.md section 10: prompt price = model ratio × 2 × group ratio dollars per 1M tokens; completion × the completion ratio.
     await row.getByText(`提示 $${MODEL_RATIO * 2} / 1M tokens`, { exact: true }).waitFor();
     await row.getByText(`补全 $${MODEL_RATIO * 2 * COMPLETION_RATIO} / 1M tokens`, { exact: true }).waitFor();
     await screenshot(page, 'flows-guest-pricing');

@@ -4,7 +4,7 @@ import { newContext, screenshot } from './support/browser';
 import { loginThroughForm, watchPageErrors } from './support/console';
 import { useConsoleHarness } from './support/harness';
 
-// Test plan X1 (security-and-reliability.md) and rule R9: admin-written markdown and HTML
+// Test X1 and rule R9 (docs/security.md): admin-written markdown and HTML
 // (notice, home page, about, footer) and user-chosen names (display name, token name, channel
 // name, model name) never run script in the console. Each page is checked twice: as served
 // (sanitizer and CSP together), and with the CSP ignored, so the sanitizer must hold on its own.

@@ -1,6 +1,6 @@
 import { Role, type User } from '@aigw/contracts';
 
-/** What the signed-in user may see (spec accounts section 6); the server enforces the same. */
+/** What the signed-in user may see (docs/product.md section 3); the server enforces the same. */
 export interface Access {
   signedIn: boolean;
   /** Role >= 10: channels, redemption codes, users, all logs. */

@@ -3,10 +3,11 @@ import { pageQuerySchema } from './envelope.js';
 import { isSecretOption, optionKeys } from './options.js';
 
 /**
- * The audit trail (issue 22, item 13; DESIGN section 6): every admin or root action that changes
- * a user, a balance, a role, a channel, an option or a webhook, or reveals a secret, is one
- * record. The owning service publishes it after its change committed (`<service>.audit.recorded`,
- * one payload schema for all four); identity stores it and serves it to root at GET /api/audit/.
+ * The audit trail (issue 22, item 13; docs/security.md, "Audit trail"): every admin or root action
+ * that changes a user, a balance, a role, a channel, an option or a webhook, or reveals a secret,
+ * is one record. The owning service publishes it after its change committed
+ * (`<service>.audit.recorded`, one payload schema for all four); identity stores it and serves it
+ * to root at GET /api/audit/.
  */
 
 /** The services whose admin actions are audited; each publishes `<service>.audit.recorded`. */

@@ -112,11 +112,11 @@ export const redeemBodySchema = z.object({ key: z.string().trim().min(1, 'please
 /** POST /api/user/aff_transfer. */
 export const affTransferBodySchema = z.object({ quota: quotaSchema });
 
-/** Online top-up order status (reference 7.2): paid orders are `success`; nothing expires orders yet. */
+/** Online top-up order status (docs/compatibility.md section 6): paid orders are `success`; nothing expires orders yet. */
 export const TopUpStatus = { Pending: 'pending', Success: 'success', Expired: 'expired' } as const;
 export type TopUpStatus = (typeof TopUpStatus)[keyof typeof TopUpStatus];
 
-/** The wallet's two payment methods (spec: zfb, wx) and the epay `type` each is sent as. */
+/** The wallet's two payment methods (docs/product.md section 8: zfb, wx) and the epay `type` each is sent as. */
 export const epayPaymentTypes = { zfb: 'alipay', wx: 'wxpay' } as const;
 export type PaymentMethod = keyof typeof epayPaymentTypes;
 

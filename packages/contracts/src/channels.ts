@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { idSchema } from './envelope.js';
 
-/** Channel type numbers, exactly as the established product stores them (reference 3.1). */
+/** Channel type numbers, exactly as the established product stores them (docs/compatibility.md section 2.1). */
 export const ChannelType = {
   Unknown: 0, OpenAI: 1, Midjourney: 2, Azure: 3, Ollama: 4, MidjourneyPlus: 5, OpenAIMax: 6, OhMyGPT: 7, Custom: 8,
   AILS: 9, AIProxy: 10, PaLM: 11, API2GPT: 12, AIGC2D: 13, Anthropic: 14, Baidu: 15, Zhipu: 16, Ali: 17, Xunfei: 18,

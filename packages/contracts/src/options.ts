@@ -1,10 +1,10 @@
 import { z } from 'zod';
 
 /**
- * Typed settings (STYLE 16). Each option has a group (the settings card it belongs to), a zod
- * schema for its value, a default, and whether it is a secret (write-only in the API). Values
- * are stored as strings (booleans as "true"/"false", maps as JSON) for compatibility with the
- * established product's option rows; `decodeOptionValue` and `encodeOptionValue` convert.
+ * Typed settings (style rule 16, CONTRIBUTING.md). Each option has a group (the settings card it
+ * belongs to), a zod schema for its value, a default, and whether it is a secret (write-only in the
+ * API). Values are stored as strings (booleans as "true"/"false", maps as JSON) for compatibility
+ * with the established product's option rows; `decodeOptionValue` and `encodeOptionValue` convert.
  */
 export const optionGroups = [
   'general', 'quota', 'drawing', 'sensitive', 'log', 'dashboard', 'monitoring', 'chat', 'group', 'ratio',

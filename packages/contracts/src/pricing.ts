@@ -1,16 +1,17 @@
 import { MAX_QUOTA } from './billing.js';
 
 /**
- * Price helpers (spec section 9, reference section 4.5-4.7), pure functions over the option maps.
+ * Price helpers (docs/compatibility.md sections 3.3 to 3.5; the prices shown, docs/product.md
+ * section 10), pure functions over the option maps.
  *
  * Arithmetic: every input is bounded (tokens are integers up to 10^8, ratios and prices finite,
- * non-negative, at most 10^6), invalid ones throw a RangeError, and every result is a
- * non-negative safe integer clamped to MAX_QUOTA, so no input can wrap a charge or turn it
- * negative (rule R7). The formulas are evaluated EXACTLY: each ratio is read as the decimal
- * its shortest representation shows (what the admin typed: 1.25, 0.075), the products are
- * computed on BigInt fractions, and the result is rounded half away from zero once, at the end,
- * as the reference does with decimal arithmetic. Floating point would be off by one unit for
- * some inputs that land next to .5 (e.g. 0.075 is not exact in binary).
+ * non-negative, at most 10^6), invalid ones throw a RangeError, and every result is a non-negative
+ * safe integer clamped to MAX_QUOTA, so no input can wrap a charge or turn it negative (rule R7).
+ * The formulas are evaluated EXACTLY: each ratio is read as the decimal its shortest representation
+ * shows (what the admin typed: 1.25, 0.075), the products are computed on BigInt fractions, and the
+ * result is rounded half away from zero once, at the end, as the established product does with
+ * decimal arithmetic. Floating point would be off by one unit for some inputs that land next to .5
+ * (e.g. 0.075 is not exact in binary).
  */
 
 export const MAX_TOKENS = 100_000_000;
@@ -46,7 +47,7 @@ export function modelPricing(maps: { ModelPrice: RateMap; ModelRatio: RateMap },
 }
 
 /**
- * Built-in completion ratios per model family (reference 4.5 item 3 and 5.2), used when the
+ * Built-in completion ratios per model family (docs/compatibility.md section 3.3), used when the
  * CompletionRatio option has no entry: the option's defaults do not list these families, and
  * billing completions of gpt-4o at the prompt price would undercharge fourfold. First match wins.
  */
@@ -128,12 +129,12 @@ export interface ReservationInput {
 }
 
 /**
- * What to hold before forwarding. A per-call price is charged in full (once, whatever the
- * answers: it is the price of the call). Without max_tokens: PreConsumedQuota tokens per
- * answer at the model × group ratio (the reference). With max_tokens: the prompt plus
- * max_tokens × answers priced as completion, i.e. the most the request can cost (the reference
- * leaves the completion ratio out here, which under-holds and invites overdrafts). The product
- * is exact and the result saturates at MAX_QUOTA (rule R7).
+ * What to hold before forwarding. A per-call price is charged in full (once, whatever the answers:
+ * it is the price of the call). Without max_tokens: PreConsumedQuota tokens per answer at the model
+ * × group ratio (as the established product does, docs/compatibility.md section 3.4). With
+ * max_tokens: the prompt plus max_tokens × answers priced as completion, i.e. the most the request
+ * can cost (the established product leaves the completion ratio out here, which under-holds and
+ * invites overdrafts). The product is exact and the result saturates at MAX_QUOTA (rule R7).
  */
 export function reservationFor(input: ReservationInput): number {
   const { pricing } = input;
@@ -173,11 +174,12 @@ export interface TopUpQuote {
 }
 
 /**
- * An online top-up (reference 7.2): money = units × Price × TopupGroupRatio, rounded half up to
- * 2 decimals, where units = amount (or amount / QuotaPerUnit when currency display is off); the
- * quota credited is amount × QuotaPerUnit (or the amount itself). Exact, like the usage formulas:
- * 14.6 is 1460 hundredths, never 14.599999. Throws a RangeError naming the input when it is out
- * of range (amount not a positive integer, a result above MAX_QUOTA or MAX_TOPUP_MONEY).
+ * An online top-up (docs/compatibility.md section 6): money = units × Price × TopupGroupRatio,
+ * rounded half up to 2 decimals, where units = amount (or amount / QuotaPerUnit when currency
+ * display is off); the quota credited is amount × QuotaPerUnit (or the amount itself). Exact, like
+ * the usage formulas: 14.6 is 1460 hundredths, never 14.599999. Throws a RangeError naming the
+ * input when it is out of range (amount not a positive integer, a result above MAX_QUOTA or
+ * MAX_TOPUP_MONEY).
  */
 export function topUpQuote(input: TopUpQuoteInput): TopUpQuote {
   if (!Number.isSafeInteger(input.amount) || input.amount < 1 || input.amount > MAX_QUOTA) {

@@ -1,4 +1,4 @@
-/** User roles (spec accounts section 4). Anything else shows as 'unknown identity'. */
+/** User roles (docs/product.md section 3). Anything else shows as 'unknown identity'. */
 export const Role = {
   Guest: 0,
   Common: 1,

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-/** GET /api/status `data`: what the console caches about the server (spec accounts section 3). */
+/** GET /api/status `data`: what the console caches about the server (docs/product.md section 2). */
 export const statusSchema = z.object({
   version: z.string(),
   start_time: z.number().int(),

@@ -3,7 +3,7 @@ import { manageActions, Role } from './roles.js';
 import { idSchema } from './envelope.js';
 import { normalizeUsername, usernameProblem } from './username.js';
 
-/** Limits of spec accounts section 5. */
+/** Limits of docs/product.md section 4. */
 export const USERNAME_MAX = 12;
 export const PASSWORD_MIN = 8;
 export const PASSWORD_MAX = 20;

@@ -3,10 +3,10 @@ import type { Access } from '@aigw/contracts';
 import { AppError } from './errors.js';
 
 /**
- * Request body caps by route class (DESIGN section 6, test D1), enforced before a body is read:
- * a declared Content-Length over the cap is refused at once, a chunked body as soon as it passes
- * it. A route may declare its own `bodyLimit` (the relay's by operation, payment callbacks);
- * otherwise `useAccessControl` gives it the cap of its declared access.
+ * Request body caps by route class (docs/architecture.md section 6.6, test D1), enforced before a
+ * body is read: a declared Content-Length over the cap is refused at once, a chunked body as soon
+ * as it passes it. A route may declare its own `bodyLimit` (the relay's by operation, payment
+ * callbacks); otherwise `useAccessControl` gives it the cap of its declared access.
  */
 export const bodyLimits = {
   /** Routes anyone may call (login, registration, reset, callbacks): small forms. */

@@ -2,9 +2,9 @@ import { z } from 'zod';
 import fs from 'node:fs';
 
 /**
- * Config is one zod schema per service over the environment, parsed once at boot (STYLE 4).
- * Nothing else reads process.env. A variable `NAME_FILE` is read from that file when `NAME`
- * itself is not set (for secrets mounted as files).
+ * Config is one zod schema per service over the environment, parsed once at boot (style rule 4,
+ * CONTRIBUTING.md). Nothing else reads process.env. A variable `NAME_FILE` is read from that file
+ * when `NAME` itself is not set (for secrets mounted as files).
  */
 
 /** Fields every service shares. Units are in the names. */
@@ -19,7 +19,7 @@ export const baseConfigShape = {
   DATA_DIR: z.string().default('./data'),
   /** NATS URL (JetStream enabled); when unset the bus is in-process. */
   NATS_URL: z.string().optional(),
-  /** Copies of each JetStream event stream; 3 on a production JetStream cluster (DESIGN section 5). */
+  /** Copies of each JetStream event stream; 3 on a production JetStream cluster (docs/architecture.md section 4). */
   NATS_STREAM_REPLICAS: z.coerce.number().int().min(1).max(5).default(1),
   /** Redis URL; when unset jobs, counters and the kv store are in-process. */
   REDIS_URL: z.string().optional(),

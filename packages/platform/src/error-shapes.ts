@@ -1,7 +1,8 @@
 /**
- * The shape an error answer takes, by who is calling (DESIGN section 7): the console's envelope
- * on `/api`, the provider's own error on relay paths (OpenAI's, Anthropic's on the Messages
- * API, Gemini's on `/v1beta`), so every client's SDK reads our errors as its provider's.
+ * The shape an error answer takes, by who is calling (docs/architecture.md section 7): the
+ * console's envelope on `/api`, the provider's own error on relay paths (OpenAI's, Anthropic's on
+ * the Messages API, Gemini's on `/v1beta`), so every client's SDK reads our errors as its
+ * provider's.
  */
 export type ErrorShape = 'envelope' | 'openai' | 'anthropic' | 'gemini';
 

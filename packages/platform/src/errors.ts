@@ -1,7 +1,7 @@
 /**
- * The error taxonomy (STYLE 6): a stable machine `code`, an HTTP status, and whether the error
- * is worth reporting. Route handlers throw these; the one error handler of the process turns
- * them into the envelope (console) or the provider error shape (relay).
+ * The error taxonomy (style rule 6, CONTRIBUTING.md): a stable machine `code`, an HTTP status, and
+ * whether the error is worth reporting. Route handlers throw these; the one error handler of the
+ * process turns them into the envelope (console) or the provider error shape (relay).
  */
 export class AppError extends Error {
   constructor(

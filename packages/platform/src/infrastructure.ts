@@ -7,10 +7,10 @@ import { createJobs } from './jobs/index.js';
 import type { Logger } from './logger.js';
 
 /**
- * The ports a process shares between its service plugins. The adapters are chosen by which URL
- * is set (DESIGN section 4): NATS for the bus, Redis for jobs, counters and kv; in-process
- * otherwise. The all-in-one process makes one and hands it to every plugin, so the in-process
- * bus connects them.
+ * The ports a process shares between its service plugins. The adapters are chosen by which URL is
+ * set (docs/architecture.md section 4): NATS for the bus, Redis for jobs, counters and kv;
+ * in-process otherwise. The all-in-one process makes one and hands it to every plugin, so the
+ * in-process bus connects them.
  */
 export interface Infrastructure {
   bus: Bus;

@@ -1,8 +1,8 @@
 /**
- * Bounds on the shape of a parsed JSON body (DESIGN section 6, test D3). JSON.parse itself does
- * not recurse, but much of what runs after it does (JSON.stringify, schema walks, converters):
- * a body nested 10,000 deep overflowed the stack there and answered 500. Every app refuses such
- * a body before validation, with an explicit-stack walk that no depth can overflow.
+ * Bounds on the shape of a parsed JSON body (docs/architecture.md section 6.6, test D3). JSON.parse
+ * itself does not recurse, but much of what runs after it does (JSON.stringify, schema walks,
+ * converters): a body nested 10,000 deep overflowed the stack there and answered 500. Every app
+ * refuses such a body before validation, with an explicit-stack walk that no depth can overflow.
  */
 
 /** Deepest nesting of objects and arrays a body may have; the body itself is level 1. */

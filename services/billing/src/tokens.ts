@@ -14,7 +14,7 @@ import { canEnable, effectiveStatus, nowSeconds } from './domain/token-status.js
 
 /**
  * API tokens: every function takes the owner's id and only ever touches that owner's rows, so
- * another user's token is indistinguishable from a missing one (BOLA, rule B1). The key is
+ * another user's token is indistinguishable from a missing one (BOLA, test B1). The key is
  * never stored in plaintext (rule R5) and leaves only at creation and through `revealKey`.
  */
 

@@ -12,14 +12,14 @@ import {
 } from './domain/epay.js';
 
 /**
- * Online top-up through an epay-compatible gateway (reference 7.2). The order is priced and
- * stored pending when the user leaves for the gateway; it is credited exactly once, by
+ * Online top-up through an epay-compatible gateway (docs/compatibility.md section 6). The order is
+ * priced and stored pending when the user leaves for the gateway; it is credited exactly once, by
  * `completeOrder`: one transaction does the conditional update `pending -> success`, the ledger
- * entry (keyed by the trade number, unique) and the type-1 log, so concurrent or replayed
- * notifies, and an admin completing by hand at the same moment, credit it once in all.
+ * entry (keyed by the trade number, unique) and the type-1 log, so concurrent or replayed notifies,
+ * and an admin completing by hand at the same moment, credit it once in all.
  */
 
-/** The spec's refusal when PayAddress, EpayId or EpayKey is missing. */
+/** The product's refusal when PayAddress, EpayId or EpayKey is missing (docs/product.md section 8). */
 export const TOPUP_DISABLED_MESSAGE = '管理员未开启在线充值！';
 export const EPAY_GATEWAY = 'epay';
 
@@ -72,7 +72,8 @@ export async function createOrder(context: BillingContext, caller: AuthContext, 
   const { options, db } = context;
   const quote = await quoteTopUp(context, caller, amount);
   const type = epayPaymentTypes[method];
-  // Address options come without trailing slashes (the option codec strips them: users' complaint #1687).
+  // Address options come without trailing slashes (the option codec strips them: complaint 12,
+  // docs/compatibility.md section 7).
   const callbackBase = options.get('CustomCallbackAddress') || options.get('ServerAddress');
   for (let attempt = 1; ; attempt++) {
     const created = nowSeconds();

@@ -18,7 +18,7 @@ const ownedByA: Record<Principal, Outcome> = { anonymous: 401, userA: 'ok', user
 const adminOnly: Record<Principal, Outcome> = { anonymous: 401, userA: 403, userB: 403, admin: 'ok', root: 'ok' };
 const everyone: Record<Principal, Outcome> = { anonymous: 'ok', userA: 'ok', userB: 'ok', admin: 'ok', root: 'ok' };
 
-/** Every billing route. A route missing here fails the completeness test (rule R11, API9). */
+/** Every billing route. A route missing here fails the completeness test (rule R11, test M1). */
 const matrix: Row[] = [
   { method: 'GET', route: '/api/token', url: () => '/api/token/?p=0&size=10', expect: personal },
   { method: 'GET', route: '/api/token/search', url: () => '/api/token/search?keyword=a', expect: personal },

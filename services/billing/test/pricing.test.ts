@@ -11,7 +11,7 @@ const usage = (overrides: Partial<UsageInput>): UsageInput => ({
   promptTokens: 0, completionTokens: 0, cachedTokens: 0, modelRatio: 1, completionRatio: 1, cacheRatio: 1, groupRatio: 1, ...overrides,
 });
 
-describe('quotaForUsage (reference 4.7 text formula)', () => {
+describe('quotaForUsage (docs/compatibility.md section 3.5)', () => {
   it.each([
     // [what, input, expected quota]
     ['gpt-4o: 1000 prompt + 500 completion at ratio 1.25, completion 4', usage({ promptTokens: 1000, completionTokens: 500, modelRatio: 1.25, completionRatio: 4 }), 3750],
@@ -110,7 +110,7 @@ describe('price lookups from the options', () => {
   });
 });
 
-describe('reservationFor (pre-consume, reference 4.5 item 6)', () => {
+describe('reservationFor (the hold, docs/compatibility.md section 3.4)', () => {
   const gpt4o = { kind: 'ratio', modelRatio: 1.25 } as const;
   const base = { groupRatio: 1, quotaPerUnit: 500000, promptTokens: 200, preConsumedTokens: 500, completionRatio: 4 };
 

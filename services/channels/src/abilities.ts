@@ -4,9 +4,10 @@ import { AbilityEntity, ChannelEntity } from './entities/index.js';
 import { splitList } from './domain/channel-fields.js';
 
 /**
- * The abilities index (reference 3.3): one row per group x model of a channel, carrying what
- * routing sorts by. Always rewritten inside the transaction that changed the channel, so the
- * index can never disagree with the channels table (a failed change leaves both as they were).
+ * The abilities index (docs/compatibility.md section 2.2): one row per group x model of a channel,
+ * carrying what routing sorts by. Always rewritten inside the transaction that changed the channel,
+ * so the index can never disagree with the channels table (a failed change leaves both as they
+ * were).
  */
 
 /** Rows per INSERT: 7 parameters each stays far below either database's parameter limit. */

@@ -10,7 +10,7 @@ import { splitList, toRoutingRow } from './domain/channel-fields.js';
 import { auditPrivateNetwork, type ChannelActor } from './private-network.js';
 
 /**
- * Tests, balances and upstream model lists. The relay owns provider protocols and egress (R1),
+ * Tests, balances and upstream model lists. The relay owns provider protocols and egress (rule R1),
  * so channels hands it the channel and its key by request (`relay.channel.operate`) and acts on
  * the answer: records times and balances, and applies the auto-disable/enable rules.
  */
@@ -110,7 +110,8 @@ export async function updateBalance(context: ChannelsContext, id: number): Promi
   const row = await getChannel(context, id);
   const answer = await operate(context, 'balance', toRoutingRow(row), channelKey(context, row));
   if (!answer.ok || answer.balance === null) throw new UserError(answer.message || 'the upstream did not report a balance');
-  // Balance never disables a channel: auto-ban applies to request failures only (reference 10, #2).
+  // Balance never disables a channel: auto-ban applies to request failures only (complaint 2,
+  // docs/compatibility.md section 7).
   await recordBalance(context, id, answer.balance);
   return answer.balance;
 }

@@ -31,7 +31,8 @@ export function isCriticalPath(path: string): boolean {
 /**
  * Paths outside the global per-IP API limit: the payment gateway's notify. One gateway IP sends
  * the notifies of every order and retries them until it reads `success`; limiting it would
- * delay credits (users' complaint 12). The route is cheap to refuse: a signature check in memory.
+ * delay credits (complaint 12, docs/compatibility.md section 7). The route is cheap to refuse: a
+ * signature check in memory.
  */
 const unlimitedPaths = new Set(['/api/user/epay/notify', '/api/user/epay/notify/']);
 

@@ -1,6 +1,6 @@
 /**
- * Which service owns which path (DESIGN section 3). The most specific prefix wins. In the
- * distributed topology the gateway proxies each prefix to its service; all-in-one, the
+ * Which service owns which path (docs/architecture.md section 3.7). The most specific prefix wins.
+ * In the distributed topology the gateway proxies each prefix to its service; all-in-one, the
  * services are mounted in this process and the table only decides what is an API path.
  */
 export const services = ['identity', 'billing', 'channels', 'relay', 'notifier'] as const;

@@ -7,7 +7,7 @@ import { ROOT_PASSWORD, startGateway, type Session, type TestGateway } from './s
 jest.setTimeout(180_000);
 
 /**
- * Bad input never makes a 5xx (security test plan D3 and D4; issue 22.3). Every route the
+ * Bad input never makes a 5xx (tests D3 and D4, docs/security.md; issue 22.3). Every route the
  * services register (read from the app, so a new route is covered without touching this file)
  * gets a corpus of malformed, oversized, deeply nested, wrong-typed and unicode-heavy bodies,
  * query strings and path parameters, as an anonymous caller, a user and root, on the real

@@ -5,9 +5,10 @@ import type { OptionStore } from './options-store.js';
 import type { BindingColumn } from './users.js';
 
 /**
- * The third-party logins' outbound half (reference 6.6): trade a code for the provider's account.
- * Every call goes through the egress client (rule R1); every answer is parsed leniently; every
- * failure becomes a UserError whose message the console can show (no stack, no secret).
+ * The third-party logins' outbound half (docs/compatibility.md section 5): trade a code for the
+ * provider's account. Every call goes through the egress client (rule R1); every answer is parsed
+ * leniently; every failure becomes a UserError whose message the console can show (no stack, no
+ * secret).
  */
 
 /** Where GitHub and LinuxDO live. Fixed in production; only tests point them at a loopback fake (a plugin option, never a setting). */
@@ -59,7 +60,7 @@ export interface ExternalLogin {
   label: string;
   enabledOption: OptionKey;
   column: BindingColumn;
-  /** New users are named `<prefix>_<n>` (reference 6.6). */
+  /** New users are named `<prefix>_<n>` (docs/compatibility.md section 5). */
   usernamePrefix: string;
 }
 

@@ -86,7 +86,7 @@ export async function createOptionStore(db: DataSource, bus: Bus, logger: Logger
   };
 }
 
-/** Switching a login method on needs its configuration first (spec accounts section 5). */
+/** Switching a login method on needs its configuration first (docs/product.md section 5). */
 function checkPrerequisites(key: OptionKey, value: unknown, current: (key: OptionKey) => unknown): void {
   if (value !== true) return;
   const needs: Partial<Record<OptionKey, OptionKey[]>> = {

@@ -15,7 +15,7 @@ interface Ids {
 }
 
 interface Row extends MatrixRow<Principal, Ids> {
-  /** Tells apart the rows of one route (several rows probe the level rules of spec section 6). */
+  /** Tells apart the rows of one route (several rows probe the level rules of docs/product.md section 3). */
   note?: string;
   /**
    * The row ends the caller's session, account or access token: it is probed as throw-away
@@ -52,7 +52,7 @@ const sessionsEnded = (stillIn: Array<keyof Sessions> = []) => async (gateway: T
 };
 
 /**
- * Every identity route (rule R11), with the level rules of spec accounts section 6 as extra rows
+ * Every identity route (rule R11), with the level rules of docs/product.md section 3 as extra rows
  * of the admin routes. A route missing here fails the completeness test.
  */
 const matrix: Row[] = [

@@ -5,8 +5,8 @@ const roles = [Role.Common, Role.Admin, Role.Root] as const;
 const name = { [Role.Common]: 'user', [Role.Admin]: 'admin', [Role.Root]: 'root' } as Record<number, string>;
 
 /**
- * The expected decision for every (actor, target, action), written out by hand from spec
- * accounts section 6 so a change to the rules shows up as a diff of this table.
+ * The expected decision for every (actor, target, action), written out by hand from
+ * docs/product.md section 3 so a change to the rules shows up as a diff of this table.
  * For 'create' the target is the role the new user would get.
  */
 const expected: Record<string, Record<UserAction, boolean>> = {

@@ -4,7 +4,7 @@ import type { FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import { RelayError } from './errors.js';
 import type { TokenCache } from './token-cache.js';
 
-/** Who is calling the relay, after every check of the token (reference 4.1, steps 2 and 4). */
+/** Who is calling the relay, after every check of the token (docs/compatibility.md section 3.1). */
 export interface Caller {
   userId: number;
   /** 0 for the playground (bills the user only). */
@@ -67,7 +67,7 @@ const callers = new WeakMap<FastifyRequest, Caller>();
 /**
  * The onRequest hook of every sk- key route: the key is checked from the headers as the request
  * arrives, so a missing, unknown or refused key is answered (401/403 in the route's shape)
- * before a byte of the body is read (DESIGN section 6).
+ * before a byte of the body is read (docs/architecture.md section 6.6).
  */
 export function requireApiKey(tokens: TokenCache): onRequestAsyncHookHandler {
   return async (request, reply) => {
@@ -88,7 +88,7 @@ export function callerOf(request: FastifyRequest): Caller {
   return caller;
 }
 
-/** The model limits of the token (reference 4.1 step 4d). */
+/** The model limits of the token (docs/compatibility.md section 3.1). */
 export function checkModelAllowed(caller: Caller, model: string): void {
   if (caller.modelLimits && !caller.modelLimits.has(model)) {
     throw new RelayError(403, `the API key may not use the model ${model}`, 'model_not_allowed', 'permission_error');

@@ -63,7 +63,7 @@ export function priceDetails(quote: PriceQuote): { content: string; other: Recor
 }
 
 /**
- * Upstream usage is not taken on trust (security section 2): negative or absurd figures are
+ * Upstream usage is not taken on trust (test U2, docs/security.md): negative or absurd figures are
  * clamped, and an explicit zero is honoured, never replaced by an estimate.
  */
 export function saneUsage(usage: Usage): Usage {

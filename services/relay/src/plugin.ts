@@ -78,7 +78,7 @@ const relayPlugin: FastifyPluginAsync<RelayPluginOptions> = async (app, settings
   };
   const subscriptions: Subscription[] = [await registerChannelOperations(context)];
 
-  // DESIGN section 5: nothing leaks (billing's pending sweep covers the holds Redis lost).
+  // docs/architecture.md section 5.2: nothing leaks (billing's pending sweep covers the holds Redis lost).
   await infra.jobs.work(JobName.RelayHoldsSweep, recordedJob(JobName.RelayHoldsSweep, async () => releasedHolds(await quota.sweep()), { kv, logger }));
   await infra.jobs.repeat(JobName.RelayHoldsSweep, {}, { everyMs: settings.holdSweepEveryMs ?? 30_000 });
 

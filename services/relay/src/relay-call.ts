@@ -35,11 +35,11 @@ interface Failure {
 const NO_USAGE: Usage = { prompt_tokens: 0, completion_tokens: 0, cached_tokens: 0 };
 
 /**
- * One relayed request (DESIGN section 5): check, price and reserve before any upstream call;
- * try channels (never one already tried) until one answers or retries are used up, retrying
- * only before anything reached the client; answer or stream; settle the hold to the actual
- * charge and publish exactly one usage record for every request that was forwarded.
- * `output` 'anthropic' (chat only) converts the OpenAI-format answer to the Messages API's.
+ * One relayed request (docs/architecture.md section 5): check, price and reserve before any
+ * upstream call; try channels (never one already tried) until one answers or retries are used up,
+ * retrying only before anything reached the client; answer or stream; settle the hold to the actual
+ * charge and publish exactly one usage record for every request that was forwarded. `output`
+ * 'anthropic' (chat only) converts the OpenAI-format answer to the Messages API's.
  */
 export async function relay(
   context: RelayContext, request: FastifyRequest, reply: FastifyReply, caller: Caller, operation: Operation, body: Record<string, unknown>, output: OutputFormat = 'openai',
@@ -294,7 +294,7 @@ interface RecordInput {
   note?: string;
 }
 
-/** Exactly one usage record per forwarded request (DESIGN section 5 step 6). */
+/** Exactly one usage record per forwarded request (docs/architecture.md section 5, step 6). */
 function record(context: RelayContext, input: RecordInput): void {
   context.usage.publish(usageRecord(input));
 }

@@ -3,12 +3,12 @@ import type { ResolvedToken } from '@aigw/contracts';
 import { OperationalError, onEvent, requestTyped, type Bus, type Logger, type Subscription } from '@aigw/platform';
 
 /**
- * sk- tokens, resolved by billing once and then served from memory (DESIGN section 5, step 1).
- * Keyed by the sha256 of the key (the key itself is never stored). Kept fresh by
- * `billing.token.updated/deleted` and `billing.account.updated` (owner status and group);
- * a TTL bounds staleness should an event be missed. Unknown keys are remembered briefly so a
- * flood of random keys does not become a flood of requests to billing. A lookup billing does not
- * answer (billing or NATS away) is an OperationalError: 503 with Retry-After, never remembered.
+ * sk- tokens, resolved by billing once and then served from memory (docs/architecture.md section 5,
+ * step 1). Keyed by the sha256 of the key (the key itself is never stored). Kept fresh by
+ * `billing.token.updated/deleted` and `billing.account.updated` (owner status and group); a TTL
+ * bounds staleness should an event be missed. Unknown keys are remembered briefly so a flood of
+ * random keys does not become a flood of requests to billing. A lookup billing does not answer
+ * (billing or NATS away) is an OperationalError: 503 with Retry-After, never remembered.
  */
 export interface TokenCache {
   resolve(key: string): Promise<ResolvedToken | null>;

@@ -9,7 +9,7 @@ import { publishEvent, type Bus, type Logger } from '@aigw/platform';
  * announcement moot, and most short requests then cost billing nothing extra (while it runs, its
  * hold in Redis carries its record for the sweeper). While the bus is away events wait in one
  * bounded spool, in order, and are retried. When the spool is full the relay refuses new
- * requests (503) rather than serve unbilled traffic (DESIGN section 5).
+ * requests (503) rather than serve unbilled traffic (docs/architecture.md section 5, step 6).
  */
 export interface UsagePublisher {
   publish(record: UsageRecord): void;

@@ -1,6 +1,7 @@
-// The sk- key is checked from the headers before the body is read (issue 22 item 2, DESIGN
-// section 6): a missing or unknown key is answered 401 in the route's shape while the client has
-// sent nothing but the head. A known key's body is capped by operation (RELAY_BODY_LIMIT_BYTES).
+// The sk- key is checked from the headers before the body is read (issue 22 item 2,
+// docs/architecture.md section 6.6): a missing or unknown key is answered 401 in the route's shape
+// while the client has sent nothing but the head. A known key's body is capped by operation
+// (RELAY_BODY_LIMIT_BYTES).
 import type { AddressInfo } from 'node:net';
 import { sendRaw } from '../../gateway/test/support/raw-http';
 import { startGateway, type TestGateway } from '../../gateway/test/support/gateway';

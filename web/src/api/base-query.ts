@@ -55,7 +55,8 @@ function messageOf(data: unknown, fallback: string): string {
 /**
  * The one base query of the console API: unwraps `{success, message, data}` to `data`, turns
  * `success: false` into an error toast with the server's message, sends a 401 to
- * /login?expired=true, and shows the spec's messages for 429, 500 and 405.
+ * /login?expired=true, and shows the product's messages for 429, 500 and 405 (docs/product.md
+ * section 11).
  */
 export const envelopeBaseQuery: BaseQueryFn<string | FetchArgs, unknown, ApiError, ApiExtraOptions, EnvelopeMeta> = async (args, api, extraOptions) => {
   const result = await rawBaseQuery(args, api, {});

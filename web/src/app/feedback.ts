@@ -11,7 +11,7 @@ export interface Feedback {
   error(text: FeedbackText): void;
   success(text: FeedbackText): void;
   warning(text: FeedbackText): void;
-  /** The spec's "cannot copy, copy manually" dialog showing `text`. */
+  /** The "cannot copy, copy manually" dialog showing `text` (docs/product.md section 11). */
   manualCopy(text: string): void;
 }
 

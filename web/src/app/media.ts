@@ -13,7 +13,7 @@ export function useMediaQuery(query: string): boolean {
   );
 }
 
-/** Spec: mobile is a width of 600 or less. */
+/** Mobile is a width of 600 or less (docs/product.md section 2). */
 export const MOBILE_QUERY = '(max-width: 600px)';
 export const useIsMobile = () => useMediaQuery(MOBILE_QUERY);
 

@@ -10,7 +10,7 @@ const page = (load: () => Promise<{ default: ComponentType }>): Pick<RouteObject
   lazy: async () => ({ Component: (await load()).default }),
 });
 
-/** The spec's routes (channels section 2 and accounts section 2) with their guards. */
+/** The console's routes with their guards (docs/product.md section 2). */
 export const routes: RouteObject[] = [
   {
     element: <AppLayout />,

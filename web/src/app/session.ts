@@ -3,8 +3,8 @@ import type { Status, User } from '@aigw/contracts';
 import { readJson, storageKeys } from '../lib/storage';
 
 /**
- * The signed-in user and the server status, mirrored to browser storage (spec accounts
- * section 3, "locally cached state") so a reload keeps both until the server answers.
+ * The signed-in user and the server status, mirrored to browser storage
+ * (docs/product.md section 2) so a reload keeps both until the server answers.
  */
 export interface SessionState {
   user: User | null;

@@ -3,10 +3,10 @@ import { App } from 'antd';
 import { useIntl } from 'react-intl';
 import { useNavigate } from 'react-router';
 
-/** Spec: a screen that needs an enabled token sends the user to /token after 1.5 s. */
+/** A screen that needs an enabled token sends the user to /token after 1.5 s (docs/product.md section 7). */
 export const NO_TOKEN_REDIRECT_MS = 1500;
 
-/** When `noToken` turns true: the spec's message, then /token after 1.5 s. */
+/** When `noToken` turns true: the product's message, then /token after 1.5 s. */
 export function useNoTokenRedirect(noToken: boolean): void {
   const intl = useIntl();
   const navigate = useNavigate();

@@ -17,7 +17,7 @@ export interface SideMenuItem {
 }
 
 /**
- * The side navigation of the spec (channels section 2): admin-only items, and items that
+ * The side navigation (docs/product.md section 2): admin-only items, and items that
  * depend on the cached server flags (chat links, data dashboard, drawing, tasks).
  */
 export function sideMenuItems(access: Access, status: Status | null): SideMenuItem[] {

@@ -1,8 +1,8 @@
 import { feedback } from '../app/feedback';
 
 /**
- * Copies `text`; when the browser refuses (no permission, insecure context) the spec's
- * manual-copy dialog shows the text instead. Resolves to whether the clipboard took it.
+ * Copies `text`; when the browser refuses (no permission, insecure context) the manual-copy dialog
+ * (docs/product.md section 11) shows the text instead. Resolves to whether the clipboard took it.
  */
 export async function copyText(text: string): Promise<boolean> {
   try {

@@ -7,7 +7,7 @@ export interface QuotaDisplay {
 export const defaultQuotaDisplay: QuotaDisplay = { displayInCurrency: true, quotaPerUnit: 500_000 };
 
 /**
- * Quota as the spec's section 1 says: currency (quota / quota-per-unit, two decimals) when
+ * Quota as docs/product.md section 1 says: currency (quota / quota-per-unit, two decimals) when
  * currency display is on, else a compact number (k above 10 thousand, M above a million,
  * B above a billion).
  */

@@ -37,7 +37,8 @@ function roundTrip(data: unknown): unknown {
 
 /**
  * In-process jobs: the embedded counterpart of BullMQ, with the same retry, delay, dedupe and
- * repeat behaviour. Jobs live in memory only, so a restart forgets them (as documented in DESIGN 4).
+ * repeat behaviour. Jobs live in memory only, so a restart forgets them (as docs/architecture.md
+ * section 4 says).
  */
 export function createMemoryJobs(options: { logger: Logger }): Jobs {
   const { logger } = options;

@@ -6,13 +6,13 @@ import type { Logger } from '../logger.js';
 import { requestTyped } from '../messaging.js';
 
 /**
- * The quota hot path (DESIGN section 5, steps 3 and 6): before a request goes upstream its
- * estimated charge is taken from the live counters in one atomic step (a Redis Lua call, or one
- * synchronous step in memory) and remembered as a hold; after it finished the hold is settled to
- * the actual charge. Billing's database stays the system of record: it seeds the counters on
- * first use (`billing.quota.seed`), moves them by the same delta after every top-up, redemption
- * and transfer, and re-bases them after an admin sets a balance; usage reaches the database
- * through `relay.usage.recorded`.
+ * The quota hot path (docs/architecture.md section 5, steps 3 and 6): before a request goes
+ * upstream its estimated charge is taken from the live counters in one atomic step (a Redis Lua
+ * call, or one synchronous step in memory) and remembered as a hold; after it finished the hold is
+ * settled to the actual charge. Billing's database stays the system of record: it seeds the
+ * counters on first use (`billing.quota.seed`), moves them by the same delta after every top-up,
+ * redemption and transfer, and re-bases them after an admin sets a balance; usage reaches the
+ * database through `relay.usage.recorded`.
  *
  * What is held. Beside each user's spendable counter the gate keeps `quota:held:user:<id>`: the
  * sum of the user's open holds plus the charges settled but not yet committed by billing (billing

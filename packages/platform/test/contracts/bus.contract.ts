@@ -18,9 +18,9 @@ interface LogLine {
 }
 
 /**
- * The behaviour every Bus adapter must have (DESIGN section 4). `factory` gets the logger to give
- * its buses, so tests can see what they log. Every test uses its own domain, so tests never see
- * each other's events even when they share a backend.
+ * The behaviour every Bus adapter must have (docs/architecture.md section 4). `factory` gets the
+ * logger to give its buses, so tests can see what they log. Every test uses its own domain, so
+ * tests never see each other's events even when they share a backend.
  */
 export function defineBusContract(name: string, factory: (context: { logger: Logger }) => Promise<BusUnderTest>): void {
   describe(`Bus contract: ${name}`, () => {

@@ -1,10 +1,10 @@
 import crypto from 'node:crypto';
 
 /**
- * The epay (易支付) protocol, as the established product's gateways speak it (reference 7.2):
- * a purchase is a form posted to `<PayAddress>/submit.php`, and the gateway calls our notify URL
- * back with the outcome. Both are signed the same way: MD5 of the parameters sorted by name,
- * `name=value` joined with `&` (empty values, `sign` and `sign_type` left out), with the key
+ * The epay (易支付) protocol, as the established product's gateways speak it (docs/compatibility.md
+ * section 6): a purchase is a form posted to `<PayAddress>/submit.php`, and the gateway calls our
+ * notify URL back with the outcome. Both are signed the same way: MD5 of the parameters sorted by
+ * name, `name=value` joined with `&` (empty values, `sign` and `sign_type` left out), with the key
  * appended; lower-case hex. Pure functions, no I/O.
  */
 
@@ -62,7 +62,7 @@ export function purchaseParams(input: PurchaseInput, key: string): EpayParams {
 
 const tradeAlphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 
-/** `USR<uid>NO<6 random letters and digits><unix seconds>` (reference 7.2), the random part from crypto. */
+/** `USR<uid>NO<6 random letters and digits><unix seconds>` (docs/compatibility.md section 6), the random part from crypto. */
 export function newTradeNo(userId: number, nowSeconds: number): string {
   let random = '';
   for (let index = 0; index < 6; index++) random += tradeAlphabet[crypto.randomInt(tradeAlphabet.length)];

@@ -37,8 +37,8 @@ export type EnableDecision = { allowed: true } | { allowed: false; message: stri
 
 /**
  * Whether the owner may switch the token on, judged on the fields it will have after the
- * change: re-enabling is refused while it is expired or exhausted (spec: "cannot be enabled
- * until expiry or quota is changed").
+ * change: re-enabling is refused while it is expired or exhausted (docs/product.md section 7:
+ * "cannot be enabled until expiry or quota is changed").
  */
 export function canEnable(token: TokenStatusFields, now = nowSeconds()): EnableDecision {
   if (isExpired(token, now)) {

@@ -3,8 +3,8 @@ import type { TopUpStatus } from '@aigw/contracts';
 import { bigintNumber } from '@aigw/platform';
 
 /**
- * An online top-up order (reference 7.2 `top_ups`): created pending when the user is sent to the
- * payment gateway, made `success` exactly once (the gateway's verified notify or an admin's
+ * An online top-up order (docs/compatibility.md section 6): created pending when the user is sent
+ * to the payment gateway, made `success` exactly once (the gateway's verified notify or an admin's
  * manual completion) in the same transaction that credits the quota.
  */
 @Entity({ name: 'top_ups' })

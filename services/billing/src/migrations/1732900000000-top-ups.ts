@@ -3,7 +3,7 @@ import { columns } from '@aigw/platform';
 
 const { id, integer, bigint, text } = columns;
 
-/** Online top-up orders (reference 7.2), on PostgreSQL and SQLite alike. */
+/** Online top-up orders (docs/compatibility.md section 6), on PostgreSQL and SQLite alike. */
 export class TopUps1732900000000 implements MigrationInterface {
   name = 'TopUps1732900000000';
 

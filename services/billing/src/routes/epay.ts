@@ -9,8 +9,9 @@ const NOTIFY_FIELDS_MAX = 32;
 
 /**
  * The epay gateway's notify callback, `GET` and `POST /api/user/epay/notify` (both, as gateways
- * differ; users' complaint 12). Public: the caller is the gateway, authenticated by the signature
- * only. Answers the plain text `success` or `fail` that epay gateways expect, never the envelope.
+ * differ; complaint 12, docs/compatibility.md section 7). Public: the caller is the gateway,
+ * authenticated by the signature only. Answers the plain text `success` or `fail` that epay
+ * gateways expect, never the envelope.
  */
 export const epayRoutes: FastifyPluginAsync<{ context: BillingContext }> = async (app, { context }) => {
   // Gateways post forms. Scoped to this plugin: no other billing route takes form bodies.

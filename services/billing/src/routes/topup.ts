@@ -5,10 +5,10 @@ import type { BillingContext } from '../context.js';
 import { completeOrderByHand, createOrder, listOrders, quoteTopUp, toTopUpOrderView } from '../topups.js';
 
 /**
- * Online top-up orders (reference 7.2): the price of an amount, the signed gateway form, and
- * for admins the order list and the manual completion of a paid order whose notify never came
- * (users' complaint 12). The gateway's notify is in routes/epay.ts. `POST /api/user/topup` (a
- * redemption code) is in routes/redemptions.ts.
+ * Online top-up orders (docs/compatibility.md section 6): the price of an amount, the signed
+ * gateway form, and for admins the order list and the manual completion of a paid order whose
+ * notify never came (complaint 12, docs/compatibility.md section 7). The gateway's notify is in
+ * routes/epay.ts. `POST /api/user/topup` (a redemption code) is in routes/redemptions.ts.
  */
 export const topupRoutes: FastifyPluginAsyncZod<{ context: BillingContext }> = async (app, { context }) => {
   app.post('/api/user/amount', { schema: { body: topUpAmountBodySchema }, config: { access: 'user' } }, async (request) => {

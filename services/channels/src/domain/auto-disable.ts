@@ -2,10 +2,11 @@ import { ChannelStatus, ChannelType } from '@aigw/contracts';
 
 /**
  * When a channel is disabled or enabled automatically: the explicit rules of the established
- * product (reference 4.10), in one pure function each, so every path (relay failures, channel
- * tests, slow tests) decides the same way. Its users' top complaints were disables that never
- * triggered, channels with auto-ban off being disabled anyway, and manual disables undone
- * (reference 10, #2 and #3): each gate below answers one of them.
+ * product (docs/compatibility.md section 3.8), in one pure function each, so every path (relay
+ * failures, channel tests, slow tests) decides the same way. Its users' top complaints were
+ * disables that never triggered, channels with auto-ban off being disabled anyway, and manual
+ * disables undone (complaints 2 and 3, docs/compatibility.md section 7): each gate below answers
+ * one of them.
  */
 
 /** What went wrong, as the relay reports it (`relay.channel.failed`) or a channel test found it. */
@@ -50,7 +51,7 @@ export function decideDisable(input: DisableInput): DisableDecision {
   const { status_code: status, error_code: code, error_type: type } = failure;
   if (failure.test && status === 0 && code === SLOW_TEST_CODE) return { disable: true, reason: failure.message || 'test slower than the threshold' };
   if (status === 401) return { disable: true, reason: describe('status 401', failure) };
-  // Gemini answers a revoked or unauthorised key with 403 (reference 4.10); elsewhere 403 can be a per-request refusal.
+  // Gemini answers a revoked or unauthorised key with 403 (docs/compatibility.md section 3.8); elsewhere 403 can be a per-request refusal.
   if (status === 403 && channel.type === ChannelType.Gemini) return { disable: true, reason: describe('status 403', failure) };
   if (disablingCodes.has(code)) return { disable: true, reason: describe(`error code ${code}`, failure) };
   if (disablingTypes.has(type)) return { disable: true, reason: describe(`error type ${type}`, failure) };

@@ -43,7 +43,7 @@ const tagName = z.string({ error: '标签不能为空！' }).trim().min(1, '标�
 
 export const tagBody = z.object({ tag: tagName });
 
-/** PUT /api/channel/tag, with the console's messages (spec: tag operations). */
+/** PUT /api/channel/tag, with the console's messages (docs/product.md section 6, tag operations). */
 export const tagEditBody = z.object({
   tag: tagName,
   new_tag: z.string().trim().max(64).nullish().transform((value) => value ?? undefined),

@@ -1,6 +1,6 @@
 import { Role } from '@aigw/contracts';
 
-/** What an admin may do to another user (spec accounts section 6). */
+/** What an admin may do to another user (docs/product.md section 3). */
 export const userActions = ['get', 'create', 'update', 'promote', 'demote', 'disable', 'enable', 'delete', 'reset_2fa', 'reset_passkey'] as const;
 export type UserAction = (typeof userActions)[number];
 

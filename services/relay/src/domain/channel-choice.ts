@@ -45,10 +45,10 @@ export function mappedStatus(channel: RoutingChannel, status: number): number {
 }
 
 /**
- * Whether a failed attempt may move to another channel (reference 4.3): 429 and most 5xx, not
- * 504/524 (timeouts: the upstream may still be working and charging), not 400 (the request is
- * wrong everywhere) except on Anthropic channels, not 408; auth and not-found answers (401, 403,
- * 404) are channel problems, so another channel may serve. Network errors are retryable.
+ * Whether a failed attempt may move to another channel (docs/compatibility.md section 3.2): 429 and
+ * most 5xx, not 504/524 (timeouts: the upstream may still be working and charging), not 400 (the
+ * request is wrong everywhere) except on Anthropic channels, not 408; auth and not-found answers
+ * (401, 403, 404) are channel problems, so another channel may serve. Network errors are retryable.
  */
 export function isRetryable(status: number, channelType: number): boolean {
   if (status === 0) return true;

@@ -8,10 +8,11 @@ import { openAiProvider } from './openai/index.js';
 import * as family from './openai/family.js';
 
 /**
- * Every channel type and the provider that serves it in the chat relay (STYLE 11). The
- * `satisfies` makes a new ChannelType a compile error until it is listed here. `null` is an
- * explicit "not supported yet": task relays (Midjourney, Suno), signed or non-OpenAI native
- * protocols (Baidu v1, Zhipu v3, Ali, Xunfei, Tencent, AWS, Cohere, Dify, Jina, Cloudflare, Vertex).
+ * Every channel type and the provider that serves it in the chat relay (style rule 11,
+ * CONTRIBUTING.md). The `satisfies` makes a new ChannelType a compile error until it is listed
+ * here. `null` is an explicit "not supported yet": task relays (Midjourney, Suno), signed or
+ * non-OpenAI native protocols (Baidu v1, Zhipu v3, Ali, Xunfei, Tencent, AWS, Cohere, Dify, Jina,
+ * Cloudflare, Vertex).
  */
 export const providers = {
   [ChannelType.Unknown]: null,

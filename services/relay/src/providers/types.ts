@@ -1,10 +1,10 @@
 import type { RoutingChannel } from '@aigw/contracts';
 
 /**
- * Provider adapters (STYLE 9-13): pure data in, data out. They never see Fastify's request or
- * reply, never do I/O; the relay core sends what they build through the egress client and feeds
- * them what comes back. Clients speak OpenAI's chat format to us; each provider maps it to its
- * upstream protocol and back.
+ * Provider adapters (style rules 9 to 13, CONTRIBUTING.md): pure data in, data out. They never see
+ * Fastify's request or reply, never do I/O; the relay core sends what they build through the egress
+ * client and feeds them what comes back. Clients speak OpenAI's chat format to us; each provider
+ * maps it to its upstream protocol and back.
  */
 
 /** Token usage in OpenAI's terms, normalised across providers (cached prompt tokens included in prompt). */
@@ -34,7 +34,7 @@ export interface UpstreamRequest {
   headers: Record<string, string>;
   /** JSON text. */
   body?: string;
-  /** Request parameters the upstream cannot take, dropped (STYLE 12): for the log, never silent. */
+  /** Request parameters the upstream cannot take, dropped (style rule 12): for the log, never silent. */
   warnings?: string[];
 }
 

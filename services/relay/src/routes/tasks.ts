@@ -12,9 +12,10 @@ const taskQuery = pageQuerySchema.extend({ channel_id: z.coerce.number().int().m
 
 /**
  * The drawing (`/api/mj/`) and async task (`/api/task/`) lists of the console: admins see every
- * user's, users their own (`/self`). The relay owns async tasks (DESIGN section 3), but it does
- * not relay drawing or music tasks yet, so no task exists to list: the answers are empty pages
- * of the final shape, which the console shows as such. The task relay replaces the empty source.
+ * user's, users their own (`/self`). The relay owns async tasks (docs/architecture.md section 3.4),
+ * but it does not relay drawing or music tasks yet, so no task exists to list: the answers are
+ * empty pages of the final shape, which the console shows as such. The task relay replaces the
+ * empty source.
  */
 export const taskRoutes: FastifyPluginAsyncZod = async (app) => {
   // Console routes answer the envelope, not the relay's OpenAI error shape (this plugin is encapsulated).

@@ -5,7 +5,8 @@ export const DEFAULT_MAX_SSE_LINE_LENGTH = 1024 * 1024;
 
 /**
  * An upstream sent a line (or an event) longer than the cap. Thrown instead of buffering without
- * bound: a broken or hostile upstream must not grow the relay's memory (reference 10 #9).
+ * bound: a broken or hostile upstream must not grow the relay's memory (complaint 9,
+ * docs/compatibility.md section 7).
  */
 export class SseLineTooLongError extends Error {
   readonly code = 'sse_line_too_long';
@@ -104,7 +105,7 @@ export class SseParser {
   }
 
   private dispatch(events: StreamEvent[]): void {
-    // The spec dispatches nothing for an event without data (an `event:` line alone).
+    // The event-stream standard dispatches nothing for an event without data (an `event:` line alone).
     if (this.dataLines.length > 0) {
       const data = this.dataLines.length === 1 ? this.dataLines[0]! : this.dataLines.join('\n');
       events.push(this.eventName === undefined ? { data } : { event: this.eventName, data });

@@ -3,7 +3,7 @@ import { countText } from './encodings.js';
 import { imageSizeFromDataUrl, imageTokens } from './image-tokens.js';
 import { jsonText } from './json-text.js';
 
-/** Fixed costs of OpenAI's chat format (reference 4.8). */
+/** Fixed costs of OpenAI's chat format (docs/compatibility.md section 3.6). */
 const TOKENS_PER_MESSAGE = 3;
 const TOKENS_PER_NAME = 1;
 const REPLY_PRIMING_TOKENS = 3;

@@ -6,12 +6,13 @@ const FLUSH_LENGTH = 1024;
 const FORCED_CUT_LENGTH = 4096;
 
 /**
- * Counts the tokens of a streamed answer without keeping it (reference 10 #9: a long stream
- * must not be buffered whole). Text is added as it arrives; once more than 1 KiB is pending, the
- * part before the last "non-space, then space" boundary is counted and dropped. Both the cl100k
- * and o200k pre-tokenizers always split right there (a space only ever starts a piece, or joins a
- * run of whitespace, neither of which can begin at a non-space character), so the sum equals
- * counting the whole text: the count is exact for any text with spaces.
+ * Counts the tokens of a streamed answer without keeping it (complaint 9, docs/compatibility.md
+ * section 7: a long stream must not be buffered whole). Text is added as it arrives; once more than
+ * 1 KiB is pending, the part before the last "non-space, then space" boundary is counted and
+ * dropped. Both the cl100k and o200k pre-tokenizers always split right there (a space only ever
+ * starts a piece, or joins a run of whitespace, neither of which can begin at a non-space
+ * character), so the sum equals counting the whole text: the count is exact for any text with
+ * spaces.
  *
  * Tolerance: a run of 4 KiB without such a boundary (CJK prose, base64) is cut where it stands;
  * each such cut may shift the count by a token or two (about 0.05% of the tokens in that run).

@@ -4,7 +4,7 @@ import o200kBase from 'js-tiktoken/ranks/o200k_base';
 
 export type EncodingName = 'o200k_base' | 'cl100k_base';
 
-/** Model families tokenized with o200k_base; everything else (also non-OpenAI models) uses cl100k_base (reference 4.8). */
+/** Model families tokenized with o200k_base; everything else (also non-OpenAI models) uses cl100k_base (docs/compatibility.md section 3.6). */
 const o200kPrefixes = ['gpt-4o', 'chatgpt-4o', 'o1', 'o3', 'o4', 'gpt-4.1', 'gpt-5'];
 
 /** `openai/gpt-4o` (OpenRouter style) is tokenized like `gpt-4o`. */

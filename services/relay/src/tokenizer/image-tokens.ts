@@ -1,5 +1,5 @@
 /**
- * Prompt tokens of an image part, as OpenAI bills vision input (reference 4.8):
+ * Prompt tokens of an image part, as OpenAI bills vision input (docs/compatibility.md section 3.6):
  * - `detail: "low"`: 85;
  * - otherwise, when the size is known: 85 + 170 per 512-px tile after OpenAI's scaling (fit in
  *   2048×2048, then the short side down to 768);

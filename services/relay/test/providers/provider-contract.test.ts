@@ -4,10 +4,11 @@ import type { ProviderDefinition } from '../../src/providers/types.js';
 import { channel, context, lastUsage, runStream } from './support.js';
 
 /**
- * The contract every chat provider keeps (STYLE 14), run over every registry entry that is not
- * null: it surfaces upstream error messages in any common shape (the relay decides retryability
- * from the status, so a 429 must come back as a message, not an exception), it reads usage from
- * a minimal answer and a minimal stream, and it builds a request without leaking the key into the URL.
+ * The contract every chat provider keeps (style rule 14, CONTRIBUTING.md), run over every registry
+ * entry that is not null: it surfaces upstream error messages in any common shape (the relay
+ * decides retryability from the status, so a 429 must come back as a message, not an exception), it
+ * reads usage from a minimal answer and a minimal stream, and it builds a request without leaking
+ * the key into the URL.
  */
 
 type Protocol = 'openai' | 'anthropic' | 'gemini';

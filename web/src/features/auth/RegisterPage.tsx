@@ -90,7 +90,7 @@ export function RegisterPage() {
               placeholder={intl.formatMessage({ id: 'pages.register.username.placeholder', defaultMessage: '请输入用户名' })}
             />
           </Form.Item>
-          {/* Spec: the placeholder says 8 to 20 characters but only the minimum is checked. */}
+          {/* docs/product.md section 4: the placeholder says 8 to 20 characters but only the minimum is checked. */}
           <Form.Item
             name="password"
             rules={[

@@ -5,7 +5,7 @@ const WIDGET_URL = 'https://telegram.org/js/telegram-widget.js?22';
 /** What the Telegram login widget hands to its `data-onauth` function. */
 type TelegramUser = Record<string, string | number | undefined | null>;
 
-/** The fields the server checks the widget's hash over (spec accounts section 7). */
+/** The fields the server checks the widget's hash over (docs/product.md section 4). */
 const FIELDS = ['id', 'first_name', 'last_name', 'username', 'photo_url', 'auth_date', 'hash', 'lang'] as const;
 
 /** The widget's answer as query parameters: only the fields it gave, as strings. */

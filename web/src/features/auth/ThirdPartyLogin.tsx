@@ -13,7 +13,7 @@ import { useSignIn } from './useSignIn';
 import { WeChatLoginModal } from './WeChatLoginModal';
 
 /**
- * Third-party logins shown by the cached status flags (spec accounts section 2): the
+ * Third-party logins shown by the cached status flags (docs/product.md section 4): the
  * code-hosting service, the second OAuth service and OIDC open their authorization page in a
  * new window; WeChat opens a code dialog; Telegram is its own widget. `divider` is drawn above
  * them only when at least one shows.

@@ -25,7 +25,7 @@ export function WechatCodeDialog({ open, title, submitText, submitting, onSubmit
 
   const submit = async () => {
     const trimmed = code.trim();
-    // Spec accounts section 5: an empty code does nothing.
+    // An empty code does nothing (docs/product.md section 4).
     if (!trimmed) return;
     if (await onSubmit(trimmed)) onClose();
   };

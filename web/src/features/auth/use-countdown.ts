@@ -1,8 +1,8 @@
 import { useCallback, useEffect, useState } from 'react';
 
 /**
- * Spec: sending a verification code (register, email binding) or a reset email locks the button
- * for 30 seconds (the server locks resending too).
+ * Sending a verification code (register, email binding) or a reset email locks the button for
+ * 30 seconds (the server locks resending too): docs/product.md section 4.
  */
 export const RESEND_LOCK_SECONDS = 30;
 

@@ -161,7 +161,7 @@ export function ChannelsTable(props: ChannelsTableProps) {
       scroll={{ x: 'max-content' }}
       size="middle"
       expandable={{ childrenColumnName: 'children' }}
-      // Disabled channels are greyed (spec 4).
+      // Disabled channels are greyed (docs/product.md section 6).
       onRow={(row) => (!isTagRow(row) && row.status !== ChannelStatus.Enabled ? { className: 'channel-row-disabled', style: { opacity: 0.6 } } : {})}
       rowSelection={
         props.selection

@@ -23,7 +23,7 @@ interface ChannelsToolbarProps extends ToolbarState {
   onBatchDone(): void;
 }
 
-/** The actions above the table (spec 2, channel screen). */
+/** The actions above the table (docs/product.md section 6). */
 export function ChannelsToolbar(props: ChannelsToolbarProps) {
   const intl = useIntl();
   const t = intl.formatMessage;

@@ -15,7 +15,7 @@ interface TagForm {
   weight: string;
 }
 
-/** Spec 5 (tag operations): empty fields mean no change; only the new tag may be emptied, which dissolves the tag. */
+/** Tag operations (docs/product.md section 6): empty fields mean no change; only the new tag may be emptied, which dissolves the tag. */
 export function tagEditBody(tag: string, values: TagForm): TagEditBody | null {
   const body: TagEditBody = { tag };
   const newTag = values.new_tag.trim();

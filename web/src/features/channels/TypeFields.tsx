@@ -10,9 +10,10 @@ const REGION_EXAMPLE = { default: 'us-central1', 'claude-3-5-sonnet-20240620': '
 export const typesWithOther: readonly number[] = [ChannelType.Azure, ChannelType.Custom, ChannelType.Xunfei, ChannelType.AIProxyLibrary, ChannelType.Cloudflare, ChannelType.VertexAI];
 
 /**
- * The fields that depend on the channel type (spec 5): where the upstream is (base URL, Azure
- * endpoint, full custom URL, private deployment, Suno base path) and what `other` holds (Azure
- * API version, custom extra settings, Spark version, knowledge base id, account id, Vertex region).
+ * The fields that depend on the channel type (docs/product.md section 6): where the upstream is
+ * (base URL, Azure endpoint, full custom URL, private deployment, Suno base path) and what `other`
+ * holds (Azure API version, custom extra settings, Spark version, knowledge base id, account id,
+ * Vertex region).
  */
 export function TypeFields({ type }: { type: number }) {
   const intl = useIntl();

@@ -45,7 +45,7 @@ export function StatusTag({ status, otherInfo }: { status: number; otherInfo?: s
   return <Tag>{intl.formatMessage({ id: 'pages.channels.status.unknown', defaultMessage: '未知状态' })}</Tag>;
 }
 
-/** Spec 4 and 9: untested grey; up to 1 s green, 3 s lime, 5 s yellow; slower red. */
+/** docs/product.md section 6: untested grey; up to 1 s green, 3 s lime, 5 s yellow; slower red. */
 export function responseTimeColour(milliseconds: number): string {
   if (milliseconds <= 0) return 'default';
   if (milliseconds <= 1000) return 'green';

@@ -61,7 +61,7 @@ export function defaultBaseUrl(type: number): string | undefined {
   return channelDefaultBaseUrls[type as ChannelType];
 }
 
-/** Spec 9: drawing types offer their drawing actions, Suno its music and lyrics tasks. */
+/** docs/product.md section 6: drawing types offer their drawing actions, Suno its music and lyrics tasks. */
 const presetModels: Partial<Record<number, readonly string[]>> = {
   [ChannelType.Midjourney]: ['mj_imagine', 'mj_variation', 'mj_reroll', 'mj_blend', 'mj_upscale', 'mj_describe', 'mj_uploads'],
   [ChannelType.MidjourneyPlus]: [

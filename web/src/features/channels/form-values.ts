@@ -53,7 +53,7 @@ export function formFromChannel(channel: ChannelView): ChannelFormValues {
   };
 }
 
-/** Spec 5: priority and weight are parsed as integers ('' or text counts as 0). */
+/** docs/product.md section 6: priority and weight are parsed as integers ('' or text counts as 0). */
 export function parseInteger(value: number | string | null | undefined): number {
   const parsed = Number.parseInt(String(value ?? ''), 10);
   return Number.isNaN(parsed) ? 0 : parsed;

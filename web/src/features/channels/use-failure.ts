@@ -5,7 +5,7 @@ import { errorMessages, type ApiError } from '../../api/base-query';
 
 export const notFoundMessage = { id: 'pages.channels.notFound', defaultMessage: '渠道未找到，请刷新页面后重试。' };
 
-/** The message of a failed channel call: a stale row (404) gets the spec's hint, HTTP errors the shared texts. */
+/** The message of a failed channel call: a stale row (404) gets the product's hint (docs/product.md section 6), HTTP errors the shared texts. */
 export function useFailureText(): (error: unknown) => string {
   const intl = useIntl();
   return useCallback(

@@ -5,7 +5,7 @@ import dayjs from 'dayjs';
  * weeks, per model. Pure, so the bucketing is unit-tested on its own. Times are local.
  */
 
-/** Spec (accounts 9): the dashboard's granularities. */
+/** docs/product.md section 9: the dashboard's granularities. */
 export const granularities = ['hour', 'day', 'week'] as const;
 export type Granularity = (typeof granularities)[number];
 

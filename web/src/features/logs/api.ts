@@ -1,7 +1,7 @@
 import type { LogView, Page } from '@aigw/contracts';
 import { api } from '../../api/api';
 
-/** Filters of the log list and its totals, as the routes take them (spec 7, logQuerySchema). */
+/** Filters of the log list and its totals, as the routes take them (docs/product.md section 9, logQuerySchema). */
 export interface LogFilterParams {
   type: number;
   token_name: string;

@@ -11,7 +11,7 @@ const messages = defineMessages({
   unknown: { id: 'pages.logs.type.unknown', defaultMessage: '未知' },
 });
 
-/** The type filter's choices (spec 9: all, top-up, consumption, admin, system). */
+/** The type filter's choices (docs/product.md section 9: all, top-up, consumption, admin, system). */
 export const logTypeLabels: Record<number, MessageDescriptor> = {
   [LogType.All]: messages.all,
   [LogType.Topup]: messages.topup,

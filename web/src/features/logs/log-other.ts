@@ -1,7 +1,7 @@
 /**
- * The `other` JSON of a log row (billing details written by the relay) and the display rules
- * the spec gives for log rows: duration and first-token colour bands, the retry path and the
- * pay-as-you-go formula. Pure, so the rules are unit-tested without rendering.
+ * The `other` JSON of a log row (billing details written by the relay) and the display rules of
+ * docs/product.md section 9 for log rows: duration and first-token colour bands, the retry path and
+ * the pay-as-you-go formula. Pure, so the rules are unit-tested without rendering.
  */
 
 /** What the relay writes into `other`; every field may be missing on older or non-consume rows. */
@@ -41,14 +41,14 @@ export function parseOther(text: string): LogOther {
 
 export type BandColor = 'green' | 'orange' | 'red';
 
-/** Spec 9: request duration under 101 s green, under 300 s orange, else red. */
+/** docs/product.md section 9: request duration under 101 s green, under 300 s orange, else red. */
 export function durationColor(seconds: number): BandColor {
   if (seconds < 101) return 'green';
   if (seconds < 300) return 'orange';
   return 'red';
 }
 
-/** Spec 9: first-token latency under 3 s green, under 10 s orange, else red. */
+/** docs/product.md section 9: first-token latency under 3 s green, under 10 s orange, else red. */
 export function firstTokenColor(seconds: number): BandColor {
   if (seconds < 3) return 'green';
   if (seconds < 10) return 'orange';
@@ -80,13 +80,13 @@ export function isFixedPrice(other: LogOther): boolean {
   return typeof other.model_price === 'number' && other.model_price >= 0;
 }
 
-/** Spec 1: one dollar is 500000 quota. */
+/** docs/product.md section 1: one dollar is 500000 quota. */
 export const QUOTA_PER_DOLLAR = 500_000;
 
 /**
- * Spec 9's pay-as-you-go cost in dollars: group ratio x model ratio x (prompt + completion x
- * completion ratio) / 500000; a fixed-price call costs model price x group ratio. Null when the
- * ratios it needs are missing.
+ * The pay-as-you-go cost in dollars (docs/product.md section 9): group ratio x model ratio x
+ * (prompt + completion x completion ratio) / 500000; a fixed-price call costs model price x group
+ * ratio. Null when the ratios it needs are missing.
  */
 export function formulaCost(other: LogOther, promptTokens: number, completionTokens: number): number | null {
   const groupRatio = other.group_ratio ?? 1;

@@ -31,17 +31,17 @@ export interface TimeWindow {
   end: number;
 }
 
-/** Spec 9: usage logs start at today's 00:00 and end one hour ahead. */
+/** docs/product.md section 9: usage logs start at today's 00:00 and end one hour ahead. */
 export function defaultLogWindow(now = Date.now()): TimeWindow {
   return { start: todayMidnight(now), end: now + HOUR_MS };
 }
 
-/** Spec 9: drawing tasks start 30 days back and end one hour ahead. */
+/** docs/product.md section 9: drawing tasks start 30 days back and end one hour ahead. */
 export function defaultDrawingWindow(now = Date.now()): TimeWindow {
   return { start: now - 30 * DAY_MS, end: now + HOUR_MS };
 }
 
-/** Spec 9: async tasks start at today's midnight (and end one hour ahead, like the other lists). */
+/** docs/product.md section 9: async tasks start at today's midnight (and end one hour ahead, like the other lists). */
 export function defaultTaskWindow(now = Date.now()): TimeWindow {
   return { start: todayMidnight(now), end: now + HOUR_MS };
 }

@@ -12,7 +12,7 @@ import { useSelfGroupsQuery, useSelfModelsQuery } from '../self/api';
 import { useEnabledTokenQuery } from '../tokens/api';
 import { streamChat, type ChatMessage, type ReplyState } from './stream-chat';
 
-/** Spec constants: temperature 0.1-1 step 0.1; max tokens an integer, default 0; default model. */
+/** docs/product.md section 10: temperature 0.1-1 step 0.1; max tokens an integer, default 0; default model. */
 const DEFAULT_MODEL = 'gpt-4o-mini';
 
 interface Turn extends ChatMessage {

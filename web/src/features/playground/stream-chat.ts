@@ -4,7 +4,7 @@ export interface ChatMessage {
   content: string;
 }
 
-/** The states of a reply (spec channels section 4). */
+/** The states of a reply (docs/product.md section 10). */
 export type ReplyState = 'loading' | 'incomplete' | 'complete' | 'error';
 
 export interface PlaygroundRequest {

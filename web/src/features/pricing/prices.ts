@@ -1,7 +1,7 @@
 import type { PricingRow } from '@aigw/contracts';
 
 /**
- * Prices as the spec states them (channels section 9): per 1M tokens, input = model ratio x 2 x
+ * Prices as docs/product.md section 10 states them: per 1M tokens, input = model ratio x 2 x
  * group ratio dollars, output = input x completion ratio; fixed-price models cost model price x
  * group ratio per call.
  */
@@ -21,7 +21,7 @@ export function formatDollars(value: number): string {
   return `$${fixed.replace(/\.?0+$/, '')}`;
 }
 
-/** The spec's group-ratio colours: over 5 red, over 3 orange, over 1 blue, else green. */
+/** The group-ratio colours (docs/product.md section 10): over 5 red, over 3 orange, over 1 blue, else green. */
 export function groupRatioColor(ratio: number): string {
   if (ratio > 5) return 'red';
   if (ratio > 3) return 'orange';

@@ -7,7 +7,7 @@ import { parseInteger } from '../tokens/token-rules';
 import { useCreateRedemptionsMutation, useUpdateRedemptionMutation } from './api';
 import { downloadText } from './download';
 
-/** Spec 9: what a new batch starts with. */
+/** What a new batch starts with (docs/product.md section 8). */
 export const DEFAULT_REDEMPTION_QUOTA = 100_000;
 export const DEFAULT_REDEMPTION_COUNT = 1;
 
@@ -24,7 +24,7 @@ interface RedemptionFormProps {
   onDone: () => void;
 }
 
-/** The redemption form (spec 5, "Redemption"). */
+/** The redemption form (docs/product.md section 8). */
 export function RedemptionForm({ redemption, onDone }: RedemptionFormProps) {
   const intl = useIntl();
   const { message, modal } = App.useApp();

@@ -9,7 +9,7 @@ interface CeremonyOptions {
 const securityApi = api.enhanceEndpoints({ addTagTypes: ['TwoFactor', 'Passkey'] });
 
 /**
- * Second factors of the signed-in user (spec: personal settings, security card), and the
+ * Second factors of the signed-in user (docs/product.md section 4, the personal tab), and the
  * step-up (`POST /api/verify`) that opens sensitive actions such as a channel key reveal.
  */
 export const secondFactorApi = securityApi.injectEndpoints({

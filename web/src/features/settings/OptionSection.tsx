@@ -11,8 +11,9 @@ import { changedOptions, checkOptionValue, toFormValue, type FormValue, type Opt
 export type OptionFormValues = Record<string, FormValue>;
 
 /**
- * Saves option changes one PUT per setting and reports the spec's outcome: nothing changed,
- * saved, failed, or partly failed (with the server's reasons). Resolves to whether all saved.
+ * Saves option changes one PUT per setting and reports the outcome (docs/product.md section 5):
+ * nothing changed, saved, failed, or partly failed (with the server's reasons). Resolves to whether
+ * all saved.
  */
 export function useSaveOptions(): (changes: readonly OptionChange[]) => Promise<boolean> {
   const intl = useIntl();
@@ -61,7 +62,7 @@ interface OptionSectionProps {
 /**
  * One settings card: loads the stored options, edits them in a form validated with the
  * contracts' own schemas, and saves only what changed, one PUT per setting, reporting the
- * spec's outcomes (saved, failed, partly failed, check input, nothing changed).
+ * outcomes (saved, failed, partly failed, check input, nothing changed).
  */
 export function OptionSection({ title, help, keys, children, beforeSave, extra, saveLabel }: OptionSectionProps) {
   const intl = useIntl();

@@ -3,7 +3,7 @@ import { decodeOptionValue, encodeOptionValue, isOptionKey, optionDefinitions, t
 /** What a settings form holds for an option: switches get booleans, JSON gets indented text. */
 export type FormValue = boolean | number | string | null | undefined;
 
-/** Options whose URL loses its trailing slashes before it is saved (spec accounts section 5). */
+/** Options whose URL loses its trailing slashes before it is saved (docs/product.md section 5). */
 export const trailingSlashKeys: readonly OptionKey[] = ['ServerAddress', 'WorkerUrl', 'PayAddress', 'WeChatServerAddress', 'CustomCallbackAddress'];
 
 /** The form value of `key` from its stored string (or its default when the server has no row). */

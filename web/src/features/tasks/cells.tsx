@@ -2,7 +2,7 @@ import { Image, Progress, Space, Tag, Typography } from 'antd';
 import { useIntl } from 'react-intl';
 import { toMilliseconds } from '../logs/time';
 
-/** Spec 9: a drawing (and task) taking over 60 s shows red. */
+/** docs/product.md section 9: a drawing (and task) taking over 60 s shows red. */
 export const SLOW_TASK_SECONDS = 60;
 
 /** Seconds from submit to finish with one decimal; null until the task finished. */

@@ -28,7 +28,7 @@ const actionColors: Record<string, string> = {
   CUSTOM_ZOOM: 'cyan', MODAL: 'green', SWAP_FACE: 'green',
 };
 
-/** Spec 4: the drawing actions. */
+/** docs/product.md section 9: the drawing actions. */
 export function drawingAction(action: string): Label {
   const label = (actions as Record<string, MessageDescriptor>)[action];
   return label ? { label, color: actionColors[action] ?? 'default' } : { label: unknown, color: 'default' };
@@ -41,7 +41,7 @@ const codes = defineMessages({
   notSubmitted: { id: 'pages.drawing.code.notSubmitted', defaultMessage: '未提交' },
 });
 
-/** Spec 4: submit result codes 1 submitted, 21 waiting, 22 duplicate, 0 not submitted. */
+/** docs/product.md section 9: submit result codes 1 submitted, 21 waiting, 22 duplicate, 0 not submitted. */
 export function submitResult(code: number): Label {
   switch (code) {
     case 1:
@@ -73,7 +73,7 @@ const statusColors: Record<string, string> = {
   SUCCESS: 'green', NOT_START: 'default', SUBMITTED: 'gold', IN_PROGRESS: 'blue', FAILURE: 'red', MODAL: 'gold', QUEUED: 'orange', UNKNOWN: 'default',
 };
 
-/** Spec 4: SUCCESS, NOT_START, SUBMITTED (queued), IN_PROGRESS, FAILURE, MODAL (waiting window). */
+/** docs/product.md section 9: SUCCESS, NOT_START, SUBMITTED (queued), IN_PROGRESS, FAILURE, MODAL (waiting window). */
 export function drawingStatus(status: string): Label {
   if (status in statusColors && status !== 'QUEUED' && status !== 'UNKNOWN') {
     return { label: (statuses as Record<string, MessageDescriptor>)[status]!, color: statusColors[status]! };
@@ -81,7 +81,7 @@ export function drawingStatus(status: string): Label {
   return { label: unknown, color: 'default' };
 }
 
-/** Spec 4: SUCCESS, NOT_START, SUBMITTED, IN_PROGRESS, FAILURE, QUEUED, UNKNOWN, and empty while submitting. */
+/** docs/product.md section 9: SUCCESS, NOT_START, SUBMITTED, IN_PROGRESS, FAILURE, QUEUED, UNKNOWN, and empty while submitting. */
 export function taskStatus(status: string): Label {
   if (status === '') return { label: statuses.SUBMITTING, color: 'default' };
   if (status in statusColors && status !== 'MODAL') {
@@ -95,12 +95,12 @@ const taskActions = defineMessages({
   LYRICS: { id: 'pages.tasks.action.lyrics', defaultMessage: '歌词' },
 });
 
-/** Spec 4: the async task actions MUSIC and LYRICS. */
+/** docs/product.md section 9: the async task actions MUSIC and LYRICS. */
 export function taskAction(action: string): Label {
   if (action === 'MUSIC') return { label: taskActions.MUSIC, color: 'blue' };
   if (action === 'LYRICS') return { label: taskActions.LYRICS, color: 'magenta' };
   return { label: unknown, color: 'default' };
 }
 
-/** Platforms by their wire name (spec 4: suno); an unknown one shows as sent. */
+/** Platforms by their wire name (docs/product.md section 9: suno); an unknown one shows as sent. */
 export const platformNames: Record<string, string> = { suno: 'Suno' };

@@ -13,8 +13,9 @@ interface ExpiryInputProps {
 }
 
 /**
- * The expiry as text in the spec's format (so a typed date can be checked and refused), a
- * date-time picker that fills it, and the never / hour / day / month shortcuts.
+ * The expiry as text in the product's format (docs/product.md section 7; so a typed date can be
+ * checked and refused), a date-time picker that fills it, and the never / hour / day / month
+ * shortcuts.
  */
 export function ExpiryInput({ id, value = '', onChange }: ExpiryInputProps) {
   const intl = useIntl();

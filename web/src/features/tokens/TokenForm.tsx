@@ -15,7 +15,7 @@ interface TokenFormValues {
   group?: string;
   /** yyyy-MM-dd HH:mm:ss or blank (never). */
   expiry: string;
-  /** Text, so that a typed value can be refused with the spec's message. */
+  /** Text, so that a typed value can be refused with the product's message. */
   remain_quota: string;
   unlimited_quota: boolean;
   count: string;
@@ -34,7 +34,7 @@ interface TokenFormProps {
   onDone: () => void;
 }
 
-/** The token form (spec 5, "Token form"). */
+/** The token form (docs/product.md section 7). */
 export function TokenForm({ token, groups, models, onDone }: TokenFormProps) {
   const intl = useIntl();
   const { message } = App.useApp();

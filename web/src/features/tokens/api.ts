@@ -32,8 +32,8 @@ export const tokensApi = api.injectEndpoints({
       providesTags: ['Token'],
     }),
     /**
-     * The caller's first enabled token of the first 100 (the spec's rule for the playground and
-     * the chat links), or null when none is enabled.
+     * The caller's first enabled token of the first 100 (the rule for the playground and the
+     * chat links, docs/product.md section 7), or null when none is enabled.
      */
     enabledToken: build.query<TokenView | null, void>({
       query: () => ({ url: '/token/', params: { p: 0, size: 100 } }),

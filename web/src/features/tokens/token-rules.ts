@@ -4,19 +4,19 @@ import { TokenStatus, type TokenView } from '@aigw/contracts';
 
 dayjs.extend(customParseFormat);
 
-/** The spec's expiry format (yyyy-MM-dd HH:mm:ss) in dayjs tokens; also how times are shown. */
+/** The expiry format (docs/product.md section 7: yyyy-MM-dd HH:mm:ss) in dayjs tokens; also how times are shown. */
 export const DATE_TIME_FORMAT = 'YYYY-MM-DD HH:mm:ss';
 /** expired_time for "never". */
 export const NEVER = -1;
-/** Spec 9: the token quota a new token starts with ($1). */
+/** docs/product.md section 7: the token quota a new token starts with ($1). */
 export const DEFAULT_TOKEN_QUOTA = 500_000;
-/** Spec 9: quick quota options in units, labelled by their dollar value (500000 units = $1). */
+/** docs/product.md section 7: quick quota options in units, labelled by their dollar value (500000 units = $1). */
 export const QUICK_QUOTA_DOLLARS = [1, 10, 50, 100, 500, 1000] as const;
 export const QUOTA_PER_DOLLAR = 500_000;
-/** Spec 9: presets of the creation count. */
+/** docs/product.md section 7: presets of the creation count. */
 export const COUNT_PRESETS = [10, 20, 30, 100] as const;
 
-/** Expiry shortcuts; a month is 30 days (spec 9). */
+/** Expiry shortcuts; a month is 30 days (docs/product.md section 7). */
 export const EXPIRY_SHORTCUTS = { hour: 3600, day: 86_400, month: 30 * 86_400 } as const;
 export type ExpiryShortcut = keyof typeof EXPIRY_SHORTCUTS | 'never';
 

@@ -47,7 +47,7 @@ interface Props {
 }
 
 /**
- * The edit-user form (spec accounts section 2): username, password (empty keeps it), display
+ * The edit-user form (docs/product.md section 3): username, password (empty keeps it), display
  * name, and for an admin also group and quota with the add-quota dialog; the bindings are read-only.
  */
 export function EditUserForm({ user, onDone, scope = 'admin' }: Props) {

@@ -3,7 +3,7 @@ import { useIntl } from 'react-intl';
 import { UserStatus, type ManageAction, type UserRow } from '@aigw/contracts';
 import { useManageUserMutation } from './api';
 
-/** Status 3 cannot be enabled from here (spec accounts section 4). */
+/** Status 3 cannot be enabled from here (docs/product.md section 3). */
 const NOT_ENABLABLE = 3;
 
 interface Props {

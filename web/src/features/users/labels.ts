@@ -14,7 +14,7 @@ const messages = defineMessages({
   deleted: { id: 'userStatus.deleted', defaultMessage: '已注销' },
 });
 
-/** Spec accounts section 4: 1 ordinary, 10 admin, 100 super admin, anything else unknown. */
+/** docs/product.md section 3: 1 ordinary, 10 admin, 100 super admin, anything else unknown. */
 export function roleLabel(role: number): Label {
   switch (role) {
     case Role.Common: return { label: messages.common, color: 'default' };

@@ -3,7 +3,7 @@ import type { FormRule } from 'antd';
 import { useIntl } from 'react-intl';
 import { DISPLAY_NAME_MAX, PASSWORD_MAX, PASSWORD_MIN, USERNAME_MAX } from '@aigw/contracts';
 
-/** The contracts' limits (spec accounts sections 5 and 9) as form rules with the console's messages. */
+/** The contracts' limits (docs/product.md section 4) as form rules with the console's messages. */
 export function useUserFieldRules(): { usernameMax: FormRule; displayNameMax: FormRule } {
   const intl = useIntl();
   return useMemo(() => ({

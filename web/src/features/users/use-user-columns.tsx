@@ -7,7 +7,7 @@ import { deletedLabel, roleLabel, statusLabel } from './labels';
 import { UserActions } from './UserActions';
 import { useBalanceFormat } from './use-balance-format';
 
-/** The user table's columns (spec accounts section 2); figures billing did not answer for show as unavailable. */
+/** The user table's columns (docs/product.md section 3); figures billing did not answer for show as unavailable. */
 export function useUserColumns(onEdit: (id: number) => void): TableColumnsType<UserRow> {
   const intl = useIntl();
   const format = useBalanceFormat();

@@ -9,7 +9,7 @@ import type { ApiError } from '../../api/base-query';
 import { useSelfQuery } from '../self/api';
 import { submitPaymentForm, useRedeemCodeMutation, useTopupAmountMutation, useTopupPayMutation } from './api';
 
-/** The two payment methods of the spec: zfb (Alipay) and wx (WeChat Pay). */
+/** The two payment methods (docs/product.md section 8): zfb (Alipay) and wx (WeChat Pay). */
 const paymentMethods = [
   { key: 'zfb', icon: <AlipayCircleOutlined />, id: 'pages.wallet.pay.zfb', label: '支付宝' },
   { key: 'wx', icon: <WechatOutlined />, id: 'pages.wallet.pay.wx', label: '微信' },
@@ -34,7 +34,7 @@ export function WalletPage() {
   const [code, setCode] = useState('');
   const minimum = Math.max(1, status?.min_topup ?? 1);
   const [amountInput, setAmountInput] = useState<number | null>(minimum);
-  // Below 1 counts as 1 (spec); the configured minimum is checked when paying.
+  // Below 1 counts as 1 (docs/product.md section 8); the configured minimum is checked when paying.
   const amount = Math.max(1, Math.trunc(amountInput ?? 1));
   const [pending, setPending] = useState<PendingPayment | null>(null);
   const t = useText();

@@ -20,7 +20,7 @@ export const walletApi = api.injectEndpoints({
     /** POST /api/user/pay: the gateway form (fields in `data`, target in `url`). */
     topupPay: build.mutation<PaymentForm, { amount: number; top_up_code: string; payment_method: string }>({
       query: (body) => ({ url: '/user/pay', method: 'POST', body }),
-      // The page says what went wrong itself (the spec's 请求失败 for anything but the server's refusal).
+      // The page says what went wrong itself (请求失败 for anything but the server's refusal: docs/product.md section 8).
       extraOptions: { silent: true },
       transformResponse: (data: Record<string, string>, meta) => ({ fields: data ?? {}, url: String(meta?.envelope.url ?? '') }),
     }),

@@ -1,4 +1,4 @@
-// Every area's messages; one module per area (STYLE 20).
+// Every area's messages; one module per area (style rule 20, CONTRIBUTING.md).
 import common from './common';
 import errors from './errors';
 import layout from './layout';

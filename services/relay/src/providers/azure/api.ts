@@ -7,7 +7,7 @@ export const AZURE_DEFAULT_API_VERSION = '2024-12-01-preview';
 /**
  * `{base}/openai/deployments/{deployment}/{task}?api-version=...`. The deployment is the model
  * name without dots: Azure forbids dots in deployment names, so `gpt-3.5-turbo` is deployed as
- * `gpt-35-turbo` (reference 3.1).
+ * `gpt-35-turbo` (docs/compatibility.md section 2.3).
  */
 export function azureUrl(context: Pick<ProviderContext, 'channel' | 'upstreamModel'>, task: string): string {
   const base = baseUrlOf(context.channel, undefined);

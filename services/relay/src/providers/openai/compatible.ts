@@ -18,16 +18,16 @@ export interface OpenAiCompatibleOptions {
   chatPath?: string;
   /** Headers the upstream wants on every call (OpenRouter's app attribution). */
   extraHeaders?: Record<string, string>;
-  /** Whether the upstream honours `stream_options.include_usage` (reference 3.4). */
+  /** Whether the upstream honours `stream_options.include_usage` (docs/compatibility.md section 2.3). */
   streamUsage: boolean;
 }
 
 const modelListSchema = z.object({ data: z.array(z.object({ id: z.string() })) });
 
 /**
- * An upstream that speaks OpenAI's protocol is configuration, not code (STYLE 10): its base URL,
- * paths and headers. Chat, embeddings, completions and moderations go through unchanged but for
- * the model name.
+ * An upstream that speaks OpenAI's protocol is configuration, not code (style rule 10,
+ * CONTRIBUTING.md): its base URL, paths and headers. Chat, embeddings, completions and moderations
+ * go through unchanged but for the model name.
  */
 export function openAiCompatible(options: OpenAiCompatibleOptions): ProviderDefinition {
   const versionPath = options.versionPath ?? defaultOpenAiPaths.versionPath;

@@ -2,9 +2,9 @@ import { ChannelType, channelDefaultBaseUrls } from '@aigw/contracts';
 import { openAiCompatible } from './compatible.js';
 
 /**
- * The OpenAI-compatible family (reference 3.1, 3.4): each upstream is its base URL, its paths
- * when they differ from `/v1/chat/completions`, and whether it reports stream usage
- * (`streamSupportedChannels`: only Ollama, VolcEngine and xAI among these).
+ * The OpenAI-compatible family (docs/compatibility.md sections 2.1 and 2.3): each upstream is its
+ * base URL, its paths when they differ from `/v1/chat/completions`, and whether it reports stream
+ * usage (`streamSupportedChannels`: only Ollama, VolcEngine and xAI among these).
  */
 const base = (type: ChannelType) => channelDefaultBaseUrls[type];
 

@@ -1,9 +1,10 @@
 import { z } from 'zod';
 
 /**
- * The OpenAI chat request as clients send it, parsed leniently (STYLE 12): unknown fields are
- * ignored here (OpenAI-compatible upstreams get the raw body anyway), `null` counts as absent,
- * and unknown content part types survive as `{type}` so a converter can report dropping them.
+ * The OpenAI chat request as clients send it, parsed leniently (style rule 12, CONTRIBUTING.md):
+ * unknown fields are ignored here (OpenAI-compatible upstreams get the raw body anyway), `null`
+ * counts as absent, and unknown content part types survive as `{type}` so a converter can report
+ * dropping them.
  */
 
 /** A content part, normalised: text, an image (URL or data URL), or another kind kept by name. */

@@ -3,7 +3,7 @@ import { OptionField, OptionSection } from '../OptionSection';
 import { FieldGrid } from '../FieldGrid';
 import { useText } from '../../../app/use-text';
 
-/** Spec: the data dashboard interval defaults to 5 minutes, at least 1. */
+/** docs/product.md section 5: the data dashboard interval defaults to 5 minutes, at least 1. */
 export const MIN_EXPORT_INTERVAL = 1;
 
 /** Data dashboard: collection switch, flush interval and the default granularity. */

@@ -33,7 +33,7 @@ export function LogCard() {
   );
 }
 
-/** Spec: the time defaults to one month ago; without a time nothing is cleared. */
+/** docs/product.md section 5: the time defaults to one month ago; without a time nothing is cleared. */
 function ClearLogs() {
   const t = useText();
   const { message, modal } = App.useApp();

@@ -7,7 +7,7 @@ import type { OptionChange } from '../option-values';
  * non-number can be shown as such), and written back as the three maps.
  */
 
-/** The spec's model pricing row; values are the texts typed ('' = not set). */
+/** A row of the model pricing editor (docs/product.md section 5); values are the texts typed ('' = not set). */
 export interface PricingRow {
   name: string;
   /** Fixed USD price per call; when set the model is billed per call and has no ratios. */

@@ -5,7 +5,7 @@ import { signedOut } from '../../../app/session';
 import { useAppDispatch } from '../../../app/store';
 import { useDeleteOwnAccountMutation } from './api';
 
-/** Deletes the own account once the user typed their username; then the session ends (spec accounts section 4). */
+/** Deletes the own account once the user typed their username; then the session ends (docs/product.md section 4). */
 export function DeleteAccountDialog({ open, username, onClose }: { open: boolean; username: string; onClose(): void }) {
   const intl = useIntl();
   const { message } = App.useApp();

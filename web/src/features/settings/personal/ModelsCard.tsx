@@ -4,7 +4,7 @@ import { useIntl } from 'react-intl';
 import { copyText } from '../../../lib/clipboard';
 import { usePersonalModelsQuery } from './api';
 
-/** Spec accounts section 9: the list collapses above 10 models. */
+/** docs/product.md section 4: the list collapses above 10 models. */
 export const MODELS_SHOWN_COLLAPSED = 10;
 
 /** The models the user's group may call; a click copies a model's name. */

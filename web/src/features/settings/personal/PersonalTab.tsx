@@ -11,7 +11,7 @@ import { ModelsCard } from './ModelsCard';
 import { SecurityCard } from './SecurityCard';
 import { SecondFactorCard } from './SecondFactorCard';
 
-/** /setting, tab personal: the signed-in user's own account (spec accounts section 2). */
+/** /setting, tab personal: the signed-in user's own account (docs/product.md section 4). */
 export function PersonalTab() {
   const dispatch = useAppDispatch();
   const storedUser = useCurrentUser();

@@ -14,7 +14,7 @@ interface TransferDialogProps {
   onClose(): void;
 }
 
-/** Moves invite earnings into the balance: at least the quota-per-unit value (spec accounts section 5). */
+/** Moves invite earnings into the balance: at least the quota-per-unit value (docs/product.md section 4). */
 export function TransferDialog({ open, available, onClose }: TransferDialogProps) {
   const intl = useIntl();
   const { message } = App.useApp();

@@ -3,7 +3,7 @@ import { api } from '../../../api/api';
 /** The fields the Telegram login widget hands back, forwarded as the bind call's body. */
 export type TelegramAuthFields = Record<string, string>;
 
-/** The personal settings tab: the signed-in user's own account (spec accounts sections 2, 5, 7). */
+/** The personal settings tab: the signed-in user's own account (docs/product.md section 4). */
 export const personalApi = api.injectEndpoints({
   endpoints: (build) => ({
     /** The own invite code (created by the server on first ask). */

@@ -7,7 +7,7 @@ import { useText } from '../../../app/use-text';
 
 /**
  * Payment (a gateway speaking the common online-payment protocol). The gateway calls back to
- * the server address, so saving needs it stored first (spec accounts section 5).
+ * the server address, so saving needs it stored first (docs/product.md section 5).
  */
 export function PaymentCard() {
   const t = useText();
