@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { PAGE_SIZE_DEFAULT, PAGE_SIZE_MAX } from './paging.js';
 
 /** Every console API answer: `{success, message, data}` (HTTP 200 for business failures). */
 export const envelopeSchema = <T extends z.ZodType>(data: T) =>
@@ -20,10 +21,6 @@ export interface Page<T> {
   page: number;
   page_size: number;
 }
-
-/** Page size options of the console's tables; default 10. */
-export const PAGE_SIZE_DEFAULT = 10;
-export const PAGE_SIZE_MAX = 100;
 
 /**
  * `p` and `page_size` from the query string. The console sends p=0 on first load and 1-based

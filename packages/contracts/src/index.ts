@@ -1,4 +1,5 @@
 export * from './envelope.js';
+export * from './paging.js';
 export * from './roles.js';
 export * from './user.js';
 export * from './username.js';

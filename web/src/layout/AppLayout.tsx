@@ -1,6 +1,6 @@
 import { useState } from 'react';
-import { Drawer, Layout, theme } from 'antd';
-import { Outlet } from 'react-router';
+import { Drawer, Layout, Spin, theme } from 'antd';
+import { Outlet, useNavigation } from 'react-router';
 import { useCurrentUser, useStatus } from '../app/hooks';
 import { useIsMobile } from '../app/media';
 import { sidebarToggled } from '../app/preferences';
@@ -23,9 +23,13 @@ export function AppLayout() {
   const collapsed = chosenCollapsed ?? status?.default_collapse_sidebar ?? false;
   const { token } = theme.useToken();
   const showMenu = user !== null;
+  // Each screen is its own chunk (app/routes.tsx): the router keeps the current one until the
+  // next has loaded, with a spinner when that takes a moment.
+  const loadingScreen = useNavigation().state === 'loading';
 
   return (
     <Layout style={{ minHeight: '100vh' }}>
+      <Spin fullscreen spinning={loadingScreen} delay={200} />
       <HeaderBar onOpenMenu={showMenu ? () => setDrawerOpen(true) : undefined} />
       <Layout>
         {showMenu && !isMobile && (

@@ -1,10 +1,28 @@
+import { useEffect, useState } from 'react';
 import { Layout, Typography } from 'antd';
 import { useIntl } from 'react-intl';
 import { useStatus } from '../app/hooks';
-import { sanitizeHtml } from '../lib/sanitize';
 
 /** This open-source project, named by the default footer whatever the site is called. */
 const PROJECT_NAME = 'AI Gateway';
+
+/**
+ * The admin's footer HTML, sanitized. The sanitizer (and the markdown renderer beside it) loads
+ * only when a site has a footer of its own: most first loads need neither.
+ */
+function CustomFooter({ html }: { html: string }) {
+  const [safeHtml, setSafeHtml] = useState<string | null>(null);
+  useEffect(() => {
+    let current = true;
+    void import('../lib/sanitize').then(({ sanitizeHtml }) => {
+      if (current) setSafeHtml(sanitizeHtml(html));
+    });
+    return () => {
+      current = false;
+    };
+  }, [html]);
+  return safeHtml === null ? null : <div className="custom-footer" dangerouslySetInnerHTML={{ __html: safeHtml }} />;
+}
 
 /**
  * The admin's footer HTML (sanitized), or the default line naming this open-source project,
@@ -19,7 +37,7 @@ export function FooterBar() {
   return (
     <Layout.Footer style={{ textAlign: 'center', padding: '16px 24px' }}>
       {footerHtml ? (
-        <div className="custom-footer" dangerouslySetInnerHTML={{ __html: sanitizeHtml(footerHtml) }} />
+        <CustomFooter html={footerHtml} />
       ) : (
         <Typography.Text type="secondary">
           {intl.formatMessage(
