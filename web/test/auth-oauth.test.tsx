@@ -2,16 +2,10 @@ import type { ReactElement } from 'react';
 import { act, configure, screen, waitFor } from '@testing-library/react';
 import type { User } from '@aigw/contracts';
 import { OAuthCallbackPage, FAILURE_REDIRECT_MS } from '../src/features/auth/OAuthCallbackPage';
-import { FakeApi } from './fake-api';
-import { makeUser, renderPage } from './render';
+import { makeUser, renderPage, setupFakeApi } from './render';
 
-let fake: FakeApi;
-beforeEach(() => {
-  fake = new FakeApi().install();
-  localStorage.clear();
-});
+const fake = setupFakeApi();
 afterEach(() => {
-  fake.restore();
   jest.useRealTimers();
 });
 

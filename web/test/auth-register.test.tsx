@@ -1,8 +1,7 @@
 import { act, fireEvent, screen, waitFor } from '@testing-library/react';
 import userEvent, { PointerEventsCheckLevel, type UserEvent } from '@testing-library/user-event';
 import { RegisterPage } from '../src/features/auth/RegisterPage';
-import { FakeApi } from './fake-api';
-import { renderPage } from './render';
+import { renderPage, setupFakeApi } from './render';
 
 /**
  * A button by its text. Role queries compute every element's accessible name and visibility
@@ -11,16 +10,13 @@ import { renderPage } from './render';
  */
 const button = (name: string | RegExp) => screen.getByText(name, { selector: 'button span' }).closest('button')!;
 
-let fake: FakeApi;
+const fake = setupFakeApi();
 let user: UserEvent;
 beforeEach(() => {
-  fake = new FakeApi().install();
-  localStorage.clear();
   // antd's many style rules make jsdom's per-click pointer-events check the slowest part of a test.
   user = userEvent.setup({ pointerEventsCheck: PointerEventsCheckLevel.Never });
 });
 afterEach(() => {
-  fake.restore();
   jest.useRealTimers();
 });
 

@@ -2,8 +2,7 @@ import { act, fireEvent, screen, waitFor, within } from '@testing-library/react'
 import userEvent, { PointerEventsCheckLevel, type UserEvent } from '@testing-library/user-event';
 import { ResetConfirmPage } from '../src/features/auth/ResetConfirmPage';
 import { ResetPage } from '../src/features/auth/ResetPage';
-import { FakeApi } from './fake-api';
-import { renderPage } from './render';
+import { renderPage, setupFakeApi } from './render';
 
 /**
  * A button by its text. Role queries compute every element's accessible name and visibility
@@ -13,16 +12,13 @@ import { renderPage } from './render';
 const button = (name: string | RegExp) => screen.getByText(name, { selector: 'button span' }).closest('button')!;
 const queryButton = (name: string | RegExp) => screen.queryByText(name, { selector: 'button span' })?.closest('button') ?? null;
 
-let fake: FakeApi;
+const fake = setupFakeApi();
 let user: UserEvent;
 beforeEach(() => {
-  fake = new FakeApi().install();
   // The pointer-events check of every click reads computed styles: slow in jsdom, and antd's buttons are never inert.
   user = userEvent.setup({ pointerEventsCheck: PointerEventsCheckLevel.Never });
-  localStorage.clear();
 });
 afterEach(() => {
-  fake.restore();
   jest.useRealTimers();
 });
 

@@ -2,8 +2,7 @@ import { act, screen, waitFor, within } from '@testing-library/react';
 import userEvent, { PointerEventsCheckLevel, type UserEvent } from '@testing-library/user-event';
 import { LoginPage } from '../src/features/auth/LoginPage';
 import { ThirdPartyLogin } from '../src/features/auth/ThirdPartyLogin';
-import { FakeApi } from './fake-api';
-import { makeUser, renderPage } from './render';
+import { makeUser, renderPage, setupFakeApi } from './render';
 
 /**
  * A button by its text. Role queries compute every element's accessible name and visibility
@@ -13,18 +12,15 @@ import { makeUser, renderPage } from './render';
 const button = (name: string | RegExp) => screen.getByText(name, { selector: 'button span' }).closest('button')!;
 const queryButton = (name: string | RegExp) => screen.queryByText(name, { selector: 'button span' })?.closest('button') ?? null;
 
-let fake: FakeApi;
+const fake = setupFakeApi();
 let user: UserEvent;
 let open: jest.SpyInstance;
 beforeEach(() => {
-  fake = new FakeApi().install();
   // The pointer-events check of every click reads computed styles: slow in jsdom, and antd's buttons are never inert.
   user = userEvent.setup({ pointerEventsCheck: PointerEventsCheckLevel.Never });
-  localStorage.clear();
   open = jest.spyOn(window, 'open').mockReturnValue(null);
 });
 afterEach(() => {
-  fake.restore();
   open.mockRestore();
 });
 

@@ -2,8 +2,7 @@ import { screen, waitFor } from '@testing-library/react';
 import { useEffect } from 'react';
 import { api } from '../src/api/api';
 import { signedIn, signedOut } from '../src/app/session';
-import { FakeApi } from './fake-api';
-import { makeUser, renderPage, stubClipboard } from './render';
+import { makeUser, renderPage, setupFakeApi, stubClipboard } from './render';
 
 const probeApi = api.injectEndpoints({
   endpoints: (build) => ({
@@ -20,12 +19,7 @@ function Probe({ path }: { path: string }) {
   return <div>{data !== undefined ? `data:${JSON.stringify(data)}` : error ? `error:${JSON.stringify(error)}` : 'loading'}</div>;
 }
 
-let fake: FakeApi;
-beforeEach(() => {
-  fake = new FakeApi().install();
-  localStorage.clear();
-});
-afterEach(() => fake.restore());
+const fake = setupFakeApi();
 
 describe('the envelope base query', () => {
   it('unwraps data and sends the user id header and no-store', async () => {

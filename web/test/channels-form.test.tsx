@@ -2,17 +2,14 @@ import { configure, fireEvent, screen, waitFor, within } from '@testing-library/
 import userEventBase, { PointerEventsCheckLevel } from '@testing-library/user-event';
 import { ChannelEditPage } from '../src/features/channels/ChannelEditPage';
 import { admin, buttonNamed, makeChannel, useFastStyles } from './channels-fixtures';
-import { FakeApi } from './fake-api';
-import { renderPage } from './render';
+import { renderPage, setupFakeApi } from './render';
 
 // Role queries and computed styles are slow over antd's tree: see useFastStyles.
 configure({ defaultHidden: true });
 useFastStyles();
 const userEvent = userEventBase.setup({ delay: null, pointerEventsCheck: PointerEventsCheckLevel.Never });
-let fake: FakeApi;
+const fake = setupFakeApi();
 beforeEach(() => {
-  localStorage.clear();
-  fake = new FakeApi().install();
   fake.ok('GET', '/api/group/', ['default', 'vip']);
   fake.ok('GET', '/api/channel/models', [
     { id: 'gpt-4o', channel_types: [1, 3] },
@@ -20,7 +17,6 @@ beforeEach(() => {
   ]);
   fake.ok('GET', '/api/models', { 1: ['gpt-4o-mini'] });
 });
-afterEach(() => fake.restore());
 
 const routes = [
   { path: '/channel/add', element: <ChannelEditPage /> },

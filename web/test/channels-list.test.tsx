@@ -2,20 +2,16 @@ import { act, configure, fireEvent, screen, waitFor, within } from '@testing-lib
 import userEventBase, { PointerEventsCheckLevel } from '@testing-library/user-event';
 import { ChannelsPage } from '../src/features/channels/ChannelsPage';
 import { admin, buttonNamed, findButton, makeChannel, page, useFastStyles } from './channels-fixtures';
-import { FakeApi } from './fake-api';
-import { renderPage } from './render';
+import { renderPage, setupFakeApi } from './render';
 
 // Role queries and computed styles are slow over antd's tree: see useFastStyles.
 configure({ defaultHidden: true });
 useFastStyles();
 const userEvent = userEventBase.setup({ delay: null, pointerEventsCheck: PointerEventsCheckLevel.Never });
-let fake: FakeApi;
+const fake = setupFakeApi();
 beforeEach(() => {
-  localStorage.clear();
-  fake = new FakeApi().install();
   fake.ok('GET', '/api/group/', ['default', 'vip']);
 });
-afterEach(() => fake.restore());
 
 const open = () => renderPage(<ChannelsPage />, { route: '/channel', user: admin });
 /** The table row that shows `text`. */

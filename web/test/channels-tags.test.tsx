@@ -2,8 +2,7 @@ import { configure, fireEvent, screen, waitFor, within } from '@testing-library/
 import userEventBase, { PointerEventsCheckLevel } from '@testing-library/user-event';
 import { ChannelsPage } from '../src/features/channels/ChannelsPage';
 import { admin, buttonNamed, findButton, makeChannel, makeTagRow, page, useFastStyles } from './channels-fixtures';
-import { FakeApi } from './fake-api';
-import { renderPage } from './render';
+import { renderPage, setupFakeApi } from './render';
 
 // Role queries and computed styles are slow over antd's tree: see useFastStyles.
 configure({ defaultHidden: true });
@@ -13,17 +12,14 @@ const userEvent = userEventBase.setup({ delay: null, pointerEventsCheck: Pointer
 const plain = [makeChannel({ id: 1, name: 'first' }), makeChannel({ id: 2, name: 'second' }), makeChannel({ id: 3, name: 'third' })];
 const team = makeTagRow('team', [makeChannel({ id: 4, name: 'team-a', tag: 'team' }), makeChannel({ id: 5, name: 'team-b', tag: 'team', status: 2 })]);
 
-let fake: FakeApi;
+const fake = setupFakeApi();
 beforeEach(() => {
-  localStorage.clear();
-  fake = new FakeApi().install();
   fake.ok('GET', '/api/group/', ['default', 'vip']);
   fake.ok('GET', '/api/channel/models', [{ id: 'gpt-4o', channel_types: [1] }]);
   fake.on('GET', '/api/channel/', (call) => ({
     body: { success: true, message: '', data: call.query.get('tag_mode') === 'true' ? page([team, plain[0]]) : page(plain) },
   }));
 });
-afterEach(() => fake.restore());
 
 const open = () => renderPage(<ChannelsPage />, { route: '/channel', user: admin });
 const rowOf = (text: string) => screen.getByText(text).closest('tr') as HTMLElement;

@@ -2,8 +2,7 @@ import { screen, waitFor } from '@testing-library/react';
 import { ChatPage } from '../src/features/chat/ChatPage';
 import { chatTarget } from '../src/features/chat/ChatRedirectPage';
 import { fillChatLink } from '../src/lib/chat-links';
-import { FakeApi } from './fake-api';
-import { makeUser, renderPage } from './render';
+import { makeUser, renderPage, setupFakeApi } from './render';
 
 const nextChat = 'https://app.nextchat.dev/#/?settings={"key":"{key}","url":"{address}"}';
 
@@ -21,11 +20,7 @@ describe('chat links', () => {
 });
 
 describe('chat page', () => {
-  let fake: FakeApi;
-  beforeEach(() => {
-    fake = new FakeApi().install();
-  });
-  afterEach(() => fake.restore());
+  const fake = setupFakeApi();
 
   it('embeds the chosen client with the first enabled token', async () => {
     fake.ok('GET', '/api/token/', { items: [{ id: 3, status: 2 }, { id: 4, status: 1 }], total: 2, page: 1, page_size: 100 });

@@ -3,8 +3,8 @@ import userEvent from '@testing-library/user-event';
 import { Role } from '@aigw/contracts';
 import { DashboardPage } from '../src/features/dashboard/DashboardPage';
 import { bucketLabel, bucketStart, defaultDashboardWindow, summarize, toGranularity, type UsageRow } from '../src/features/dashboard/buckets';
-import { FakeApi, type RecordedCall } from './fake-api';
-import { makeUser, renderPage } from './render';
+import type { RecordedCall } from './fake-api';
+import { makeUser, renderPage, setupFakeApi } from './render';
 
 const admin = makeUser({ id: 1, username: 'root', role: Role.Root });
 const user = makeUser({ id: 2, username: 'alice' });
@@ -12,11 +12,9 @@ const user = makeUser({ id: 2, username: 'alice' });
 // Role queries compute accessible names over the whole antd tree and take seconds: these read the DOM directly.
 const searchButton = () => screen.getByText('查询').closest('button')!;
 
-let fake: FakeApi;
+const fake = setupFakeApi();
 let measure: jest.SpyInstance;
 beforeEach(() => {
-  fake = new FakeApi().install();
-  localStorage.clear();
   // jsdom lays nothing out: give the charts' containers a size, as a browser would.
   const original = HTMLElement.prototype.getBoundingClientRect;
   measure = jest.spyOn(HTMLElement.prototype, 'getBoundingClientRect').mockImplementation(function (this: HTMLElement) {
@@ -24,7 +22,6 @@ beforeEach(() => {
   });
 });
 afterEach(() => {
-  fake.restore();
   measure.mockRestore();
 });
 

@@ -46,6 +46,14 @@ export class FakeApi {
     return this.calls.filter((call) => call.method === method.toUpperCase() && call.path === path);
   }
 
+  /** Forgets every route and recorded call, so one instance can serve test after test. */
+  reset(): this {
+    this.calls.length = 0;
+    this.unexpected.length = 0;
+    this.routes.clear();
+    return this;
+  }
+
   install(): this {
     this.spy = jest.spyOn(globalThis, 'fetch').mockImplementation(async (input, init) => {
       const request = input instanceof Request ? input : new Request(input, init);

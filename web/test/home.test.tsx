@@ -2,16 +2,12 @@ import { screen } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { AboutPage } from '../src/features/home/AboutPage';
 import { HomePage } from '../src/features/home/HomePage';
-import { FakeApi } from './fake-api';
-import { renderPage } from './render';
+import { renderPage, setupFakeApi } from './render';
 
-let fake: FakeApi;
+const fake = setupFakeApi();
 beforeEach(() => {
-  fake = new FakeApi().install();
-  localStorage.clear();
   (window as unknown as { __pwned?: boolean }).__pwned = false;
 });
-afterEach(() => fake.restore());
 
 describe('home and about', () => {
   it('renders the home page markdown sanitized', async () => {

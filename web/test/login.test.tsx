@@ -2,15 +2,9 @@ import { act, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { Role } from '@aigw/contracts';
 import { LoginPage } from '../src/features/auth/LoginPage';
-import { FakeApi } from './fake-api';
-import { makeUser, renderPage } from './render';
+import { makeUser, renderPage, setupFakeApi } from './render';
 
-let fake: FakeApi;
-beforeEach(() => {
-  fake = new FakeApi().install();
-  localStorage.clear();
-});
-afterEach(() => fake.restore());
+const fake = setupFakeApi();
 
 describe('login page', () => {
   it('asks for username and password before calling the server', async () => {

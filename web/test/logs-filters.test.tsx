@@ -5,8 +5,8 @@ import { LogType, Role, type LogView } from '@aigw/contracts';
 import { LogsPage } from '../src/features/logs/LogsPage';
 import { initialFilterValues, toFilterParams } from '../src/features/logs/LogFilters';
 import { defaultLogWindow } from '../src/features/logs/time';
-import { FakeApi, type RecordedCall } from './fake-api';
-import { makeUser, renderPage } from './render';
+import type { RecordedCall } from './fake-api';
+import { makeUser, renderPage, setupFakeApi } from './render';
 
 const admin = makeUser({ id: 1, username: 'root', role: Role.Admin });
 const user = makeUser({ id: 2, username: 'alice' });
@@ -14,12 +14,7 @@ const user = makeUser({ id: 2, username: 'alice' });
 // Role queries compute accessible names over the whole antd tree and take seconds: these read the DOM directly.
 const searchButton = () => screen.getByText('查询').closest('button')!;
 
-let fake: FakeApi;
-beforeEach(() => {
-  fake = new FakeApi().install();
-  localStorage.clear();
-});
-afterEach(() => fake.restore());
+const fake = setupFakeApi();
 
 const query = (call: RecordedCall) => Object.fromEntries(call.query);
 const lastQuery = (path: string) => query(fake.callsTo('GET', path).at(-1)!);

@@ -3,8 +3,7 @@ import userEvent from '@testing-library/user-event';
 import { LogType, Role, type LogView } from '@aigw/contracts';
 import { LogsPage } from '../src/features/logs/LogsPage';
 import { durationColor, firstTokenColor, firstTokenSeconds, formulaCost, parseOther, retryPath } from '../src/features/logs/log-other';
-import { FakeApi } from './fake-api';
-import { makeUser, renderPage, stubClipboard } from './render';
+import { makeUser, renderPage, setupFakeApi, stubClipboard } from './render';
 
 const admin = makeUser({ id: 1, username: 'root', role: Role.Root });
 const user = makeUser({ id: 2, username: 'alice' });
@@ -12,12 +11,7 @@ const user = makeUser({ id: 2, username: 'alice' });
 // Role queries compute accessible names over the whole antd tree and take seconds: these read the DOM directly.
 const headers = () => [...document.querySelectorAll('thead th')].map((cell) => cell.textContent);
 
-let fake: FakeApi;
-beforeEach(() => {
-  fake = new FakeApi().install();
-  localStorage.clear();
-});
-afterEach(() => fake.restore());
+const fake = setupFakeApi();
 
 let nextId = 1;
 function makeLog(overrides: Partial<LogView> = {}, other: Record<string, unknown> = {}): LogView {

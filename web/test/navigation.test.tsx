@@ -4,18 +4,14 @@ import { Role } from '@aigw/contracts';
 import { routes } from '../src/app/routes';
 import { sideMenuItems } from '../src/layout/menu-items';
 import { accessOf } from '../src/access';
-import { FakeApi } from './fake-api';
-import { makeUser, renderPage, testStatus } from './render';
+import { makeUser, renderPage, setupFakeApi, testStatus } from './render';
 
-let fake: FakeApi;
+const fake = setupFakeApi();
 beforeEach(() => {
-  fake = new FakeApi().install();
   fake.ok('POST', '/api/user/logout');
   fake.ok('GET', '/api/home_page_content', '');
   fake.ok('GET', '/api/about', '');
-  localStorage.clear();
 });
-afterEach(() => fake.restore());
 
 const keys = (role: number | null, status = testStatus) => sideMenuItems(accessOf(role === null ? null : { role }), status).map((item) => item.key);
 

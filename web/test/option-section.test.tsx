@@ -2,14 +2,12 @@ import { fireEvent, screen, waitFor } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { Role } from '@aigw/contracts';
 import { OptionField, OptionSection } from '../src/features/settings/OptionSection';
-import { FakeApi } from './fake-api';
-import { makeUser, renderPage } from './render';
+import { makeUser, renderPage, setupFakeApi } from './render';
 
 const root = makeUser({ id: 1, username: 'root', role: Role.Root });
-let fake: FakeApi;
+const fake = setupFakeApi();
 
 beforeEach(() => {
-  fake = new FakeApi().install();
   fake.ok('GET', '/api/option/', [
     { key: 'ServerAddress', value: 'https://old.example.com' },
     { key: 'GroupRatio', value: '{"default":1}' },
@@ -17,7 +15,6 @@ beforeEach(() => {
   ]);
   fake.ok('PUT', '/api/option/');
 });
-afterEach(() => fake.restore());
 
 function Section() {
   return (

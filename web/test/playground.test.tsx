@@ -2,8 +2,7 @@ import { act, screen, waitFor } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { PlaygroundPage } from '../src/features/playground/PlaygroundPage';
 import { readPayload, splitSseEvents } from '../src/features/playground/stream-chat';
-import { FakeApi } from './fake-api';
-import { makeUser, renderPage } from './render';
+import { makeUser, renderPage, setupFakeApi } from './render';
 
 const sse = (events: string[]) =>
   new Response(new ReadableStream({
@@ -30,17 +29,15 @@ describe('playground stream parsing', () => {
 });
 
 describe('playground page', () => {
-  let fake: FakeApi;
+  const fake = setupFakeApi();
   const user = makeUser({ id: 9, group: 'default' });
 
   beforeEach(() => {
-    fake = new FakeApi().install();
     fake.ok('GET', '/api/token/', { items: [{ id: 1, status: 1 }], total: 1, page: 1, page_size: 100 });
     fake.ok('GET', '/api/user/self/groups', { default: { desc: 'default group', ratio: 1 }, vip: { desc: 'vip', ratio: 2 } });
     fake.ok('GET', '/api/user/models', ['gpt-4o-mini', 'gpt-4o']);
   });
   afterEach(() => {
-    fake.restore();
     jest.useRealTimers();
   });
 

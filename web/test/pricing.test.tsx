@@ -2,8 +2,7 @@ import { screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { PricingPage } from '../src/features/pricing/PricingPage';
 import { formatDollars, groupRatioColor, modelPrice } from '../src/features/pricing/prices';
-import { FakeApi } from './fake-api';
-import { makeUser, renderPage, stubClipboard } from './render';
+import { makeUser, renderPage, setupFakeApi, stubClipboard } from './render';
 
 const rows = [
   { model_name: 'gpt-4o', quota_type: 0, model_ratio: 1.25, model_price: 0, completion_ratio: 4, enable_groups: ['default', 'vip'] },
@@ -26,11 +25,7 @@ describe('prices', () => {
 });
 
 describe('pricing page', () => {
-  let fake: FakeApi;
-  beforeEach(() => {
-    fake = new FakeApi().install();
-  });
-  afterEach(() => fake.restore());
+  const fake = setupFakeApi();
 
   it('shows guests the default group with a login prompt', async () => {
     fake.on('GET', '/api/pricing', () => ({ body: { success: true, message: '', data: rows, group_ratio: { default: 1 }, usable_group: { default: 'default group' } } }));

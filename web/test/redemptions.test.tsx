@@ -2,8 +2,7 @@ import { configure, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { Role, type RedemptionView } from '@aigw/contracts';
 import { RedemptionsPage } from '../src/features/redemptions/RedemptionsPage';
-import { FakeApi } from './fake-api';
-import { makeUser, renderPage, stubClipboard } from './render';
+import { makeUser, renderPage, setupFakeApi, stubClipboard } from './render';
 
 const admin = makeUser({ id: 1, username: 'root', role: Role.Root });
 
@@ -24,15 +23,12 @@ const button = (container: HTMLElement, name: RegExp) => within(container).getBy
 configure({ asyncUtilTimeout: 10_000, defaultHidden: true });
 jest.setTimeout(90_000);
 
-let fake: FakeApi;
+const fake = setupFakeApi();
 let clipboard: jest.Mock;
 beforeEach(() => {
-  fake = new FakeApi().install();
-  localStorage.clear();
   clipboard = stubClipboard();
 });
 afterEach(() => {
-  fake.restore();
   jest.restoreAllMocks();
 });
 

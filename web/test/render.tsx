@@ -6,6 +6,7 @@ import { AppProviders } from '../src/app/AppProviders';
 import { setNavigate } from '../src/app/navigation';
 import type { LocaleCode } from '../src/app/preferences';
 import { createStore } from '../src/app/store';
+import { FakeApi } from './fake-api';
 
 export const testStatus: Status = {
   version: '0.1.0', start_time: 0, system_name: 'New API', logo: '', footer_html: '', server_address: 'http://localhost:3000',
@@ -54,6 +55,22 @@ export function renderPage(ui: ReactElement, options: RenderOptions = {}) {
     </AppProviders>,
   );
   return { ...view, store, router };
+}
+
+/**
+ * The setup every component test shares: before each test (of the file, or of the describe block
+ * it is called in) the returned FakeApi starts empty and answers fetch, and browser storage is
+ * cleared; after it, fetch is restored. Call it first: a file's own beforeEach, registered after
+ * it, then adds the routes its tests share.
+ */
+export function setupFakeApi(): FakeApi {
+  const fake = new FakeApi();
+  beforeEach(() => {
+    fake.reset().install();
+    localStorage.clear();
+  });
+  afterEach(() => fake.restore());
+  return fake;
 }
 
 /**

@@ -4,15 +4,9 @@ import { Role } from '@aigw/contracts';
 import { LoginPage } from '../src/features/auth/LoginPage';
 import { RevealKeyButton } from '../src/features/channels/RevealKeyButton';
 import { SecondFactorCard } from '../src/features/settings/personal/SecondFactorCard';
-import { FakeApi } from './fake-api';
-import { makeUser, renderPage } from './render';
+import { makeUser, renderPage, setupFakeApi } from './render';
 
-let fake: FakeApi;
-beforeEach(() => {
-  fake = new FakeApi().install();
-  localStorage.clear();
-});
-afterEach(() => fake.restore());
+const fake = setupFakeApi();
 
 describe('the second step at sign-in', () => {
   it('asks for the code when the login answers require_2fa, then signs in', async () => {

@@ -3,8 +3,8 @@ import userEvent from '@testing-library/user-event';
 import { Role, type AuditRecord } from '@aigw/contracts';
 import { SettingsPage } from '../src/features/settings/SettingsPage';
 import { AuditTab } from '../src/features/settings/audit/AuditTab';
-import { FakeApi, type RecordedCall } from './fake-api';
-import { makeUser, renderPage } from './render';
+import type { RecordedCall } from './fake-api';
+import { makeUser, renderPage, setupFakeApi } from './render';
 
 const root = makeUser({ id: 1, username: 'root', role: Role.Root });
 const admin = makeUser({ id: 3, username: 'ops', role: Role.Admin });
@@ -29,12 +29,7 @@ const lastQuery = () => query(fake.callsTo('GET', '/api/audit/').at(-1)!);
 const row = (text: string) => screen.getAllByText(text)[0]!.closest('tr') as HTMLElement;
 const searchButton = () => screen.getByText('查询').closest('button')!;
 
-let fake: FakeApi;
-beforeEach(() => {
-  fake = new FakeApi().install();
-  localStorage.clear();
-});
-afterEach(() => fake.restore());
+const fake = setupFakeApi();
 
 describe('audit log (settings, root)', () => {
   it('lists the records with actor, action, target and IP', async () => {

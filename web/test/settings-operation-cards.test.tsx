@@ -14,11 +14,10 @@ import { OperationTab } from '../src/features/settings/operation/OperationTab';
 import { QuotaCard } from '../src/features/settings/operation/QuotaCard';
 import { RatioCard } from '../src/features/settings/operation/RatioCard';
 import { SensitiveCard } from '../src/features/settings/operation/SensitiveCard';
-import { FakeApi } from './fake-api';
-import { makeUser, renderPage } from './render';
+import { makeUser, renderPage, setupFakeApi } from './render';
 
 const root = makeUser({ id: 1, username: 'root', role: Role.Root });
-let fake: FakeApi;
+const fake = setupFakeApi();
 
 const stored: Record<string, string> = {
   TopUpLink: 'https://shop.example.com',
@@ -45,11 +44,9 @@ const stored: Record<string, string> = {
 };
 
 beforeEach(() => {
-  fake = new FakeApi().install();
   fake.ok('GET', '/api/option/', Object.entries(stored).map(([key, value]) => ({ key, value })));
   fake.ok('PUT', '/api/option/');
 });
-afterEach(() => fake.restore());
 
 const puts = () => fake.callsTo('PUT', '/api/option/').map((call) => call.body);
 // Queries by label and text: getByRole computes styles for the whole antd tree (seconds per

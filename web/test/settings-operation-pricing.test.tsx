@@ -3,11 +3,10 @@ import userEventBase, { PointerEventsCheckLevel } from '@testing-library/user-ev
 import { Role } from '@aigw/contracts';
 import { PricingEditor } from '../src/features/settings/operation/PricingEditor';
 import { RatioCard } from '../src/features/settings/operation/RatioCard';
-import { FakeApi } from './fake-api';
-import { makeUser, renderPage } from './render';
+import { makeUser, renderPage, setupFakeApi } from './render';
 
 const root = makeUser({ id: 1, username: 'root', role: Role.Root });
-let fake: FakeApi;
+const fake = setupFakeApi();
 // user-event checks pointer-events with getComputedStyle up every ancestor: slow in jsdom with
 // antd's style rules, and nothing here is covered.
 const userEvent = userEventBase.setup({ pointerEventsCheck: PointerEventsCheckLevel.Never });
@@ -24,11 +23,9 @@ function serveOptions(maps: Record<string, Record<string, number>> = storedMaps)
 }
 
 beforeEach(() => {
-  fake = new FakeApi().install();
   serveOptions();
   fake.ok('PUT', '/api/option/');
 });
-afterEach(() => fake.restore());
 
 const puts = () => fake.callsTo('PUT', '/api/option/').map((call) => call.body);
 const cell = (model: string, field: '固定价格' | '模型倍率' | '补全倍率') => screen.getByLabelText(`${model} 的${field}`);

@@ -4,14 +4,13 @@ import userEvent from '@testing-library/user-event';
 import { Role } from '@aigw/contracts';
 import { AboutCard, FooterCard, HomePageCard, LogoCard, NoticeCard, SystemNameCard } from '../src/features/settings/other/ContentCards';
 import { OtherTab } from '../src/features/settings/other/OtherTab';
-import { FakeApi } from './fake-api';
-import { makeUser, renderPage } from './render';
+import { makeUser, renderPage, setupFakeApi } from './render';
 
 // Saving goes through the API and a toast: give a loaded machine more than the default second.
 configure({ asyncUtilTimeout: 5000 });
 
 const root = makeUser({ id: 1, username: 'root', role: Role.Root });
-let fake: FakeApi;
+const fake = setupFakeApi();
 
 const hostile = '<img src="x" onerror="window.__hacked = 1"><script>window.__hacked = 2</script>';
 
@@ -34,11 +33,9 @@ function serve(overrides: Record<string, string> = {}) {
 }
 
 beforeEach(() => {
-  fake = new FakeApi().install();
   serve();
   delete (window as { __hacked?: number }).__hacked;
 });
-afterEach(() => fake.restore());
 
 const puts = () => fake.callsTo('PUT', '/api/option/').map((call) => call.body);
 const preview = (name: string) => screen.findByTestId(`preview-${name}`);

@@ -1,8 +1,7 @@
 import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { PersonalTab } from '../src/features/settings/personal/PersonalTab';
-import { FakeApi } from './fake-api';
-import { makeUser, renderPage, stubClipboard } from './render';
+import { makeUser, renderPage, setupFakeApi, stubClipboard } from './render';
 
 const stored = makeUser({ id: 2, username: 'alice', quota: 1, used_quota: 1, request_count: 1 });
 const fresh = makeUser({
@@ -11,18 +10,15 @@ const fresh = makeUser({
 });
 const modelNames = Array.from({ length: 13 }, (_, index) => `model-${String(index + 1).padStart(2, '0')}`);
 
-let fake: FakeApi;
+const fake = setupFakeApi();
 let writeText: jest.Mock;
 
 beforeEach(() => {
-  localStorage.clear();
   writeText = stubClipboard();
-  fake = new FakeApi().install();
   fake.ok('GET', '/api/user/self', fresh);
   fake.ok('GET', '/api/user/aff', 'Xy9Z');
   fake.ok('GET', '/api/user/models', modelNames);
 });
-afterEach(() => fake.restore());
 
 const open = () => renderPage(<PersonalTab />, { route: '/setting', user: stored });
 

@@ -2,24 +2,20 @@ import { act, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { EditProfilePage } from '../src/features/settings/personal/EditProfilePage';
 import { PersonalTab } from '../src/features/settings/personal/PersonalTab';
-import { FakeApi } from './fake-api';
-import { makeUser, renderPage, type RenderOptions, stubClipboard } from './render';
+import { makeUser, renderPage, type RenderOptions, setupFakeApi, stubClipboard } from './render';
 
 const alice = makeUser({ id: 2, username: 'alice', email: '', wechat_id: '', github_id: 'alice-gh' });
 
-let fake: FakeApi;
+const fake = setupFakeApi();
 let writeText: jest.Mock;
 
 beforeEach(() => {
-  localStorage.clear();
   writeText = stubClipboard();
-  fake = new FakeApi().install();
   fake.ok('GET', '/api/user/self', alice);
   fake.ok('GET', '/api/user/aff', 'Xy9Z');
   fake.ok('GET', '/api/user/models', []);
 });
 afterEach(() => {
-  fake.restore();
   jest.useRealTimers();
 });
 

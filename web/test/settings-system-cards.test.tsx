@@ -8,14 +8,13 @@ import { TelegramCard, TurnstileCard, WeChatCard } from '../src/features/setting
 import { GeneralCard, WorkerCard } from '../src/features/settings/system/ServerCards';
 import { SmtpCard } from '../src/features/settings/system/SmtpCard';
 import { SystemTab } from '../src/features/settings/system/SystemTab';
-import { FakeApi } from './fake-api';
-import { makeUser, renderPage, stubClipboard } from './render';
+import { makeUser, renderPage, setupFakeApi, stubClipboard } from './render';
 
 // Saving goes through the API and a toast: give a loaded machine more than the default second.
 configure({ asyncUtilTimeout: 5000 });
 
 const root = makeUser({ id: 1, username: 'root', role: Role.Root });
-let fake: FakeApi;
+const fake = setupFakeApi();
 
 const baseOptions: Record<string, string> = {
   ServerAddress: 'https://gw.example.com',
@@ -54,10 +53,8 @@ function serve(overrides: Record<string, string> = {}) {
 }
 
 beforeEach(() => {
-  fake = new FakeApi().install();
   serve();
 });
-afterEach(() => fake.restore());
 
 const puts = () => fake.callsTo('PUT', '/api/option/').map((call) => call.body);
 const click = (name: string | RegExp) => userEvent.click(screen.getByRole('button', { name }));

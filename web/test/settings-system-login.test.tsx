@@ -2,14 +2,13 @@ import { configure, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { Role } from '@aigw/contracts';
 import { LoginSwitchesCard } from '../src/features/settings/system/LoginSwitchesCard';
-import { FakeApi } from './fake-api';
-import { makeUser, renderPage } from './render';
+import { makeUser, renderPage, setupFakeApi } from './render';
 
 // Saving goes through the API and a toast: give a loaded machine more than the default second.
 configure({ asyncUtilTimeout: 5000 });
 
 const root = makeUser({ id: 1, username: 'root', role: Role.Root });
-let fake: FakeApi;
+const fake = setupFakeApi();
 
 const baseOptions: Record<string, string> = {
   PasswordLoginEnabled: 'true',
@@ -43,10 +42,6 @@ function serve(overrides: Record<string, string> = {}) {
   });
 }
 
-beforeEach(() => {
-  fake = new FakeApi().install();
-});
-afterEach(() => fake.restore());
 
 const puts = () => fake.callsTo('PUT', '/api/option/').map((call) => call.body);
 const toggle = (name: string) => screen.findByRole('switch', { name });

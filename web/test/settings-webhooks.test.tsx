@@ -3,8 +3,7 @@ import userEvent from '@testing-library/user-event';
 import { Role, type DeliveryView, type WebhookEndpoint } from '@aigw/contracts';
 import { SettingsPage } from '../src/features/settings/SettingsPage';
 import { WebhooksTab } from '../src/features/settings/webhooks/WebhooksTab';
-import { FakeApi } from './fake-api';
-import { makeUser, renderPage, stubClipboard } from './render';
+import { makeUser, renderPage, setupFakeApi, stubClipboard } from './render';
 
 const root = makeUser({ id: 1, username: 'root', role: Role.Root });
 
@@ -30,16 +29,13 @@ const fieldError = (label: string) => within(dialog()).getByLabelText(label).clo
 configure({ asyncUtilTimeout: 10_000, defaultHidden: true });
 jest.setTimeout(90_000);
 
-let fake: FakeApi;
+const fake = setupFakeApi();
 let clipboard: jest.Mock;
 beforeEach(() => {
-  fake = new FakeApi().install();
-  localStorage.clear();
   clipboard = stubClipboard();
   fake.ok('GET', '/api/webhook/deliveries', page([]));
 });
 afterEach(() => {
-  fake.restore();
   jest.restoreAllMocks();
 });
 

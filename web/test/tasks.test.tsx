@@ -7,8 +7,8 @@ import { progressPercent, safeImageUrl, taskSeconds } from '../src/features/task
 import { DrawingPage } from '../src/features/tasks/DrawingPage';
 import { TasksPage } from '../src/features/tasks/TasksPage';
 import { defaultDrawingWindow, defaultTaskWindow } from '../src/features/logs/time';
-import { FakeApi, type RecordedCall } from './fake-api';
-import { makeUser, renderPage } from './render';
+import type { RecordedCall } from './fake-api';
+import { makeUser, renderPage, setupFakeApi } from './render';
 
 const admin = makeUser({ id: 1, username: 'root', role: Role.Admin });
 const user = makeUser({ id: 2, username: 'alice' });
@@ -17,12 +17,7 @@ const user = makeUser({ id: 2, username: 'alice' });
 const headers = () => [...document.querySelectorAll('thead th')].map((cell) => cell.textContent);
 const searchButton = () => screen.getByText('查询').closest('button')!;
 
-let fake: FakeApi;
-beforeEach(() => {
-  fake = new FakeApi().install();
-  localStorage.clear();
-});
-afterEach(() => fake.restore());
+const fake = setupFakeApi();
 
 const query = (call: RecordedCall) => Object.fromEntries(call.query);
 const lastQuery = (path: string) => query(fake.callsTo('GET', path).at(-1)!);

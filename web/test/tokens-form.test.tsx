@@ -3,8 +3,7 @@ import userEvent from '@testing-library/user-event';
 import dayjs from 'dayjs';
 import type { TokenView } from '@aigw/contracts';
 import { TokensPage } from '../src/features/tokens/TokensPage';
-import { FakeApi } from './fake-api';
-import { makeUser, renderPage } from './render';
+import { makeUser, renderPage, setupFakeApi } from './render';
 
 const user = makeUser({ id: 3, group: 'default' });
 const groups = { default: { desc: 'default group', ratio: 1 }, vip: { desc: 'VIP group', ratio: 2 } };
@@ -23,16 +22,13 @@ function token(overrides: Partial<TokenView> = {}): TokenView {
 configure({ asyncUtilTimeout: 10_000, defaultHidden: true });
 jest.setTimeout(90_000);
 
-let fake: FakeApi;
+const fake = setupFakeApi();
 beforeEach(() => {
-  fake = new FakeApi().install();
-  localStorage.clear();
   fake.ok('GET', '/api/token/', { items: [], total: 0, page: 1, page_size: 10 });
   fake.ok('GET', '/api/user/self/groups', groups);
   fake.ok('GET', '/api/user/models', ['gpt-4o', 'gpt-4o-mini', 'claude-3']);
   fake.on('POST', '/api/token/', (call) => ({ body: { success: true, message: '', data: [token({ name: call.body.name })] } }));
 });
-afterEach(() => fake.restore());
 
 async function openCreate() {
   renderPage(<TokensPage />, { user });

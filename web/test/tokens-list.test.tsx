@@ -3,8 +3,7 @@ import userEvent from '@testing-library/user-event';
 import type { TokenView } from '@aigw/contracts';
 import { TokensPage } from '../src/features/tokens/TokensPage';
 import { useTokenKeys } from '../src/features/tokens/use-token-keys';
-import { FakeApi } from './fake-api';
-import { makeUser, renderPage, stubClipboard } from './render';
+import { makeUser, renderPage, setupFakeApi, stubClipboard } from './render';
 
 const now = Math.floor(Date.now() / 1000);
 const user = makeUser({ id: 3, group: 'default' });
@@ -27,15 +26,12 @@ const button = (container: HTMLElement, name: RegExp) => within(container).getBy
 configure({ asyncUtilTimeout: 10_000, defaultHidden: true });
 jest.setTimeout(90_000);
 
-let fake: FakeApi;
+const fake = setupFakeApi();
 let clipboard: jest.Mock;
 beforeEach(() => {
-  fake = new FakeApi().install();
-  localStorage.clear();
   clipboard = stubClipboard();
 });
 afterEach(() => {
-  fake.restore();
   jest.restoreAllMocks();
 });
 

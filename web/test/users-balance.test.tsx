@@ -5,17 +5,13 @@ import { screen, waitFor, within } from '@testing-library/react';
 import type { UserRow } from '@aigw/contracts';
 import { quotaChange } from '../src/features/users/EditUserForm';
 import { UsersPage } from '../src/features/users/UsersPage';
-import { FakeApi } from './fake-api';
-import { makeUser, renderPage } from './render';
+import { makeUser, renderPage, setupFakeApi } from './render';
 import { admin, buttonNamed, drawerTitled, findRowOf, renderUsers, setupUser } from './users-support';
 
-let fake: FakeApi;
+const fake = setupFakeApi();
 beforeEach(() => {
-  fake = new FakeApi().install();
-  localStorage.clear();
   fake.ok('GET', '/api/group/', ['default', 'vip']);
 });
-afterEach(() => fake.restore());
 
 const BALANCE = 49_955_643;
 const alice: UserRow = makeUser({ id: 2, username: 'alice', display_name: 'Alice', group: 'default', quota: BALANCE, used_quota: 250_000, request_count: 12 });

@@ -1,17 +1,13 @@
 import { fireEvent, screen, waitFor, within } from '@testing-library/react';
 import { Role, type User } from '@aigw/contracts';
 import { toQuota } from '../src/features/users/EditUserForm';
-import { FakeApi } from './fake-api';
-import { makeUser } from './render';
+import { makeUser, setupFakeApi } from './render';
 import { buttonNamed, chooseOption, drawerTitled, findRowOf, renderUsers, setupUser, userPage } from './users-support';
 
-let fake: FakeApi;
+const fake = setupFakeApi();
 beforeEach(() => {
-  fake = new FakeApi().install();
-  localStorage.clear();
   fake.ok('GET', '/api/group/', ['default', 'vip']);
 });
-afterEach(() => fake.restore());
 
 const listCalls = () => fake.callsTo('GET', '/api/user/');
 

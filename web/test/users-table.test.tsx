@@ -1,18 +1,14 @@
 import { act, screen, waitFor, within } from '@testing-library/react';
 import { Role, type User } from '@aigw/contracts';
 import { pageSizeChosen } from '../src/app/preferences';
-import { FakeApi } from './fake-api';
-import { makeUser, renderPage } from './render';
+import { makeUser, renderPage, setupFakeApi } from './render';
 import { admin, buttonNamed, buttonsNamed, chooseOption, findRowOf, queryOf, renderUsers, rowOf, setupUser, userPage } from './users-support';
 import { UsersPage } from '../src/features/users/UsersPage';
 
-let fake: FakeApi;
+const fake = setupFakeApi();
 beforeEach(() => {
-  fake = new FakeApi().install();
-  localStorage.clear();
   fake.ok('GET', '/api/group/', ['default', 'vip']);
 });
-afterEach(() => fake.restore());
 
 const listWith = (...items: User[]) => fake.ok('GET', '/api/user/', userPage(items));
 const listCalls = () => fake.callsTo('GET', '/api/user/');

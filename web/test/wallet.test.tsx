@@ -1,15 +1,12 @@
 import { screen, waitFor } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { WalletPage } from '../src/features/wallet/WalletPage';
-import { FakeApi } from './fake-api';
-import { makeUser, renderPage } from './render';
+import { makeUser, renderPage, setupFakeApi } from './render';
 
-let fake: FakeApi;
+const fake = setupFakeApi();
 beforeEach(() => {
-  fake = new FakeApi().install();
   fake.ok('GET', '/api/user/self', makeUser({ quota: 1_000_000, used_quota: 250_000, request_count: 7 }));
 });
-afterEach(() => fake.restore());
 
 describe('wallet', () => {
   it('shows the balance figures', async () => {
