@@ -34,6 +34,7 @@ export function HeaderBar({ onOpenMenu }: { onOpenMenu?: () => void }) {
     feedback.success({ id: 'layout.header.loggedOut', defaultMessage: '注销成功!' });
   };
 
+  const logoutLabel = intl.formatMessage({ id: 'layout.header.logout', defaultMessage: '退出' });
   const selectedTop = topNavItems.find((item) => item.key === location.pathname)?.key;
   const themeLabels: Record<ThemeMode, string> = {
     light: intl.formatMessage({ id: 'layout.theme.light', defaultMessage: '日间模式' }),
@@ -91,8 +92,8 @@ export function HeaderBar({ onOpenMenu }: { onOpenMenu?: () => void }) {
                 <UserOutlined /> {user.display_name || user.username}
               </Typography.Text>
             )}
-            <Button type="text" icon={<LogoutOutlined />} onClick={() => void signOut()}>
-              {!isMobile && intl.formatMessage({ id: 'layout.header.logout', defaultMessage: '退出' })}
+            <Button type="text" icon={<LogoutOutlined />} onClick={() => void signOut()} aria-label={logoutLabel}>
+              {!isMobile && logoutLabel}
             </Button>
           </>
         ) : (
