@@ -1,6 +1,7 @@
 import { Button, DatePicker, Form, Input } from 'antd';
 import { SearchOutlined } from '@ant-design/icons';
 import { useIntl } from 'react-intl';
+import { useText } from '../app/use-text';
 import { DATE_TIME_FORMAT } from '../features/logs/time';
 
 // Fields the filter forms of the log, drawing, task and dashboard screens share: each is a
@@ -8,8 +9,7 @@ import { DATE_TIME_FORMAT } from '../features/logs/time';
 
 /** The time range, form field `range`; `requiredMessage` where the screen cannot do without one. */
 export function TimeRangeItem({ requiredMessage }: { requiredMessage?: string }) {
-  const intl = useIntl();
-  const t = (id: string, defaultMessage: string) => intl.formatMessage({ id, defaultMessage });
+  const t = useText();
   return (
     <Form.Item
       name="range"

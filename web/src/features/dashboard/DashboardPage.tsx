@@ -3,6 +3,7 @@ import { Card, Col, Empty, Flex, Form, Input, Row, Select, Spin, Statistic, Typo
 import type { Dayjs } from 'dayjs';
 import { defineMessages, useIntl } from 'react-intl';
 import { useAccess, useFormatQuota, useStatus } from '../../app/hooks';
+import { useText } from '../../app/use-text';
 import { SearchButtonItem, TimeRangeItem } from '../../components/FilterItems';
 import { rangeOf, toUnixSeconds } from '../logs/time';
 import { useUsageDataQuery, type UsageDataArgs } from './api';
@@ -29,7 +30,7 @@ export function DashboardPage() {
   const [args, setArgs] = useState<UsageDataArgs>(() => toArgs(initialValues, isAdmin));
   const { data, isFetching, refetch } = useUsageDataQuery(args);
   const summary = useMemo(() => summarize(data ?? [], granularity), [data, granularity]);
-  const t = (id: string, defaultMessage: string) => intl.formatMessage({ id, defaultMessage });
+  const t = useText();
 
   const search = (values: FilterValues) => {
     const next = toArgs({ ...initialValues, ...values }, isAdmin);

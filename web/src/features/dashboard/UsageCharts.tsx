@@ -1,7 +1,7 @@
 import { Card, Col, Row, Table, theme } from 'antd';
-import { useIntl } from 'react-intl';
 import { Bar, BarChart, CartesianGrid, Cell, Legend, Line, LineChart, Pie, PieChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import { useFormatQuota } from '../../app/hooks';
+import { useText } from '../../app/use-text';
 import type { Bucket, ModelShare, UsageSummary } from './buckets';
 
 /** Series colours, in the order of models by consumption; readable on light and dark grounds. */
@@ -14,10 +14,9 @@ const INITIAL_SIZE = { width: 800, height: CHART_HEIGHT };
 
 /** Consumption per model over time (stacked bars), calls per model (lines), and each model's share (pie). */
 export function UsageCharts({ summary }: { summary: UsageSummary }) {
-  const intl = useIntl();
   const formatQuota = useFormatQuota();
   const { token } = theme.useToken();
-  const t = (id: string, defaultMessage: string) => intl.formatMessage({ id, defaultMessage });
+  const t = useText();
   const { buckets, models } = summary;
 
   // Axes, grid and tooltip follow the antd theme, so the charts read in dark mode too.

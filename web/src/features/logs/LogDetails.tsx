@@ -1,15 +1,14 @@
 import type { ReactNode } from 'react';
 import { Descriptions, Typography } from 'antd';
-import { useIntl } from 'react-intl';
 import type { LogView } from '@aigw/contracts';
+import { useText } from '../../app/use-text';
 import { firstTokenSeconds, formatDollars, formatRatio, formulaCost, isFixedPrice, parseOther, retryCount, retryPath } from './log-other';
 
 const isNumber = (value: unknown): value is number => typeof value === 'number' && Number.isFinite(value);
 
 /** A log row's details (the expanded row): the request id, ratios or price, extras present, the formula. */
 export function LogDetails({ row, admin }: { row: LogView; admin: boolean }) {
-  const intl = useIntl();
-  const t = (id: string, defaultMessage: string, values?: Record<string, string | number>) => intl.formatMessage({ id, defaultMessage }, values);
+  const t = useText();
   const other = parseOther(row.other);
   const fixed = isFixedPrice(other);
   const items: Array<{ key: string; label: string; children: ReactNode }> = [];

@@ -1,6 +1,7 @@
 import { Form, Input, Select } from 'antd';
 import { useIntl } from 'react-intl';
 import { LogType } from '@aigw/contracts';
+import { useText } from '../../app/use-text';
 import { ChannelIdItem, SearchButtonItem, TimeRangeItem } from '../../components/FilterItems';
 import type { LogFilterParams } from './api';
 import { logTypeLabels } from './log-labels';
@@ -48,7 +49,7 @@ interface LogFiltersProps {
 export function LogFilters({ admin, initialValues, searching, onSearch }: LogFiltersProps) {
   const intl = useIntl();
   const [form] = Form.useForm<LogFilterValues>();
-  const t = (id: string, defaultMessage: string) => intl.formatMessage({ id, defaultMessage });
+  const t = useText();
 
   return (
     <Form

@@ -1,8 +1,8 @@
 import { useState } from 'react';
 import { Alert, Card, Flex, Space, Table, Tag } from 'antd';
-import { useIntl } from 'react-intl';
 import { LogType, type LogView } from '@aigw/contracts';
 import { useFormatQuota } from '../../app/hooks';
+import { useText } from '../../app/use-text';
 import { useListFilters } from '../../components/use-list-filters';
 import { useLogStatQuery, useLogsQuery } from './api';
 import { initialFilterValues, LogFilters, toFilterParams, type LogFilterValues } from './LogFilters';
@@ -13,12 +13,11 @@ import { useLogColumns } from './use-log-columns';
 
 /** /log: usage and account logs with totals; admins see everyone's (/api/log/), users their own. */
 export function LogsPage() {
-  const intl = useIntl();
   const formatQuota = useFormatQuota();
   // The default window: today's 00:00 to an hour ahead.
   const { isAdmin, initialValues, filters, paging, search: applyFilters } = useListFilters(() => initialFilterValues(defaultLogWindow()), toFilterParams);
   const [userId, setUserId] = useState<number | null>(null);
-  const t = (id: string, defaultMessage: string, values?: Record<string, string | number>) => intl.formatMessage({ id, defaultMessage }, values);
+  const t = useText();
 
   const list = useLogsQuery({ admin: isAdmin, p: paging.page, page_size: paging.pageSize, ...filters });
   const stat = useLogStatQuery({ admin: isAdmin, ...filters });

@@ -1,14 +1,13 @@
 import { Alert, Descriptions, Modal, Spin, Tag } from 'antd';
-import { useIntl } from 'react-intl';
+import { useText } from '../../app/use-text';
 import { useUserByIdQuery } from '../users/api';
 import { useBalanceFormat } from '../users/use-balance-format';
 
 /** The admin's popup from a log row: GET /api/user/{id}, its name, balance, usage and group. */
 export function UserInfoModal({ userId, onClose }: { userId: number | null; onClose: () => void }) {
-  const intl = useIntl();
   const format = useBalanceFormat();
   const { data: user, isFetching, error } = useUserByIdQuery(userId ?? 0, { skip: userId === null });
-  const t = (id: string, defaultMessage: string) => intl.formatMessage({ id, defaultMessage });
+  const t = useText();
 
   const body = () => {
     // The user query is silent (its screens say why in place).

@@ -1,8 +1,8 @@
 import { Button, Space, Tag, Tooltip, Typography } from 'antd';
 import type { ColumnsType } from 'antd/es/table';
-import { useIntl } from 'react-intl';
 import { LogType, type LogView } from '@aigw/contracts';
 import { useFormatQuota } from '../../app/hooks';
+import { useText } from '../../app/use-text';
 import { LabelTag } from '../../components/LabelTag';
 import { logTypeLabel } from './log-labels';
 import { durationColor, firstTokenColor, firstTokenSeconds, parseOther, retryPath } from './log-other';
@@ -13,9 +13,8 @@ const isConsume = (row: LogView) => row.type === LogType.Consume;
 
 /** The log table's columns; admins also get channel, user name (opening the user popup) and retry. */
 export function useLogColumns(admin: boolean, onOpenUser: (userId: number) => void): ColumnsType<LogView> {
-  const intl = useIntl();
   const formatQuota = useFormatQuota();
-  const t = (id: string, defaultMessage: string, values?: Record<string, string | number>) => intl.formatMessage({ id, defaultMessage }, values);
+  const t = useText();
   const seconds = (value: number) => t('pages.logs.seconds', '{value} s', { value });
 
   const columns: ColumnsType<LogView> = [

@@ -1,6 +1,6 @@
 import { App, Button, Popconfirm, Popover, Space, Tooltip, Typography } from 'antd';
-import { useIntl } from 'react-intl';
 import { RedemptionStatus, type RedemptionView } from '@aigw/contracts';
+import { useText } from '../../app/use-text';
 import { copyText } from '../../lib/clipboard';
 import { useDeleteRedemptionMutation, useSetRedemptionStatusMutation } from './api';
 
@@ -11,11 +11,10 @@ interface RedemptionActionsProps {
 
 /** A code's actions: view, copy, delete, enable/disable (not once used), edit (only while unused). */
 export function RedemptionActions({ redemption, onEdit }: RedemptionActionsProps) {
-  const intl = useIntl();
   const { message } = App.useApp();
   const [deleteRedemption] = useDeleteRedemptionMutation();
   const [setStatus, { isLoading: switching }] = useSetRedemptionStatusMutation();
-  const t = (id: string, defaultMessage: string, values?: Record<string, string | number>) => intl.formatMessage({ id, defaultMessage }, values);
+  const t = useText();
   const used = redemption.status === RedemptionStatus.Used;
   const unused = redemption.status === RedemptionStatus.Unused;
 

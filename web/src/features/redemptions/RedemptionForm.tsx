@@ -1,7 +1,7 @@
 import { App, Button, Form, Input, Space, Typography } from 'antd';
-import { useIntl } from 'react-intl';
 import { MAX_QUOTA, REDEMPTION_BATCH_MAX, REDEMPTION_NAME_MAX, type RedemptionView } from '@aigw/contracts';
 import { useQuotaDisplay } from '../../app/hooks';
+import { useText } from '../../app/use-text';
 import { formatQuota } from '../../lib/quota';
 import { parseInteger } from '../tokens/token-rules';
 import { useCreateRedemptionsMutation, useUpdateRedemptionMutation } from './api';
@@ -26,14 +26,13 @@ interface RedemptionFormProps {
 
 /** The redemption form (docs/product.md section 8). */
 export function RedemptionForm({ redemption, onDone }: RedemptionFormProps) {
-  const intl = useIntl();
   const { message, modal } = App.useApp();
   const display = useQuotaDisplay();
   const [form] = Form.useForm<RedemptionFormValues>();
   const [createRedemptions, { isLoading: creating }] = useCreateRedemptionsMutation();
   const [updateRedemption, { isLoading: updating }] = useUpdateRedemptionMutation();
   const quotaText = Form.useWatch('quota', form);
-  const t = (id: string, defaultMessage: string, values?: Record<string, string | number>) => intl.formatMessage({ id, defaultMessage }, values);
+  const t = useText();
   // Money, whatever the display setting: the server names a blank code the same way ($0.20).
   const asMoney = (quota: number) => formatQuota(quota, { ...display, displayInCurrency: true });
 

@@ -2,9 +2,10 @@ import { useState } from 'react';
 import { Button, Card, Flex, Input, Table } from 'antd';
 import type { ColumnsType } from 'antd/es/table';
 import { PlusOutlined, SearchOutlined } from '@ant-design/icons';
-import { defineMessages, useIntl } from 'react-intl';
+import { defineMessages } from 'react-intl';
 import type { RedemptionView } from '@aigw/contracts';
 import { useFormatQuota } from '../../app/hooks';
+import { useText } from '../../app/use-text';
 import { CopySelectedButton } from '../../components/CopySelectedButton';
 import { LabelTag } from '../../components/LabelTag';
 import { useLeaveEmptyPage, useTablePaging } from '../../components/use-table-paging';
@@ -25,7 +26,6 @@ const copyMessages = defineMessages({
 
 /** /redemption (admin): redemption codes. */
 export function RedemptionsPage() {
-  const intl = useIntl();
   const formatQuota = useFormatQuota();
   const paging = useTablePaging();
   const { setPage } = paging;
@@ -35,7 +35,7 @@ export function RedemptionsPage() {
   const [editing, setEditing] = useState<Editing>(null);
   const { data, isFetching } = useRedemptionsQuery({ page: paging.page, pageSize: paging.pageSize, keyword });
   useLeaveEmptyPage(paging, data);
-  const t = (id: string, defaultMessage: string, values?: Record<string, string | number>) => intl.formatMessage({ id, defaultMessage }, values);
+  const t = useText();
 
   const runSearch = () => {
     setKeyword(keywordInput.trim());

@@ -5,6 +5,7 @@ import { optionDefinitions, type OptionKey } from '@aigw/contracts';
 import { api } from '../../api/api';
 import type { ApiError } from '../../api/base-query';
 import { useAppDispatch } from '../../app/store';
+import { useText } from '../../app/use-text';
 import { useGetOptionsQuery, useUpdateOptionMutation } from './options-api';
 import { changedOptions, checkOptionValue, toFormValue, type FormValue, type OptionChange } from './option-values';
 
@@ -16,13 +17,12 @@ export type OptionFormValues = Record<string, FormValue>;
  * all saved.
  */
 export function useSaveOptions(): (changes: readonly OptionChange[]) => Promise<boolean> {
-  const intl = useIntl();
+  const text = useText();
   const { message } = App.useApp();
   const dispatch = useAppDispatch();
   const [updateOption] = useUpdateOptionMutation();
 
   return useCallback(async (changes) => {
-    const text = (id: string, defaultMessage: string) => intl.formatMessage({ id, defaultMessage });
     if (changes.length === 0) {
       void message.info(text('pages.settings.save.unchanged', '你似乎并没有修改什么'));
       return false;
@@ -41,7 +41,7 @@ export function useSaveOptions(): (changes: readonly OptionChange[]) => Promise<
     else if (failures.length === changes.length) void message.error(`${text('pages.settings.save.failed', '保存失败，请重试')}: ${failures.join('; ')}`);
     else void message.error(`${text('pages.settings.save.partlyFailed', '部分保存失败，请重试')}: ${failures.join('; ')}`);
     return failures.length === 0;
-  }, [dispatch, intl, message, updateOption]);
+  }, [dispatch, message, text, updateOption]);
 }
 
 interface OptionSectionProps {

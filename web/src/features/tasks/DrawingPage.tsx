@@ -1,5 +1,5 @@
 import type { ColumnsType } from 'antd/es/table';
-import { useIntl } from 'react-intl';
+import { useText } from '../../app/use-text';
 import { LabelTag } from '../../components/LabelTag';
 import { defaultDrawingWindow } from '../logs/time';
 import { useDrawingsQuery, type DrawingTask } from './api';
@@ -11,11 +11,10 @@ import { useTaskList } from './use-task-list';
 
 /** /midjourney: drawing tasks; admins see everyone's (/api/mj/) and the channel. */
 export function DrawingPage() {
-  const intl = useIntl();
   const list = useTaskList(defaultDrawingWindow);
   const query = useDrawingsQuery(list.args);
   const shared = useTaskColumns<DrawingTask>(list.isAdmin);
-  const t = (id: string, defaultMessage: string) => intl.formatMessage({ id, defaultMessage });
+  const t = useText();
 
   const columns: ColumnsType<DrawingTask> = [
     shared.submitTime,

@@ -1,6 +1,6 @@
 import { Tag } from 'antd';
 import type { ColumnsType } from 'antd/es/table';
-import { useIntl } from 'react-intl';
+import { useText } from '../../app/use-text';
 import { defaultTaskWindow, formatTimestamp } from '../logs/time';
 import { useAsyncTasksQuery, type AsyncTask } from './api';
 import { platformNames, taskAction, taskStatus } from './labels';
@@ -10,11 +10,10 @@ import { useTaskList } from './use-task-list';
 
 /** /task: async (music and lyrics) tasks; admins see everyone's (/api/task/) and the channel. */
 export function TasksPage() {
-  const intl = useIntl();
   const list = useTaskList(defaultTaskWindow);
   const query = useAsyncTasksQuery(list.args);
   const shared = useTaskColumns<AsyncTask>(list.isAdmin);
-  const t = (id: string, defaultMessage: string) => intl.formatMessage({ id, defaultMessage });
+  const t = useText();
 
   const columns: ColumnsType<AsyncTask> = [
     shared.submitTime,

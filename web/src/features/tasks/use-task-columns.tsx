@@ -1,6 +1,6 @@
 import { Tag } from 'antd';
 import type { ColumnsType, ColumnType } from 'antd/es/table';
-import { useIntl } from 'react-intl';
+import { useText } from '../../app/use-text';
 import { LabelTag, type Label } from '../../components/LabelTag';
 import { formatTimestamp } from '../logs/time';
 import { DurationTag, ProgressCell, TextCell } from './cells';
@@ -17,8 +17,7 @@ interface TaskRow {
  * screen places them among its own.
  */
 export function useTaskColumns<T extends TaskRow>(admin: boolean) {
-  const intl = useIntl();
-  const title = (id: string, defaultMessage: string) => intl.formatMessage({ id, defaultMessage });
+  const title = useText();
 
   const submitTime: ColumnType<T> = {
     title: title('pages.tasks.column.submitTime', '提交时间'),

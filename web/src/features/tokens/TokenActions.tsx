@@ -1,8 +1,8 @@
 import { useState } from 'react';
 import { App, Button, Dropdown, Popconfirm, Popover, Space, Spin, Typography } from 'antd';
-import { useIntl } from 'react-intl';
 import { TokenStatus, type TokenView } from '@aigw/contracts';
 import { useStatus } from '../../app/hooks';
+import { useText } from '../../app/use-text';
 import { chatLinks, fillChatLink, serverAddress } from '../../lib/chat-links';
 import { copyText } from '../../lib/clipboard';
 import { useDeleteTokenMutation, useSetTokenStatusMutation } from './api';
@@ -18,13 +18,12 @@ interface TokenActionsProps {
 
 /** A token row's actions: view key, copy, chat, delete, enable/disable, edit. */
 export function TokenActions({ token, keys, fullKey, onEdit }: TokenActionsProps) {
-  const intl = useIntl();
   const { message } = App.useApp();
   const status = useStatus();
   const [deleteToken] = useDeleteTokenMutation();
   const [setStatus, { isLoading: switching }] = useSetTokenStatusMutation();
   const [viewing, setViewing] = useState(false);
-  const t = (id: string, defaultMessage: string, values?: Record<string, string | number>) => intl.formatMessage({ id, defaultMessage }, values);
+  const t = useText();
 
   const clients = chatLinks(status);
   const key = keys.get(token.id);

@@ -1,8 +1,8 @@
 import { useMemo } from 'react';
 import { Alert, App, AutoComplete, Button, Form, Input, Select, Space, Switch, Tag, Typography } from 'antd';
-import { useIntl } from 'react-intl';
 import { MAX_QUOTA, TOKEN_BATCH_MAX, TOKEN_NAME_MAX, type CreateTokenBody, type TokenView, type UpdateTokenBody } from '@aigw/contracts';
 import { useCurrentUser, useFormatQuota } from '../../app/hooks';
+import { useText } from '../../app/use-text';
 import type { UsableGroups } from '../self/api';
 import { useCreateTokenMutation, useUpdateTokenMutation } from './api';
 import { ExpiryInput } from './ExpiryInput';
@@ -36,14 +36,13 @@ interface TokenFormProps {
 
 /** The token form (docs/product.md section 7). */
 export function TokenForm({ token, groups, models, onDone }: TokenFormProps) {
-  const intl = useIntl();
   const { message } = App.useApp();
   const user = useCurrentUser();
   const formatQuota = useFormatQuota();
   const [form] = Form.useForm<TokenFormValues>();
   const [createToken, { isLoading: creating }] = useCreateTokenMutation();
   const [updateToken, { isLoading: updating }] = useUpdateTokenMutation();
-  const t = (id: string, defaultMessage: string, values?: Record<string, string | number>) => intl.formatMessage({ id, defaultMessage }, values);
+  const t = useText();
   const unlimited = Form.useWatch('unlimited_quota', form) ?? token?.unlimited_quota ?? false;
   const limitsEnabled = Form.useWatch('model_limits_enabled', form) ?? token?.model_limits_enabled ?? false;
   const quotaText = Form.useWatch('remain_quota', form);

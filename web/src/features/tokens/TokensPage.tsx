@@ -2,9 +2,10 @@ import { useState } from 'react';
 import { Alert, Button, Card, Flex, Input, Space, Table, Tag } from 'antd';
 import type { ColumnsType } from 'antd/es/table';
 import { PlusOutlined, SearchOutlined } from '@ant-design/icons';
-import { defineMessages, useIntl } from 'react-intl';
+import { defineMessages } from 'react-intl';
 import type { TokenView } from '@aigw/contracts';
 import { useFormatQuota } from '../../app/hooks';
+import { useText } from '../../app/use-text';
 import { CopySelectedButton } from '../../components/CopySelectedButton';
 import { LabelTag } from '../../components/LabelTag';
 import { useLeaveEmptyPage, useTablePaging } from '../../components/use-table-paging';
@@ -26,7 +27,6 @@ const copyMessages = defineMessages({
 
 /** /token: the user's own sk- tokens. */
 export function TokensPage() {
-  const intl = useIntl();
   const formatQuota = useFormatQuota();
   const paging = useTablePaging();
   const { setPage } = paging;
@@ -38,7 +38,7 @@ export function TokensPage() {
   const { keys, fullKey, fullKeys } = useTokenKeys();
   const { data, isFetching } = useTokensQuery({ page: paging.page, size: paging.pageSize, ...search });
   useLeaveEmptyPage(paging, data);
-  const t = (id: string, defaultMessage: string, values?: Record<string, string | number>) => intl.formatMessage({ id, defaultMessage }, values);
+  const t = useText();
 
   const runSearch = () => {
     setSearch({ keyword: nameInput.trim(), token: keyInput.trim() });
