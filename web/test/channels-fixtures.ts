@@ -1,6 +1,5 @@
 import { waitFor, within } from '@testing-library/react';
-import { Role, type ChannelView } from '@aigw/contracts';
-import type { TagRow } from '../src/features/channels/api';
+import { Role, type ChannelView, type TagRow } from '@aigw/contracts';
 import { makeUser } from './render';
 
 /** Shared by the channels-*.test.tsx files: an admin, channel rows and list answers. */

@@ -1,8 +1,8 @@
 import { fireEvent, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
-import { Role } from '@aigw/contracts';
+import { Role, type UsageRow } from '@aigw/contracts';
 import { DashboardPage } from '../src/features/dashboard/DashboardPage';
-import { bucketLabel, bucketStart, defaultDashboardWindow, summarize, toGranularity, type UsageRow } from '../src/features/dashboard/buckets';
+import { bucketLabel, bucketStart, defaultDashboardWindow, summarize, toGranularity } from '../src/features/dashboard/buckets';
 import type { RecordedCall } from './fake-api';
 import { makeUser, renderPage, setupFakeApi } from './render';
 

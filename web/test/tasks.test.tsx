@@ -1,8 +1,7 @@
 import { fireEvent, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import dayjs from 'dayjs';
-import { Role } from '@aigw/contracts';
-import type { AsyncTask, DrawingTask } from '../src/features/tasks/api';
+import { Role, type AsyncTask, type DrawingTask } from '@aigw/contracts';
 import { progressPercent, safeImageUrl, taskSeconds } from '../src/features/tasks/cells';
 import { DrawingPage } from '../src/features/tasks/DrawingPage';
 import { TasksPage } from '../src/features/tasks/TasksPage';

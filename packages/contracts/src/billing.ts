@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { idSchema, pageQuerySchema } from './envelope.js';
+import { envelopeSchema, idSchema, pageQuerySchema } from './envelope.js';
 
 /**
  * Billing's wire shapes. Quota is an integer number of units (500000 = $1). Every amount a user
@@ -80,6 +80,14 @@ export const updateTokenBodySchema = z.object({
 });
 export type UpdateTokenBody = z.infer<typeof updateTokenBodySchema>;
 
+/** The answer of POST /api/token/:id/key: the whole key (`sk-...`), which lists only show masked. */
+export const tokenKeySchema = z.object({ key: z.string() });
+export type TokenKey = z.infer<typeof tokenKeySchema>;
+
+/** One entry of POST /api/token/keys (the console's "copy selected"): a token's whole key. */
+export const revealedKeySchema = z.object({ id: z.number().int(), key: z.string() });
+export type RevealedKey = z.infer<typeof revealedKeySchema>;
+
 export const redemptionViewSchema = z.object({
   id: z.number().int(),
   user_id: z.number().int(),
@@ -99,6 +107,7 @@ export const createRedemptionBodySchema = z.object({
   quota: quotaSchema.default(100000),
   count: z.number().int().min(1, 'count must be above 0').max(REDEMPTION_BATCH_MAX, `count must be at most ${REDEMPTION_BATCH_MAX}`).default(1),
 });
+export type CreateRedemptionBody = z.infer<typeof createRedemptionBodySchema>;
 
 export const updateRedemptionBodySchema = z.object({
   id: idSchema,
@@ -106,11 +115,14 @@ export const updateRedemptionBodySchema = z.object({
   quota: quotaSchema.optional(),
   status: z.union([z.literal(1), z.literal(2)]).optional(),
 });
+export type UpdateRedemptionBody = z.infer<typeof updateRedemptionBodySchema>;
 
 /** POST /api/user/topup. */
 export const redeemBodySchema = z.object({ key: z.string().trim().min(1, 'please enter the redemption code').max(64) });
+export type RedeemBody = z.infer<typeof redeemBodySchema>;
 /** POST /api/user/aff_transfer. */
 export const affTransferBodySchema = z.object({ quota: quotaSchema });
+export type AffTransferBody = z.infer<typeof affTransferBodySchema>;
 
 /** Online top-up order status (docs/compatibility.md section 6): paid orders are `success`; nothing expires orders yet. */
 export const TopUpStatus = { Pending: 'pending', Success: 'success', Expired: 'expired' } as const;
@@ -128,11 +140,20 @@ export const topUpAmountBodySchema = z.object({
   /** Sent by the console; not used by the epay gateway. */
   top_up_code: z.string().trim().max(64).optional(),
 });
+export type TopUpAmountBody = z.infer<typeof topUpAmountBodySchema>;
 
 /** POST /api/user/pay: the same, and how the user pays. */
 export const topUpPayBodySchema = topUpAmountBodySchema.extend({
   payment_method: z.enum(Object.keys(epayPaymentTypes) as [PaymentMethod, ...PaymentMethod[]], { error: 'must be zfb (Alipay) or wx (WeChat Pay)' }),
 });
+export type TopUpPayBody = z.infer<typeof topUpPayBodySchema>;
+
+/**
+ * The whole answer of POST /api/user/pay: `data` holds the payment gateway's form fields and `url`
+ * beside it where to post them (the browser posts the form, the gateway's page takes over).
+ */
+export const topUpPayAnswerSchema = envelopeSchema(z.record(z.string(), z.string())).extend({ url: z.string() });
+export type TopUpPayAnswer = z.infer<typeof topUpPayAnswerSchema>;
 
 /** GET /api/user/topup (admin): orders, newest first; `keyword` matches the trade number by prefix. */
 export const topUpOrderQuerySchema = pageQuerySchema.extend({ keyword: z.string().trim().max(64).default('') });
@@ -188,6 +209,47 @@ export const logViewSchema = z.object({
 });
 export type LogView = z.infer<typeof logViewSchema>;
 
+/**
+ * The billing details the relay writes into a consume log's `other` (JSON text). Every field may
+ * be missing on older or other rows, and other fields may appear: read it leniently.
+ */
+export const logOtherSchema = z.object({
+  /** First response time in ms; -1 when unknown. */
+  frt: z.number().optional(),
+  model_ratio: z.number().optional(),
+  completion_ratio: z.number().optional(),
+  group_ratio: z.number().optional(),
+  /** Dollars per call for fixed-price models; -1 for ratio-billed calls. */
+  model_price: z.number().optional(),
+  cache_ratio: z.number().optional(),
+  cache_tokens: z.number().optional(),
+  /** Whether the token counts are the upstream's or the relay's estimate. */
+  usage_source: z.enum(['upstream', 'estimated']).optional(),
+  audio: z.boolean().optional(),
+  audio_ratio: z.number().optional(),
+  audio_completion_ratio: z.number().optional(),
+  audio_input: z.number().optional(),
+  audio_output: z.number().optional(),
+  text_input: z.number().optional(),
+  text_output: z.number().optional(),
+  is_model_mapped: z.boolean().optional(),
+  upstream_model_name: z.string().optional(),
+  /** Admin rows only: the channels tried, in order. */
+  admin_info: z.object({ use_channel: z.array(z.number().int()).optional() }).loose().optional(),
+}).loose();
+export type LogOther = z.infer<typeof logOtherSchema>;
+
+/** GET /api/log/stat and /api/log/self/stat. */
+export const logStatSchema = z.object({
+  /** Consumption in the filtered time range. */
+  quota: z.number().int(),
+  /** Consume requests in the last 60 s. */
+  rpm: z.number().int(),
+  /** Prompt + completion tokens in the last 60 s. */
+  tpm: z.number().int(),
+});
+export type LogStat = z.infer<typeof logStatSchema>;
+
 const timestamp = z.coerce.number().int().min(0).max(253_402_300_799);
 /** Filters of GET /api/log/ and /api/log/stat (admin); the self routes ignore username and channel. */
 export const logQuerySchema = z.object({
@@ -202,11 +264,24 @@ export const logQuerySchema = z.object({
 });
 export type LogQuery = z.infer<typeof logQuerySchema>;
 
+/** GET /api/data/ (admin; `username` picks one user) and /api/data/self. */
 export const dataQuerySchema = z.object({
   username: z.string().trim().max(64).default(''),
   start_timestamp: timestamp.optional(),
   end_timestamp: timestamp.optional(),
 });
+export type DataQuery = z.infer<typeof dataQuerySchema>;
+
+/** One row of GET /api/data/: a model's usage in one hour. */
+export const usageRowSchema = z.object({
+  model_name: z.string(),
+  /** Start of the hour, unix seconds. */
+  created_at: z.number().int(),
+  count: z.number().int(),
+  quota: z.number().int(),
+  token_used: z.number().int(),
+});
+export type UsageRow = z.infer<typeof usageRowSchema>;
 
 /** One row of GET /api/pricing. quota_type 0 = by ratio per token, 1 = fixed price per call. */
 export const pricingRowSchema = z.object({
@@ -218,6 +293,15 @@ export const pricingRowSchema = z.object({
   enable_groups: z.array(z.string()),
 });
 export type PricingRow = z.infer<typeof pricingRowSchema>;
+
+/** The whole answer of GET /api/pricing: the rows as `data` and, beside them, the groups the caller may use. */
+export const pricingAnswerSchema = envelopeSchema(z.array(pricingRowSchema)).extend({
+  /** Ratios of the groups the caller may use (guests: the default group). */
+  group_ratio: z.record(z.string(), z.number()),
+  /** Those groups with their description. */
+  usable_group: z.record(z.string(), z.string()),
+});
+export type PricingAnswer = z.infer<typeof pricingAnswerSchema>;
 
 /** What the relay needs to check an sk- token without asking again (no key, no secret). */
 export const resolvedTokenSchema = z.object({

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { idSchema } from './envelope.js';
+import { idSchema, pageQuerySchema } from './envelope.js';
 
 /** Channel type numbers, exactly as the established product stores them (docs/compatibility.md section 2.1). */
 export const ChannelType = {
@@ -29,16 +29,17 @@ export const channelDefaultBaseUrls: Partial<Record<ChannelType, string>> = {
 /** Channel status: 1 enabled, 2 disabled by hand, 3 disabled automatically (reason and time kept). */
 export const ChannelStatus = { Enabled: 1, ManuallyDisabled: 2, AutoDisabled: 3 } as const;
 
+const isJsonObject = (text: string) => {
+  try {
+    const value: unknown = JSON.parse(text);
+    return typeof value === 'object' && value !== null && !Array.isArray(value);
+  } catch {
+    return false;
+  }
+};
+
 const jsonText = (field: string) =>
-  z.string().max(65536).refine((text) => {
-    if (text.trim() === '') return true;
-    try {
-      const value = JSON.parse(text);
-      return typeof value === 'object' && value !== null && !Array.isArray(value);
-    } catch {
-      return false;
-    }
-  }, `${field} must be a JSON object`);
+  z.string().max(65536).refine((text) => text.trim() === '' || isJsonObject(text), `${field} must be a JSON object`);
 
 /** The channel as admins see it: a whitelist, the key is never a field (rule R4). */
 export const channelViewSchema = z.object({
@@ -71,6 +72,77 @@ export const channelViewSchema = z.object({
   allow_private_network: z.boolean(),
 });
 export type ChannelView = z.infer<typeof channelViewSchema>;
+
+/**
+ * A tag in the channel table's tag mode: one row for all the channels carrying the tag (listed as
+ * its children) and what the table shows for them together.
+ */
+export const tagRowSchema = z.object({
+  tag: z.string(),
+  name: z.string(),
+  /** The channels' type when they share one, else 0. */
+  type: z.number().int(),
+  /** 1 when any channel of the tag is enabled, else 2. */
+  status: z.number().int(),
+  channel_count: z.number().int(),
+  enabled_count: z.number().int(),
+  group: z.string(),
+  models: z.string(),
+  priority: z.number().int(),
+  weight: z.number().int(),
+  used_quota: z.number().int(),
+  balance: z.number(),
+  /** Mean of the tested channels' response times (ms). */
+  response_time: z.number().int(),
+  children: z.array(channelViewSchema),
+});
+export type TagRow = z.infer<typeof tagRowSchema>;
+
+/** A row of GET /api/channel/ and /api/channel/search: a channel, or in tag mode also a tag. */
+export type ChannelRow = ChannelView | TagRow;
+
+/** Query flags as the console sends them: `true`/`false` (or 1/0); absent is false. */
+const queryFlag = z.enum(['true', 'false', '1', '0']).optional().transform((value) => value === 'true' || value === '1');
+
+/** GET /api/channel/: the page, ordered by priority (or by id with `id_sort`), tags folded with `tag_mode`. */
+export const channelListQuerySchema = pageQuerySchema.extend({ id_sort: queryFlag, tag_mode: queryFlag });
+
+/** GET /api/channel/search: the list's query and its filters. */
+export const channelSearchQuerySchema = channelListQuerySchema.extend({
+  /** An id, part of a name, or a whole key. */
+  keyword: z.string().trim().max(1024).default(''),
+  /** A group the channel serves. */
+  group: z.string().trim().max(64).default(''),
+  /** Part of a model name the channel lists. */
+  model: z.string().trim().max(255).default(''),
+});
+export type ChannelSearchQuery = z.infer<typeof channelSearchQuerySchema>;
+
+/** One entry of GET /api/channel/models: a model the channel editor offers. */
+export const knownModelSchema = z.object({
+  id: z.string(),
+  object: z.literal('model'),
+  owned_by: z.string(),
+  /** Channel types that offer it (built in, or listed by a channel of that type). */
+  channel_types: z.array(z.number().int()),
+});
+export type KnownModel = z.infer<typeof knownModelSchema>;
+
+/** The answer of POST /api/channel/: one channel per key line. */
+export const createdChannelsSchema = z.object({ ids: z.array(z.number().int()) });
+export type CreatedChannels = z.infer<typeof createdChannelsSchema>;
+
+/** The answer of POST /api/channel/copy/:id: the copy's id. */
+export const copiedChannelSchema = z.object({ id: z.number().int() });
+export type CopiedChannel = z.infer<typeof copiedChannelSchema>;
+
+/** The answer of POST /api/channel/test/:id: the upstream's response time in seconds. */
+export const channelTestResultSchema = z.object({ time: z.number() });
+export type ChannelTestResult = z.infer<typeof channelTestResultSchema>;
+
+/** The answer of POST /api/channel/update_balance/:id: the balance the upstream reported. */
+export const channelBalanceSchema = z.object({ balance: z.number() });
+export type ChannelBalance = z.infer<typeof channelBalanceSchema>;
 
 /** Every editable channel field, without defaults (PUT sends only what changed). */
 const channelFields = {
@@ -130,6 +202,48 @@ export const updateChannelBodySchema = z.object({
   key: z.string().trim().max(1_000_000).optional(),
 });
 export type UpdateChannelBody = z.infer<typeof updateChannelBodySchema>;
+
+/** Blank inputs mean "no change" in the tag editor; numbers may arrive as text from a form. */
+const blankToUndefined = (value: unknown) => {
+  if (value === '' || value === null) return undefined;
+  if (typeof value === 'string' && value.trim() !== '' && !Number.isNaN(Number(value))) return Number(value);
+  return value;
+};
+const optionalInteger = (message: string, min: number) =>
+  z.preprocess(blankToUndefined, z.number({ error: message }).int(message).min(min, message).max(1_000_000).optional()).optional();
+
+/** A tag name in a tag operation's body, with the console's message. */
+export const tagNameSchema = z.string({ error: '标签不能为空！' }).trim().min(1, '标签不能为空！').max(64);
+
+/** PUT /api/channel/tag: every channel of `tag`; blank fields are left out (no change), with the console's messages (docs/product.md section 6, tag operations). */
+export const tagEditBodySchema = z.object({
+  tag: tagNameSchema,
+  /** Renames the tag; '' dissolves it. */
+  new_tag: z.string().trim().max(64).nullish().transform((value) => value ?? undefined).optional(),
+  model_mapping: z.string().trim().max(65536).nullish()
+    .refine((value) => !value || isJsonObject(value), '模型映射必须是合法的 JSON 格式！').transform((value) => value || undefined).optional(),
+  /** Comma-separated groups. */
+  groups: z.string().trim().max(1024).nullish().transform((value) => value || undefined).optional(),
+  /** Comma-separated models. */
+  models: z.string().trim().max(65536).nullish().transform((value) => value || undefined).optional(),
+  priority: optionalInteger('优先级必须是整数！', -999),
+  weight: optionalInteger('权重必须是非负整数！', 0),
+});
+export type TagEditBody = z.infer<typeof tagEditBodySchema>;
+
+/**
+ * POST /api/channel/fetch_models: the models an upstream lists, for a channel not saved yet (the
+ * editor's type, base URL and key).
+ */
+export const fetchModelsBodySchema = z.object({
+  type: channelFields.type,
+  base_url: z.string().trim().max(2048).default(''),
+  key: z.string().trim().min(1, 'key is required').max(1_000_000),
+  /** The editor's private-network switch; absent: what a new channel would take (AllowPrivateNetworkUpstreams). */
+  allow_private_network: channelFields.allow_private_network.optional(),
+});
+/** The body as the console sends it (`base_url` and the switch may be left out). */
+export type FetchModelsBody = z.input<typeof fetchModelsBodySchema>;
 
 /** The routing facts of a channel, as the relay caches them (no key: it is fetched by request). */
 export const routingChannelSchema = z.object({

@@ -14,3 +14,4 @@ export * from './pricing.js';
 export * from './webhooks.js';
 export * from './event-catalogue.js';
 export * from './jobs.js';
+export * from './tasks.js';

@@ -281,6 +281,7 @@ export const updateOptionBodySchema = z.object({
   key: z.string().min(1).max(128),
   value: z.union([z.string().max(1_000_000), z.number(), z.boolean()]),
 });
+export type UpdateOptionBody = z.infer<typeof updateOptionBodySchema>;
 
 /** One row of GET /api/option/. */
 export const optionRowSchema = z.object({ key: z.string(), value: z.string() });

@@ -33,6 +33,10 @@ export const twoFactorSetupSchema = z.object({
 });
 export type TwoFactorSetup = z.infer<typeof twoFactorSetupSchema>;
 
+/** The answer of POST /api/user/2fa/backup_codes: new backup codes (shown once; the previous ones stop working). */
+export const backupCodesSchema = twoFactorSetupSchema.pick({ backup_codes: true });
+export type BackupCodes = z.infer<typeof backupCodesSchema>;
+
 /** GET /api/user/2fa/stats (admin). */
 export const twoFactorStatsSchema = z.object({
   total_users: z.number().int(),
@@ -92,6 +96,7 @@ export const passkeyRegisterBodySchema = webAuthnResponseSchema.extend({
 
 /** The begin answers: `{options}` for navigator.credentials (as @simplewebauthn/browser takes them as `optionsJSON`). */
 export const passkeyOptionsSchema = z.object({ options: z.record(z.string(), z.unknown()) });
+export type PasskeyOptions = z.infer<typeof passkeyOptionsSchema>;
 
 /**
  * POST /api/verify. `2fa` takes an authenticator or backup code; `passkey` takes the assertion
@@ -109,3 +114,4 @@ export type VerifyResult = z.infer<typeof verifyResultSchema>;
 
 /** POST /api/channel/:id/key (root, after a step-up). */
 export const channelKeySchema = z.object({ key: z.string() });
+export type ChannelKey = z.infer<typeof channelKeySchema>;

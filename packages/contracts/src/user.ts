@@ -191,18 +191,33 @@ export type ManageUserBody = z.infer<typeof manageUserBodySchema>;
 
 /** The answer of /api/user/manage: the row takes these. */
 export const manageUserResultSchema = z.object({ role: z.number().int(), status: z.number().int() });
+export type ManageUserResult = z.infer<typeof manageUserResultSchema>;
 
 /** GET /api/user/search. */
 export const userSearchQuerySchema = z.object({
   keyword: z.string().trim().max(64).default(''),
   group: z.string().trim().max(64).default(''),
 });
+export type UserSearchQuery = z.infer<typeof userSearchQuerySchema>;
+
+/** GET /api/user/self/groups: the groups the caller may pick for a token, with description and price ratio. */
+export const usableGroupsSchema = z.record(z.string(), z.object({ desc: z.string(), ratio: z.number() }));
+export type UsableGroups = z.infer<typeof usableGroupsSchema>;
 
 /** POST /api/user/reset: completes a password reset. */
 export const passwordResetBodySchema = z.object({
   email,
   token: z.string().trim().min(1, 'token is required').max(128),
 });
+export type PasswordResetBody = z.infer<typeof passwordResetBodySchema>;
+
+/** The human check of register, login and the mails, where the server asks for one: `?turnstile=<token>`. */
+export const turnstileQuerySchema = z.object({ turnstile: z.string().optional() });
+export type TurnstileQuery = z.infer<typeof turnstileQuerySchema>;
+
+/** POST /api/oauth/wechat and /api/oauth/wechat/bind: the code the WeChat account's bot gave the user. */
+export const wechatCodeBodySchema = z.object({ code: z.string().trim().min(1, 'code: required').max(256) });
+export type WechatCodeBody = z.infer<typeof wechatCodeBodySchema>;
 
 /** POST /api/verification and /api/reset_password (the human check, when on, comes as `?turnstile=`). */
 export const emailBodySchema = z.object({ email });

@@ -1,5 +1,5 @@
 import type { DataSource, SelectQueryBuilder } from 'typeorm';
-import { JobName, LogType, type LogQuery, type LogView, type Page } from '@aigw/contracts';
+import { JobName, LogType, type LogQuery, type LogStat, type LogView, type Page } from '@aigw/contracts';
 import { recordedJob } from '@aigw/platform';
 import type { BillingContext } from './context.js';
 import { LogEntity } from './entities/index.js';
@@ -79,15 +79,6 @@ export async function listLogs(db: DataSource, filter: LogFilter, page: { p: num
 
 export function toPage<T>(items: T[], total: number, page: { p: number; page_size: number }): Page<T> {
   return { items, total, page: page.p, page_size: page.page_size };
-}
-
-export interface LogStat {
-  /** Consumption in the filtered time range. */
-  quota: number;
-  /** Consume requests in the last 60 s. */
-  rpm: number;
-  /** Prompt + completion tokens in the last 60 s. */
-  tpm: number;
 }
 
 /** Totals over consume logs: quota in the filtered range, rpm/tpm over the last minute (time filters do not apply to those). */

@@ -1,7 +1,7 @@
 import { Brackets, In, type EntityManager } from 'typeorm';
 import {
   TOKEN_NAME_MAX, TokenStatus,
-  type CreateTokenBody, type Page, type ResolvedToken, type TokenView, type UpdateTokenBody,
+  type CreateTokenBody, type Page, type ResolvedToken, type RevealedKey, type TokenView, type UpdateTokenBody,
 } from '@aigw/contracts';
 import { escapeLike, NotFoundError, openSecret, parseAllowIps, publishEvent, sealSecret, UserError } from '@aigw/platform';
 import type { BillingContext } from './context.js';
@@ -170,7 +170,7 @@ export async function revealKey(context: BillingContext, userId: number, id: num
  * that is not the owner's answers exactly like a missing token, as `revealKey` does, so a batch
  * neither reveals part of a selection nor tells which ids exist.
  */
-export async function revealKeys(context: BillingContext, userId: number, ids: readonly number[]): Promise<Array<{ id: number; key: string }>> {
+export async function revealKeys(context: BillingContext, userId: number, ids: readonly number[]): Promise<RevealedKey[]> {
   if (ids.some((id) => id > MAX_ID)) throw notFound();
   const rows = await context.db.getRepository(TokenEntity).findBy({ id: In([...ids]), user_id: userId });
   // Number(): PostgreSQL drivers may hand back ids as strings.

@@ -1,4 +1,5 @@
 import type { DataSource, EntityManager } from 'typeorm';
+import type { UsageRow } from '@aigw/contracts';
 import { param, queryRows, UserError } from '@aigw/platform';
 import { QuotaDataEntity } from './entities/index.js';
 
@@ -44,15 +45,6 @@ export async function recordUsageHour(manager: EntityManager, usage: UsageHour):
     `ON CONFLICT (user_id, model_name, created_at) DO UPDATE SET count = quota_data.count + 1, ` +
     `quota = quota_data.quota + excluded.quota, token_used = quota_data.token_used + excluded.token_used, username = excluded.username`,
     [usage.userId, usage.username, usage.modelName, hour, usage.quota, usage.tokens]);
-}
-
-export interface UsageRow {
-  model_name: string;
-  /** Start of the hour, unix seconds. */
-  created_at: number;
-  count: number;
-  quota: number;
-  token_used: number;
 }
 
 export interface UsageQuery {

@@ -1,5 +1,5 @@
 import { In, IsNull, type EntityManager, type FindOptionsWhere } from 'typeorm';
-import { ChannelStatus, type CreateChannelBody, type UpdateChannelBody } from '@aigw/contracts';
+import { ChannelStatus, type CreateChannelBody, type TagEditBody, type UpdateChannelBody } from '@aigw/contracts';
 import { isPostgres, NotFoundError, sealSecret, UserError } from '@aigw/platform';
 import type { ChannelsContext } from './context.js';
 import { AbilityEntity, ChannelEntity } from './entities/index.js';
@@ -197,19 +197,8 @@ export async function setStatusByTag(context: ChannelsContext, tag: string, stat
   return changed.length;
 }
 
-export interface TagEdit {
-  tag: string;
-  /** Renames the tag; '' dissolves it. */
-  new_tag?: string;
-  model_mapping?: string;
-  groups?: string;
-  models?: string;
-  priority?: number;
-  weight?: number;
-}
-
 /** Applies a tag edit to every channel with the tag; empty fields mean no change. Returns how many channels changed. */
-export async function editTag(context: ChannelsContext, edit: TagEdit, actor?: ChannelActor): Promise<number> {
+export async function editTag(context: ChannelsContext, edit: TagEditBody, actor?: ChannelActor): Promise<number> {
   const changes: ChannelChange = {};
   if (edit.new_tag !== undefined && edit.new_tag !== edit.tag) changes.tag = edit.new_tag;
   if (edit.model_mapping) {

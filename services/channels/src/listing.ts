@@ -1,5 +1,5 @@
 import { Brackets, type SelectQueryBuilder } from 'typeorm';
-import { ChannelStatus, type ChannelView, type Page } from '@aigw/contracts';
+import { ChannelStatus, type ChannelRow, type ChannelView, type Page, type TagRow } from '@aigw/contracts';
 import { escapeLike } from '@aigw/platform';
 import type { ChannelsContext } from './context.js';
 import { ChannelEntity } from './entities/index.js';
@@ -24,27 +24,6 @@ export interface ChannelQuery {
   group?: string;
   /** Part of a model name the channel lists. */
   model?: string;
-}
-
-/** A tag in tag mode: its channels and what the table shows for all of them. */
-export interface TagRow {
-  tag: string;
-  name: string;
-  /** The channels' type when they share one, else 0. */
-  type: number;
-  /** 1 when any channel of the tag is enabled, else 2. */
-  status: number;
-  channel_count: number;
-  enabled_count: number;
-  group: string;
-  models: string;
-  priority: number;
-  weight: number;
-  used_quota: number;
-  balance: number;
-  /** Mean of the tested channels' response times (ms). */
-  response_time: number;
-  children: ChannelView[];
 }
 
 const MAX_ID = 2_147_483_647;
@@ -73,7 +52,7 @@ function ordered<T extends SelectQueryBuilder<ChannelEntity>>(builder: T, query:
   return builder;
 }
 
-export async function listChannels(context: ChannelsContext, query: ChannelQuery): Promise<Page<ChannelView | TagRow>> {
+export async function listChannels(context: ChannelsContext, query: ChannelQuery): Promise<Page<ChannelRow>> {
   return query.tag_mode ? listByTag(context, query) : listPlain(context, query);
 }
 
@@ -84,7 +63,7 @@ async function listPlain(context: ChannelsContext, query: ChannelQuery): Promise
   return { items: rows.map(toChannelView), total, page: query.p, page_size: query.page_size };
 }
 
-async function listByTag(context: ChannelsContext, query: ChannelQuery): Promise<Page<ChannelView | TagRow>> {
+async function listByTag(context: ChannelsContext, query: ChannelQuery): Promise<Page<ChannelRow>> {
   const repository = context.db.getRepository(ChannelEntity);
   // One group per tag, and one per untagged channel.
   const groupKey = `CASE WHEN channel.tag = '' THEN channel.id ELSE 0 END`;
@@ -108,7 +87,7 @@ async function listByTag(context: ChannelsContext, query: ChannelQuery): Promise
     }));
   const rows = keys.length ? await members.getMany() : [];
   const byId = new Map(rows.map((row) => [row.id, row]));
-  const items = keys.map((key): ChannelView | TagRow => key.tag === ''
+  const items = keys.map((key): ChannelRow => key.tag === ''
     ? toChannelView(byId.get(Number(key.channel_id))!)
     : tagRow(key.tag, rows.filter((row) => row.tag === key.tag)));
   return { items, total, page: query.p, page_size: query.page_size };

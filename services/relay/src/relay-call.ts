@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { RoutingChannel, UsageRecord } from '@aigw/contracts';
+import type { LogOther, RoutingChannel, UsageRecord } from '@aigw/contracts';
 import { EgressBlockedError, publishEvent, type EgressResponse } from '@aigw/platform';
 import type { Caller } from './caller.js';
 import { checkModelAllowed } from './caller.js';
@@ -323,7 +323,7 @@ function usageRecord(input: RecordInput): UsageRecord {
       usage_source: input.estimated ? 'estimated' : 'upstream',
       ...(input.upstreamModel && input.upstreamModel !== input.model ? { is_model_mapped: true, upstream_model_name: input.upstreamModel } : {}),
       admin_info: { use_channel: input.tried },
-    },
+    } satisfies LogOther,
   };
 }
 

@@ -1,4 +1,5 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import type { PricingAnswer } from '@aigw/contracts';
 import type { BillingContext } from '../context.js';
 import { createPricing } from '../pricing.js';
 
@@ -8,6 +9,6 @@ export const pricingRoutes: FastifyPluginAsyncZod<{ context: BillingContext }> =
 
   app.get('/api/pricing', { config: { access: 'public' } }, async (request) => {
     const { rows, groupRatio, usableGroups } = await pricing.tableFor(request.auth ? request.auth.group : null);
-    return { success: true, message: '', data: rows, group_ratio: groupRatio, usable_group: usableGroups };
+    return { success: true, message: '', data: rows, group_ratio: groupRatio, usable_group: usableGroups } satisfies PricingAnswer;
   });
 };

@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { createTokenBodySchema, PAGE_SIZE_DEFAULT, PAGE_SIZE_MAX, pageQuerySchema, updateTokenBodySchema } from '@aigw/contracts';
+import { createTokenBodySchema, PAGE_SIZE_DEFAULT, PAGE_SIZE_MAX, pageQuerySchema, updateTokenBodySchema, type TokenKey } from '@aigw/contracts';
 import { requireAuth, TooManyRequestsError } from '@aigw/platform';
 import type { BillingContext } from '../context.js';
 import { createTokens, deleteToken, getToken, listTokens, revealKey, revealKeys, updateToken, type TokenOwner } from '../tokens.js';
@@ -68,7 +68,7 @@ export const tokenRoutes: FastifyPluginAsyncZod<{ context: BillingContext }> = a
     await countReveal(userId);
     const key = await revealKey(context, userId, request.params.id);
     context.logger.info({ userId, tokenId: request.params.id }, 'token key revealed'); // audit trail, never the key
-    return { success: true, message: '', data: { key } };
+    return { success: true, message: '', data: { key } satisfies TokenKey };
   });
 
   // The console's "copy selected": a whole page of keys in one call, counted as one reveal.

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { completeTopUpBodySchema, topUpAmountBodySchema, topUpOrderQuerySchema, topUpPayBodySchema } from '@aigw/contracts';
+import { completeTopUpBodySchema, topUpAmountBodySchema, topUpOrderQuerySchema, topUpPayBodySchema, type TopUpPayAnswer } from '@aigw/contracts';
 import { recordAudit, requireAuth } from '@aigw/platform';
 import type { BillingContext } from '../context.js';
 import { completeOrderByHand, createOrder, listOrders, quoteTopUp, toTopUpOrderView } from '../topups.js';
@@ -19,7 +19,7 @@ export const topupRoutes: FastifyPluginAsyncZod<{ context: BillingContext }> = a
   app.post('/api/user/pay', { schema: { body: topUpPayBodySchema }, config: { access: 'user' } }, async (request) => {
     const form = await createOrder(context, requireAuth(request), request.body.amount, request.body.payment_method);
     // The console posts `data` as a hidden form to `url`.
-    return { success: true, message: 'success', data: form.params, url: form.url };
+    return { success: true, message: 'success', data: form.params, url: form.url } satisfies TopUpPayAnswer;
   });
 
   app.get('/api/user/topup', { schema: { querystring: topUpOrderQuerySchema }, config: { access: 'admin' } }, async (request) => {

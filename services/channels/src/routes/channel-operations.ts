@@ -1,8 +1,9 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { fetchModelsBodySchema, type ChannelBalance, type ChannelTestResult } from '@aigw/contracts';
 import { auditSourceOf } from '@aigw/platform';
 import type { ChannelsContext } from '../context.js';
 import { BALANCE_ALL_JOB, fetchModels, fetchModelsUnsaved, startSweep, TEST_ALL_JOB, testChannel, updateBalance } from '../operations.js';
-import { fetchModelsBody, idParams, testQuery } from './schemas.js';
+import { idParams, testQuery } from './schemas.js';
 
 /**
  * Channel tests, balances and upstream model lists (admin). The test and balance answers carry
@@ -15,7 +16,7 @@ export const channelOperationRoutes: FastifyPluginAsyncZod<{ context: ChannelsCo
 
   app.post('/api/channel/test/:id', { schema: { params: idParams, querystring: testQuery }, config: admin }, async (request) => {
     const result = await testChannel(context, request.params.id, request.query.model);
-    return { ...result, data: { time: result.time } };
+    return { ...result, data: { time: result.time } satisfies ChannelTestResult };
   });
 
   app.post('/api/channel/test', { config: admin }, async () => {
@@ -25,7 +26,7 @@ export const channelOperationRoutes: FastifyPluginAsyncZod<{ context: ChannelsCo
 
   app.post('/api/channel/update_balance/:id', { schema: { params: idParams }, config: admin }, async (request) => {
     const balance = await updateBalance(context, request.params.id);
-    return { success: true, message: '', balance, data: { balance } };
+    return { success: true, message: '', balance, data: { balance } satisfies ChannelBalance };
   });
 
   app.post('/api/channel/update_balance', { config: admin }, async () => {
@@ -37,7 +38,7 @@ export const channelOperationRoutes: FastifyPluginAsyncZod<{ context: ChannelsCo
     return { success: true, message: '', data: await fetchModels(context, request.params.id) };
   });
 
-  app.post('/api/channel/fetch_models', { schema: { body: fetchModelsBody }, config: admin }, async (request) => {
+  app.post('/api/channel/fetch_models', { schema: { body: fetchModelsBodySchema }, config: admin }, async (request) => {
     return { success: true, message: '', data: await fetchModelsUnsaved(context, request.body, auditSourceOf(request)) };
   });
 };

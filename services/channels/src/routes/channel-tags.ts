@@ -1,9 +1,9 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { ChannelStatus } from '@aigw/contracts';
+import { ChannelStatus, tagEditBodySchema } from '@aigw/contracts';
 import { auditSourceOf } from '@aigw/platform';
 import type { ChannelsContext } from '../context.js';
 import { editTag, setStatusByTag, setTag } from '../channels.js';
-import { batchTagBody, tagBody, tagEditBody } from './schemas.js';
+import { batchTagBody, tagBody } from './schemas.js';
 
 /** Tags (admin): enable or disable all channels of a tag, edit a tag, tag a selection; each channel's change audited. */
 export const channelTagRoutes: FastifyPluginAsyncZod<{ context: ChannelsContext }> = async (app, { context }) => {
@@ -17,7 +17,7 @@ export const channelTagRoutes: FastifyPluginAsyncZod<{ context: ChannelsContext 
     return { success: true, message: '', data: await setStatusByTag(context, request.body.tag, ChannelStatus.ManuallyDisabled, auditSourceOf(request)) };
   });
 
-  app.put('/api/channel/tag', { schema: { body: tagEditBody }, config: admin }, async (request) => {
+  app.put('/api/channel/tag', { schema: { body: tagEditBodySchema }, config: admin }, async (request) => {
     return { success: true, message: '', data: await editTag(context, request.body, auditSourceOf(request)) };
   });
 

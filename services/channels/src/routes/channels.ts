@@ -1,23 +1,23 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { In } from 'typeorm';
-import { ChannelStatus, createChannelBodySchema } from '@aigw/contracts';
+import { ChannelStatus, channelListQuerySchema, channelSearchQuerySchema, createChannelBodySchema, type CopiedChannel, type CreatedChannels } from '@aigw/contracts';
 import { auditSourceOf } from '@aigw/platform';
 import type { ChannelsContext } from '../context.js';
 import { rebuildAllAbilities } from '../abilities.js';
 import { copyChannel, createChannels, deleteChannel, deleteChannels, getChannel, updateChannel } from '../channels.js';
 import { listChannels } from '../listing.js';
 import { toChannelView } from '../domain/channel-fields.js';
-import { batchDeleteBody, copyQuery, idParams, listQuery, searchQuery, updateBodySchema } from './schemas.js';
+import { batchDeleteBody, copyQuery, idParams, updateBodySchema } from './schemas.js';
 
 /** Channel management (admin): the table, the editor, copy, deletes and the abilities repair; every change audited. */
 export const channelRoutes: FastifyPluginAsyncZod<{ context: ChannelsContext }> = async (app, { context }) => {
   const admin = { access: 'admin' } as const;
 
-  app.get('/api/channel/', { schema: { querystring: listQuery }, config: admin }, async (request) => {
+  app.get('/api/channel/', { schema: { querystring: channelListQuerySchema }, config: admin }, async (request) => {
     return { success: true, message: '', data: await listChannels(context, request.query) };
   });
 
-  app.get('/api/channel/search', { schema: { querystring: searchQuery }, config: admin }, async (request) => {
+  app.get('/api/channel/search', { schema: { querystring: channelSearchQuerySchema }, config: admin }, async (request) => {
     return { success: true, message: '', data: await listChannels(context, request.query) };
   });
 
@@ -26,7 +26,7 @@ export const channelRoutes: FastifyPluginAsyncZod<{ context: ChannelsContext }> 
   });
 
   app.post('/api/channel/', { schema: { body: createChannelBodySchema }, config: admin }, async (request) => {
-    return { success: true, message: '', data: { ids: await createChannels(context, request.body, auditSourceOf(request)) } };
+    return { success: true, message: '', data: { ids: await createChannels(context, request.body, auditSourceOf(request)) } satisfies CreatedChannels };
   });
 
   app.put('/api/channel/', { schema: { body: updateBodySchema }, config: admin }, async (request) => {
@@ -40,7 +40,7 @@ export const channelRoutes: FastifyPluginAsyncZod<{ context: ChannelsContext }> 
 
   app.post('/api/channel/copy/:id', { schema: { params: idParams, querystring: copyQuery }, config: admin }, async (request) => {
     const id = await copyChannel(context, request.params.id, { suffix: request.query.suffix, resetBalance: request.query.reset_balance }, auditSourceOf(request));
-    return { success: true, message: '', data: { id } };
+    return { success: true, message: '', data: { id } satisfies CopiedChannel };
   });
 
   app.post('/api/channel/batch', { schema: { body: batchDeleteBody }, config: admin }, async (request) => {

@@ -1,19 +1,11 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { ChannelStatus } from '@aigw/contracts';
+import { ChannelStatus, type KnownModel } from '@aigw/contracts';
 import { requireAuth } from '@aigw/platform';
 import type { ChannelsContext } from '../context.js';
 import { ChannelEntity } from '../entities/index.js';
 import { enabledModels } from '../abilities.js';
 import { splitList } from '../domain/channel-fields.js';
 import { modelCatalogue } from '../domain/model-catalogue.js';
-
-interface KnownModel {
-  id: string;
-  object: 'model';
-  owned_by: string;
-  /** Channel types that offer it (built in, or listed by a channel of that type). */
-  channel_types: number[];
-}
 
 /** Model lists: what admins pick from in the editor, and what users may call. */
 export const modelRoutes: FastifyPluginAsyncZod<{ context: ChannelsContext }> = async (app, { context }) => {

@@ -2,6 +2,7 @@ import crypto from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { wechatCodeBodySchema } from '@aigw/contracts';
 import { clearCookie, readCookie, requireAuth, setCookie, UserError, type EgressClient } from '@aigw/platform';
 import type { IdentityContext } from '../context.js';
 import { bindExternalAccount, externalAccountUser } from '../external-accounts.js';
@@ -26,8 +27,6 @@ const callbackQuerySchema = z.object({
   code: z.string().min(1, 'code: required').max(2048),
   state: z.string().max(64).default(''),
 });
-/** The WeChat code of login and bind. */
-const wechatCodeBodySchema = z.object({ code: z.string().trim().min(1, 'code: required').max(256) });
 
 export interface OAuthRoutesOptions {
   context: IdentityContext;

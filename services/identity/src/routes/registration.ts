@@ -1,6 +1,5 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { z } from 'zod';
-import { emailBodySchema, localeFromAcceptLanguage, passwordResetBodySchema, registerBodySchema } from '@aigw/contracts';
+import { emailBodySchema, localeFromAcceptLanguage, passwordResetBodySchema, registerBodySchema, turnstileQuerySchema } from '@aigw/contracts';
 import type { IdentityContext } from '../context.js';
 import { registerWithPassword, resetPassword, sendPasswordReset, sendVerificationCode } from '../registration.js';
 import { languageOf } from '../users.js';
@@ -8,7 +7,7 @@ import { languageOf } from '../users.js';
 /** Registration, email verification codes and password reset (registration.ts). */
 export const registrationRoutes: FastifyPluginAsyncZod<{ context: IdentityContext }> = async (app, { context }) => {
   app.post('/api/user/register', {
-    schema: { body: registerBodySchema, querystring: z.object({ turnstile: z.string().optional() }) },
+    schema: { body: registerBodySchema, querystring: turnstileQuerySchema },
     config: { access: 'public' },
   }, async (request) => {
     await registerWithPassword(context, request.body, languageOf(request.headers['accept-language']));
@@ -16,7 +15,7 @@ export const registrationRoutes: FastifyPluginAsyncZod<{ context: IdentityContex
   });
 
   // Mails go out on POST only (rule R12); the human check, when on, comes as `?turnstile=` as on register.
-  const mailRoute = { schema: { body: emailBodySchema, querystring: z.object({ turnstile: z.string().optional() }) }, config: { access: 'public' as const } };
+  const mailRoute = { schema: { body: emailBodySchema, querystring: turnstileQuerySchema }, config: { access: 'public' as const } };
 
   app.post('/api/verification', mailRoute, async (request) => {
     await sendVerificationCode(context, request.body.email, localeFromAcceptLanguage(request.headers['accept-language']));

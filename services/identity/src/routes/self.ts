@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { emailBindBodySchema, updateSelfBodySchema } from '@aigw/contracts';
+import { emailBindBodySchema, updateSelfBodySchema, type UsableGroups } from '@aigw/contracts';
 import { clearCookie, readCookie, requireAuth, SESSION_COOKIE } from '@aigw/platform';
 import type { IdentityContext } from '../context.js';
 import { bindEmail, deleteSelf, inviteCode, renewAccessToken, selfView, updateSelf, usableGroups } from '../self-service.js';
@@ -32,7 +32,7 @@ export const selfRoutes: FastifyPluginAsyncZod<{ context: IdentityContext }> = a
   });
 
   app.get('/api/user/self/groups', { config: { access: 'user' } }, async (request) => {
-    const data = await usableGroups(context, requireAuth(request).userId);
+    const data: UsableGroups = await usableGroups(context, requireAuth(request).userId);
     return { success: true, message: '', data };
   });
 

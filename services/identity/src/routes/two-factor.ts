@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { IsNull } from 'typeorm';
-import { idSchema, twoFactorCodeBodySchema, UserStatus, type TwoFactorStats, type TwoFactorStatus } from '@aigw/contracts';
+import { idSchema, twoFactorCodeBodySchema, UserStatus, type BackupCodes, type TwoFactorStats, type TwoFactorStatus } from '@aigw/contracts';
 import { recordAudit, requireAuth, UserError } from '@aigw/platform';
 import type { IdentityContext } from '../context.js';
 import { UserEntity } from '../entities/user.entity.js';
@@ -55,7 +55,7 @@ export const twoFactorRoutes: FastifyPluginAsyncZod<{ context: IdentityContext }
   app.post('/api/user/2fa/backup_codes', { schema: { body: twoFactorCodeBodySchema }, config: user }, async (request) => {
     const auth = requireAuth(request);
     await secondFactors.verifyCode(auth.userId, request.body.code, { backup: false });
-    return { success: true, message: 'new backup codes: the previous ones no longer work', data: { backup_codes: await secondFactors.replaceBackupCodes(auth.userId) } };
+    return { success: true, message: 'new backup codes: the previous ones no longer work', data: { backup_codes: await secondFactors.replaceBackupCodes(auth.userId) } satisfies BackupCodes };
   });
 
   // The second step of a sign-in: the browser's pending login (single use, 5 minutes) and a code.

@@ -1,6 +1,9 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { createUserBodySchema, idSchema, manageUserBodySchema, pageQuerySchema, updateUserBodySchema, userSearchQuerySchema } from '@aigw/contracts';
+import {
+  createUserBodySchema, idSchema, manageUserBodySchema, pageQuerySchema, updateUserBodySchema, userSearchQuerySchema,
+  type ManageUserResult,
+} from '@aigw/contracts';
 import { auditSourceOf, requireAuth } from '@aigw/platform';
 import type { IdentityContext } from '../context.js';
 import { createUser, editUser, getUser, listUsers, manageUser } from '../user-admin.js';
@@ -33,6 +36,6 @@ export const userRoutes: FastifyPluginAsyncZod<{ context: IdentityContext }> = a
 
   app.post('/api/user/manage', { schema: { body: manageUserBodySchema }, config: admin }, async (request) => {
     const data = await manageUser(context, request.body.id, request.body.action, auditSourceOf(request));
-    return { success: true, message: '', data };
+    return { success: true, message: '', data: data satisfies ManageUserResult };
   });
 };

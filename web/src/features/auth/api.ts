@@ -1,20 +1,17 @@
-import type { LoginBody, LoginResult, RegisterBody, TwoFactorChallenge, User } from '@aigw/contracts';
+import type {
+  EmailBody, LoginBody, LoginResult, PasswordResetBody, RegisterBody, TurnstileQuery, TwoFactorChallenge, User, WechatCodeBody,
+} from '@aigw/contracts';
 import { api } from '../../api/api';
-
-/** Optional human-check token, sent as `?turnstile=` where the server checks it. */
-interface HumanCheck {
-  turnstile?: string;
-}
 
 const withTurnstile = (path: string, turnstile?: string) => (turnstile ? `${path}?turnstile=${encodeURIComponent(turnstile)}` : path);
 
 export const authApi = api.injectEndpoints({
   endpoints: (build) => ({
     /** The user, or `require_2fa` when the account has two-factor sign-in (the code goes to /user/login/2fa). */
-    login: build.mutation<LoginResult | TwoFactorChallenge, LoginBody & HumanCheck>({
+    login: build.mutation<LoginResult | TwoFactorChallenge, LoginBody & TurnstileQuery>({
       query: ({ turnstile, ...body }) => ({ url: withTurnstile('/user/login', turnstile), method: 'POST', body }),
     }),
-    register: build.mutation<null, RegisterBody & HumanCheck>({
+    register: build.mutation<null, RegisterBody & TurnstileQuery>({
       query: ({ turnstile, ...body }) => ({ url: withTurnstile('/user/register', turnstile), method: 'POST', body }),
     }),
     // Every call that changes state is a POST (rule R12; docs/security.md).
@@ -22,15 +19,15 @@ export const authApi = api.injectEndpoints({
       query: () => ({ url: '/user/logout', method: 'POST' }),
     }),
     /** Sends an email verification code. */
-    sendVerificationCode: build.mutation<null, { email: string } & HumanCheck>({
+    sendVerificationCode: build.mutation<null, EmailBody & TurnstileQuery>({
       query: ({ email, turnstile }) => ({ url: withTurnstile('/verification', turnstile), method: 'POST', body: { email } }),
     }),
     /** Sends a password-reset email. */
-    sendPasswordReset: build.mutation<null, { email: string } & HumanCheck>({
+    sendPasswordReset: build.mutation<null, EmailBody & TurnstileQuery>({
       query: ({ email, turnstile }) => ({ url: withTurnstile('/reset_password', turnstile), method: 'POST', body: { email } }),
     }),
     /** Completes a reset from the emailed link; answers the new password. */
-    confirmPasswordReset: build.mutation<string, { email: string; token: string }>({
+    confirmPasswordReset: build.mutation<string, PasswordResetBody>({
       query: (body) => ({ url: '/user/reset', method: 'POST', body }),
     }),
     /** A state value for a third-party authorization page (`aff` keeps an invite code). */
@@ -42,7 +39,7 @@ export const authApi = api.injectEndpoints({
       query: ({ provider, code, state }) => ({ url: `/oauth/${encodeURIComponent(provider)}`, params: { code, state } }),
       transformResponse: (data: User | null, meta) => ({ user: data, bound: meta?.message === 'bind' }),
     }),
-    wechatLogin: build.mutation<User, { code: string }>({
+    wechatLogin: build.mutation<User, WechatCodeBody>({
       query: ({ code }) => ({ url: '/oauth/wechat', method: 'POST', body: { code } }),
     }),
     telegramLogin: build.mutation<User, Record<string, string>>({

@@ -1,8 +1,8 @@
 import { App, Space, Table, Tag, Tooltip, type TablePaginationConfig, type TableProps } from 'antd';
 import { useIntl } from 'react-intl';
-import { ChannelStatus, type ChannelView } from '@aigw/contracts';
+import { ChannelStatus, type ChannelRow, type ChannelView } from '@aigw/contracts';
 import { useFormatQuota } from '../../app/hooks';
-import { isTagRow, useEditTagMutation, useUpdateChannelFieldMutation, type ChannelRow } from './api';
+import { isTagRow, useEditTagMutation, useUpdateChannelFieldMutation } from './api';
 import { InlineNumber, ResponseTimeTag, StatusTag } from './cells';
 import { channelTypeName } from './channel-types';
 import { splitModels } from './form-values';

@@ -1,8 +1,8 @@
 import { App, Button, Dropdown, Popconfirm, Space } from 'antd';
 import { DownOutlined } from '@ant-design/icons';
 import { useIntl } from 'react-intl';
-import { ChannelStatus, type ChannelView } from '@aigw/contracts';
-import { useCopyChannelMutation, useDeleteChannelMutation, useSetChannelStatusMutation, useSetTagStatusMutation, type TagRow } from './api';
+import { ChannelStatus, type ChannelView, type TagRow } from '@aigw/contracts';
+import { useCopyChannelMutation, useDeleteChannelMutation, useSetChannelStatusMutation, useSetTagStatusMutation } from './api';
 import { splitModels } from './form-values';
 import { useFailureText, useShowFailure } from './use-failure';
 import { useTestChannel } from './use-test-channel';

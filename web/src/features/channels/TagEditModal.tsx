@@ -1,8 +1,9 @@
 import { useMemo } from 'react';
 import { App, Form, Input, Modal, Select } from 'antd';
 import { useIntl } from 'react-intl';
+import type { TagEditBody } from '@aigw/contracts';
 import { useGroupNamesQuery } from '../groups/api';
-import { useEditTagMutation, type TagEditBody } from './api';
+import { useEditTagMutation } from './api';
 import { isJsonObjectOrBlank } from './form-values';
 import { useModelOptions } from './ModelTools';
 

@@ -1,56 +1,12 @@
-import type { ChannelView, CreateChannelBody, Page, UpdateChannelBody } from '@aigw/contracts';
+import type {
+  ChannelBalance, ChannelRow, ChannelSearchQuery, ChannelTestResult, ChannelView, CopiedChannel, CreateChannelBody, CreatedChannels, FetchModelsBody,
+  KnownModel, Page, TagEditBody, TagRow, UpdateChannelBody,
+} from '@aigw/contracts';
 import { api } from '../../api/api';
 import type { RootState } from '../../app/store';
 import { storageKeys, write } from '../../lib/storage';
 
-/** A tag in tag aggregate mode: what the table shows for all its channels, listed as children. */
-export interface TagRow {
-  tag: string;
-  name: string;
-  type: number;
-  status: number;
-  channel_count: number;
-  enabled_count: number;
-  group: string;
-  models: string;
-  priority: number;
-  weight: number;
-  used_quota: number;
-  balance: number;
-  response_time: number;
-  children: ChannelView[];
-}
-
-export type ChannelRow = ChannelView | TagRow;
 export const isTagRow = (row: ChannelRow): row is TagRow => 'children' in row && !('id' in row);
-
-/** The table's query: the list, or the search when any filter is set. */
-export interface ChannelListArgs {
-  p: number;
-  page_size: number;
-  id_sort: boolean;
-  tag_mode: boolean;
-  keyword: string;
-  group: string;
-  model: string;
-}
-
-/** One entry of GET /api/channel/models. */
-export interface KnownModel {
-  id: string;
-  channel_types: number[];
-}
-
-/** PUT /api/channel/tag: blank fields are left out (no change). */
-export interface TagEditBody {
-  tag: string;
-  new_tag?: string;
-  model_mapping?: string;
-  groups?: string;
-  models?: string;
-  priority?: number;
-  weight?: number;
-}
 
 /** Channel operations by id show their own failures (a 404 means the row is stale). */
 const silent = { silent: true } as const;
@@ -74,7 +30,8 @@ function patchChannelRows(dispatch: (action: unknown) => unknown, getState: () =
 
 export const channelsApi = api.injectEndpoints({
   endpoints: (build) => ({
-    channels: build.query<Page<ChannelRow>, ChannelListArgs>({
+    /** The table's query: the list, or the search when any filter is set. */
+    channels: build.query<Page<ChannelRow>, ChannelSearchQuery>({
       query: ({ keyword, group, model, ...page }) => {
         const params = { ...page, id_sort: String(page.id_sort), tag_mode: String(page.tag_mode) };
         if (keyword.trim() || group || model.trim()) return { url: '/channel/search', params: { ...params, keyword: keyword.trim(), group, model: model.trim() } };
@@ -87,7 +44,7 @@ export const channelsApi = api.injectEndpoints({
       extraOptions: silent,
       providesTags: ['Channel'],
     }),
-    createChannel: build.mutation<{ ids: number[] }, Omit<CreateChannelBody, 'status'> & { status?: 1 | 2 }>({
+    createChannel: build.mutation<CreatedChannels, Omit<CreateChannelBody, 'status'> & { status?: 1 | 2 }>({
       query: (body) => ({ url: '/channel/', method: 'POST', body }),
       invalidatesTags: ['Channel', 'Model'],
     }),
@@ -121,14 +78,14 @@ export const channelsApi = api.injectEndpoints({
       extraOptions: silent,
       invalidatesTags: (_result, error) => (error ? [] : ['Channel']),
     }),
-    copyChannel: build.mutation<{ id: number }, number>({
+    copyChannel: build.mutation<CopiedChannel, number>({
       // The server's default suffix names the copy; reset_balance zeroes its balance and used quota.
       query: (id) => ({ url: `/channel/copy/${id}`, method: 'POST', params: { reset_balance: 'true' } }),
       extraOptions: silent,
       invalidatesTags: (_result, error) => (error ? [] : ['Channel']),
     }),
     /** Tests one channel (with a model, or its test model); `time` is in seconds. POST: it records the result (rule R12). */
-    testChannel: build.mutation<{ time: number }, { id: number; model?: string }>({
+    testChannel: build.mutation<ChannelTestResult, { id: number; model?: string }>({
       query: ({ id, model }) => ({ url: `/channel/test/${id}`, method: 'POST', params: model ? { model } : {} }),
       extraOptions: silent,
       async onQueryStarted({ id }, { dispatch, getState, queryFulfilled }) {
@@ -145,7 +102,7 @@ export const channelsApi = api.injectEndpoints({
       },
     }),
     testAllChannels: build.mutation<null, void>({ query: () => ({ url: '/channel/test', method: 'POST' }) }),
-    updateBalance: build.mutation<{ balance: number }, number>({
+    updateBalance: build.mutation<ChannelBalance, number>({
       query: (id) => ({ url: `/channel/update_balance/${id}/`, method: 'POST' }),
       extraOptions: silent,
       async onQueryStarted(id, { dispatch, getState, queryFulfilled }) {
@@ -193,7 +150,7 @@ export const channelsApi = api.injectEndpoints({
         if (data) write(storageKeys.models, data);
       },
     }),
-    fetchUpstreamModels: build.mutation<string[], { id: number } | { type: number; base_url: string; key: string; allow_private_network: boolean }>({
+    fetchUpstreamModels: build.mutation<string[], { id: number } | FetchModelsBody>({
       query: (arg) => ('id' in arg ? `/channel/fetch_models/${arg.id}` : { url: '/channel/fetch_models', method: 'POST', body: arg }),
       extraOptions: silent,
     }),

@@ -1,14 +1,11 @@
+import type { DataQuery, UsageRow } from '@aigw/contracts';
 import { api } from '../../api/api';
-import type { UsageRow } from './buckets';
 
-export interface UsageDataArgs {
+/** The dashboard's query: always a time range; `username` is admin only (the self route ignores it, so it is not sent there). */
+export type UsageDataArgs = Required<Pick<DataQuery, 'start_timestamp' | 'end_timestamp'>> & Partial<Pick<DataQuery, 'username'>> & {
   /** Admins read /api/data/ (everyone, or one username), users /api/data/self. */
   admin: boolean;
-  start_timestamp: number;
-  end_timestamp: number;
-  /** Admin only; the self route ignores it, so it is not sent there. */
-  username?: string;
-}
+};
 
 export const dashboardApi = api.injectEndpoints({
   endpoints: (build) => ({

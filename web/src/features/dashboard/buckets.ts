@@ -1,4 +1,5 @@
 import dayjs from 'dayjs';
+import type { UsageRow } from '@aigw/contracts';
 
 /**
  * The dashboard's grouping of the server's hourly rows (GET /api/data/) into hours, days or
@@ -12,16 +13,6 @@ export type Granularity = (typeof granularities)[number];
 /** status.data_export_default_time when it is a known granularity, else hour. */
 export function toGranularity(value: string | undefined): Granularity {
   return (granularities as readonly string[]).includes(value ?? '') ? (value as Granularity) : 'hour';
-}
-
-/** One row of /api/data/: a model's usage in one hour. */
-export interface UsageRow {
-  model_name: string;
-  /** Start of the hour, unix seconds. */
-  created_at: number;
-  count: number;
-  quota: number;
-  token_used: number;
 }
 
 export interface Bucket {

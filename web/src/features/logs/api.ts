@@ -1,19 +1,16 @@
-import type { LogView, Page } from '@aigw/contracts';
+import type { LogQuery, LogStat, LogView, Page } from '@aigw/contracts';
 import { api } from '../../api/api';
 
-/** Filters of the log list and its totals, as the routes take them (docs/product.md section 9, logQuerySchema). */
-export interface LogFilterParams {
-  type: number;
-  token_name: string;
-  model_name: string;
-  group: string;
-  /** Unix seconds; left out when the range is cleared. */
-  start_timestamp?: number;
-  end_timestamp?: number;
-  /** Admin only: the self routes ignore them, so they are not sent there. */
-  username?: string;
+/**
+ * Filters of the log list and its totals (docs/product.md section 9, logQuerySchema); the time
+ * range is left out when cleared. `username` and `channel` are admin only: the self routes ignore
+ * them, so they are not sent there (`channel` as the form's text, which the route reads as a
+ * number).
+ */
+export type LogFilterParams = Pick<LogQuery, 'type' | 'token_name' | 'model_name' | 'group' | 'start_timestamp' | 'end_timestamp'> & {
+  username?: LogQuery['username'];
   channel?: string;
-}
+};
 
 export interface LogListArgs extends LogFilterParams {
   /** Admins read /api/log/, everyone else /api/log/self. */
@@ -24,13 +21,6 @@ export interface LogListArgs extends LogFilterParams {
 
 export interface LogStatArgs extends LogFilterParams {
   admin: boolean;
-}
-
-/** GET /api/log/stat: consumption in the range, requests and tokens of the last minute. */
-export interface LogStat {
-  quota: number;
-  rpm: number;
-  tpm: number;
 }
 
 const params = ({ admin, ...rest }: LogListArgs | LogStatArgs) => {

@@ -3,37 +3,17 @@
  * docs/product.md section 9 for log rows: duration and first-token colour bands, the retry path and
  * the pay-as-you-go formula. Pure, so the rules are unit-tested without rendering.
  */
+import { logOtherSchema, type LogOther } from '@aigw/contracts';
 
-/** What the relay writes into `other`; every field may be missing on older or non-consume rows. */
-export interface LogOther {
-  /** First response time in ms; -1 or missing when unknown. */
-  frt?: number;
-  model_ratio?: number;
-  completion_ratio?: number;
-  group_ratio?: number;
-  /** Dollars per call for fixed-price models; -1 for ratio-billed calls. */
-  model_price?: number;
-  cache_ratio?: number;
-  cache_tokens?: number;
-  audio?: boolean;
-  audio_ratio?: number;
-  audio_completion_ratio?: number;
-  audio_input?: number;
-  audio_output?: number;
-  text_input?: number;
-  text_output?: number;
-  is_model_mapped?: boolean;
-  upstream_model_name?: string;
-  /** Admin rows only: the channels tried, in order. */
-  admin_info?: { use_channel?: number[] };
-}
-
-/** `other` parsed; an empty or broken text gives an empty object (the row still shows). */
+/**
+ * `other` parsed with the contract's schema; an empty, broken or unexpected text gives an empty
+ * object (the row still shows, without the details).
+ */
 export function parseOther(text: string): LogOther {
   if (!text) return {};
   try {
-    const parsed: unknown = JSON.parse(text);
-    return parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as LogOther) : {};
+    const parsed = logOtherSchema.safeParse(JSON.parse(text));
+    return parsed.success ? parsed.data : {};
   } catch {
     return {};
   }

@@ -1,4 +1,4 @@
-import type { Page, RedemptionView } from '@aigw/contracts';
+import type { CreateRedemptionBody, Page, RedemptionView } from '@aigw/contracts';
 import { api } from '../../api/api';
 import { setStatusOptimistically, type PatchPages } from '../../api/optimistic-status';
 
@@ -8,11 +8,6 @@ export interface RedemptionListArgs {
   page: number;
   pageSize: number;
   keyword: string;
-}
-
-export interface RedemptionFields {
-  name: string;
-  quota: number;
 }
 
 export const redemptionsApi = api.injectEndpoints({
@@ -28,11 +23,12 @@ export const redemptionsApi = api.injectEndpoints({
       providesTags: (_result, _error, id) => [{ type: 'Redemption', id }],
     }),
     /** Answers the generated codes. */
-    createRedemptions: build.mutation<string[], RedemptionFields & { count: number }>({
+    createRedemptions: build.mutation<string[], CreateRedemptionBody>({
       query: (body) => ({ url: '/redemption/', method: 'POST', body }),
       invalidatesTags: ['Redemption'],
     }),
-    updateRedemption: build.mutation<RedemptionView, RedemptionFields & { id: number }>({
+    /** The form sends both fields; the route takes either. */
+    updateRedemption: build.mutation<RedemptionView, Pick<CreateRedemptionBody, 'name' | 'quota'> & { id: number }>({
       query: (body) => ({ url: '/redemption/', method: 'PUT', body }),
       invalidatesTags: ['Redemption'],
     }),

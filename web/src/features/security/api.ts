@@ -1,10 +1,7 @@
-import type { PasskeyStatus, PasskeyView, TwoFactorSetup, TwoFactorStatus, VerifyBody, VerifyResult } from '@aigw/contracts';
+import type {
+  BackupCodes, ChannelKey, PasskeyOptions, PasskeyStatus, PasskeyView, TwoFactorCodeBody, TwoFactorSetup, TwoFactorStatus, VerifyBody, VerifyResult,
+} from '@aigw/contracts';
 import { api } from '../../api/api';
-
-/** What the begin calls answer: options for @simplewebauthn/browser (`optionsJSON`). */
-interface CeremonyOptions {
-  options: Record<string, unknown>;
-}
 
 const securityApi = api.enhanceEndpoints({ addTagTypes: ['TwoFactor', 'Passkey'] });
 
@@ -16,21 +13,22 @@ export const secondFactorApi = securityApi.injectEndpoints({
   endpoints: (build) => ({
     twoFactorStatus: build.query<TwoFactorStatus, void>({ query: () => '/user/2fa/status', providesTags: ['TwoFactor'] }),
     setupTwoFactor: build.mutation<TwoFactorSetup, void>({ query: () => ({ url: '/user/2fa/setup', method: 'POST' }) }),
-    enableTwoFactor: build.mutation<null, { code: string }>({
+    enableTwoFactor: build.mutation<null, TwoFactorCodeBody>({
       query: (body) => ({ url: '/user/2fa/enable', method: 'POST', body }),
       invalidatesTags: ['TwoFactor'],
     }),
-    disableTwoFactor: build.mutation<null, { code: string }>({
+    disableTwoFactor: build.mutation<null, TwoFactorCodeBody>({
       query: (body) => ({ url: '/user/2fa/disable', method: 'POST', body }),
       invalidatesTags: ['TwoFactor'],
     }),
-    regenerateBackupCodes: build.mutation<{ backup_codes: string[] }, { code: string }>({
+    regenerateBackupCodes: build.mutation<BackupCodes, TwoFactorCodeBody>({
       query: (body) => ({ url: '/user/2fa/backup_codes', method: 'POST', body }),
       invalidatesTags: ['TwoFactor'],
     }),
     passkeys: build.query<PasskeyStatus, void>({ query: () => '/user/passkey', providesTags: ['Passkey'] }),
     /** Silent: a 403 means a step-up comes first, which the card asks for itself. */
-    passkeyRegisterBegin: build.mutation<CeremonyOptions, void>({
+    /** Options for @simplewebauthn/browser (`optionsJSON`), as every begin call answers. */
+    passkeyRegisterBegin: build.mutation<PasskeyOptions, void>({
       query: () => ({ url: '/user/passkey/register/begin', method: 'POST' }),
       extraOptions: { silent: true },
     }),
@@ -42,12 +40,12 @@ export const secondFactorApi = securityApi.injectEndpoints({
       query: (id) => ({ url: `/user/passkey/${id}`, method: 'DELETE' }),
       invalidatesTags: ['Passkey'],
     }),
-    passkeyVerifyBegin: build.mutation<CeremonyOptions, void>({ query: () => ({ url: '/user/passkey/verify/begin', method: 'POST' }) }),
+    passkeyVerifyBegin: build.mutation<PasskeyOptions, void>({ query: () => ({ url: '/user/passkey/verify/begin', method: 'POST' }) }),
     verify: build.mutation<VerifyResult, VerifyBody | { method: 'passkey'; credential: Record<string, unknown> }>({
       query: (body) => ({ url: '/verify', method: 'POST', body }),
     }),
     /** Silent: a 403 asks for a step-up, which the button handles. */
-    revealChannelKey: build.mutation<{ key: string }, number>({
+    revealChannelKey: build.mutation<ChannelKey, number>({
       query: (id) => ({ url: `/channel/${id}/key`, method: 'POST' }),
       extraOptions: { silent: true },
     }),

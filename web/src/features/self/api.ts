@@ -1,8 +1,5 @@
-import type { UpdateSelfBody, User } from '@aigw/contracts';
+import type { UpdateSelfBody, UsableGroups, User } from '@aigw/contracts';
 import { api } from '../../api/api';
-
-/** Groups the user may pick, with their description and price ratio. */
-export type UsableGroups = Record<string, { desc: string; ratio: number }>;
 
 /** The signed-in user's own record, groups and models, read by several screens. */
 export const selfApi = api.injectEndpoints({

@@ -1,4 +1,4 @@
-import { decodeOptionValue, encodeOptionValue, isOptionKey, optionDefinitions, type OptionKey } from '@aigw/contracts';
+import { decodeOptionValue, encodeOptionValue, isOptionKey, optionDefinitions, type OptionKey, type UpdateOptionBody } from '@aigw/contracts';
 
 /** What a settings form holds for an option: switches get booleans, JSON gets indented text. */
 export type FormValue = boolean | number | string | null | undefined;
@@ -47,7 +47,8 @@ export function checkOptionValue(key: OptionKey, value: FormValue): string | und
   return decoded.ok ? undefined : decoded.message;
 }
 
-export interface OptionChange {
+/** One PUT /api/option/ body as the settings cards send it: a known key and the value in its wire form (text). */
+export interface OptionChange extends UpdateOptionBody {
   key: OptionKey;
   value: string;
 }

@@ -1,4 +1,4 @@
-import type { OptionRow } from '@aigw/contracts';
+import type { OptionRow, UpdateOptionBody } from '@aigw/contracts';
 import { api } from '../../api/api';
 
 /** The settings (root only): GET answers every non-secret option as strings. */
@@ -10,7 +10,7 @@ export const optionsApi = api.injectEndpoints({
       providesTags: ['Option'],
     }),
     /** One call per changed setting; the caller reports the outcome of the batch. */
-    updateOption: build.mutation<null, { key: string; value: string }>({
+    updateOption: build.mutation<null, UpdateOptionBody>({
       query: (body) => ({ url: '/option/', method: 'PUT', body }),
       extraOptions: { silent: true },
     }),

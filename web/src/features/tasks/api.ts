@@ -1,38 +1,5 @@
-import type { Page } from '@aigw/contracts';
+import type { AsyncTask, DrawingTask, Page } from '@aigw/contracts';
 import { api } from '../../api/api';
-
-/** A drawing (Midjourney) task as GET /api/mj/ lists it (spec 3). */
-export interface DrawingTask {
-  id?: number;
-  /** Unix seconds, or ms as the established product stores them (formatTimestamp reads both). */
-  submit_time: number;
-  finish_time: number;
-  channel_id: number;
-  action: string;
-  mj_id: string;
-  code: number;
-  status: string;
-  /** "50%" */
-  progress: string;
-  image_url: string;
-  prompt: string;
-  prompt_en: string;
-  fail_reason: string;
-}
-
-/** An async (music) task as GET /api/task/ lists it (spec 3). */
-export interface AsyncTask {
-  id?: number;
-  submit_time: number;
-  finish_time: number;
-  progress: string;
-  channel_id: number;
-  platform: string;
-  action: string;
-  task_id: string;
-  status: string;
-  fail_reason: string;
-}
 
 /** The list filters both screens share; channel_id is an admin filter. */
 export interface TaskListArgs {

@@ -1,9 +1,8 @@
 import { useMemo } from 'react';
 import { Alert, App, AutoComplete, Button, Form, Input, Select, Space, Switch, Tag, Typography } from 'antd';
-import { MAX_QUOTA, TOKEN_BATCH_MAX, TOKEN_NAME_MAX, type CreateTokenBody, type TokenView, type UpdateTokenBody } from '@aigw/contracts';
+import { MAX_QUOTA, TOKEN_BATCH_MAX, TOKEN_NAME_MAX, type CreateTokenBody, type TokenView, type UpdateTokenBody, type UsableGroups } from '@aigw/contracts';
 import { useCurrentUser, useFormatQuota } from '../../app/hooks';
 import { useText } from '../../app/use-text';
-import type { UsableGroups } from '../self/api';
 import { useCreateTokenMutation, useUpdateTokenMutation } from './api';
 import { ExpiryInput } from './ExpiryInput';
 import {

@@ -1,4 +1,6 @@
-import { PAGE_SIZE_MAX, TokenStatus, type CreateTokenBody, type Page, type TokenView, type UpdateTokenBody } from '@aigw/contracts';
+import {
+  PAGE_SIZE_MAX, TokenStatus, type CreateTokenBody, type Page, type RevealedKey, type TokenKey, type TokenView, type UpdateTokenBody,
+} from '@aigw/contracts';
 import { api } from '../../api/api';
 import { setStatusOptimistically, type PatchPages } from '../../api/optimistic-status';
 
@@ -13,12 +15,6 @@ export interface TokenListArgs {
 
 /** A created token, its key whole (`sk-...`): the only answer besides the reveal route that carries it. */
 export type CreatedToken = TokenView;
-
-/** A whole key the batch reveal answered. */
-export interface RevealedKey {
-  id: number;
-  key: string;
-}
 
 /** The most ids one batch reveal takes: one full page of tokens. */
 export const REVEAL_BATCH_MAX = PAGE_SIZE_MAX;
@@ -68,7 +64,7 @@ export const tokensApi = api.injectEndpoints({
     /** The whole key (`sk-...`): lists only carry a masked one. */
     revealTokenKey: build.mutation<string, number>({
       query: (id) => ({ url: `/token/${id}/key`, method: 'POST' }),
-      transformResponse: (data: { key: string }) => data.key,
+      transformResponse: (data: TokenKey) => data.key,
     }),
     /** Several whole keys at once (at most REVEAL_BATCH_MAX), counted by the server as one reveal. */
     revealTokenKeys: build.mutation<RevealedKey[], number[]>({

@@ -1,19 +1,11 @@
-import type { CreateUserBody, ManageAction, Page, UpdateUserBody, UserRow } from '@aigw/contracts';
+import type { CreateUserBody, ManageUserBody, ManageUserResult, Page, PageQuery, UpdateUserBody, UserRow, UserSearchQuery } from '@aigw/contracts';
 import { api } from '../../api/api';
 
-/** One page of the user table: the plain list, or a search when a keyword or group is set. */
-export interface UserPageArgs {
-  keyword: string;
-  group: string;
-  /** 0 on first load, 1-based afterwards (the server reads 0 and 1 as the first page). */
-  p: number;
-  page_size: number;
-}
-
-export interface ManageResult {
-  role: number;
-  status: number;
-}
+/**
+ * One page of the user table: the plain list, or a search when a keyword or group is set. `p` is
+ * 0 on first load, 1-based afterwards (the server reads 0 and 1 as the first page).
+ */
+export type UserPageArgs = UserSearchQuery & PageQuery;
 
 const LIST = { type: 'User', id: 'LIST' } as const;
 
@@ -41,7 +33,7 @@ export const usersApi = api.injectEndpoints({
       query: (body) => ({ url: '/user/', method: 'PUT', body }),
       invalidatesTags: (_result, error, body) => (error ? [] : [LIST, { type: 'User', id: body.id }]),
     }),
-    manageUser: build.mutation<ManageResult, { id: number; action: ManageAction }>({
+    manageUser: build.mutation<ManageUserResult, ManageUserBody>({
       query: (body) => ({ url: '/user/manage', method: 'POST', body }),
       invalidatesTags: (_result, error, { id }) => (error ? [] : [{ type: 'User', id }]),
       /** Every cached page showing the row takes the role and status the server answered. */

@@ -1,6 +1,7 @@
 import { useState } from 'react';
 import { AlipayCircleOutlined, GiftOutlined, LinkOutlined, WechatOutlined } from '@ant-design/icons';
 import { App, Button, Card, Col, Descriptions, Flex, Input, InputNumber, Modal, Row, Statistic, Typography } from 'antd';
+import type { PaymentMethod } from '@aigw/contracts';
 import { useText } from '../../app/use-text';
 import { useFormatQuota, useStatus } from '../../app/hooks';
 import { userUpdated } from '../../app/session';
@@ -16,7 +17,7 @@ const paymentMethods = [
 ] as const;
 
 interface PendingPayment {
-  method: string;
+  method: PaymentMethod;
   amount: number;
   payable: string;
 }
@@ -61,7 +62,7 @@ export function WalletPage() {
     window.open(status.top_up_link, '_blank', 'noopener,noreferrer');
   };
 
-  const startPayment = async (method: string) => {
+  const startPayment = async (method: PaymentMethod) => {
     if (!status?.enable_online_topup) {
       void message.error(t('pages.wallet.online.disabled', '管理员未开启在线充值！'));
       return;

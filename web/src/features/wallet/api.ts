@@ -1,28 +1,32 @@
+import { topUpPayAnswerSchema, type RedeemBody, type TopUpAmountBody, type TopUpPayAnswer, type TopUpPayBody } from '@aigw/contracts';
 import { api } from '../../api/api';
 
 /** What the payment gateway needs: the form fields to post and where to post them. */
 export interface PaymentForm {
-  url: string;
-  fields: Record<string, string>;
+  url: TopUpPayAnswer['url'];
+  fields: NonNullable<TopUpPayAnswer['data']>;
 }
+
+/** The gateway's address beside `data` in the answer. */
+const paymentTarget = topUpPayAnswerSchema.pick({ url: true });
 
 export const walletApi = api.injectEndpoints({
   endpoints: (build) => ({
     /** POST /api/user/topup: redeems a code; answers the quota added. */
-    redeemCode: build.mutation<number, { key: string }>({
+    redeemCode: build.mutation<number, RedeemBody>({
       query: (body) => ({ url: '/user/topup', method: 'POST', body }),
       invalidatesTags: ['Self', 'Log'],
     }),
     /** POST /api/user/amount: the money payable for an amount. */
-    topupAmount: build.mutation<string, { amount: number; top_up_code: string }>({
+    topupAmount: build.mutation<string, TopUpAmountBody>({
       query: (body) => ({ url: '/user/amount', method: 'POST', body }),
     }),
     /** POST /api/user/pay: the gateway form (fields in `data`, target in `url`). */
-    topupPay: build.mutation<PaymentForm, { amount: number; top_up_code: string; payment_method: string }>({
+    topupPay: build.mutation<PaymentForm, TopUpPayBody>({
       query: (body) => ({ url: '/user/pay', method: 'POST', body }),
       // The page says what went wrong itself (请求失败 for anything but the server's refusal: docs/product.md section 8).
       extraOptions: { silent: true },
-      transformResponse: (data: Record<string, string>, meta) => ({ fields: data ?? {}, url: String(meta?.envelope.url ?? '') }),
+      transformResponse: (data: TopUpPayAnswer['data'], meta) => ({ fields: data ?? {}, url: paymentTarget.safeParse(meta?.envelope).data?.url ?? '' }),
     }),
   }),
 });

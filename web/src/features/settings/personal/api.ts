@@ -1,3 +1,4 @@
+import type { AffTransferBody, EmailBindBody, UpdateSelfBody, WechatCodeBody } from '@aigw/contracts';
 import { api } from '../../../api/api';
 
 /** The fields the Telegram login widget hands back, forwarded as the bind call's body. */
@@ -19,17 +20,17 @@ export const personalApi = api.injectEndpoints({
       providesTags: ['Model'],
     }),
     /** Moves pending invite earnings into the balance; answers the server's message. */
-    transferAffQuota: build.mutation<string, { quota: number }>({
+    transferAffQuota: build.mutation<string, AffTransferBody>({
       query: (body) => ({ url: '/user/aff_transfer', method: 'POST', body }),
       transformResponse: (_data: unknown, meta) => meta?.message ?? '',
       invalidatesTags: ['Self'],
     }),
     // The binds and the new access token change the account: POST (rule R12).
-    bindEmail: build.mutation<null, { email: string; code: string }>({
+    bindEmail: build.mutation<null, EmailBindBody>({
       query: (body) => ({ url: '/oauth/email/bind', method: 'POST', body }),
       invalidatesTags: ['Self'],
     }),
-    bindWechat: build.mutation<null, { code: string }>({
+    bindWechat: build.mutation<null, WechatCodeBody>({
       query: (body) => ({ url: '/oauth/wechat/bind', method: 'POST', body }),
       invalidatesTags: ['Self'],
     }),
@@ -39,7 +40,7 @@ export const personalApi = api.injectEndpoints({
     }),
     /** A new system access token; the previous one stops working. */
     generateAccessToken: build.mutation<string, void>({ query: () => ({ url: '/user/token', method: 'POST' }) }),
-    changeOwnPassword: build.mutation<null, { password: string; original_password: string }>({
+    changeOwnPassword: build.mutation<null, Required<Pick<UpdateSelfBody, 'password' | 'original_password'>>>({
       query: (body) => ({ url: '/user/self', method: 'PUT', body }),
     }),
     deleteOwnAccount: build.mutation<null, void>({ query: () => ({ url: '/user/self', method: 'DELETE' }) }),

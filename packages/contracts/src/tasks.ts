@@ -1,0 +1,62 @@
+import { z } from 'zod';
+import { pageQuerySchema } from './envelope.js';
+
+/**
+ * The console's drawing (Midjourney, `/api/mj/`) and async task (music, `/api/task/`) lists:
+ * admins read every user's, users their own (`/self`). The relay owns these tasks.
+ */
+
+const timeRange = {
+  /** Unix seconds. */
+  start_timestamp: z.coerce.number().int().min(0).optional(),
+  end_timestamp: z.coerce.number().int().min(0).optional(),
+};
+
+/** GET /api/mj/ and /api/mj/self; `channel_id` is an admin filter. */
+export const drawingQuerySchema = pageQuerySchema.extend({
+  channel_id: z.coerce.number().int().min(0).optional(),
+  mj_id: z.string().max(128).optional(),
+  ...timeRange,
+});
+
+/** GET /api/task/ and /api/task/self; `channel_id` is an admin filter. */
+export const taskQuerySchema = pageQuerySchema.extend({
+  channel_id: z.coerce.number().int().min(0).optional(),
+  task_id: z.string().max(128).optional(),
+  ...timeRange,
+});
+
+/** A drawing task as the drawing list shows it. */
+export const drawingTaskSchema = z.object({
+  id: z.number().int().optional(),
+  /** Unix seconds, or ms as the established product stores them. */
+  submit_time: z.number().int(),
+  finish_time: z.number().int(),
+  channel_id: z.number().int(),
+  action: z.string(),
+  mj_id: z.string(),
+  code: z.number().int(),
+  status: z.string(),
+  /** "50%" */
+  progress: z.string(),
+  image_url: z.string(),
+  prompt: z.string(),
+  prompt_en: z.string(),
+  fail_reason: z.string(),
+});
+export type DrawingTask = z.infer<typeof drawingTaskSchema>;
+
+/** An async (music) task as the task list shows it. */
+export const asyncTaskSchema = z.object({
+  id: z.number().int().optional(),
+  submit_time: z.number().int(),
+  finish_time: z.number().int(),
+  progress: z.string(),
+  channel_id: z.number().int(),
+  platform: z.string(),
+  action: z.string(),
+  task_id: z.string(),
+  status: z.string(),
+  fail_reason: z.string(),
+});
+export type AsyncTask = z.infer<typeof asyncTaskSchema>;
