@@ -219,8 +219,12 @@ function pathsIn(text) {
 function ignoredPaths(paths) {
   if (paths.length === 0) return new Set();
   try {
-    const output = execFileSync('git', ['check-ignore', '--no-index', '--stdin'], { cwd: root, input: paths.join('\n'), encoding: 'utf8' });
-    return new Set(output.split('\n').filter(Boolean));
+    // Each path is asked also as a folder: a `dist/` rule matches `web/dist` only when git knows
+    // it is a folder, which it cannot when the build has not run yet.
+    const asked = paths.flatMap((candidate) => [candidate, `${candidate.replace(/\/$/, '')}/`]);
+    const output = execFileSync('git', ['check-ignore', '--no-index', '--stdin'], { cwd: root, input: asked.join('\n'), encoding: 'utf8' });
+    const ignored = new Set(output.split('\n').filter(Boolean));
+    return new Set(paths.filter((candidate) => ignored.has(candidate) || ignored.has(`${candidate.replace(/\/$/, '')}/`)));
   } catch (error) {
     // Exit status 1: none of them is ignored.
     if (error.status === 1) return new Set();

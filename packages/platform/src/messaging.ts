@@ -10,6 +10,24 @@ import type { Logger } from './logger.js';
  * on the way out and validated on the way in (consumers validate before acting).
  */
 
+/**
+ * What a service says on the bus, declared once in its events.ts: the events it publishes and
+ * consumes, the requests it answers and those it makes. The subjects are keys of the contracts'
+ * maps, so a misspelt one does not compile; a test holds each service's code to its declaration.
+ */
+export interface ServiceMessaging {
+  /** Events it publishes, each after the change it reports committed. */
+  publishes: readonly EventSubject[];
+  /** Events it acts on (each validated before acting). */
+  consumes: readonly EventSubject[];
+  /** Events it passes on without acting on them (the notifier's webhooks to integrators). */
+  forwards?: readonly EventSubject[];
+  /** Requests it answers. */
+  answers: readonly RequestSubject[];
+  /** Requests it makes of other services. */
+  asks: readonly RequestSubject[];
+}
+
 export function publishEvent<S extends EventSubject>(bus: Bus, subject: S, payload: EventPayload<S>, id?: string): Promise<BusEvent> {
   const data = eventSchemas[subject].parse(payload);
   return bus.publish(subject, data, id ? { id } : undefined);

@@ -1,8 +1,9 @@
 import { LogType, MAX_QUOTA, Role, type EventPayload } from '@aigw/contracts';
-import { isPostgres, onEvent, publishAudit, publishEvent, queryRows, replyTyped, UserError, type Subscription } from '@aigw/platform';
+import { isPostgres, onEvent, publishAudit, queryRows, replyTyped, UserError, type Subscription } from '@aigw/platform';
 import type { BillingContext } from './context.js';
 import { AccountEntity, LedgerEntryEntity, LedgerKind } from './entities/index.js';
 import { adjustLiveUser, applyToAccount, counterKeys, ensureAccount, formatQuota, writeLog } from './ledger.js';
+import { publishAccountUpdated } from './events.js';
 
 /** The super admin's starting balance ($200), as in the established product. */
 export const ROOT_INITIAL_QUOTA = 100_000_000;
@@ -72,12 +73,6 @@ async function openAccount(context: BillingContext, user: EventPayload<'identity
   if (!opened) return;
   await adjustLiveUser(context.counters, user.user_id, granted.reduce((sum, amount) => sum + amount, 0));
   await publishAccountUpdated(context, user.user_id);
-}
-
-export async function publishAccountUpdated(context: BillingContext, userId: number): Promise<void> {
-  const account = await context.db.getRepository(AccountEntity).findOneBy({ user_id: userId });
-  if (!account) return;
-  await publishEvent(context.bus, 'billing.account.updated', { user_id: userId, quota: account.quota, status: account.status, group: account.group, role: account.role });
 }
 
 /** Request-reply for identity: balances of a page of users, and the admin's quota edit. */

@@ -5,7 +5,7 @@ import { escapeLike, NotFoundError, param, queryRows, UserError } from '@aigw/pl
 import type { BillingContext } from './context.js';
 import { LedgerKind, RedemptionEntity } from './entities/index.js';
 import { adjustLiveUser, applyToAccount, ensureAccount, formatQuota, writeLog } from './ledger.js';
-import { publishAccountUpdated } from './accounts.js';
+import { publishAccountUpdated } from './events.js';
 
 /** The one answer for a wrong, used or disabled code: which of them it was is nobody's business. */
 export const INVALID_CODE_MESSAGE = 'invalid or already used redemption code';

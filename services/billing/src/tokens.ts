@@ -3,10 +3,11 @@ import {
   TOKEN_NAME_MAX, TokenStatus,
   type CreateTokenBody, type Page, type ResolvedToken, type RevealedKey, type TokenView, type UpdateTokenBody,
 } from '@aigw/contracts';
-import { escapeLike, NotFoundError, openSecret, parseAllowIps, publishEvent, sealSecret, UserError } from '@aigw/platform';
+import { escapeLike, NotFoundError, openSecret, parseAllowIps, sealSecret, UserError } from '@aigw/platform';
 import type { BillingContext } from './context.js';
 import { AccountEntity, TokenEntity } from './entities/index.js';
 import { counterKeys } from './ledger.js';
+import { publishTokenDeleted, publishTokenUpdated } from './events.js';
 import {
   generateKey, hashKey, KEY_LENGTH, KEY_PREFIX, maskKey, randomAlphanumeric, VISIBLE_CHARS, visibleChars,
 } from './domain/token-key.js';
@@ -153,7 +154,7 @@ export async function deleteToken(context: BillingContext, userId: number, id: n
   const result = await context.db.getRepository(TokenEntity).delete({ id, user_id: userId });
   if (!result.affected) throw notFound(); // deleted concurrently
   await context.counters.delete(counterKeys.token(id));
-  await publishEvent(context.bus, 'billing.token.deleted', { token_id: id, user_id: userId, key_hash: row.key_hash });
+  await publishTokenDeleted(context.bus, { token_id: id, user_id: userId, key_hash: row.key_hash });
 }
 
 export async function getToken(context: BillingContext, userId: number, id: number): Promise<TokenView> {
@@ -260,5 +261,5 @@ async function publishUpdated(context: BillingContext, rows: TokenEntity[]): Pro
   if (rows.length === 0) return;
   const account = await context.db.getRepository(AccountEntity).findOneBy({ user_id: rows[0]!.user_id });
   if (!account) return;
-  for (const row of rows) await publishEvent(context.bus, 'billing.token.updated', { ...toResolved(row, account), key_hash: row.key_hash });
+  for (const row of rows) await publishTokenUpdated(context.bus, { ...toResolved(row, account), key_hash: row.key_hash });
 }

@@ -2,11 +2,11 @@ import type { DataSource } from 'typeorm';
 import {
   epayPaymentTypes, groupRatio, LogType, topUpQuote, TopUpStatus, type Page, type PaymentMethod, type TopUpOrderView, type TopUpQuote,
 } from '@aigw/contracts';
-import { escapeLike, isUniqueViolation, NotFoundError, param, publishEvent, queryRows, UserError, type AuthContext } from '@aigw/platform';
+import { escapeLike, isUniqueViolation, NotFoundError, param, queryRows, UserError, type AuthContext } from '@aigw/platform';
 import type { BillingContext } from './context.js';
 import { AccountEntity, LedgerKind, TopUpEntity } from './entities/index.js';
 import { adjustLiveUser, applyToAccount, ensureAccount, formatQuota, writeLog } from './ledger.js';
-import { publishAccountUpdated } from './accounts.js';
+import { publishAccountUpdated, publishTopupCompleted } from './events.js';
 import {
   epayVerify, moneyCents, newTradeNo, NOTIFY_FAIL, NOTIFY_SUCCESS, purchaseParams, TRADE_SUCCESS, type EpayParams,
 } from './domain/epay.js';
@@ -158,10 +158,7 @@ export async function completeOrder(context: BillingContext, tradeNo: string, co
   try {
     await adjustLiveUser(context.counters, credited.user_id, credited.amount);
     await publishAccountUpdated(context, credited.user_id);
-    await publishEvent(context.bus, 'billing.topup.completed', {
-      trade_no: credited.trade_no, user_id: credited.user_id, quota: credited.amount, money: credited.money, gateway: credited.gateway,
-      payment_method: credited.payment_method, completed_by: credited.completed_by, completed_at: credited.completed_at,
-    }, `topup-completed-${credited.trade_no}`);
+    await publishTopupCompleted(context.bus, credited);
   } catch (error) {
     context.logger.error({ err: error, tradeNo }, 'top-up credited, but updating the live balance or publishing failed');
   }

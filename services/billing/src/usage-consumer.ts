@@ -1,10 +1,11 @@
 import type { EntityManager } from 'typeorm';
 import { LogType, type EventPayload, type UsageRecord } from '@aigw/contracts';
-import { isPostgres, isUniqueViolation, onEvent, param, publishEvent, queryRows, releaseCommitted, type Subscription } from '@aigw/platform';
+import { isPostgres, isUniqueViolation, onEvent, param, queryRows, releaseCommitted, type Subscription } from '@aigw/platform';
 import type { BillingContext } from './context.js';
 import { LedgerEntryEntity, LedgerKind } from './entities/index.js';
 import { applyToAccount, ensureAccount } from './ledger.js';
 import { recordUsageHour } from './usage-data.js';
+import { publishBalanceDropped } from './events.js';
 
 /**
  * The usage ledger: persists `relay.usage.recorded` exactly once per request id. Everything one
@@ -96,7 +97,7 @@ export async function subscribeUsage(context: BillingContext): Promise<Subscript
     async onBalanceDropped(drop) {
       // The usage is committed either way; a redelivery would find it applied and not report
       // again, so a lost report is logged rather than retried (it is a courtesy mail, not money).
-      await publishEvent(bus, 'billing.balance.dropped', drop, `balance-dropped-${drop.request_id}`)
+      await publishBalanceDropped(bus, drop)
         .catch((error: unknown) => logger.error({ err: error, userId: drop.user_id, requestId: drop.request_id }, 'low balance not reported'));
     },
   });

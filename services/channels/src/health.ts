@@ -1,7 +1,8 @@
 import { ChannelStatus } from '@aigw/contracts';
-import { onEvent, publishEvent, type Subscription } from '@aigw/platform';
+import { onEvent, type Subscription } from '@aigw/platform';
 import type { ChannelsContext } from './context.js';
 import { changeChannels } from './channels.js';
+import { publishDisabled } from './events.js';
 import { decideDisable, decideEnable, slowTestFailure, type ChannelFailureFacts } from './domain/auto-disable.js';
 import { nowSeconds, withStatusReason } from './domain/channel-fields.js';
 
@@ -16,7 +17,7 @@ import { nowSeconds, withStatusReason } from './domain/channel-fields.js';
  * did. After the commit, `channels.channel.disabled` tells the notifier to alert root.
  */
 export async function applyFailure(context: ChannelsContext, channelId: number, failure: ChannelFailureFacts): Promise<boolean> {
-  const { options, logger, bus } = context;
+  const { options, logger } = context;
   const automaticDisableEnabled = options.get('AutomaticDisableChannelEnabled');
   // Off: the rules would say no anyway, and a failure report then costs no query.
   if (!automaticDisableEnabled) return false;
@@ -30,8 +31,7 @@ export async function applyFailure(context: ChannelsContext, channelId: number, 
   const channel = changed[0];
   if (!channel || !disabled) return false;
   logger.warn({ channelId, name: channel.name }, 'channel disabled automatically');
-  // One alert per disable: the id carries the row version the disable wrote.
-  await publishEvent(bus, 'channels.channel.disabled', { channel_id: channel.id, name: channel.name, ...disabled }, `channel-disabled-${channel.id}-${channel.version}`);
+  await publishDisabled(context, channel, disabled);
   return true;
 }
 

@@ -1,13 +1,23 @@
 import type { EventPayload } from '@aigw/contracts';
-import { publishEvent, type Bus } from '@aigw/platform';
+import { publishEvent, type Bus, type ServiceMessaging } from '@aigw/platform';
 import type { UserEntity } from './entities/user.entity.js';
 
 /**
- * What identity publishes (always after the change is committed):
- * identity.user.registered/updated/deleted, identity.session.revoked, identity.option.updated,
- * and notifier.mail.requested for verification and reset mails.
- * It consumes its own identity.option.updated (to keep replicas in step).
+ * What identity says on the bus. It publishes through the functions below, always after the
+ * change committed (audit records through platform's recordAudit), mail requests for
+ * verification and reset mails included. It consumes its own option updates, to keep replicas in
+ * step (options-store.ts), and every service's audit records (audit-trail.ts); it answers in
+ * responders.ts and asks billing for balances (balances.ts) and admins' quota changes (user-admin.ts).
  */
+export const identityMessaging = {
+  publishes: [
+    'identity.user.registered', 'identity.user.updated', 'identity.user.deleted', 'identity.session.revoked', 'identity.option.updated',
+    'notifier.mail.requested', 'identity.audit.recorded',
+  ],
+  consumes: ['identity.option.updated', 'identity.audit.recorded', 'billing.audit.recorded', 'channels.audit.recorded', 'notifier.audit.recorded'],
+  answers: ['identity.option.snapshot', 'identity.auth.resolve', 'identity.session.step-up', 'identity.user.contacts'],
+  asks: ['billing.account.balances', 'billing.account.set_quota'],
+} as const satisfies ServiceMessaging;
 
 export function userSnapshot(user: UserEntity): EventPayload<'identity.user.updated'> {
   return {

@@ -1,7 +1,7 @@
 import type { DataSource } from 'typeorm';
-import { publishEvent } from '@aigw/platform';
 import type { NotifierContext } from './context.js';
 import { DeliveryEntity } from './entities/index.js';
+import { publishDeliveryFailed } from './events.js';
 
 /**
  * The `deliveries` rows mail and webhooks share: written before a job is queued, finished only
@@ -39,7 +39,7 @@ export async function failDelivery(
   if (!(await finishDelivery(context.db, delivery.id, { ...outcome, status: 'failed' }))) return;
   const { id, kind, target, topic } = delivery;
   context.logger.warn({ deliveryId: id, kind, topic, attempts: outcome.attempts, error: outcome.last_error }, 'delivery failed for good');
-  await publishEvent(context.bus, 'notifier.delivery.failed', {
+  await publishDeliveryFailed(context.bus, {
     kind, delivery_id: id, target, topic, attempts: Math.max(1, outcome.attempts), error: outcome.last_error,
-  }, `delivery-failed-${id}`);
+  });
 }

@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { LogOther, RoutingChannel, UsageRecord } from '@aigw/contracts';
-import { EgressBlockedError, publishEvent, type EgressResponse } from '@aigw/platform';
+import { EgressBlockedError, type EgressResponse } from '@aigw/platform';
 import type { Caller } from './caller.js';
 import { checkModelAllowed } from './caller.js';
 import { holdLifetimeMs, type RelayContext } from './context.js';
@@ -14,6 +14,7 @@ import { estimatePrompt, estimateCompletion } from './estimates.js';
 import { openAiToAnthropicMessage } from './formats/anthropic-input.js';
 import { requestBounds } from './request-bounds.js';
 import { channelEgress } from './channel-egress.js';
+import { publishChannelFailed } from './events.js';
 
 /** What the client asked for, as one of the OpenAI-format operations. */
 export type Operation = 'chat' | '/v1/completions' | '/v1/embeddings' | '/v1/moderations';
@@ -207,7 +208,7 @@ async function send(context: RelayContext, attempt: Attempt, operation: Operatio
 }
 
 function reportFailure(context: RelayContext, channel: RoutingChannel, requestId: string, failure: Failure, message: string): void {
-  void publishEvent(context.bus, 'relay.channel.failed', {
+  void publishChannelFailed(context.bus, {
     channel_id: channel.id, request_id: requestId, status_code: failure.status,
     error_code: failure.error.code.slice(0, 256), error_type: failure.error.type.slice(0, 256), message: message.slice(0, 2048), test: false,
   }).catch((error: unknown) => context.logger.warn({ err: error }, 'channel failure not reported'));

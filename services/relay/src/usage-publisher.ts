@@ -1,5 +1,6 @@
 import type { EventPayload, UsageRecord } from '@aigw/contracts';
-import { publishEvent, type Bus, type Logger } from '@aigw/platform';
+import type { Bus, Logger } from '@aigw/platform';
+import { publishRequestStarted, publishUsageRecorded } from './events.js';
 
 /**
  * Publishes the relay's money events with acknowledgement: `relay.usage.recorded` when a request
@@ -21,8 +22,8 @@ export interface UsagePublisher {
 }
 
 type Outgoing =
-  | { subject: 'relay.usage.recorded'; payload: UsageRecord; id: string }
-  | { subject: 'relay.request.started'; payload: EventPayload<'relay.request.started'>; id: string };
+  | { subject: 'relay.usage.recorded'; payload: UsageRecord }
+  | { subject: 'relay.request.started'; payload: EventPayload<'relay.request.started'> };
 
 /** How long a request runs before billing is told about it. */
 export const ANNOUNCE_AFTER_MS = 1_000;
@@ -41,11 +42,12 @@ export function createUsagePublisher(options: { bus: Bus; logger: Logger; spoolL
 
   const send = async (event: Outgoing): Promise<boolean> => {
     try {
-      if (event.subject === 'relay.usage.recorded') await publishEvent(bus, event.subject, event.payload, event.id);
-      else await publishEvent(bus, event.subject, event.payload, event.id);
+      if (event.subject === 'relay.usage.recorded') await publishUsageRecorded(bus, event.payload);
+      else await publishRequestStarted(bus, event.payload);
       return true;
     } catch (error) {
-      logger.warn({ err: error, subject: event.subject, eventId: event.id }, 'usage event not published yet; spooled');
+      const requestId = event.subject === 'relay.usage.recorded' ? event.payload.request_id : event.payload.record.request_id;
+      logger.warn({ err: error, subject: event.subject, requestId }, 'usage event not published yet; spooled');
       return false;
     }
   };
@@ -81,7 +83,7 @@ export function createUsagePublisher(options: { bus: Bus; logger: Logger; spoolL
   };
 
   const announce = (started: EventPayload<'relay.request.started'>) =>
-    enqueue({ subject: 'relay.request.started', payload: started, id: `started-${started.record.request_id}` });
+    enqueue({ subject: 'relay.request.started', payload: started });
 
   /** Announces what is due; the timer runs only while something waits. */
   const announceDue = (all = false) => {
@@ -100,7 +102,7 @@ export function createUsagePublisher(options: { bus: Bus; logger: Logger; spoolL
   return {
     publish(record) {
       deferred.delete(record.request_id);
-      enqueue({ subject: 'relay.usage.recorded', payload: record, id: record.request_id });
+      enqueue({ subject: 'relay.usage.recorded', payload: record });
     },
     started(started) {
       deferred.set(started.record.request_id, { started, dueAt: Date.now() + announceAfterMs });

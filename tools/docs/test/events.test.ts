@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { eventExamples, eventSchemas, type EventSubject } from '@aigw/contracts';
-import { signedHeaders } from '../../../services/notifier/src/webhooks/signature';
+import { signedHeaders } from '../../../services/notifier/src/domain/webhook-signature';
 import { documentPath, eventDocComments, renderEventCatalogue } from '../events.mjs';
 
 const subjects = Object.keys(eventSchemas) as EventSubject[];

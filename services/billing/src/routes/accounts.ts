@@ -4,7 +4,7 @@ import { requireAuth, UserError } from '@aigw/platform';
 import type { BillingContext } from '../context.js';
 import { AccountEntity, LedgerKind } from '../entities/index.js';
 import { adjustLiveUser, applyToAccount, ensureAccount, formatQuota, writeLog } from '../ledger.js';
-import { publishAccountUpdated } from '../accounts.js';
+import { publishAccountUpdated } from '../events.js';
 
 /** Moving invite earnings (aff_quota) into the spendable balance. */
 export const accountRoutes: FastifyPluginAsyncZod<{ context: BillingContext }> = async (app, { context }) => {

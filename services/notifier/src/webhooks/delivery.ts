@@ -9,7 +9,7 @@ import { failDelivery, finishDelivery, recordDelivery, type DeliveryCause } from
 import { DeliveryEntity, WebhookEndpointEntity } from '../entities/index.js';
 import type { NotifierContext } from '../context.js';
 import type { WebhookDirectory } from './directory.js';
-import { signedHeaders, webhookBody, type WebhookMessage } from './signature.js';
+import { signedHeaders, webhookBody, type WebhookMessage } from '../domain/webhook-signature.js';
 
 /** Tunables of webhook delivery (config: WEBHOOK_*). */
 export interface WebhookSettings {

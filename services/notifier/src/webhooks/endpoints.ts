@@ -6,7 +6,7 @@ import {
 import { EgressBlockedError, EgressError, NotFoundError, sealSecret, UserError, type EgressClient } from '@aigw/platform';
 import { WebhookEndpointEntity } from '../entities/index.js';
 import type { NotifierContext } from '../context.js';
-import { generateWebhookSecret } from './signature.js';
+import { generateWebhookSecret } from '../domain/webhook-signature.js';
 
 /**
  * Root's endpoint writes. Everything is validated before the one write (nothing half-written);

@@ -2,9 +2,10 @@ import { createHmac, randomBytes } from 'node:crypto';
 import { webhookHeaders } from '@aigw/contracts';
 
 /**
- * The signature scheme (README.md, docs/events.md): `sha256=` + hex HMAC-SHA256 keyed with the
- * endpoint's secret over `${timestamp}.${body}`, where timestamp is the X-Webhook-Timestamp value
- * (unix seconds) and body the exact bytes sent. Binding the timestamp lets receivers refuse replays.
+ * The webhook signature scheme (webhooks/README.md, docs/events.md): `sha256=` + hex HMAC-SHA256
+ * keyed with the endpoint's secret over `${timestamp}.${body}`, where timestamp is the
+ * X-Webhook-Timestamp value (unix seconds) and body the exact bytes sent. Binding the timestamp
+ * lets receivers refuse replays.
  */
 export function signWebhook(secret: string, timestamp: number, body: string): string {
   return `sha256=${createHmac('sha256', secret).update(`${timestamp}.${body}`).digest('hex')}`;
