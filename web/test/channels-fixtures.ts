@@ -24,15 +24,9 @@ export function makeTagRow(tag: string, children: ChannelView[]): TagRow {
 
 export const page = (items: unknown[], total = items.length) => ({ items, total, page: 1, page_size: 10 });
 
-/** Waits for pending promises and timers of the fake API (a macrotask). */
-export const settle = () => new Promise((resolve) => setTimeout(resolve, 0));
-
 const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
-/**
- * The button labelled `label` (antd puts a space between two Chinese characters). Found by text,
- * not by role: role queries compute styles of the whole antd tree and take seconds each.
- */
+/** The button labelled `label` (antd puts a space between two Chinese characters), found by its text. */
 export function buttonNamed(label: string, container: HTMLElement = document.body): HTMLElement {
   const pattern = new RegExp(`^\\s*${[...label].map(escape).join('\\s?')}\\s*$`);
   const found = within(container).getAllByText((_text, element) => element?.tagName === 'BUTTON' && pattern.test(element.textContent ?? ''));
@@ -46,28 +40,4 @@ export async function findButton(label: string, container: HTMLElement = documen
     found = buttonNamed(label, container);
   });
   return found!;
-}
-
-/**
- * Speeds up a test file: jsdom resolves every computed style against all of antd's CSS-in-JS
- * rules (tens of milliseconds a call), and antd asks for many (modals, text areas, tables).
- * These tests check behaviour, not layout, so inline styles stand in. Role queries are
- * avoided for the same reason, and user-event's pointer-events check is off.
- */
-const BASE_STYLE = 'display:block;visibility:visible;box-sizing:border-box;padding:0;border:0 solid;font-size:14px;line-height:22px;';
-
-export function useFastStyles(): void {
-  let original: typeof window.getComputedStyle;
-  beforeAll(() => {
-    original = window.getComputedStyle;
-    window.getComputedStyle = ((element: Element) => {
-      // Plain numbers where antd measures (text area heights), then the element's own inline style.
-      const style = document.createElement('div').style;
-      style.cssText = `${BASE_STYLE}${(element as HTMLElement).style?.cssText ?? ''}`;
-      return style;
-    }) as typeof window.getComputedStyle;
-  });
-  afterAll(() => {
-    window.getComputedStyle = original;
-  });
 }

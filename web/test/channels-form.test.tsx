@@ -1,13 +1,10 @@
-import { configure, fireEvent, screen, waitFor, within } from '@testing-library/react';
-import userEventBase, { PointerEventsCheckLevel } from '@testing-library/user-event';
+import { fireEvent, screen, waitFor, within } from '@testing-library/react';
+import userEventBase from '@testing-library/user-event';
 import { ChannelEditPage } from '../src/features/channels/ChannelEditPage';
-import { admin, buttonNamed, makeChannel, useFastStyles } from './channels-fixtures';
+import { admin, buttonNamed, makeChannel } from './channels-fixtures';
 import { renderPage, setupFakeApi } from './render';
 
-// Role queries and computed styles are slow over antd's tree: see useFastStyles.
-configure({ defaultHidden: true });
-useFastStyles();
-const userEvent = userEventBase.setup({ delay: null, pointerEventsCheck: PointerEventsCheckLevel.Never });
+const userEvent = userEventBase.setup({ delay: null });
 const fake = setupFakeApi();
 beforeEach(() => {
   fake.ok('GET', '/api/group/', ['default', 'vip']);

@@ -1,13 +1,10 @@
-import { act, configure, fireEvent, screen, waitFor, within } from '@testing-library/react';
-import userEventBase, { PointerEventsCheckLevel } from '@testing-library/user-event';
+import { act, fireEvent, screen, waitFor, within } from '@testing-library/react';
+import userEventBase from '@testing-library/user-event';
 import { ChannelsPage } from '../src/features/channels/ChannelsPage';
-import { admin, buttonNamed, findButton, makeChannel, page, useFastStyles } from './channels-fixtures';
+import { admin, buttonNamed, findButton, makeChannel, page } from './channels-fixtures';
 import { renderPage, setupFakeApi } from './render';
 
-// Role queries and computed styles are slow over antd's tree: see useFastStyles.
-configure({ defaultHidden: true });
-useFastStyles();
-const userEvent = userEventBase.setup({ delay: null, pointerEventsCheck: PointerEventsCheckLevel.Never });
+const userEvent = userEventBase.setup({ delay: null });
 const fake = setupFakeApi();
 beforeEach(() => {
   fake.ok('GET', '/api/group/', ['default', 'vip']);

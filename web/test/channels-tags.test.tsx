@@ -1,13 +1,10 @@
-import { configure, fireEvent, screen, waitFor, within } from '@testing-library/react';
-import userEventBase, { PointerEventsCheckLevel } from '@testing-library/user-event';
+import { fireEvent, screen, waitFor, within } from '@testing-library/react';
+import userEventBase from '@testing-library/user-event';
 import { ChannelsPage } from '../src/features/channels/ChannelsPage';
-import { admin, buttonNamed, findButton, makeChannel, makeTagRow, page, useFastStyles } from './channels-fixtures';
+import { admin, buttonNamed, findButton, makeChannel, makeTagRow, page } from './channels-fixtures';
 import { renderPage, setupFakeApi } from './render';
 
-// Role queries and computed styles are slow over antd's tree: see useFastStyles.
-configure({ defaultHidden: true });
-useFastStyles();
-const userEvent = userEventBase.setup({ delay: null, pointerEventsCheck: PointerEventsCheckLevel.Never });
+const userEvent = userEventBase.setup({ delay: null });
 
 const plain = [makeChannel({ id: 1, name: 'first' }), makeChannel({ id: 2, name: 'second' }), makeChannel({ id: 3, name: 'third' })];
 const team = makeTagRow('team', [makeChannel({ id: 4, name: 'team-a', tag: 'team' }), makeChannel({ id: 5, name: 'team-b', tag: 'team', status: 2 })]);

@@ -1,3 +1,5 @@
+import { installComputedStyle } from './computed-style';
+
 // What antd needs from a browser that jsdom does not provide.
 const matchMediaStub = (query: string): MediaQueryList => ({
   matches: false,
@@ -11,9 +13,8 @@ const matchMediaStub = (query: string): MediaQueryList => ({
 });
 Object.defineProperty(window, 'matchMedia', { writable: true, value: matchMediaStub });
 
-// jsdom implements getComputedStyle without pseudo-elements and logs each call that asks for one.
-const computedStyle = window.getComputedStyle.bind(window);
-window.getComputedStyle = (element: Element) => computedStyle(element);
+// jsdom's getComputedStyle is slow with antd's style rules (see computed-style.ts).
+installComputedStyle(window);
 
 class ResizeObserverStub {
   observe() {}
