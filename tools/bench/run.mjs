@@ -109,9 +109,10 @@ function processCpuSeconds(pid) {
 const children = new Set();
 
 function startChild(name, args, { env: childEnv = env, cpu } = {}) {
-  const [command, argv] = canPin && cpu !== undefined
-    ? ['taskset', ['-c', String(cpu), process.execPath, ...args]] // taskset execs node: same pid
-    : [process.execPath, args];
+  const [command, argv] =
+    canPin && cpu !== undefined
+      ? ['taskset', ['-c', String(cpu), process.execPath, ...args]] // taskset execs node: same pid
+      : [process.execPath, args];
   const child = spawn(command, argv, { cwd: root, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
   child.label = name;
   child.tail = [];
@@ -150,11 +151,13 @@ for (const signal of ['SIGINT', 'SIGTERM']) {
 }
 
 function exitedEarly(child) {
-  return new Promise((_, reject) => child.once('exit', (code, signal) => {
-    const lines = child.tail.filter((line) => line.trim() !== '');
-    const error = lines.find((line) => /error/i.test(line)) ?? lines.at(-1) ?? '';
-    reject(new Error(`${child.label} exited (${code ?? signal}) before it was ready: ${error.trim()}`));
-  }));
+  return new Promise((_, reject) =>
+    child.once('exit', (code, signal) => {
+      const lines = child.tail.filter((line) => line.trim() !== '');
+      const error = lines.find((line) => /error/i.test(line)) ?? lines.at(-1) ?? '';
+      reject(new Error(`${child.label} exited (${code ?? signal}) before it was ready: ${error.trim()}`));
+    }),
+  );
 }
 
 async function freePort() {
@@ -172,7 +175,10 @@ async function waitForHttp(url, child, timeoutMs = 60_000) {
   early.catch(() => {});
   while (Date.now() < deadline) {
     const ok = await Promise.race([
-      fetch(url, { signal: AbortSignal.timeout(1000) }).then(() => true, () => false),
+      fetch(url, { signal: AbortSignal.timeout(1000) }).then(
+        () => true,
+        () => false,
+      ),
       early,
     ]);
     if (ok) return;
@@ -222,24 +228,37 @@ function rssSampler(pid) {
 function send(target, agent, body, keepBody) {
   return new Promise((resolve) => {
     const started = process.hrtime.bigint();
-    const request = http.request(`${target.url}/v1/chat/completions`, {
-      method: 'POST',
-      agent,
-      headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...target.headers },
-    }, (response) => {
-      let firstData = 0n;
-      let text = '';
-      response.setEncoding('utf8');
-      response.on('data', (chunk) => {
-        if (keepBody) text += chunk;
-        // Streams: the first byte of the first `data:` line; otherwise the first body byte.
-        if (firstData === 0n && (!keepBody || text.includes('data:'))) firstData = process.hrtime.bigint();
-      });
-      // A promise settles once: whichever of end, error and close comes first.
-      response.on('end', () => resolve({ status: response.statusCode, started, firstData, ended: process.hrtime.bigint(), text }));
-      response.on('error', (error) => resolve({ status: response.statusCode, started, error, text }));
-      response.on('close', () => resolve({ status: response.statusCode, started, error: response.complete ? undefined : new Error('closed early'), firstData, ended: process.hrtime.bigint(), text }));
-    });
+    const request = http.request(
+      `${target.url}/v1/chat/completions`,
+      {
+        method: 'POST',
+        agent,
+        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...target.headers },
+      },
+      (response) => {
+        let firstData = 0n;
+        let text = '';
+        response.setEncoding('utf8');
+        response.on('data', (chunk) => {
+          if (keepBody) text += chunk;
+          // Streams: the first byte of the first `data:` line; otherwise the first body byte.
+          if (firstData === 0n && (!keepBody || text.includes('data:'))) firstData = process.hrtime.bigint();
+        });
+        // A promise settles once: whichever of end, error and close comes first.
+        response.on('end', () => resolve({ status: response.statusCode, started, firstData, ended: process.hrtime.bigint(), text }));
+        response.on('error', (error) => resolve({ status: response.statusCode, started, error, text }));
+        response.on('close', () =>
+          resolve({
+            status: response.statusCode,
+            started,
+            error: response.complete ? undefined : new Error('closed early'),
+            firstData,
+            ended: process.hrtime.bigint(),
+            text,
+          }),
+        );
+      },
+    );
     request.setTimeout(30_000, () => request.destroy(new Error('timeout')));
     request.on('error', (error) => resolve({ status: 0, started, error, text: '' }));
     request.end(body);
@@ -327,7 +346,14 @@ async function measureTtft(target) {
   await Promise.all(Array.from({ length: config.ttftConcurrency }, (_, index) => worker(index)));
   agent.destroy();
   samples.sort((a, b) => a - b);
-  return { streams: config.ttftStreams, concurrency: config.ttftConcurrency, ok: samples.length, failures, p50: round3(percentile(samples, 50)), p99: round3(percentile(samples, 99)) };
+  return {
+    streams: config.ttftStreams,
+    concurrency: config.ttftConcurrency,
+    ok: samples.length,
+    failures,
+    p50: round3(percentile(samples, 50)),
+    p99: round3(percentile(samples, 99)),
+  };
 }
 
 /**
@@ -345,43 +371,52 @@ async function holdStreams(target, rss, idleMiB) {
   const started = Date.now();
   const one = async () => {
     const result = await new Promise((resolve) => {
-      const request = http.request(`${target.url}/v1/chat/completions`, {
-        method: 'POST',
-        agent,
-        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(streamBody), ...target.headers },
-      }, (response) => {
-        let events = 0;
-        let tail = ''; // the last bytes seen: shorter than 'data:', so no event is counted twice
-        let counted = false;
-        response.setEncoding('utf8');
-        response.on('data', (chunk) => {
-          if (!counted) {
-            counted = true;
-            if (++open > maxOpen) maxOpen = open;
-          }
-          const text = tail + chunk;
-          for (let at = text.indexOf('data:'); at >= 0; at = text.indexOf('data:', at + 5)) events++;
-          tail = text.slice(-32);
-        });
-        let settled = false;
-        const done = (error) => {
-          if (settled) return;
-          settled = true;
-          if (counted) open--;
-          resolve({ status: response.statusCode, events, done: /data: \[DONE\]\s*$/.test(tail), error });
-        };
-        response.on('end', () => done());
-        response.on('error', done);
-        response.on('close', () => done(response.complete ? undefined : new Error('closed early')));
-      });
+      const request = http.request(
+        `${target.url}/v1/chat/completions`,
+        {
+          method: 'POST',
+          agent,
+          headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(streamBody), ...target.headers },
+        },
+        (response) => {
+          let events = 0;
+          let tail = ''; // the last bytes seen: shorter than 'data:', so no event is counted twice
+          let counted = false;
+          response.setEncoding('utf8');
+          response.on('data', (chunk) => {
+            if (!counted) {
+              counted = true;
+              if (++open > maxOpen) maxOpen = open;
+            }
+            const text = tail + chunk;
+            for (let at = text.indexOf('data:'); at >= 0; at = text.indexOf('data:', at + 5)) events++;
+            tail = text.slice(-32);
+          });
+          let settled = false;
+          const done = (error) => {
+            if (settled) return;
+            settled = true;
+            if (counted) open--;
+            resolve({ status: response.statusCode, events, done: /data: \[DONE\]\s*$/.test(tail), error });
+          };
+          response.on('end', () => done());
+          response.on('error', done);
+          response.on('close', () => done(response.complete ? undefined : new Error('closed early')));
+        },
+      );
       request.setTimeout(60_000, () => request.destroy(new Error('timeout')));
       request.on('error', (error) => resolve({ status: 0, events: 0, done: false, error }));
       request.end(streamBody);
     });
-    const failure = result.error ? `error ${result.error.code ?? result.error.message}`
-      : result.status !== 200 ? `status ${result.status}`
-        : !result.done ? 'no [DONE]'
-          : result.events - 1 < config.streamChunks ? `only ${result.events - 1} events` : undefined;
+    const failure = result.error
+      ? `error ${result.error.code ?? result.error.message}`
+      : result.status !== 200
+        ? `status ${result.status}`
+        : !result.done
+          ? 'no [DONE]'
+          : result.events - 1 < config.streamChunks
+            ? `only ${result.events - 1} events`
+            : undefined;
     if (failure) failures[failure] = (failures[failure] ?? 0) + 1;
   };
   await Promise.all(Array.from({ length: config.holdStreams }, one));
@@ -409,12 +444,16 @@ async function holdStreams(target, rss, idleMiB) {
 async function startMock() {
   const child = startChild('mock', ['tools/mock-upstream/server.mjs', '--port=0', '--max-recorded=0'], { cpu: CPU_LOAD });
   const url = await Promise.race([
-    new Promise((resolve) => child.on('line', (line) => {
-      const match = /listening on (http:\/\/\S+)/.exec(line);
-      if (match) resolve(match[1]);
-    })),
+    new Promise((resolve) =>
+      child.on('line', (line) => {
+        const match = /listening on (http:\/\/\S+)/.exec(line);
+        if (match) resolve(match[1]);
+      }),
+    ),
     exitedEarly(child),
-    sleep(15_000).then(() => { throw new Error('the mock upstream did not start in 15 s'); }),
+    sleep(15_000).then(() => {
+      throw new Error('the mock upstream did not start in 15 s');
+    }),
   ]);
   return { child, url };
 }
@@ -444,9 +483,19 @@ async function startGateway(mockUrl, dataDir) {
   if (!fs.existsSync(entry)) throw new Error('services/gateway/dist/main.js is missing: compile first (npx tsc -b)');
   const port = await freePort();
   const password = 'bench-root-pw-1';
-  const childEnv = { ...env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, INITIAL_ROOT_PASSWORD: password, GLOBAL_API_RATE_LIMIT: '0', LOG_LEVEL: 'warn', NODE_ENV: 'production' };
+  const childEnv = {
+    ...env,
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    DATA_DIR: dataDir,
+    INITIAL_ROOT_PASSWORD: password,
+    GLOBAL_API_RATE_LIMIT: '0',
+    LOG_LEVEL: 'warn',
+    NODE_ENV: 'production',
+  };
   // All-in-one on SQLite with in-process bus, jobs and counters: no service or server URLs.
-  for (const name of ['DATABASE_URL', 'REDIS_URL', 'NATS_URL', 'IDENTITY_URL', 'BILLING_URL', 'CHANNELS_URL', 'RELAY_URL', 'NOTIFIER_URL', 'NAMESPACE']) delete childEnv[name];
+  for (const name of ['DATABASE_URL', 'REDIS_URL', 'NATS_URL', 'IDENTITY_URL', 'BILLING_URL', 'CHANNELS_URL', 'RELAY_URL', 'NOTIFIER_URL', 'NAMESPACE'])
+    delete childEnv[name];
   const profile = config.profileDir ? ['--cpu-prof', `--cpu-prof-dir=${config.profileDir}`] : [];
   const child = startChild('gateway', [...profile, entry], { env: childEnv, cpu: CPU_SUT });
   const url = `http://127.0.0.1:${port}`;
@@ -464,7 +513,15 @@ async function startGateway(mockUrl, dataDir) {
   if (!key) throw new Error('token creation returned no key');
   target.headers = { authorization: `Bearer ${key.startsWith('sk-') ? key : `sk-${key}`}` };
   try {
-    await api(url, session, 'POST', '/api/channel/', { type: 1, name: 'mock', key: 'mock-key', base_url: mockUrl, models: `${MODEL},${STREAM_MODEL}`, group: 'default', allow_private_network: true });
+    await api(url, session, 'POST', '/api/channel/', {
+      type: 1,
+      name: 'mock',
+      key: 'mock-key',
+      base_url: mockUrl,
+      models: `${MODEL},${STREAM_MODEL}`,
+      group: 'default',
+      allow_private_network: true,
+    });
   } catch (error) {
     target.notReady = `channel creation failed (${error.message})`;
   }
@@ -477,7 +534,10 @@ async function startPortkey(mockUrl) {
   if (!fs.existsSync(entry)) throw new Error('@portkey-ai/gateway is not installed (npm install)');
   // The preload works around Portkey's streaming failure on current @hono/node-server (see the file).
   const fix = path.join(root, 'tools/bench/portkey-stream-fix.mjs');
-  const child = startChild('portkey', ['--import', pathToFileURL(fix).href, entry, `--port=${port}`, '--headless'], { env: { ...env, NODE_ENV: 'production', TRUSTED_CUSTOM_HOSTS: '127.0.0.1' }, cpu: CPU_SUT });
+  const child = startChild('portkey', ['--import', pathToFileURL(fix).href, entry, `--port=${port}`, '--headless'], {
+    env: { ...env, NODE_ENV: 'production', TRUSTED_CUSTOM_HOSTS: '127.0.0.1' },
+    cpu: CPU_SUT,
+  });
   const url = `http://127.0.0.1:${port}`;
   await waitForHttp(url, child);
   return {
@@ -486,7 +546,9 @@ async function startPortkey(mockUrl) {
     url,
     child,
     headers: { 'x-portkey-provider': 'openai', 'x-portkey-custom-host': `${mockUrl}/v1`, authorization: 'Bearer mock' },
-    notes: ['streamed responses go through `tools/bench/portkey-stream-fix.mjs` (Portkey issue #1389: without it every stream fails with 500 on the installed @hono/node-server); its stream handler waits a fixed 25 ms (`setTimeout(25)` in its code) before forwarding the first chunk of every stream, which shows in its time to first token.'],
+    notes: [
+      'streamed responses go through `tools/bench/portkey-stream-fix.mjs` (Portkey issue #1389: without it every stream fails with 500 on the installed @hono/node-server); its stream handler waits a fixed 25 ms (`setTimeout(25)` in its code) before forwarding the first chunk of every stream, which shows in its time to first token.',
+    ],
   };
 }
 
@@ -521,7 +583,8 @@ async function benchTarget(target, rss, idleMiB) {
 // Report.
 
 const fmt = (value, digits = 3) => (value === null || value === undefined || Number.isNaN(value) ? '–' : String(Number(value.toFixed(digits))));
-const signed = (value, digits = 3) => (value === null || value === undefined || Number.isNaN(value) ? '–' : `${value >= 0 ? '+' : '−'}${fmt(Math.abs(value), digits)}`);
+const signed = (value, digits = 3) =>
+  value === null || value === undefined || Number.isNaN(value) ? '–' : `${value >= 0 ? '+' : '−'}${fmt(Math.abs(value), digits)}`;
 const added = (value, base) => (value === null || value === undefined || base === null || base === undefined ? null : value - base);
 
 function table(results) {
@@ -530,17 +593,24 @@ function table(results) {
   /** A cell of one column: `pick(figures, result)` when it was measured. */
   const cell = (name, pick) => (results[name].figures ? pick(results[name].figures, results[name]) : 'not measured');
   /** p50 / p99 of a latency figure: absolute for direct (the base), added for the others. */
-  const pair = (name, key) => (name === 'direct'
-    ? cell(name, (f) => `${fmt(f[key].p50)} / ${fmt(f[key].p99)} (base)`)
-    : cell(name, (f) => `${signed(added(f[key].p50, direct?.[key].p50))} / ${signed(added(f[key].p99, direct?.[key].p99))}`));
+  const pair = (name, key) =>
+    name === 'direct'
+      ? cell(name, (f) => `${fmt(f[key].p50)} / ${fmt(f[key].p99)} (base)`)
+      : cell(name, (f) => `${signed(added(f[key].p50, direct?.[key].p50))} / ${signed(added(f[key].p99, direct?.[key].p99))}`);
   const rows = [
     [`max requests/s, small chat (autocannon, ${config.rpsConnections} connections)`, (name) => cell(name, (f) => fmt(f.rps.rps, 0))],
     ['added latency p50 / p99 at concurrency 1 (ms)', (name) => pair(name, 'latency1')],
     ['added latency p50 / p99 at concurrency 32 (ms)', (name) => pair(name, 'latency32')],
     ['added time to first token p50 / p99 (ms)', (name) => pair(name, 'ttft')],
     [`${config.holdStreams} concurrent streams: errors (most open together)`, (name) => cell(name, (f) => `${f.hold.errors} (${f.hold.maxOpenTogether})`)],
-    ['RSS idle → peak → at the end (MiB)', (name) => (name === 'direct' ? '–' : cell(name, (f, r) => `${fmt(r.rss.idleMiB, 1)} → ${fmt(r.rss.peakMiB, 1)} → ${fmt(r.rss.afterMiB, 1)}`))],
-    [`RSS growth during the ${config.holdStreams} streams: from just before them / from idle (MiB)`, (name) => (name === 'direct' ? '–' : cell(name, (f) => `${signed(f.hold.rssStreamsGrowthMiB, 1)} / ${signed(f.hold.rssGrowthMiB, 1)}`))],
+    [
+      'RSS idle → peak → at the end (MiB)',
+      (name) => (name === 'direct' ? '–' : cell(name, (f, r) => `${fmt(r.rss.idleMiB, 1)} → ${fmt(r.rss.peakMiB, 1)} → ${fmt(r.rss.afterMiB, 1)}`)),
+    ],
+    [
+      `RSS growth during the ${config.holdStreams} streams: from just before them / from idle (MiB)`,
+      (name) => (name === 'direct' ? '–' : cell(name, (f) => `${signed(f.hold.rssStreamsGrowthMiB, 1)} / ${signed(f.hold.rssGrowthMiB, 1)}`)),
+    ],
   ];
   const lines = [`| metric | ${columns.map((name) => results[name].label).join(' | ')} |`, `|---|${columns.map(() => '---').join('|')}|`];
   for (const [label, pick] of rows) lines.push(`| ${label} | ${columns.map(pick).join(' | ')} |`);
@@ -554,11 +624,29 @@ function targetsCheck(results) {
   const portkey = results.portkey?.figures;
   const check = (ok, text) => `- ${ok ? 'met' : 'NOT met'}: ${text}`;
   const lines = [];
-  if (portkey) lines.push(check(gateway.rps.rps >= 3 * portkey.rps.rps, `RPS at least 3x Portkey's (${gateway.rps.rps} vs ${portkey.rps.rps}: ${fmt(gateway.rps.rps / portkey.rps.rps, 2)}x)`));
-  lines.push(check(added(gateway.latency1.p99, direct.latency1.p99) <= 1, `added p99 at concurrency 1 at most 1 ms (${signed(added(gateway.latency1.p99, direct.latency1.p99))} ms)`));
-  lines.push(check(added(gateway.ttft.p99, direct.ttft.p99) <= 2, `added time-to-first-token p99 at most 2 ms (${signed(added(gateway.ttft.p99, direct.ttft.p99))} ms)`));
+  if (portkey)
+    lines.push(
+      check(
+        gateway.rps.rps >= 3 * portkey.rps.rps,
+        `RPS at least 3x Portkey's (${gateway.rps.rps} vs ${portkey.rps.rps}: ${fmt(gateway.rps.rps / portkey.rps.rps, 2)}x)`,
+      ),
+    );
+  lines.push(
+    check(
+      added(gateway.latency1.p99, direct.latency1.p99) <= 1,
+      `added p99 at concurrency 1 at most 1 ms (${signed(added(gateway.latency1.p99, direct.latency1.p99))} ms)`,
+    ),
+  );
+  lines.push(
+    check(added(gateway.ttft.p99, direct.ttft.p99) <= 2, `added time-to-first-token p99 at most 2 ms (${signed(added(gateway.ttft.p99, direct.ttft.p99))} ms)`),
+  );
   const { hold } = gateway;
-  lines.push(check(hold.errors === 0 && hold.rssStreamsGrowthMiB < 200 && hold.maxOpenTogether === hold.streams, `${hold.streams} concurrent streams held with zero errors and < 200 MB RSS growth (${hold.errors} errors, ${signed(hold.rssStreamsGrowthMiB, 1)} MiB during the streams, ${signed(hold.rssGrowthMiB, 1)} MiB from idle; at most ${hold.maxOpenTogether} open together)`));
+  lines.push(
+    check(
+      hold.errors === 0 && hold.rssStreamsGrowthMiB < 200 && hold.maxOpenTogether === hold.streams,
+      `${hold.streams} concurrent streams held with zero errors and < 200 MB RSS growth (${hold.errors} errors, ${signed(hold.rssStreamsGrowthMiB, 1)} MiB during the streams, ${signed(hold.rssGrowthMiB, 1)} MiB from idle; at most ${hold.maxOpenTogether} open together)`,
+    ),
+  );
   return lines;
 }
 
@@ -567,7 +655,8 @@ function failureNotes(result) {
   const f = result.figures;
   if (!f) return [];
   const parts = [];
-  if (f.rps.non2xx || f.rps.errors || f.rps.timeouts) parts.push(`max RPS run: ${f.rps.non2xx} non-2xx, ${f.rps.errors} errors, ${f.rps.timeouts} timeouts of ${f.rps.total}`);
+  if (f.rps.non2xx || f.rps.errors || f.rps.timeouts)
+    parts.push(`max RPS run: ${f.rps.non2xx} non-2xx, ${f.rps.errors} errors, ${f.rps.timeouts} timeouts of ${f.rps.total}`);
   for (const key of ['latency1', 'latency32']) if (f[key].errors) parts.push(`latency at ${f[key].concurrency}: ${f[key].errors} failed`);
   if (Object.keys(f.ttft.failures).length) parts.push(`time to first token: ${JSON.stringify(f.ttft.failures)}`);
   if (f.hold.errors) parts.push(`concurrent streams: ${JSON.stringify(f.hold.failures)}`);
@@ -597,7 +686,9 @@ function markdown(report) {
     '',
     `Machine: ${m.nproc} CPUs (${m.cpu}), ${m.memoryGiB} GiB RAM, Node ${m.node}, ${m.os}; ${m.pinned}. Run ${m.date}, ${report.seconds} s; load average ${m.loadavg.join(' ')} at the start.`,
     `Other processes took ${m.otherCpuShare === null ? 'an unknown share' : `${fmt(m.otherCpuShare * 100, 1)}%`} of the machine's CPU time during the run.`,
-    ...(m.otherCpuShare > 0.05 ? ['**The machine was not quiet**: other work shared the CPUs, so latencies are noisier and throughputs lower than on an idle box.'] : []),
+    ...(m.otherCpuShare > 0.05
+      ? ['**The machine was not quiet**: other work shared the CPUs, so latencies are noisier and throughputs lower than on an idle box.']
+      : []),
     '',
     table(results),
     '',

@@ -143,7 +143,10 @@ export async function startCluster(options = {}) {
     log('cluster', `ready: gateway ${gatewayUrl}, ${serviceNames.map((name) => `${name} :${ports[name]}`).join(', ')}`);
     const urlOf = (name) => (name === 'gateway' ? gatewayUrl : servicesUrls[name]);
     return {
-      gatewayUrl, servicesUrls, internalSecret: env.INTERNAL_SECRET, stop,
+      gatewayUrl,
+      servicesUrls,
+      internalSecret: env.INTERNAL_SECRET,
+      stop,
       async kill(name, signal = 'SIGKILL') {
         const child = children.get(name);
         if (!child || child.exitCode !== null || child.signalCode !== null) return;

@@ -19,7 +19,12 @@ started.catch((error) => {
 function exit(code) {
   if (exiting) return;
   exiting = true;
-  void started.then((cluster) => cluster.stop(), () => undefined).finally(() => process.exit(code));
+  void started
+    .then(
+      (cluster) => cluster.stop(),
+      () => undefined,
+    )
+    .finally(() => process.exit(code));
 }
 
 for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {

@@ -33,12 +33,16 @@ export function eventDocComments(source = fs.readFileSync(eventsSource, 'utf8'))
         const subject = property.name.getText(file).replace(/^['"]|['"]$/g, '');
         const ranges = ts.getLeadingCommentRanges(source, property.getFullStart()) ?? [];
         const docs = ranges.map((range) => source.slice(range.pos, range.end)).filter((text) => text.startsWith('/**'));
-        comments[subject] = docs.length === 0 ? '' : docs.at(-1)
-          .replace(/^\/\*\*|\*\/$/g, '')
-          .split('\n')
-          .map((line) => line.replace(/^\s*\*\s?/, '').trim())
-          .filter(Boolean)
-          .join(' ');
+        comments[subject] =
+          docs.length === 0
+            ? ''
+            : docs
+                .at(-1)
+                .replace(/^\/\*\*|\*\/$/g, '')
+                .split('\n')
+                .map((line) => line.replace(/^\s*\*\s?/, '').trim())
+                .filter(Boolean)
+                .join(' ');
       }
     }
     ts.forEachChild(node, visit);
@@ -136,9 +140,14 @@ export function renderEventCatalogue() {
       'webhook calls carry no ordering guarantee. New fields may be added to a payload; ignore the ones you do not know.',
 
     '## Events',
-    table(['subject', 'published', 'webhook'], subjects.map((subject) => [
-      `[\`${subject}\`](#${anchorOf(subject)})`, firstSentence(docs[subject] ?? ''), webhookSubjects.includes(subject) ? 'yes' : 'no (carries secrets)',
-    ])),
+    table(
+      ['subject', 'published', 'webhook'],
+      subjects.map((subject) => [
+        `[\`${subject}\`](#${anchorOf(subject)})`,
+        firstSentence(docs[subject] ?? ''),
+        webhookSubjects.includes(subject) ? 'yes' : 'no (carries secrets)',
+      ]),
+    ),
 
     '## The envelope',
     'On NATS each event is one JetStream message whose body is this JSON, with the `Nats-Msg-Id` header set to `id` ' +
@@ -153,7 +162,10 @@ export function renderEventCatalogue() {
 
     '## Subscribing on NATS',
     'Each domain (the first token of the subject) has one stream, created by the first service that publishes or subscribes to it:',
-    table(['domain', 'stream', 'subjects'], domains.map((domain) => [domain, `\`${streamOf(domain)}\``, `\`${domain}.>\``])),
+    table(
+      ['domain', 'stream', 'subjects'],
+      domains.map((domain) => [domain, `\`${streamOf(domain)}\``, `\`${domain}.>\``]),
+    ),
     'With a `NAMESPACE` set (several deployments sharing one NATS), the stream is `<NAMESPACE>_<DOMAIN>` upper-cased ' +
       '(`PROD_RELAY`) and every subject is prefixed with `<namespace>.` (`prod.relay.usage.recorded`). ' +
       "Streams keep events for 7 days. Only read: publishing into these streams would be taken for the services' own events.",
@@ -164,12 +176,15 @@ export function renderEventCatalogue() {
       '(`*` one token, a final `>` the rest); every pattern must match at least one event of this catalogue. The URL must pass the egress guard ' +
       '(http or https, no private, loopback or metadata address unless root allows private networks), when saved and on every call.',
     'Each matching event is POSTed as the envelope above (`Content-Type: application/json`) with these headers:',
-    table(['header', 'value'], [
-      [`\`${webhookHeaders.id}\``, 'the event id, the same on every retry: drop duplicates by it'],
-      [`\`${webhookHeaders.subject}\``, 'the subject'],
-      [`\`${webhookHeaders.timestamp}\``, 'unix seconds when this attempt was signed'],
-      [`\`${webhookHeaders.signature}\``, "`sha256=` + lower-case hex of HMAC-SHA256, keyed with the endpoint's secret, over `<timestamp>.<raw body>`"],
-    ]),
+    table(
+      ['header', 'value'],
+      [
+        [`\`${webhookHeaders.id}\``, 'the event id, the same on every retry: drop duplicates by it'],
+        [`\`${webhookHeaders.subject}\``, 'the subject'],
+        [`\`${webhookHeaders.timestamp}\``, 'unix seconds when this attempt was signed'],
+        [`\`${webhookHeaders.signature}\``, "`sha256=` + lower-case hex of HMAC-SHA256, keyed with the endpoint's secret, over `<timestamp>.<raw body>`"],
+      ],
+    ),
     'The secret is shown once, when the endpoint is created (or its secret rotated). Verify the signature over the raw bytes ' +
       'before parsing, compare in constant time, and refuse timestamps far from now (replays):',
     fence('js', verifyExample),

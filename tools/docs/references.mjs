@@ -45,9 +45,14 @@ const retired = [
   [/(?:\.\.\/)+shared\/|\/work\/shared\b/, 'a folder outside the repository'],
   [/\bDESIGN\b/, 'the design document is not in the repository: cite docs/architecture.md section N'],
   [/\bSTYLE(?:\.md\b|\s+\d)/, 'cite "style rule N" (CONTRIBUTING.md, "Style rules")'],
-  [/\bREFERENCE\.md\b|security-and-reliability\.md|established-product\.md|accounts-users-settings\.md|channels-tokens-wallet-logs\.md|\bdependencies\.md\b/,
-    'a document outside the repository: cite docs/security.md, docs/compatibility.md or docs/product.md'],
-  [/\bspec(?:'s)?\s+(?:sections?\b|accounts\b|channels\b|\d)|\bSpec\s*(?:\d|:|\()|\bthe spec(?:'s)?\b|\(spec\)/i, 'the product spec is not in the repository: cite docs/product.md section N'],
+  [
+    /\bREFERENCE\.md\b|security-and-reliability\.md|established-product\.md|accounts-users-settings\.md|channels-tokens-wallet-logs\.md|\bdependencies\.md\b/,
+    'a document outside the repository: cite docs/security.md, docs/compatibility.md or docs/product.md',
+  ],
+  [
+    /\bspec(?:'s)?\s+(?:sections?\b|accounts\b|channels\b|\d)|\bSpec\s*(?:\d|:|\()|\bthe spec(?:'s)?\b|\(spec\)/i,
+    'the product spec is not in the repository: cite docs/product.md section N',
+  ],
   [/\breference\s+(?:sections?\s+)?\d/i, 'the reference notes are not in the repository: cite docs/compatibility.md section N'],
   [/\btest plan\b/i, 'cite the test id ("test D3"), a row of docs/security.md'],
 ];
@@ -79,8 +84,13 @@ function lineAt(text, offset) {
 
 /** Literals whose text may hold `//` or `/*` without being a comment. */
 const literalKinds = new Set([
-  ts.SyntaxKind.StringLiteral, ts.SyntaxKind.NoSubstitutionTemplateLiteral, ts.SyntaxKind.TemplateHead, ts.SyntaxKind.TemplateMiddle,
-  ts.SyntaxKind.TemplateTail, ts.SyntaxKind.RegularExpressionLiteral, ts.SyntaxKind.JsxText,
+  ts.SyntaxKind.StringLiteral,
+  ts.SyntaxKind.NoSubstitutionTemplateLiteral,
+  ts.SyntaxKind.TemplateHead,
+  ts.SyntaxKind.TemplateMiddle,
+  ts.SyntaxKind.TemplateTail,
+  ts.SyntaxKind.RegularExpressionLiteral,
+  ts.SyntaxKind.JsxText,
 ]);
 
 /**
@@ -90,7 +100,9 @@ const literalKinds = new Set([
  */
 export function sourceComments(file, text) {
   const extension = path.extname(file);
-  const kind = { '.tsx': ts.ScriptKind.TSX, '.jsx': ts.ScriptKind.JSX, '.js': ts.ScriptKind.JS, '.mjs': ts.ScriptKind.JS, '.cjs': ts.ScriptKind.JS }[extension] ?? ts.ScriptKind.TS;
+  const kind =
+    { '.tsx': ts.ScriptKind.TSX, '.jsx': ts.ScriptKind.JSX, '.js': ts.ScriptKind.JS, '.mjs': ts.ScriptKind.JS, '.cjs': ts.ScriptKind.JS }[extension] ??
+    ts.ScriptKind.TS;
   const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true, kind);
   const literals = [];
   const visit = (node) => {
@@ -172,7 +184,8 @@ function expand(list) {
  */
 function resolvePath(file, candidate, entries, ignored) {
   const bases = [root];
-  for (let directory = path.dirname(path.join(root, file)); directory.startsWith(root) && directory !== root; directory = path.dirname(directory)) bases.push(directory);
+  for (let directory = path.dirname(path.join(root, file)); directory.startsWith(root) && directory !== root; directory = path.dirname(directory))
+    bases.push(directory);
   const tried = bases.map((base) => path.resolve(base, candidate)).filter((full) => full.startsWith(root));
   if (tried.some((full) => fs.existsSync(full))) return true;
   const bare = candidate.replace(/^(\.\/)+/, '').replace(/\/$/, '');
@@ -193,13 +206,16 @@ function entriesOf(files) {
 /** Markdown without its fenced code blocks (commands and examples), lines kept in place. */
 function prose(text) {
   let fenced = false;
-  return text.split('\n').map((line) => {
-    if (/^\s*```/.test(line)) {
-      fenced = !fenced;
-      return '';
-    }
-    return fenced ? '' : line;
-  }).join('\n');
+  return text
+    .split('\n')
+    .map((line) => {
+      if (/^\s*```/.test(line)) {
+        fenced = !fenced;
+        return '';
+      }
+      return fenced ? '' : line;
+    })
+    .join('\n');
 }
 
 function pathsIn(text) {
@@ -292,10 +308,12 @@ function checkPieces(file, pieces, known, entries, problems) {
       for (const number of expand(match[1])) if (!known.styleRules.has(number)) report(match.index, `style rule ${number} is not in CONTRIBUTING.md`);
     }
     for (const match of piece.text.matchAll(complaintReference)) {
-      for (const number of numbersOf(match[1])) if (!known.complaints.has(number)) report(match.index, `complaint ${number} is not in docs/compatibility.md section 7`);
+      for (const number of numbersOf(match[1]))
+        if (!known.complaints.has(number)) report(match.index, `complaint ${number} is not in docs/compatibility.md section 7`);
     }
     for (const { candidate, index } of pathsIn(file.endsWith('.md') ? prose(piece.text) : piece.text)) {
-      if (!resolvePath(file, candidate, entries, () => false)) unresolved.push({ file, candidate, report: () => report(index, `${candidate} does not exist in the repository`) });
+      if (!resolvePath(file, candidate, entries, () => false))
+        unresolved.push({ file, candidate, report: () => report(index, `${candidate} does not exist in the repository`) });
     }
   }
   return unresolved;
@@ -316,10 +334,16 @@ export function referenceProblems(sources = repositorySources()) {
     }
     unresolved.push(...checkPieces(file, referenceTexts(file, text), known, entries, problems));
   }
-  const ignoredNames = ignoredPaths([...new Set(unresolved.flatMap(({ file, candidate }) => [
-    candidate.replace(/^(\.\/)+/, ''),
-    path.relative(root, path.resolve(path.dirname(path.join(root, file)), candidate)),
-  ]))].filter((name) => name && !name.startsWith('..')));
+  const ignoredNames = ignoredPaths(
+    [
+      ...new Set(
+        unresolved.flatMap(({ file, candidate }) => [
+          candidate.replace(/^(\.\/)+/, ''),
+          path.relative(root, path.resolve(path.dirname(path.join(root, file)), candidate)),
+        ]),
+      ),
+    ].filter((name) => name && !name.startsWith('..')),
+  );
   for (const entry of unresolved) {
     if (!resolvePath(entry.file, entry.candidate, entries, (name) => ignoredNames.has(name) || ignoredNames.has(`${name}/`))) entry.report();
   }

@@ -35,8 +35,25 @@ const baseOptions = Object.freeze({
   dims: 8, // embedding dimensions (the body's `dimensions` wins)
 });
 
-const numericOptions = { chunks: 100_000, words: 10_000, delay: 600_000, latency: 600_000, drip: 600_000, cut: 100_000, hugeline: 64 * 1024 * 1024, dims: 4096 };
-const flagOptions = { hang: 'hang', slowdrip: 'slowdrip', nousage: 'nousage', negusage: 'negusage', badsse: 'badsse', 'echo-headers': 'echoHeaders', echoheaders: 'echoHeaders' };
+const numericOptions = {
+  chunks: 100_000,
+  words: 10_000,
+  delay: 600_000,
+  latency: 600_000,
+  drip: 600_000,
+  cut: 100_000,
+  hugeline: 64 * 1024 * 1024,
+  dims: 4096,
+};
+const flagOptions = {
+  hang: 'hang',
+  slowdrip: 'slowdrip',
+  nousage: 'nousage',
+  negusage: 'negusage',
+  badsse: 'badsse',
+  'echo-headers': 'echoHeaders',
+  echoheaders: 'echoHeaders',
+};
 
 class MockOptionError extends Error {}
 
@@ -46,17 +63,22 @@ class MockOptionError extends Error {}
  */
 export function parseMockOptions(spec, into = { ...baseOptions }) {
   if (spec === undefined || spec === null || spec === '') return into;
-  const entries = typeof spec === 'string'
-    ? spec.split(/[,;]/).filter(Boolean).map((part) => {
-      const eq = part.indexOf('=');
-      return eq < 0 ? [part.trim(), true] : [part.slice(0, eq).trim(), part.slice(eq + 1).trim()];
-    })
-    : Object.entries(spec);
+  const entries =
+    typeof spec === 'string'
+      ? spec
+          .split(/[,;]/)
+          .filter(Boolean)
+          .map((part) => {
+            const eq = part.indexOf('=');
+            return eq < 0 ? [part.trim(), true] : [part.slice(0, eq).trim(), part.slice(eq + 1).trim()];
+          })
+      : Object.entries(spec);
   for (const [rawKey, value] of entries) {
     const key = rawKey.toLowerCase();
     if (key in numericOptions) {
       const n = Number(value);
-      if (!Number.isInteger(n) || n < 0 || n > numericOptions[key]) throw new MockOptionError(`mock option ${key} must be an integer from 0 to ${numericOptions[key]}`);
+      if (!Number.isInteger(n) || n < 0 || n > numericOptions[key])
+        throw new MockOptionError(`mock option ${key} must be an integer from 0 to ${numericOptions[key]}`);
       into[key] = n;
     } else if (key === 'status' || key === 'fail') {
       const n = Number(value);
@@ -69,7 +91,9 @@ export function parseMockOptions(spec, into = { ...baseOptions }) {
     } else if (key === 'huge-line') {
       into.hugeline = value === true ? 1024 * 1024 : Number(value);
     } else {
-      throw new MockOptionError(`unknown mock option "${rawKey}" (known: ${[...Object.keys(numericOptions), 'status', 'fail', 'redirect', 'huge-line', ...Object.keys(flagOptions)].join(', ')})`);
+      throw new MockOptionError(
+        `unknown mock option "${rawKey}" (known: ${[...Object.keys(numericOptions), 'status', 'fail', 'redirect', 'huge-line', ...Object.keys(flagOptions)].join(', ')})`,
+      );
     }
   }
   return into;
@@ -150,12 +174,14 @@ function openAiChat(model, options, contents, prompt, wantsUsage) {
   const usageJson = `{"prompt_tokens":${usage.prompt},"completion_tokens":${usage.completion},"total_tokens":${usage.prompt + usage.completion}}`;
   return {
     contentType: 'application/json',
-    body: () => `{"id":"${id}","object":"chat.completion","created":${nowSeconds()},"model":${JSON.stringify(model)},"choices":[{"index":0,"message":{"role":"assistant","content":${JSON.stringify(contents.join(''))},"refusal":null},"logprobs":null,"finish_reason":"stop"}]${options.nousage ? '' : `,"usage":${usageJson}`}}`,
+    body: () =>
+      `{"id":"${id}","object":"chat.completion","created":${nowSeconds()},"model":${JSON.stringify(model)},"choices":[{"index":0,"message":{"role":"assistant","content":${JSON.stringify(contents.join(''))},"refusal":null},"logprobs":null,"finish_reason":"stop"}]${options.nousage ? '' : `,"usage":${usageJson}`}}`,
     head: `${pre}{"index":0,"delta":{"role":"assistant","content":""},"logprobs":null,"finish_reason":null}]}\n\n`,
     chunk: (text) => `${pre}{"index":0,"delta":{"content":${JSON.stringify(text)}},"logprobs":null,"finish_reason":null}]}\n\n`,
-    tail: `${pre}{"index":0,"delta":{},"logprobs":null,"finish_reason":"stop"}]}\n\n`
-      + (wantsUsage && !options.nousage ? `${pre}],"usage":${usageJson}}\n\n` : '')
-      + 'data: [DONE]\n\n',
+    tail:
+      `${pre}{"index":0,"delta":{},"logprobs":null,"finish_reason":"stop"}]}\n\n` +
+      (wantsUsage && !options.nousage ? `${pre}],"usage":${usageJson}}\n\n` : '') +
+      'data: [DONE]\n\n',
     badLine: 'data: {"id":"broken", this is not json\n\n',
   };
 }
@@ -167,12 +193,14 @@ function openAiCompletion(model, options, contents, prompt, wantsUsage) {
   const usageJson = `{"prompt_tokens":${usage.prompt},"completion_tokens":${usage.completion},"total_tokens":${usage.prompt + usage.completion}}`;
   return {
     contentType: 'application/json',
-    body: () => `{"id":"${id}","object":"text_completion","created":${nowSeconds()},"model":${JSON.stringify(model)},"choices":[{"text":${JSON.stringify(contents.join(''))},"index":0,"logprobs":null,"finish_reason":"stop"}]${options.nousage ? '' : `,"usage":${usageJson}`}}`,
+    body: () =>
+      `{"id":"${id}","object":"text_completion","created":${nowSeconds()},"model":${JSON.stringify(model)},"choices":[{"text":${JSON.stringify(contents.join(''))},"index":0,"logprobs":null,"finish_reason":"stop"}]${options.nousage ? '' : `,"usage":${usageJson}`}}`,
     head: '',
     chunk: (text) => `${pre}{"text":${JSON.stringify(text)},"index":0,"logprobs":null,"finish_reason":null}]}\n\n`,
-    tail: `${pre}{"text":"","index":0,"logprobs":null,"finish_reason":"stop"}]}\n\n`
-      + (wantsUsage && !options.nousage ? `${pre}],"usage":${usageJson}}\n\n` : '')
-      + 'data: [DONE]\n\n',
+    tail:
+      `${pre}{"text":"","index":0,"logprobs":null,"finish_reason":"stop"}]}\n\n` +
+      (wantsUsage && !options.nousage ? `${pre}],"usage":${usageJson}}\n\n` : '') +
+      'data: [DONE]\n\n',
     badLine: 'data: {"id":"broken", this is not json\n\n',
   };
 }
@@ -184,14 +212,23 @@ function anthropicMessages(model, options, contents, prompt) {
   const startUsage = options.nousage ? '' : `,"usage":{"input_tokens":${usage.prompt},"output_tokens":1}`;
   return {
     contentType: 'application/json',
-    body: () => `{"id":"${id}","type":"message","role":"assistant","model":${JSON.stringify(model)},"content":[{"type":"text","text":${JSON.stringify(contents.join(''))}}],"stop_reason":"end_turn","stop_sequence":null${options.nousage ? '' : `,"usage":{"input_tokens":${usage.prompt},"output_tokens":${usage.completion}}`}}`,
-    head: event('message_start', `{"type":"message_start","message":{"id":"${id}","type":"message","role":"assistant","model":${JSON.stringify(model)},"content":[],"stop_reason":null,"stop_sequence":null${startUsage}}}`)
-      + event('content_block_start', '{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}')
-      + event('ping', '{"type":"ping"}'),
+    body: () =>
+      `{"id":"${id}","type":"message","role":"assistant","model":${JSON.stringify(model)},"content":[{"type":"text","text":${JSON.stringify(contents.join(''))}}],"stop_reason":"end_turn","stop_sequence":null${options.nousage ? '' : `,"usage":{"input_tokens":${usage.prompt},"output_tokens":${usage.completion}}`}}`,
+    head:
+      event(
+        'message_start',
+        `{"type":"message_start","message":{"id":"${id}","type":"message","role":"assistant","model":${JSON.stringify(model)},"content":[],"stop_reason":null,"stop_sequence":null${startUsage}}}`,
+      ) +
+      event('content_block_start', '{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}') +
+      event('ping', '{"type":"ping"}'),
     chunk: (text) => event('content_block_delta', `{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":${JSON.stringify(text)}}}`),
-    tail: event('content_block_stop', '{"type":"content_block_stop","index":0}')
-      + event('message_delta', `{"type":"message_delta","delta":{"stop_reason":"end_turn","stop_sequence":null}${options.nousage ? '' : `,"usage":{"output_tokens":${usage.completion}}`}}`)
-      + event('message_stop', '{"type":"message_stop"}'),
+    tail:
+      event('content_block_stop', '{"type":"content_block_stop","index":0}') +
+      event(
+        'message_delta',
+        `{"type":"message_delta","delta":{"stop_reason":"end_turn","stop_sequence":null}${options.nousage ? '' : `,"usage":{"output_tokens":${usage.completion}}`}}`,
+      ) +
+      event('message_stop', '{"type":"message_stop"}'),
     badLine: 'event: content_block_delta\ndata: {"type":"content_block_delta", this is not json\n\n',
   };
 }
@@ -199,8 +236,11 @@ function anthropicMessages(model, options, contents, prompt) {
 /** Gemini: SSE events end with CRLF CRLF like Google's; without alt=sse the stream is a JSON array. */
 function gemini(model, options, contents, prompt, sse) {
   const usage = usageOf(prompt, options);
-  const usageJson = options.nousage ? '' : `,"usageMetadata":{"promptTokenCount":${usage.prompt},"candidatesTokenCount":${usage.completion},"totalTokenCount":${usage.prompt + usage.completion}}`;
-  const candidate = (text, done) => `{"candidates":[{"content":{"parts":[{"text":${JSON.stringify(text)}}],"role":"model"}${done ? ',"finishReason":"STOP"' : ''},"index":0}]${done ? usageJson : ''},"modelVersion":${JSON.stringify(model)}}`;
+  const usageJson = options.nousage
+    ? ''
+    : `,"usageMetadata":{"promptTokenCount":${usage.prompt},"candidatesTokenCount":${usage.completion},"totalTokenCount":${usage.prompt + usage.completion}}`;
+  const candidate = (text, done) =>
+    `{"candidates":[{"content":{"parts":[{"text":${JSON.stringify(text)}}],"role":"model"}${done ? ',"finishReason":"STOP"' : ''},"index":0}]${done ? usageJson : ''},"modelVersion":${JSON.stringify(model)}}`;
   return {
     contentType: 'application/json',
     body: () => candidate(contents.join(''), true),
@@ -223,7 +263,8 @@ const errorTypes = {
 };
 
 function errorBody(flavor, status, message) {
-  const [code, anthropicType, googleStatus] = errorTypes[status] ?? (status >= 500 ? ['server_error', 'api_error', 'INTERNAL'] : ['invalid_request', 'invalid_request_error', 'INVALID_ARGUMENT']);
+  const [code, anthropicType, googleStatus] =
+    errorTypes[status] ?? (status >= 500 ? ['server_error', 'api_error', 'INTERNAL'] : ['invalid_request', 'invalid_request_error', 'INVALID_ARGUMENT']);
   if (flavor === 'anthropic') return JSON.stringify({ type: 'error', error: { type: anthropicType, message } });
   if (flavor === 'gemini') return JSON.stringify({ error: { code: status, message, status: googleStatus } });
   return JSON.stringify({ error: { message, type: status >= 500 ? 'server_error' : 'invalid_request_error', param: null, code } });
@@ -453,7 +494,8 @@ export async function startMockUpstream(config = {}) {
 
     const stream = kind === 'streamGenerateContent' || (kind !== 'generateContent' && body.stream === true);
     if (!stream) return sendJson(res, 200, options.badsse ? '{"id":"broken", this is not json' : proto.body(), options);
-    if (kind === 'streamGenerateContent' && query.get('alt') !== 'sse') return sendStream(res, proto, contents, options, { 'content-type': 'application/json' });
+    if (kind === 'streamGenerateContent' && query.get('alt') !== 'sse')
+      return sendStream(res, proto, contents, options, { 'content-type': 'application/json' });
     sendStream(res, proto, contents, options);
   }
 
@@ -519,10 +561,12 @@ function isMain() {
 }
 
 async function main() {
-  const args = Object.fromEntries(process.argv.slice(2).map((arg) => {
-    const [key, ...rest] = arg.replace(/^--/, '').split('=');
-    return [key, rest.join('=')];
-  }));
+  const args = Object.fromEntries(
+    process.argv.slice(2).map((arg) => {
+      const [key, ...rest] = arg.replace(/^--/, '').split('=');
+      return [key, rest.join('=')];
+    }),
+  );
   const mock = await startMockUpstream({
     port: Number(args.port ?? process.env.PORT ?? 0),
     host: args.host || process.env.HOST || '127.0.0.1',

@@ -76,7 +76,12 @@ describe('a new user', () => {
     const page = await context.newPage();
     await page.goto('/login');
     // A stored user whose session the server does not know (an expired cookie).
-    await page.evaluate(() => localStorage.setItem('user', JSON.stringify({ id: 99, username: 'ghost', display_name: '', role: 1, status: 1, group: 'default', quota: 0, used_quota: 0, request_count: 0 })));
+    await page.evaluate(() =>
+      localStorage.setItem(
+        'user',
+        JSON.stringify({ id: 99, username: 'ghost', display_name: '', role: 1, status: 1, group: 'default', quota: 0, used_quota: 0, request_count: 0 }),
+      ),
+    );
     await page.goto('/setting');
     await page.waitForURL('**/login?expired=true');
     await page.getByText('未登录或登录已过期，请重新登录！').waitFor();

@@ -52,7 +52,11 @@ describe('the super admin', () => {
     await screenshot(page, 'root-manages-users');
 
     // The server agrees: alice can no longer sign in.
-    const login = await fetch(`${harness.server.url}/api/user/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'alice', password: 'alice-password' }) });
+    const login = await fetch(`${harness.server.url}/api/user/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ username: 'alice', password: 'alice-password' }),
+    });
     expect(((await login.json()) as { success: boolean }).success).toBe(false);
     expect(errors).toEqual([]);
     await context.close();

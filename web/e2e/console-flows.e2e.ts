@@ -114,7 +114,10 @@ describe('the console flows', () => {
     for (const text of ['OpenAI', 'default', '已启用']) await row.getByText(text, { exact: true }).waitFor();
 
     // The server has what the form said.
-    const channels = await root.call<Paged<{ id: number; name: string; type: number; base_url: string; models: string; group: string }>>('GET', '/api/channel/?p=1&page_size=10');
+    const channels = await root.call<Paged<{ id: number; name: string; type: number; base_url: string; models: string; group: string }>>(
+      'GET',
+      '/api/channel/?p=1&page_size=10',
+    );
     const stored = channels.items.find((channel) => channel.name === CHANNEL)!;
     expect(stored).toMatchObject({ type: 1, base_url: mock.url, models: MODEL, group: 'default' });
 
@@ -171,10 +174,16 @@ describe('the console flows', () => {
     await loginThroughForm(page, USER, PASSWORD);
     await page.goto('/playground');
 
-    const modelSelect = page.locator('.ant-form-item').filter({ has: page.getByText('模型', { exact: true }) }).locator('.ant-select');
+    const modelSelect = page
+      .locator('.ant-form-item')
+      .filter({ has: page.getByText('模型', { exact: true }) })
+      .locator('.ant-select');
     await modelSelect.getByText('gpt-4o-mini').waitFor();
     await modelSelect.click();
-    await page.locator('.ant-select-dropdown .ant-select-item-option').filter({ hasText: new RegExp(`^${MODEL}$`) }).click();
+    await page
+      .locator('.ant-select-dropdown .ant-select-item-option')
+      .filter({ hasText: new RegExp(`^${MODEL}$`) })
+      .click();
     await modelSelect.getByText(MODEL, { exact: true }).waitFor();
 
     mock.reset();
@@ -205,7 +214,13 @@ describe('the console flows', () => {
       'the consume log',
     );
     const log = logs.items.find((row) => row.model_name === MODEL)!;
-    expect(log).toMatchObject({ prompt_tokens: PROMPT_TOKENS, completion_tokens: COMPLETION_TOKENS, quota: EXPECTED_QUOTA, is_stream: true, token_name: 'playground-default' });
+    expect(log).toMatchObject({
+      prompt_tokens: PROMPT_TOKENS,
+      completion_tokens: COMPLETION_TOKENS,
+      quota: EXPECTED_QUOTA,
+      is_stream: true,
+      token_name: 'playground-default',
+    });
     charged = log.quota;
     await eventually(selfQuota, (quota) => quota === balanceBeforeChat - EXPECTED_QUOTA, 10_000, 'the charged balance');
 
@@ -222,7 +237,9 @@ describe('the console flows', () => {
     // The expanded row shows the formula with the same figures.
     await row.locator('.ant-table-row-expand-icon').click();
     await page
-      .getByText(`分组倍率 1 × 模型倍率 ${MODEL_RATIO} × (提示 ${PROMPT_TOKENS} + 补全 ${COMPLETION_TOKENS} × 补全倍率 ${COMPLETION_RATIO}) / 500000 = $${(EXPECTED_QUOTA / QUOTA_PER_DOLLAR).toFixed(6).replace(/\.?0+$/, '')}`)
+      .getByText(
+        `分组倍率 1 × 模型倍率 ${MODEL_RATIO} × (提示 ${PROMPT_TOKENS} + 补全 ${COMPLETION_TOKENS} × 补全倍率 ${COMPLETION_RATIO}) / 500000 = $${(EXPECTED_QUOTA / QUOTA_PER_DOLLAR).toFixed(6).replace(/\.?0+$/, '')}`,
+      )
       .waitFor();
 
     await screenshot(page, 'flows-usage-log');
@@ -288,7 +305,8 @@ describe('the console flows', () => {
     await page.goto('/pricing');
     await page.getByText('您当前看到的是默认分组的价格，登录后可查看您所在分组的价格。').waitFor();
     const row = tableRow(page, MODEL);
-    for (const text of ['按量计费', `模型倍率：${MODEL_RATIO}`, `补全倍率：${COMPLETION_RATIO}`, '分组倍率：1']) await row.getByText(text, { exact: true }).waitFor();
+    for (const text of ['按量计费', `模型倍率：${MODEL_RATIO}`, `补全倍率：${COMPLETION_RATIO}`, '分组倍率：1'])
+      await row.getByText(text, { exact: true }).waitFor();
     // docs/product.md section 10: prompt price = model ratio × 2 × group ratio dollars per 1M tokens; completion × the completion ratio.
     await row.getByText(`提示 $${MODEL_RATIO * 2} / 1M tokens`, { exact: true }).waitFor();
     await row.getByText(`补全 $${MODEL_RATIO * 2 * COMPLETION_RATIO} / 1M tokens`, { exact: true }).waitFor();

@@ -126,7 +126,14 @@ describe('passkeys', () => {
     const cdp = await context.newCDPSession(page);
     await cdp.send('WebAuthn.enable');
     const { authenticatorId } = await cdp.send('WebAuthn.addVirtualAuthenticator', {
-      options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true },
+      options: {
+        protocol: 'ctap2',
+        transport: 'internal',
+        hasResidentKey: true,
+        hasUserVerification: true,
+        isUserVerified: true,
+        automaticPresenceSimulation: true,
+      },
     });
 
     await fillLogin(page, 'bob', 'bob-password');
@@ -159,12 +166,15 @@ describe("root's channel key reveal", () => {
     const rootId = await page.evaluate(() => JSON.parse(localStorage.getItem('user') ?? 'null')?.id as number);
 
     // The established product's step-up took {"method":"passkey"} on its word; here it proves nothing.
-    const claim = await page.evaluate(async ({ id, channel }) => {
-      const headers = { 'content-type': 'application/json', 'New-Api-User': String(id) };
-      const verify = await (await fetch('/api/verify', { method: 'POST', headers, body: JSON.stringify({ method: 'passkey' }) })).json();
-      const reveal = await fetch(`/api/channel/${channel}/key`, { method: 'POST', headers: { 'New-Api-User': String(id) } });
-      return { verify, reveal: reveal.status };
-    }, { id: rootId, channel: channelId });
+    const claim = await page.evaluate(
+      async ({ id, channel }) => {
+        const headers = { 'content-type': 'application/json', 'New-Api-User': String(id) };
+        const verify = await (await fetch('/api/verify', { method: 'POST', headers, body: JSON.stringify({ method: 'passkey' }) })).json();
+        const reveal = await fetch(`/api/channel/${channel}/key`, { method: 'POST', headers: { 'New-Api-User': String(id) } });
+        return { verify, reveal: reveal.status };
+      },
+      { id: rootId, channel: channelId },
+    );
     expect(claim).toEqual({ verify: { success: false, message: expect.stringMatching(/^credential/) }, reveal: 403 });
 
     await page.goto(`/channel/edit/${channelId}`);
@@ -190,17 +200,33 @@ describe("root's channel key reveal", () => {
 /** Root's API session, signed in with a backup code (root has 2FA). */
 async function signInWithBackupCode(): Promise<ApiSession> {
   const base = harness.server.url;
-  const login = await fetch(`${base}/api/user/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'root', password: '123456' }) });
-  const pending = login.headers.getSetCookie().map((line) => line.split(';', 1)[0]).join('; ');
-  const second = await fetch(`${base}/api/user/login/2fa`, { method: 'POST', headers: { 'content-type': 'application/json', cookie: pending }, body: JSON.stringify({ code: rootBackupCodes[1] }) });
+  const login = await fetch(`${base}/api/user/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ username: 'root', password: '123456' }),
+  });
+  const pending = login.headers
+    .getSetCookie()
+    .map((line) => line.split(';', 1)[0])
+    .join('; ');
+  const second = await fetch(`${base}/api/user/login/2fa`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', cookie: pending },
+    body: JSON.stringify({ code: rootBackupCodes[1] }),
+  });
   const envelope = (await second.json()) as { success: boolean; message: string; data: { id: number } };
   if (!envelope.success) throw new Error(`root second step: ${envelope.message}`);
-  const cookie = second.headers.getSetCookie().map((line) => line.split(';', 1)[0]).filter((pair) => pair.startsWith('session=')).join('; ');
+  const cookie = second.headers
+    .getSetCookie()
+    .map((line) => line.split(';', 1)[0])
+    .filter((pair) => pair.startsWith('session='))
+    .join('; ');
   return {
     userId: envelope.data.id,
     async call<T>(method: string, path: string, body?: unknown): Promise<T> {
       const answer = await fetch(`${base}${path}`, {
-        method, headers: { cookie, 'New-Api-User': String(envelope.data.id), ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+        method,
+        headers: { cookie, 'New-Api-User': String(envelope.data.id), ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
         body: body === undefined ? undefined : JSON.stringify(body),
       });
       const result = (await answer.json()) as { success: boolean; message: string; data: T };

@@ -38,7 +38,13 @@ const harness = useConsoleHarness(async ({ server }) => {
   const root = await signIn(server.url, 'root', '123456');
   const options = await root.call<Array<{ key: string; value: string }>>('GET', '/api/option/');
   const modelRatio = JSON.parse(options.find((row) => row.key === 'ModelRatio')!.value) as Record<string, number>;
-  for (const [key, value] of Object.entries({ Notice: NOTICE, HomePageContent: HOME, About: ABOUT, Footer: FOOTER, ModelRatio: JSON.stringify({ ...modelRatio, [MODEL_NAME]: 1 }) })) {
+  for (const [key, value] of Object.entries({
+    Notice: NOTICE,
+    HomePageContent: HOME,
+    About: ABOUT,
+    Footer: FOOTER,
+    ModelRatio: JSON.stringify({ ...modelRatio, [MODEL_NAME]: 1 }),
+  })) {
     await root.call('PUT', '/api/option/', { key, value });
   }
   // A channel with a hostile name offering a hostile model (priced, so the pricing page lists it).
@@ -79,7 +85,9 @@ async function expectInert({ page, errors, alerts }: Watched, where: string): Pr
     const all = [...document.querySelectorAll('*')];
     return {
       pwned: (window as unknown as { __pwned?: unknown }).__pwned,
-      handlers: all.filter((element) => [...element.attributes].some((attribute) => attribute.name.toLowerCase().startsWith('on'))).map((element) => element.outerHTML.slice(0, 120)),
+      handlers: all
+        .filter((element) => [...element.attributes].some((attribute) => attribute.name.toLowerCase().startsWith('on')))
+        .map((element) => element.outerHTML.slice(0, 120)),
       inlineScripts: document.querySelectorAll('script:not([src])').length,
       javascriptUrls: all
         .flatMap((element) => ['href', 'src', 'action', 'formaction', 'xlink:href'].map((name) => element.getAttribute(name) ?? ''))
@@ -87,7 +95,16 @@ async function expectInert({ page, errors, alerts }: Watched, where: string): Pr
       frames: [...document.querySelectorAll('iframe')].map((frame) => frame.outerHTML.slice(0, 120)),
     };
   });
-  expect({ where, ...found, alerts, errors }).toEqual({ where, pwned: undefined, handlers: [], inlineScripts: 0, javascriptUrls: [], frames: [], alerts: [], errors: [] });
+  expect({ where, ...found, alerts, errors }).toEqual({
+    where,
+    pwned: undefined,
+    handlers: [],
+    inlineScripts: 0,
+    javascriptUrls: [],
+    frames: [],
+    alerts: [],
+    errors: [],
+  });
 }
 
 describe('the Content-Security-Policy', () => {
@@ -95,7 +112,11 @@ describe('the Content-Security-Policy', () => {
     for (const path of ['/', '/about', '/token']) {
       const response = await fetch(`${harness.server.url}${path}`);
       const policy = response.headers.get('content-security-policy') ?? '';
-      const scriptSrc = policy.split(';').map((part) => part.trim()).find((part) => part.startsWith('script-src')) ?? '';
+      const scriptSrc =
+        policy
+          .split(';')
+          .map((part) => part.trim())
+          .find((part) => part.startsWith('script-src')) ?? '';
       expect(scriptSrc).toMatch(/^script-src 'self'/);
       expect(scriptSrc).not.toMatch(/unsafe-inline|unsafe-eval/);
       expect(policy).toMatch(/object-src 'none'/);
@@ -122,7 +143,10 @@ describe('the checks themselves (controls)', () => {
     const page = await context.newPage();
     await page.goto('/about');
     await page.getByText('Harmless about text.').waitFor();
-    const blocked = page.evaluate(() => new Promise<string>((resolve) => document.addEventListener('securitypolicyviolation', (event) => resolve(event.effectiveDirective), { once: true })));
+    const blocked = page.evaluate(
+      () =>
+        new Promise<string>((resolve) => document.addEventListener('securitypolicyviolation', (event) => resolve(event.effectiveDirective), { once: true })),
+    );
     await injectRaw(page);
     expect(await blocked).toMatch(/^script-src/);
     expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
@@ -153,7 +177,10 @@ describe.each([
 
     // The links are left as text or lose their target: clicking them does nothing.
     await notice.getByText('markdown link').click();
-    await notice.getByRole('button', { name: /关\s*闭/ }).last().click();
+    await notice
+      .getByRole('button', { name: /关\s*闭/ })
+      .last()
+      .click();
     await notice.waitFor({ state: 'hidden' });
     for (const text of ['markdown link', 'html link', 'footer link']) await visibleText(page, text).click();
     expect(new URL(page.url()).pathname).toBe('/');

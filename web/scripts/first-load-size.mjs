@@ -20,8 +20,8 @@ if (!fs.existsSync(manifestFile)) {
 
 /** @type {Record<string, {file: string, isEntry?: boolean, imports?: string[], css?: string[]}>} */
 const manifest = JSON.parse(fs.readFileSync(manifestFile, 'utf8'));
-const entry = Object.keys(manifest).find((key) => manifest[key].isEntry && key.endsWith('index.html'))
-  ?? Object.keys(manifest).find((key) => manifest[key].isEntry);
+const entry =
+  Object.keys(manifest).find((key) => manifest[key].isEntry && key.endsWith('index.html')) ?? Object.keys(manifest).find((key) => manifest[key].isEntry);
 if (!entry) {
   console.error(`${manifestFile} names no entry chunk`);
   process.exit(1);
@@ -40,10 +40,12 @@ const visit = (key) => {
 };
 visit(entry);
 
-const rows = [...files].map((file) => {
-  const bytes = fs.readFileSync(path.join(dist, file));
-  return { file, bytes: bytes.length, gzip: gzipSync(bytes, { level: 9 }).length };
-}).sort((a, b) => b.gzip - a.gzip);
+const rows = [...files]
+  .map((file) => {
+    const bytes = fs.readFileSync(path.join(dist, file));
+    return { file, bytes: bytes.length, gzip: gzipSync(bytes, { level: 9 }).length };
+  })
+  .sort((a, b) => b.gzip - a.gzip);
 const total = rows.reduce((sum, row) => ({ bytes: sum.bytes + row.bytes, gzip: sum.gzip + row.gzip }), { bytes: 0, gzip: 0 });
 
 if (args.includes('--json')) {

@@ -146,7 +146,11 @@ describe('register page: email verification', () => {
     await user.click(button(/注\s*册/));
     await waitFor(() => expect(router.state.location.pathname).toBe('/login'));
     expect(fake.callsTo('POST', '/api/user/register')[0]!.body).toEqual({
-      username: 'frank', password: 'password12', password2: 'password12', email: 'frank@example.com', verification_code: 'c0de42',
+      username: 'frank',
+      password: 'password12',
+      password2: 'password12',
+      email: 'frank@example.com',
+      verification_code: 'c0de42',
     });
   });
 

@@ -83,8 +83,12 @@ describe('third-party login buttons', () => {
     fake.ok('GET', '/api/oauth/state', 'xyz');
     renderPage(<ThirdPartyLogin />, {
       status: {
-        linuxdo_oauth: true, linuxdo_client_id: 'ld-client', oidc_enabled: true, oidc_client_id: 'oidc-client',
-        oidc_authorization_endpoint: 'https://id.example.com/authorize', server_address: 'https://gw.example.com/',
+        linuxdo_oauth: true,
+        linuxdo_client_id: 'ld-client',
+        oidc_enabled: true,
+        oidc_client_id: 'oidc-client',
+        oidc_authorization_endpoint: 'https://id.example.com/authorize',
+        server_address: 'https://gw.example.com/',
       },
     });
     await user.click(button(/LinuxDO/));
@@ -98,7 +102,11 @@ describe('third-party login buttons', () => {
     url = openedUrl();
     expect(url.origin + url.pathname).toBe('https://id.example.com/authorize');
     expect(Object.fromEntries(url.searchParams)).toEqual({
-      client_id: 'oidc-client', response_type: 'code', scope: 'openid profile email', state: 'xyz', redirect_uri: 'https://gw.example.com/oauth/oidc',
+      client_id: 'oidc-client',
+      response_type: 'code',
+      scope: 'openid profile email',
+      state: 'xyz',
+      redirect_uri: 'https://gw.example.com/oauth/oidc',
     });
   });
 
@@ -141,7 +149,7 @@ describe('WeChat login dialog', () => {
     expect(await screen.findByText('登录成功！')).toBeInTheDocument();
   });
 
-  it('sends a root that must change the factory password to the login page\'s password change', async () => {
+  it("sends a root that must change the factory password to the login page's password change", async () => {
     const root = makeUser({ id: 1, username: 'root', role: 100 });
     fake.ok('POST', '/api/oauth/wechat', { ...root, default_password: true, require_password_change: true });
     const { router, store } = renderPage(<ThirdPartyLogin />, { route: '/somewhere', status });
@@ -190,7 +198,12 @@ describe('Telegram login widget', () => {
     act(() => callback({ id: 42, first_name: 'Ann', username: 'ann', photo_url: 'https://t.me/a.jpg', auth_date: 1700000000, hash: 'a'.repeat(64) }));
     await waitFor(() => expect(router.state.location.pathname).toBe('/token'));
     expect(fake.callsTo('POST', '/api/oauth/telegram/login')[0]!.body).toEqual({
-      id: '42', first_name: 'Ann', username: 'ann', photo_url: 'https://t.me/a.jpg', auth_date: '1700000000', hash: 'a'.repeat(64),
+      id: '42',
+      first_name: 'Ann',
+      username: 'ann',
+      photo_url: 'https://t.me/a.jpg',
+      auth_date: '1700000000',
+      hash: 'a'.repeat(64),
     });
     // The stored record is the user, without the login answer's flags.
     expect(store.getState().session.user).toEqual(account);

@@ -79,7 +79,7 @@ describe('the envelope base query', () => {
     expect(cachedAnswers()).toEqual([]);
   });
 
-  it('shows the spec message when the server cannot be reached, not the browser\'s words', async () => {
+  it("shows the spec message when the server cannot be reached, not the browser's words", async () => {
     fake.on('GET', '/api/thing', () => {
       throw new TypeError('Failed to fetch');
     });
@@ -88,7 +88,7 @@ describe('the envelope base query', () => {
     expect(screen.queryByText('TypeError: Failed to fetch')).not.toBeInTheDocument();
   });
 
-  it('shows an answer without the envelope (a proxy\'s error page) as a failure', async () => {
+  it("shows an answer without the envelope (a proxy's error page) as a failure", async () => {
     fake.on('GET', '/api/thing', () => ({ response: new Response('<html>bad gateway</html>', { status: 200, headers: { 'content-type': 'text/html' } }) }));
     renderPage(<Probe path="/thing" />);
     expect(await screen.findByText('服务器的响应无法识别，请稍后再试')).toBeInTheDocument();

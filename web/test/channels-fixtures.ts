@@ -7,18 +7,52 @@ export const admin = makeUser({ id: 1, username: 'root', role: Role.Root });
 
 export function makeChannel(overrides: Partial<ChannelView> = {}): ChannelView {
   return {
-    id: 1, type: 1, name: 'openai-main', status: 1, group: 'default', models: 'gpt-4o,gpt-4o-mini', base_url: '', other: '',
-    model_mapping: '', status_code_mapping: '', param_override: '', setting: '', test_model: '', auto_ban: 1, tag: '', priority: 0,
-    weight: 0, openai_organization: '', response_time: 0, balance: 0, balance_updated_time: 0, used_quota: 0, created_time: 1_700_000_000,
-    test_time: 0, other_info: '', allow_private_network: false, ...overrides,
+    id: 1,
+    type: 1,
+    name: 'openai-main',
+    status: 1,
+    group: 'default',
+    models: 'gpt-4o,gpt-4o-mini',
+    base_url: '',
+    other: '',
+    model_mapping: '',
+    status_code_mapping: '',
+    param_override: '',
+    setting: '',
+    test_model: '',
+    auto_ban: 1,
+    tag: '',
+    priority: 0,
+    weight: 0,
+    openai_organization: '',
+    response_time: 0,
+    balance: 0,
+    balance_updated_time: 0,
+    used_quota: 0,
+    created_time: 1_700_000_000,
+    test_time: 0,
+    other_info: '',
+    allow_private_network: false,
+    ...overrides,
   };
 }
 
 export function makeTagRow(tag: string, children: ChannelView[]): TagRow {
   return {
-    tag, name: tag, type: children[0]?.type ?? 0, status: children.some((child) => child.status === 1) ? 1 : 2, channel_count: children.length,
-    enabled_count: children.filter((child) => child.status === 1).length, group: 'default', models: 'gpt-4o', priority: 0, weight: 0,
-    used_quota: 0, balance: 0, response_time: 0, children,
+    tag,
+    name: tag,
+    type: children[0]?.type ?? 0,
+    status: children.some((child) => child.status === 1) ? 1 : 2,
+    channel_count: children.length,
+    enabled_count: children.filter((child) => child.status === 1).length,
+    group: 'default',
+    models: 'gpt-4o',
+    priority: 0,
+    weight: 0,
+    used_quota: 0,
+    balance: 0,
+    response_time: 0,
+    children,
   };
 }
 

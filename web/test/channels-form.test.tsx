@@ -68,9 +68,24 @@ describe('channel form: create', () => {
     await submit();
     await waitFor(() => expect(router.state.location.pathname).toBe('/channel'));
     expect(fake.callsTo('POST', '/api/channel/')[0]!.body).toEqual({
-      type: 1, name: 'main', base_url: 'https://proxy.example.com', other: '', openai_organization: '', group: 'default', models: 'my-model',
-      model_mapping: '', status_code_mapping: '', param_override: '', setting: '', test_model: '', auto_ban: 1, tag: '', priority: 7, weight: 0,
-      allow_private_network: false, key: 'sk-one',
+      type: 1,
+      name: 'main',
+      base_url: 'https://proxy.example.com',
+      other: '',
+      openai_organization: '',
+      group: 'default',
+      models: 'my-model',
+      model_mapping: '',
+      status_code_mapping: '',
+      param_override: '',
+      setting: '',
+      test_model: '',
+      auto_ban: 1,
+      tag: '',
+      priority: 7,
+      weight: 0,
+      allow_private_network: false,
+      key: 'sk-one',
     });
     expect(await screen.findByText('渠道创建成功！')).toBeInTheDocument();
   });
@@ -137,7 +152,8 @@ describe('channel form: create', () => {
   });
 
   /** Issue 22.10 (rule R2): reaching private networks is the channel's own switch, off for a new one, with a warning. */
-  const privateWarning = '开启后，该渠道可以访问本机、内网和云元数据等内部地址（例如 127.0.0.1、10.0.0.0/8、169.254.169.254）。仅对你信任的内网上游（如自建的 Ollama、vLLM）开启；每次修改都会记入日志。';
+  const privateWarning =
+    '开启后，该渠道可以访问本机、内网和云元数据等内部地址（例如 127.0.0.1、10.0.0.0/8、169.254.169.254）。仅对你信任的内网上游（如自建的 Ollama、vLLM）开启；每次修改都会记入日志。';
   const privateSwitch = () => within(fieldOf('允许访问内网')).getByRole('switch');
 
   it('offers the private-network switch off, warns when it is turned on, and sends it', async () => {
@@ -172,7 +188,6 @@ describe('channel form: create', () => {
     await chooseType('自定义', '自定义渠道');
     expect(await screen.findByText('完整的 Base URL，支持变量{model}', { selector: 'label' })).toBeInTheDocument();
     expect(screen.getByText('额外设置', { selector: 'label' })).toBeInTheDocument();
-
   });
 
   it('shows the fields of the deployment, music and Spark types', async () => {
@@ -187,7 +202,6 @@ describe('channel form: create', () => {
     await chooseType('讯飞', '讯飞星火认知');
     expect(await screen.findByText('模型版本', { selector: 'label' })).toBeInTheDocument();
     expect(screen.getByPlaceholderText('按照如下格式输入：APPID|APISecret|APIKey')).toBeInTheDocument();
-
   });
 
   it('shows the fields of the knowledge base, Cloudflare and Vertex AI types, and the default base URL as placeholder', async () => {

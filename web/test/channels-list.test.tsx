@@ -64,13 +64,17 @@ describe('channel list', () => {
   });
 
   it('colours response times by the 1/3/5 s bands', async () => {
-    fake.ok('GET', '/api/channel/', page([
-      makeChannel({ id: 1, name: 'never', response_time: 0 }),
-      makeChannel({ id: 2, name: 'fast', response_time: 1000 }),
-      makeChannel({ id: 3, name: 'ok', response_time: 2500 }),
-      makeChannel({ id: 4, name: 'slow', response_time: 5000 }),
-      makeChannel({ id: 5, name: 'slower', response_time: 5001 }),
-    ]));
+    fake.ok(
+      'GET',
+      '/api/channel/',
+      page([
+        makeChannel({ id: 1, name: 'never', response_time: 0 }),
+        makeChannel({ id: 2, name: 'fast', response_time: 1000 }),
+        makeChannel({ id: 3, name: 'ok', response_time: 2500 }),
+        makeChannel({ id: 4, name: 'slow', response_time: 5000 }),
+        makeChannel({ id: 5, name: 'slower', response_time: 5001 }),
+      ]),
+    );
     open();
     await screen.findByText('never');
     const band = (name: string) => within(rowOf(name)).getByText(/秒|未测试/);
@@ -86,11 +90,15 @@ describe('channel list', () => {
 
   it('explains an automatic disable with its reason and time, and greys disabled rows', async () => {
     const time = 1_700_000_000;
-    fake.ok('GET', '/api/channel/', page([
-      makeChannel({ id: 1, name: 'broken', status: 3, other_info: JSON.stringify({ status_reason: 'invalid api key', status_time: time }) }),
-      makeChannel({ id: 2, name: 'paused', status: 2 }),
-      makeChannel({ id: 3, name: 'fine', status: 1 }),
-    ]));
+    fake.ok(
+      'GET',
+      '/api/channel/',
+      page([
+        makeChannel({ id: 1, name: 'broken', status: 3, other_info: JSON.stringify({ status_reason: 'invalid api key', status_time: time }) }),
+        makeChannel({ id: 2, name: 'paused', status: 2 }),
+        makeChannel({ id: 3, name: 'fine', status: 1 }),
+      ]),
+    );
     open();
     await screen.findByText('broken');
     expect(rowOf('broken')).toHaveClass('channel-row-disabled');
@@ -101,7 +109,11 @@ describe('channel list', () => {
     expect(await screen.findByText('原因：invalid api key')).toBeInTheDocument();
     const shown = new Date(time * 1000);
     const pad = (value: number) => String(value).padStart(2, '0');
-    expect(screen.getByText(`时间：${shown.getFullYear()}-${pad(shown.getMonth() + 1)}-${pad(shown.getDate())} ${pad(shown.getHours())}:${pad(shown.getMinutes())}:${pad(shown.getSeconds())}`)).toBeInTheDocument();
+    expect(
+      screen.getByText(
+        `时间：${shown.getFullYear()}-${pad(shown.getMonth() + 1)}-${pad(shown.getDate())} ${pad(shown.getHours())}:${pad(shown.getMinutes())}:${pad(shown.getSeconds())}`,
+      ),
+    ).toBeInTheDocument();
   });
   it('speaks English when chosen', async () => {
     fake.ok('GET', '/api/channel/', page([makeChannel({ id: 1, name: 'first', type: 15 })]));
@@ -156,9 +168,14 @@ describe('row actions', () => {
   it('disables at once and puts the status back when the server refuses', async () => {
     fake.ok('GET', '/api/channel/', page([makeChannel({ id: 4, name: 'toggle-me' })]));
     let refuse: () => void = () => undefined;
-    fake.on('PUT', '/api/channel/', () => new Promise((resolve) => {
-      refuse = () => resolve({ body: { success: false, message: 'database is locked' } });
-    }));
+    fake.on(
+      'PUT',
+      '/api/channel/',
+      () =>
+        new Promise((resolve) => {
+          refuse = () => resolve({ body: { success: false, message: 'database is locked' } });
+        }),
+    );
     open();
     await screen.findByText('toggle-me');
     await userEvent.click(buttonNamed('禁用', rowOf('toggle-me')));

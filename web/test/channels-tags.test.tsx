@@ -130,7 +130,11 @@ describe('tag edit dialog', () => {
     await save();
     expect(await screen.findByText('标签更新成功！')).toBeInTheDocument();
     expect(fake.callsTo('PUT', '/api/channel/tag')[0]!.body).toEqual({
-      tag: 'team', new_tag: 'team2', model_mapping: '{"gpt-4o": "gpt-4o-2024-08-06"}', priority: -3, weight: 0,
+      tag: 'team',
+      new_tag: 'team2',
+      model_mapping: '{"gpt-4o": "gpt-4o-2024-08-06"}',
+      priority: -3,
+      weight: 0,
     });
   });
 

@@ -27,7 +27,13 @@ afterEach(() => {
 
 /** Unix seconds of a local time. */
 const at = (year: number, month: number, day: number, hour = 0) => new Date(year, month - 1, day, hour).getTime() / 1000;
-const row = (model_name: string, created_at: number, quota: number, count = 1, token_used = 100): UsageRow => ({ model_name, created_at, count, quota, token_used });
+const row = (model_name: string, created_at: number, quota: number, count = 1, token_used = 100): UsageRow => ({
+  model_name,
+  created_at,
+  count,
+  quota,
+  token_used,
+});
 
 // Wednesday 2025-05-07 and the days around it.
 const rows: UsageRow[] = [

@@ -3,9 +3,24 @@
 const { TestEnvironment } = require('jest-environment-jsdom');
 
 const fromNode = [
-  'fetch', 'Request', 'Response', 'Headers', 'FormData', 'Blob', 'File', 'AbortController', 'AbortSignal',
-  'ReadableStream', 'WritableStream', 'TransformStream', 'TextEncoder', 'TextDecoder', 'TextEncoderStream', 'TextDecoderStream',
-  'structuredClone', 'BroadcastChannel',
+  'fetch',
+  'Request',
+  'Response',
+  'Headers',
+  'FormData',
+  'Blob',
+  'File',
+  'AbortController',
+  'AbortSignal',
+  'ReadableStream',
+  'WritableStream',
+  'TransformStream',
+  'TextEncoder',
+  'TextDecoder',
+  'TextEncoderStream',
+  'TextDecoderStream',
+  'structuredClone',
+  'BroadcastChannel',
 ];
 
 /**

@@ -19,8 +19,24 @@ const fake = setupFakeApi();
 const query = (call: RecordedCall) => Object.fromEntries(call.query);
 const lastQuery = (path: string) => query(fake.callsTo('GET', path).at(-1)!);
 const log: LogView = {
-  id: 1, created_at: 1_700_000_000, type: LogType.Consume, content: 'x', user_id: 2, username: 'alice', token_id: 1, token_name: 't',
-  model_name: 'm', quota: 1, prompt_tokens: 1, completion_tokens: 1, use_time: 1, is_stream: false, channel: 1, group: 'default', other: '', request_id: '',
+  id: 1,
+  created_at: 1_700_000_000,
+  type: LogType.Consume,
+  content: 'x',
+  user_id: 2,
+  username: 'alice',
+  token_id: 1,
+  token_name: 't',
+  model_name: 'm',
+  quota: 1,
+  prompt_tokens: 1,
+  completion_tokens: 1,
+  use_time: 1,
+  is_stream: false,
+  channel: 1,
+  group: 'default',
+  other: '',
+  request_id: '',
 };
 /** Filter tests need no rows (an empty table renders fast); the row only shows that the answer arrived. */
 function answer(admin: boolean, total = 0, items: LogView[] = []) {
@@ -42,7 +58,12 @@ describe('log filters', () => {
     expect(window.end).toBe(now + 3_600_000);
     const params = toFilterParams({ ...initialFilterValues(window), token_name: ' t ', channel: '4', username: 'bob' }, false);
     expect(params).toEqual({
-      type: 0, token_name: 't', model_name: '', group: '', start_timestamp: window.start / 1000, end_timestamp: Math.floor(window.end / 1000),
+      type: 0,
+      token_name: 't',
+      model_name: '',
+      group: '',
+      start_timestamp: window.start / 1000,
+      end_timestamp: Math.floor(window.end / 1000),
     });
     expect(toFilterParams({ ...initialFilterValues(window), channel: '4', username: 'bob' }, true)).toMatchObject({ channel: '4', username: 'bob' });
     expect(toFilterParams({ ...initialFilterValues(window), range: null }, true)).toMatchObject({ start_timestamp: undefined, end_timestamp: undefined });
@@ -80,7 +101,15 @@ describe('log filters', () => {
     await userEvent.click(searchButton());
 
     await waitFor(() => expect(lastQuery('/api/log/')).toMatchObject({ token_name: 'my-token' }));
-    const expected = { type: '0', token_name: 'my-token', model_name: 'gpt-4o', group: 'vip', channel: '12', username: 'bob', start_timestamp: String(midnight()) };
+    const expected = {
+      type: '0',
+      token_name: 'my-token',
+      model_name: 'gpt-4o',
+      group: 'vip',
+      channel: '12',
+      username: 'bob',
+      start_timestamp: String(midnight()),
+    };
     expect(lastQuery('/api/log/')).toMatchObject({ ...expected, p: '1', page_size: '10' });
     await waitFor(() => expect(lastQuery('/api/log/stat')).toMatchObject(expected));
     expect(lastQuery('/api/log/stat')).not.toHaveProperty('p');

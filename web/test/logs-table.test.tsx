@@ -16,9 +16,23 @@ const fake = setupFakeApi();
 let nextId = 1;
 function makeLog(overrides: Partial<LogView> = {}, other: Record<string, unknown> = {}): LogView {
   return {
-    id: nextId++, created_at: 1_700_000_000, type: LogType.Consume, content: 'model ratio 2.50, completion ratio 4.00, group ratio 1.00',
-    user_id: 2, username: 'alice', token_id: 3, token_name: 'my-token', model_name: 'gpt-4o', quota: 7_500, prompt_tokens: 1000,
-    completion_tokens: 500, use_time: 5, is_stream: true, channel: 3, group: 'default', request_id: '',
+    id: nextId++,
+    created_at: 1_700_000_000,
+    type: LogType.Consume,
+    content: 'model ratio 2.50, completion ratio 4.00, group ratio 1.00',
+    user_id: 2,
+    username: 'alice',
+    token_id: 3,
+    token_name: 'my-token',
+    model_name: 'gpt-4o',
+    quota: 7_500,
+    prompt_tokens: 1000,
+    completion_tokens: 500,
+    use_time: 5,
+    is_stream: true,
+    channel: 3,
+    group: 'default',
+    request_id: '',
     other: JSON.stringify({ model_ratio: 2.5, completion_ratio: 4, group_ratio: 1, model_price: -1, frt: 1234, ...other }),
     ...overrides,
   };
@@ -32,7 +46,8 @@ function answer(admin: boolean, items: LogView[], stat = { quota: 1_250_000, rpm
 const rowOf = (text: string) => within(screen.getByText(text).closest('tr')!);
 /** The value cell beside a Descriptions label (bordered or not). */
 const valueOf = (label: HTMLElement) => label.closest('.ant-descriptions-item-label')!.nextElementSibling as HTMLElement;
-const tagColor = (element: HTMLElement) => [...element.closest('.ant-tag')!.classList].find((name) => /^ant-tag-(green|orange|red|blue|purple|cyan)$/.test(name));
+const tagColor = (element: HTMLElement) =>
+  [...element.closest('.ant-tag')!.classList].find((name) => /^ant-tag-(green|orange|red|blue|purple|cyan)$/.test(name));
 
 describe('log rules', () => {
   it('colours durations: under 101 s green, under 300 s orange, else red', () => {
@@ -181,10 +196,23 @@ describe('log table', () => {
   });
 
   it('shows the model price and the per-call formula for fixed-price calls, audio figures when present', async () => {
-    answer(false, [makeLog({ content: 'model price 0.05, group ratio 2.00' }, {
-      model_price: 0.05, group_ratio: 2, model_ratio: undefined, completion_ratio: undefined, audio_ratio: 16, audio_completion_ratio: 2,
-      audio_input: 30, audio_output: 40, text_input: 5, text_output: 6,
-    })]);
+    answer(false, [
+      makeLog(
+        { content: 'model price 0.05, group ratio 2.00' },
+        {
+          model_price: 0.05,
+          group_ratio: 2,
+          model_ratio: undefined,
+          completion_ratio: undefined,
+          audio_ratio: 16,
+          audio_completion_ratio: 2,
+          audio_input: 30,
+          audio_output: 40,
+          text_input: 5,
+          text_output: 6,
+        },
+      ),
+    ]);
     renderPage(<LogsPage />, { route: '/log', user });
     await screen.findByText('my-token');
     await userEvent.click(screen.getByLabelText('展开行'));
@@ -215,7 +243,11 @@ describe('log table', () => {
 
   it('opens the admin user popup with GET /api/user/{id}', async () => {
     answer(true, [makeLog({ username: 'alice', user_id: 2 })]);
-    fake.ok('GET', '/api/user/2', makeUser({ id: 2, username: 'alice', display_name: 'Alice W', quota: 2_500_000, used_quota: 500_000, request_count: 42, group: 'vip' }));
+    fake.ok(
+      'GET',
+      '/api/user/2',
+      makeUser({ id: 2, username: 'alice', display_name: 'Alice W', quota: 2_500_000, used_quota: 500_000, request_count: 42, group: 'vip' }),
+    );
     renderPage(<LogsPage />, { route: '/log', user: admin });
     await userEvent.click((await screen.findByText('alice')).closest('button')!);
     const dialog = within((await screen.findByText('用户信息')).closest('.ant-modal') as HTMLElement);

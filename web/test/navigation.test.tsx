@@ -21,15 +21,36 @@ describe('side menu visibility', () => {
   });
 
   it('adds channels, redemption codes and users for admins', () => {
-    expect(keys(Role.Admin)).toEqual(['/playground', '/channel', '/token', '/detail', '/redemption', '/topup', '/user', '/log', '/midjourney', '/task', '/setting']);
+    expect(keys(Role.Admin)).toEqual([
+      '/playground',
+      '/channel',
+      '/token',
+      '/detail',
+      '/redemption',
+      '/topup',
+      '/user',
+      '/log',
+      '/midjourney',
+      '/task',
+      '/setting',
+    ]);
     expect(keys(Role.Root)).toEqual(keys(Role.Admin));
   });
 
   it('follows the server flags for the dashboard, drawing, tasks and chat links', () => {
-    const status = { ...testStatus, enable_data_export: false, enable_drawing: false, enable_task: false, chats: [{ NextChat: 'https://x/?k={key}' }, { Lobe: 'https://y' }] as Array<Record<string, string>> };
+    const status = {
+      ...testStatus,
+      enable_data_export: false,
+      enable_drawing: false,
+      enable_task: false,
+      chats: [{ NextChat: 'https://x/?k={key}' }, { Lobe: 'https://y' }] as Array<Record<string, string>>,
+    };
     const items = sideMenuItems(accessOf({ role: Role.Common }), status);
     expect(items.map((item) => item.key)).toEqual(['/playground', 'chat', '/token', '/topup', '/log', '/setting']);
-    expect(items.find((item) => item.key === 'chat')!.children).toEqual([{ key: '/chat/0', label: 'NextChat' }, { key: '/chat/1', label: 'Lobe' }]);
+    expect(items.find((item) => item.key === 'chat')!.children).toEqual([
+      { key: '/chat/0', label: 'NextChat' },
+      { key: '/chat/1', label: 'Lobe' },
+    ]);
   });
 });
 

@@ -68,7 +68,9 @@ describe('settings card', () => {
   });
 
   it('reports a partial failure', async () => {
-    fake.on('PUT', '/api/option/', (call) => (call.body.key === 'RetryTimes' ? { body: { success: false, message: 'RetryTimes: too big' } } : { body: { success: true, message: '' } }));
+    fake.on('PUT', '/api/option/', (call) =>
+      call.body.key === 'RetryTimes' ? { body: { success: false, message: 'RetryTimes: too big' } } : { body: { success: true, message: '' } },
+    );
     renderPage(<Section />, { user: root });
     const address = await screen.findByDisplayValue('https://old.example.com');
     await userEvent.type(address, '/x');
@@ -89,7 +91,10 @@ describe('settings card', () => {
   });
 
   it('keeps what is typed in one card while another card saves (every option is fetched again)', async () => {
-    let stored = [{ key: 'ServerAddress', value: 'https://old.example.com' }, { key: 'RetryTimes', value: '0' }];
+    let stored = [
+      { key: 'ServerAddress', value: 'https://old.example.com' },
+      { key: 'RetryTimes', value: '0' },
+    ];
     fake.on('GET', '/api/option/', () => ({ body: { success: true, message: '', data: stored } }));
     fake.on('PUT', '/api/option/', (call) => {
       stored = stored.map((row) => (row.key === call.body.key ? { key: row.key, value: String(call.body.value) } : row));

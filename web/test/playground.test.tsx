@@ -5,12 +5,15 @@ import { readPayload, splitSseEvents } from '../src/features/playground/stream-c
 import { makeUser, renderPage, setupFakeApi } from './render';
 
 const sse = (events: string[]) =>
-  new Response(new ReadableStream({
-    start(controller) {
-      for (const event of events) controller.enqueue(new TextEncoder().encode(event));
-      controller.close();
-    },
-  }), { headers: { 'content-type': 'text/event-stream' } });
+  new Response(
+    new ReadableStream({
+      start(controller) {
+        for (const event of events) controller.enqueue(new TextEncoder().encode(event));
+        controller.close();
+      },
+    }),
+    { headers: { 'content-type': 'text/event-stream' } },
+  );
 
 const chunk = (content: string) => `data: ${JSON.stringify({ choices: [{ delta: { content } }] })}\n\n`;
 
@@ -45,14 +48,16 @@ describe('playground page', () => {
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));
     fake.on('POST', '/pg/chat/completions', async () => ({
-      response: new Response(new ReadableStream({
-        async start(controller) {
-          controller.enqueue(new TextEncoder().encode(chunk('Hel')));
-          await gate;
-          controller.enqueue(new TextEncoder().encode(chunk('lo!') + 'data: [DONE]\n\n'));
-          controller.close();
-        },
-      })),
+      response: new Response(
+        new ReadableStream({
+          async start(controller) {
+            controller.enqueue(new TextEncoder().encode(chunk('Hel')));
+            await gate;
+            controller.enqueue(new TextEncoder().encode(chunk('lo!') + 'data: [DONE]\n\n'));
+            controller.close();
+          },
+        }),
+      ),
     }));
     renderPage(<PlaygroundPage />, { user });
     await userEvent.type(screen.getByPlaceholderText('输入消息，Enter 发送，Shift+Enter 换行'), 'Say hello');
@@ -78,13 +83,19 @@ describe('playground page', () => {
     expect(await screen.findByText('已完成')).toBeInTheDocument();
     expect(screen.queryByText(/never shown/)).not.toBeInTheDocument();
     expect(fake.callsTo('POST', '/pg/chat/completions')[0]!.body).toMatchObject({
-      messages: [{ role: 'system', content: 'Be brief' }, { role: 'user', content: 'Hi' }],
+      messages: [
+        { role: 'system', content: 'Be brief' },
+        { role: 'user', content: 'Hi' },
+      ],
       max_tokens: 64,
     });
   });
 
   it('puts an upstream error into the reply and marks it', async () => {
-    fake.on('POST', '/pg/chat/completions', () => ({ status: 503, body: { error: { message: 'no available channel for model gpt-4o-mini', type: 'new_api_error' } } }));
+    fake.on('POST', '/pg/chat/completions', () => ({
+      status: 503,
+      body: { error: { message: 'no available channel for model gpt-4o-mini', type: 'new_api_error' } },
+    }));
     renderPage(<PlaygroundPage />, { user });
     await userEvent.type(screen.getByPlaceholderText('输入消息，Enter 发送，Shift+Enter 换行'), 'Hi{Enter}');
     expect(await screen.findByText('no available channel for model gpt-4o-mini')).toBeInTheDocument();

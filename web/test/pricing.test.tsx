@@ -28,7 +28,9 @@ describe('pricing page', () => {
   const fake = setupFakeApi();
 
   it('shows guests the default group with a login prompt', async () => {
-    fake.on('GET', '/api/pricing', () => ({ body: { success: true, message: '', data: rows, group_ratio: { default: 1 }, usable_group: { default: 'default group' } } }));
+    fake.on('GET', '/api/pricing', () => ({
+      body: { success: true, message: '', data: rows, group_ratio: { default: 1 }, usable_group: { default: 'default group' } },
+    }));
     renderPage(<PricingPage />);
     expect(await screen.findByText('您当前看到的是默认分组的价格，登录后可查看您所在分组的价格。')).toBeInTheDocument();
     const row = (await screen.findByText('gpt-4o')).closest('tr')!;
@@ -37,7 +39,9 @@ describe('pricing page', () => {
   });
 
   it('prices by the chosen group and searches by name', async () => {
-    fake.on('GET', '/api/pricing', () => ({ body: { success: true, message: '', data: rows, group_ratio: { default: 1, vip: 2 }, usable_group: { default: 'd', vip: 'v' } } }));
+    fake.on('GET', '/api/pricing', () => ({
+      body: { success: true, message: '', data: rows, group_ratio: { default: 1, vip: 2 }, usable_group: { default: 'd', vip: 'v' } },
+    }));
     renderPage(<PricingPage />, { user: makeUser({ group: 'default' }) });
     await screen.findByText('gpt-4o');
     expect(screen.queryByText('您当前看到的是默认分组的价格，登录后可查看您所在分组的价格。')).not.toBeInTheDocument();

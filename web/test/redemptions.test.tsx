@@ -8,8 +8,16 @@ const admin = makeUser({ id: 1, username: 'root', role: Role.Root });
 
 function code(overrides: Partial<RedemptionView> = {}): RedemptionView {
   return {
-    id: 1, user_id: 1, name: 'gift', key: '0123456789abcdef0123456789abcdef', status: 1, quota: 100_000, created_time: 1_700_000_000,
-    redeemed_time: 0, used_user_id: 0, ...overrides,
+    id: 1,
+    user_id: 1,
+    name: 'gift',
+    key: '0123456789abcdef0123456789abcdef',
+    status: 1,
+    quota: 100_000,
+    created_time: 1_700_000_000,
+    redeemed_time: 0,
+    used_user_id: 0,
+    ...overrides,
   };
 }
 
@@ -34,11 +42,15 @@ afterEach(() => {
 
 describe('redemption list', () => {
   it('shows id, name, status, formatted quota and the redeemer (none when 0)', async () => {
-    fake.ok('GET', '/api/redemption/', page([
-      code({ id: 11, name: 'fresh' }),
-      code({ id: 12, name: 'paused', status: 2, quota: 5_000_000 }),
-      code({ id: 13, name: 'spent', status: 3, used_user_id: 42 }),
-    ]));
+    fake.ok(
+      'GET',
+      '/api/redemption/',
+      page([
+        code({ id: 11, name: 'fresh' }),
+        code({ id: 12, name: 'paused', status: 2, quota: 5_000_000 }),
+        code({ id: 13, name: 'spent', status: 3, used_user_id: 42 }),
+      ]),
+    );
     renderPage(<RedemptionsPage />, { user: admin });
     expect(await screen.findByText('fresh')).toBeInTheDocument();
     expect(within(row('fresh')).getByText('未使用')).toBeInTheDocument();
@@ -86,9 +98,11 @@ describe('redemption list', () => {
   });
 
   it('edits only unused codes and never switches a used one', async () => {
-    fake.ok('GET', '/api/redemption/', page([
-      code({ id: 1, name: 'fresh' }), code({ id: 2, name: 'paused', status: 2 }), code({ id: 3, name: 'spent', status: 3, used_user_id: 9 }),
-    ]));
+    fake.ok(
+      'GET',
+      '/api/redemption/',
+      page([code({ id: 1, name: 'fresh' }), code({ id: 2, name: 'paused', status: 2 }), code({ id: 3, name: 'spent', status: 3, used_user_id: 9 })]),
+    );
     renderPage(<RedemptionsPage />, { user: admin });
     await screen.findByText('fresh');
     expect(button(row('fresh'), /编\s*辑/)).toBeEnabled();
@@ -101,9 +115,11 @@ describe('redemption list', () => {
 
   it('disables and enables with status_only, and undoes a refused switch', async () => {
     fake.ok('GET', '/api/redemption/', page([code({ id: 1, name: 'fresh' }), code({ id: 2, name: 'paused', status: 2 })]));
-    fake.on('PUT', '/api/redemption/', (call) => (call.body.id === 2
-      ? { body: { success: false, message: 'the redemption code has been used and cannot be enabled or disabled' } }
-      : { body: { success: true, message: '', data: code({ id: 1, name: 'fresh', status: call.body.status }) } }));
+    fake.on('PUT', '/api/redemption/', (call) =>
+      call.body.id === 2
+        ? { body: { success: false, message: 'the redemption code has been used and cannot be enabled or disabled' } }
+        : { body: { success: true, message: '', data: code({ id: 1, name: 'fresh', status: call.body.status }) } },
+    );
     renderPage(<RedemptionsPage />, { user: admin });
     await screen.findByText('fresh');
     await userEvent.click(button(row('fresh'), /禁\s*用/));
@@ -112,7 +128,8 @@ describe('redemption list', () => {
     expect(await screen.findByText('the redemption code has been used and cannot be enabled or disabled')).toBeInTheDocument();
     expect(within(row('paused')).getByText('已禁用')).toBeInTheDocument();
     expect(fake.callsTo('PUT', '/api/redemption/').map((c) => [c.query.get('status_only'), c.body])).toEqual([
-      ['true', { id: 1, status: 2 }], ['true', { id: 2, status: 1 }],
+      ['true', { id: 1, status: 2 }],
+      ['true', { id: 2, status: 1 }],
     ]);
   });
 

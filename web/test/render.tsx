@@ -9,23 +9,81 @@ import { createStore } from '../src/app/store';
 import { FakeApi } from './fake-api';
 
 export const testStatus: Status = {
-  version: '0.1.0', start_time: 0, system_name: 'New API', logo: '', footer_html: '', server_address: 'http://localhost:3000',
-  docs_link: '', top_up_link: '', quota_per_unit: 500000, display_in_currency: true, enable_batch_update: false,
-  enable_drawing: true, enable_task: true, enable_data_export: true, data_export_default_time: 'hour', default_collapse_sidebar: false,
-  enable_online_topup: false, price: 7.3, min_topup: 1, mj_notify_enabled: false, chats: [], chat_link: '', chat_link2: '',
-  demo_site_enabled: false, self_use_mode_enabled: false, setup: true, password_login_enabled: true, password_register_enabled: true,
-  register_enabled: true, email_verification: false, github_oauth: false, github_client_id: '', linuxdo_oauth: false, linuxdo_client_id: '',
-  oidc_enabled: false, oidc_client_id: '', oidc_authorization_endpoint: '', telegram_oauth: false, telegram_bot_name: '', wechat_login: false,
-  wechat_qrcode: '', turnstile_check: false, turnstile_site_key: '',
-  passkey_login: false, passkey_display_name: '', passkey_rp_id: '', passkey_origins: '', passkey_allow_insecure: false,
-  passkey_user_verification: 'preferred', passkey_attachment: '',
+  version: '0.1.0',
+  start_time: 0,
+  system_name: 'New API',
+  logo: '',
+  footer_html: '',
+  server_address: 'http://localhost:3000',
+  docs_link: '',
+  top_up_link: '',
+  quota_per_unit: 500000,
+  display_in_currency: true,
+  enable_batch_update: false,
+  enable_drawing: true,
+  enable_task: true,
+  enable_data_export: true,
+  data_export_default_time: 'hour',
+  default_collapse_sidebar: false,
+  enable_online_topup: false,
+  price: 7.3,
+  min_topup: 1,
+  mj_notify_enabled: false,
+  chats: [],
+  chat_link: '',
+  chat_link2: '',
+  demo_site_enabled: false,
+  self_use_mode_enabled: false,
+  setup: true,
+  password_login_enabled: true,
+  password_register_enabled: true,
+  register_enabled: true,
+  email_verification: false,
+  github_oauth: false,
+  github_client_id: '',
+  linuxdo_oauth: false,
+  linuxdo_client_id: '',
+  oidc_enabled: false,
+  oidc_client_id: '',
+  oidc_authorization_endpoint: '',
+  telegram_oauth: false,
+  telegram_bot_name: '',
+  wechat_login: false,
+  wechat_qrcode: '',
+  turnstile_check: false,
+  turnstile_site_key: '',
+  passkey_login: false,
+  passkey_display_name: '',
+  passkey_rp_id: '',
+  passkey_origins: '',
+  passkey_allow_insecure: false,
+  passkey_user_verification: 'preferred',
+  passkey_attachment: '',
 };
 
 export function makeUser(overrides: Partial<User> = {}): User {
   return {
-    id: 2, username: 'alice', display_name: 'Alice', email: '', github_id: '', wechat_id: '', telegram_id: '', linux_do_id: '',
-    role: Role.Common, status: 1, group: 'default', aff_code: 'abcd', inviter_id: 0, quota: 1_000_000, used_quota: 0, request_count: 0,
-    aff_count: 0, aff_quota: 0, aff_history_quota: 0, DeletedAt: null, ...overrides,
+    id: 2,
+    username: 'alice',
+    display_name: 'Alice',
+    email: '',
+    github_id: '',
+    wechat_id: '',
+    telegram_id: '',
+    linux_do_id: '',
+    role: Role.Common,
+    status: 1,
+    group: 'default',
+    aff_code: 'abcd',
+    inviter_id: 0,
+    quota: 1_000_000,
+    used_quota: 0,
+    request_count: 0,
+    aff_count: 0,
+    aff_quota: 0,
+    aff_history_quota: 0,
+    DeletedAt: null,
+    ...overrides,
   };
 }
 
@@ -43,10 +101,13 @@ export interface RenderOptions {
 
 /** Renders `ui` inside the console's providers, a memory router and a fresh store. */
 export function renderPage(ui: ReactElement, options: RenderOptions = {}) {
-  const store = createStore({
-    session: { user: options.user ?? null, status: options.status === null ? null : { ...testStatus, ...options.status }, expired: false },
-    preferences: { locale: options.locale ?? 'zh-CN', themeMode: 'light', pageSize: PAGE_SIZE_DEFAULT, sidebarCollapsed: null },
-  }, { developmentChecks: false });
+  const store = createStore(
+    {
+      session: { user: options.user ?? null, status: options.status === null ? null : { ...testStatus, ...options.status }, expired: false },
+      preferences: { locale: options.locale ?? 'zh-CN', themeMode: 'light', pageSize: PAGE_SIZE_DEFAULT, sidebarCollapsed: null },
+    },
+    { developmentChecks: false },
+  );
   const router = createMemoryRouter(options.routes ?? [{ path: options.path ?? '*', element: ui }], { initialEntries: [options.route ?? '/'] });
   setNavigate((to, navigateOptions) => void router.navigate(to, navigateOptions));
   const view = render(

@@ -40,7 +40,9 @@ describe('the security card', () => {
   it('sets up 2FA: QR code, secret and backup codes, then enables it with a code', async () => {
     fake.ok('GET', '/api/user/2fa/status', { enabled: false, locked: false });
     fake.ok('POST', '/api/user/2fa/setup', {
-      secret: 'JBSWY3DPEHPK3PXP', qr_code_data: 'otpauth://totp/New%20API:alice?secret=JBSWY3DPEHPK3PXP', backup_codes: ['ABCD-EFGH', 'JKLM-NPQR'],
+      secret: 'JBSWY3DPEHPK3PXP',
+      qr_code_data: 'otpauth://totp/New%20API:alice?secret=JBSWY3DPEHPK3PXP',
+      backup_codes: ['ABCD-EFGH', 'JKLM-NPQR'],
     });
     fake.ok('POST', '/api/user/2fa/enable', null);
     renderPage(<SecondFactorCard />, { user: makeUser() });
@@ -60,7 +62,11 @@ describe('the security card', () => {
 
   it('lists passkeys when they are enabled', async () => {
     fake.ok('GET', '/api/user/2fa/status', { enabled: false, locked: false });
-    fake.ok('GET', '/api/user/passkey', { enabled: true, last_used_at: null, passkeys: [{ id: 3, name: 'work laptop', created_at: 1_700_000_000, last_used_at: null, backed_up: false }] });
+    fake.ok('GET', '/api/user/passkey', {
+      enabled: true,
+      last_used_at: null,
+      passkeys: [{ id: 3, name: 'work laptop', created_at: 1_700_000_000, last_used_at: null, backed_up: false }],
+    });
     renderPage(<SecondFactorCard />, { user: makeUser(), status: { passkey_login: true } });
     expect(await screen.findByText('work laptop')).toBeInTheDocument();
   });
@@ -69,9 +75,11 @@ describe('the security card', () => {
 describe("root's channel key reveal", () => {
   it('asks for a step-up when the server refuses, then shows the key', async () => {
     let verified = false;
-    fake.on('POST', '/api/channel/5/key', () => (verified
-      ? { body: { success: true, message: '', data: { key: 'sk-upstream-secret' } } }
-      : { status: 403, body: { success: false, message: 'a fresh verification is required first (POST /api/verify)' } }));
+    fake.on('POST', '/api/channel/5/key', () =>
+      verified
+        ? { body: { success: true, message: '', data: { key: 'sk-upstream-secret' } } }
+        : { status: 403, body: { success: false, message: 'a fresh verification is required first (POST /api/verify)' } },
+    );
     fake.ok('GET', '/api/user/2fa/status', { enabled: true, locked: false, backup_codes_remaining: 10 });
     fake.ok('GET', '/api/user/passkey', { enabled: false, last_used_at: null, passkeys: [] });
     fake.on('POST', '/api/verify', () => {

@@ -12,15 +12,29 @@ const rootActor = { user_id: 1, username: 'root', role: Role.Root };
 
 function record(overrides: Partial<AuditRecord>): AuditRecord {
   return {
-    id: 'r1', time: 1_732_600_000_000, service: 'identity', actor: rootActor, action: 'user.updated',
-    target: { type: 'user', id: '42', label: 'alice' }, before: null, after: null, ip: '203.0.113.7', ...overrides,
+    id: 'r1',
+    time: 1_732_600_000_000,
+    service: 'identity',
+    actor: rootActor,
+    action: 'user.updated',
+    target: { type: 'user', id: '42', label: 'alice' },
+    before: null,
+    after: null,
+    ip: '203.0.113.7',
+    ...overrides,
   };
 }
 
 const records: AuditRecord[] = [
   record({ id: 'r1', before: { group: 'default', password: '***' }, after: { group: 'vip', password: '***' } }),
   record({ id: 'r2', service: 'channels', action: 'channel.key_revealed', target: { type: 'channel', id: '3', label: 'openai-main' }, ip: '198.51.100.4' }),
-  record({ id: 'r3', action: 'option.updated', target: { type: 'option', id: 'SMTPToken', label: 'SMTPToken' }, before: { SMTPToken: '' }, after: { SMTPToken: '***' } }),
+  record({
+    id: 'r3',
+    action: 'option.updated',
+    target: { type: 'option', id: 'SMTPToken', label: 'SMTPToken' },
+    before: { SMTPToken: '' },
+    after: { SMTPToken: '***' },
+  }),
 ];
 
 const page = (items: AuditRecord[]) => ({ items, total: items.length, page: 1, page_size: 10 });

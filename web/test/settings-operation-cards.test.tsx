@@ -44,7 +44,11 @@ const stored: Record<string, string> = {
 };
 
 beforeEach(() => {
-  fake.ok('GET', '/api/option/', Object.entries(stored).map(([key, value]) => ({ key, value })));
+  fake.ok(
+    'GET',
+    '/api/option/',
+    Object.entries(stored).map(([key, value]) => ({ key, value })),
+  );
   fake.ok('PUT', '/api/option/');
 });
 
@@ -52,7 +56,8 @@ const puts = () => fake.callsTo('PUT', '/api/option/').map((call) => call.body);
 // Queries by label and text: getByRole computes styles for the whole antd tree (seconds per
 // query in jsdom), and so does user-event's pointer-events check; nothing here is covered.
 const userEvent = userEventBase.setup({ pointerEventsCheck: PointerEventsCheckLevel.Never });
-const button = (text: string | RegExp, container: HTMLElement = document.body) => within(container).getByText(text, { selector: 'button > span' }).closest('button')!;
+const button = (text: string | RegExp, container: HTMLElement = document.body) =>
+  within(container).getByText(text, { selector: 'button > span' }).closest('button')!;
 const click = (text: string) => userEvent.click(button(text));
 /** antd writes two-character Chinese button texts with a space ("确 定"). */
 const okButton = async () => (await screen.findByText(/^确\s?定$/, { selector: 'button > span' })).closest('button')!;
@@ -69,7 +74,19 @@ describe('operation tab', () => {
   it('shows every card of the operation settings', async () => {
     fake.ok('GET', '/api/job/', []);
     renderPage(<OperationTab />, { user: root });
-    for (const title of ['通用设置', '绘图设置', '屏蔽词过滤设置', '日志设置', '数据看板设置', '监控设置', '后台任务', '额度设置', '聊天设置', '分组设置', '倍率设置']) {
+    for (const title of [
+      '通用设置',
+      '绘图设置',
+      '屏蔽词过滤设置',
+      '日志设置',
+      '数据看板设置',
+      '监控设置',
+      '后台任务',
+      '额度设置',
+      '聊天设置',
+      '分组设置',
+      '倍率设置',
+    ]) {
       expect(await screen.findByText(title)).toBeInTheDocument();
     }
     // All cards share one load of the options.
@@ -245,16 +262,49 @@ describe('channel schedules and background jobs', () => {
     await replace('自动更新渠道余额间隔', '60');
     await click('保存监控设置');
     await screen.findByText('保存成功');
-    expect(puts()).toEqual([{ key: 'ChannelTestFrequency', value: '10' }, { key: 'ChannelUpdateFrequency', value: '60' }]);
+    expect(puts()).toEqual([
+      { key: 'ChannelTestFrequency', value: '10' },
+      { key: 'ChannelUpdateFrequency', value: '60' },
+    ]);
   });
 
   it('lists each job with its last run, outcome and summary, and the jobs that never ran', async () => {
-    const run = { started_at: 1_700_000_000, finished_at: 1_700_000_002, duration_ms: 1840, outcome: 'ok', summary: 'tested 12 channels, 1 failed, 1 disabled, 0 enabled' };
+    const run = {
+      started_at: 1_700_000_000,
+      finished_at: 1_700_000_002,
+      duration_ms: 1840,
+      outcome: 'ok',
+      summary: 'tested 12 channels, 1 failed, 1 disabled, 0 enabled',
+    };
     const scheduled = { wanted: true, every_ms: 60_000, registered: true, next_run_at: 1_700_000_060 };
     fake.ok('GET', '/api/job/', [
-      { name: 'channels.test-all', service: 'channels', schedule: 'every ChannelTestFrequency minutes', description: 'Tests channels.', last_run: run, last_skipped: { ...run, outcome: 'skipped', summary: 'another run is in progress' }, schedule_status: scheduled },
-      { name: 'billing.logs.retention', service: 'billing', schedule: 'daily', description: 'Deletes old logs.', last_run: { ...run, outcome: 'failed', summary: 'database unavailable' }, last_skipped: null, schedule_status: { ...scheduled, every_ms: 86_400_000, next_run_at: 1_700_086_400 } },
-      { name: 'relay.holds.sweep', service: 'relay', schedule: 'every minute', description: 'Releases holds.', last_run: null, last_skipped: null, schedule_status: scheduled },
+      {
+        name: 'channels.test-all',
+        service: 'channels',
+        schedule: 'every ChannelTestFrequency minutes',
+        description: 'Tests channels.',
+        last_run: run,
+        last_skipped: { ...run, outcome: 'skipped', summary: 'another run is in progress' },
+        schedule_status: scheduled,
+      },
+      {
+        name: 'billing.logs.retention',
+        service: 'billing',
+        schedule: 'daily',
+        description: 'Deletes old logs.',
+        last_run: { ...run, outcome: 'failed', summary: 'database unavailable' },
+        last_skipped: null,
+        schedule_status: { ...scheduled, every_ms: 86_400_000, next_run_at: 1_700_086_400 },
+      },
+      {
+        name: 'relay.holds.sweep',
+        service: 'relay',
+        schedule: 'every minute',
+        description: 'Releases holds.',
+        last_run: null,
+        last_skipped: null,
+        schedule_status: scheduled,
+      },
     ]);
     renderPage(<JobsCard />, { user: root });
     expect(await screen.findByText('测试所有渠道')).toBeInTheDocument();

@@ -1,7 +1,18 @@
 import { optionDefinitions } from '@aigw/contracts';
 import {
-  addRow, changedMaps, checkNewName, deleteRow, filterRows, invalidFields, isNotNumber, mapsFromOptions, mapsFromRows,
-  rowsFromMaps, updateRow, type PricingMaps, type PricingRow,
+  addRow,
+  changedMaps,
+  checkNewName,
+  deleteRow,
+  filterRows,
+  invalidFields,
+  isNotNumber,
+  mapsFromOptions,
+  mapsFromRows,
+  rowsFromMaps,
+  updateRow,
+  type PricingMaps,
+  type PricingRow,
 } from '../src/features/settings/operation/pricing-rows';
 
 const maps: PricingMaps = {

@@ -19,7 +19,11 @@ const storedMaps = {
 };
 
 function serveOptions(maps: Record<string, Record<string, number>> = storedMaps) {
-  fake.ok('GET', '/api/option/', Object.entries(maps).map(([key, value]) => ({ key, value: JSON.stringify(value) })));
+  fake.ok(
+    'GET',
+    '/api/option/',
+    Object.entries(maps).map(([key, value]) => ({ key, value: JSON.stringify(value) })),
+  );
 }
 
 beforeEach(() => {

@@ -5,8 +5,14 @@ import { makeUser, renderPage, setupFakeApi, stubClipboard } from './render';
 
 const stored = makeUser({ id: 2, username: 'alice', quota: 1, used_quota: 1, request_count: 1 });
 const fresh = makeUser({
-  id: 2, username: 'alice', quota: 2_500_000, used_quota: 750_000, request_count: 1234,
-  aff_quota: 1_500_000, aff_history_quota: 3_000_000, aff_count: 6,
+  id: 2,
+  username: 'alice',
+  quota: 2_500_000,
+  used_quota: 750_000,
+  request_count: 1234,
+  aff_quota: 1_500_000,
+  aff_history_quota: 3_000_000,
+  aff_count: 6,
 });
 const modelNames = Array.from({ length: 13 }, (_, index) => `model-${String(index + 1).padStart(2, '0')}`);
 

@@ -77,7 +77,9 @@ describe('personal settings: bindings', () => {
     await screen.findByText('账户绑定');
     const script = await waitFor(() => container.querySelector('script[data-telegram-login="gateway_bot"]')!);
     const callback = /^(\w+)\(user\)$/.exec(script.getAttribute('data-onauth')!)![1]!;
-    act(() => (window as unknown as Record<string, (user: object) => void>)[callback]!({ id: 42, first_name: 'Alice', auth_date: 1700000000, hash: 'ab'.repeat(32) }));
+    act(() =>
+      (window as unknown as Record<string, (user: object) => void>)[callback]!({ id: 42, first_name: 'Alice', auth_date: 1700000000, hash: 'ab'.repeat(32) }),
+    );
     expect(await screen.findByText('Telegram 账户绑定成功！')).toBeInTheDocument();
     const [call] = fake.callsTo('POST', '/api/oauth/telegram/bind');
     expect(call!.body).toEqual({ id: '42', first_name: 'Alice', auth_date: '1700000000', hash: 'ab'.repeat(32) });

@@ -70,8 +70,18 @@ describe('system tab', () => {
   it('shows every card, all from one load of the options', async () => {
     renderPage(<SystemTab />, { user: root });
     for (const title of [
-      '通用设置', '代理设置', '支付设置', '配置登录注册', '配置邮箱域名白名单', '配置 SMTP', '配置 GitHub OAuth App',
-      '配置 WeChat Server', '配置 Telegram 登录', '配置 Turnstile', '配置 Linux DO OAuth', '配置 OIDC',
+      '通用设置',
+      '代理设置',
+      '支付设置',
+      '配置登录注册',
+      '配置邮箱域名白名单',
+      '配置 SMTP',
+      '配置 GitHub OAuth App',
+      '配置 WeChat Server',
+      '配置 Telegram 登录',
+      '配置 Turnstile',
+      '配置 Linux DO OAuth',
+      '配置 OIDC',
     ]) {
       expect(await screen.findByText(title)).toBeInTheDocument();
     }
@@ -252,7 +262,9 @@ describe('SMTP card', () => {
 
   it('saves the private-network switch before the server it governs, with a warning (issue 22.7)', async () => {
     renderPage(<SmtpCard />, { user: root });
-    expect(await screen.findByText('开启后 SMTP 服务器可以是本机或内网地址（如内部邮件中继）；关闭时保存和发信都会拒绝这类地址。仅在信任该网络时开启。')).toBeInTheDocument();
+    expect(
+      await screen.findByText('开启后 SMTP 服务器可以是本机或内网地址（如内部邮件中继）；关闭时保存和发信都会拒绝这类地址。仅在信任该网络时开启。'),
+    ).toBeInTheDocument();
     await replace('SMTP 服务器地址', '10.0.0.25');
     await userEvent.click(screen.getByRole('switch', { name: '允许内网 SMTP 服务器' }));
     await click('保存 SMTP 设置');
@@ -325,7 +337,7 @@ describe('login provider cards', () => {
     ]);
   });
 
-  it('shows the server\'s reason when a save fails', async () => {
+  it("shows the server's reason when a save fails", async () => {
     fake.fail('PUT', '/api/option/', 'GitHubClientId: too long');
     renderPage(<GitHubCard />, { user: root });
     await replace('GitHub Client ID', 'x');

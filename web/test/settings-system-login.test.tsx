@@ -42,7 +42,6 @@ function serve(overrides: Record<string, string> = {}) {
   });
 }
 
-
 const puts = () => fake.callsTo('PUT', '/api/option/').map((call) => call.body);
 const toggle = (name: string) => screen.findByRole('switch', { name });
 /** antd writes two-character Chinese button texts with a space ("确 定"). */
@@ -110,11 +109,36 @@ describe('login and registration switches', () => {
   });
 
   const methods: Array<{ label: string; key: string; message: string; config: Record<string, string> }> = [
-    { label: '允许通过 GitHub 账户登录 & 注册', key: 'GitHubOAuthEnabled', message: '请先填入 GitHub Client Id 以及 GitHub Client Secret！', config: { GitHubClientId: 'gh-client' } },
-    { label: '允许通过微信登录 & 注册', key: 'WeChatAuthEnabled', message: '请先填入 WeChat Server 服务器地址以及访问凭证！', config: { WeChatServerAddress: 'https://wx.example.com' } },
-    { label: '启用 Turnstile 用户校验', key: 'TurnstileCheckEnabled', message: '请先填入 Turnstile Site Key 以及 Secret Key！', config: { TurnstileSiteKey: '0x4AAA' } },
-    { label: '允许通过 Linux DO 账户登录 & 注册', key: 'LinuxDOOAuthEnabled', message: '请先填入 Linux DO Client Id 以及 Linux DO Client Secret！', config: { LinuxDOClientId: 'ld-client' } },
-    { label: '允许通过 Telegram 进行登录', key: 'TelegramOAuthEnabled', message: '请先填入 Telegram Bot 名称以及 Bot Token！', config: { TelegramBotName: 'gw_bot' } },
+    {
+      label: '允许通过 GitHub 账户登录 & 注册',
+      key: 'GitHubOAuthEnabled',
+      message: '请先填入 GitHub Client Id 以及 GitHub Client Secret！',
+      config: { GitHubClientId: 'gh-client' },
+    },
+    {
+      label: '允许通过微信登录 & 注册',
+      key: 'WeChatAuthEnabled',
+      message: '请先填入 WeChat Server 服务器地址以及访问凭证！',
+      config: { WeChatServerAddress: 'https://wx.example.com' },
+    },
+    {
+      label: '启用 Turnstile 用户校验',
+      key: 'TurnstileCheckEnabled',
+      message: '请先填入 Turnstile Site Key 以及 Secret Key！',
+      config: { TurnstileSiteKey: '0x4AAA' },
+    },
+    {
+      label: '允许通过 Linux DO 账户登录 & 注册',
+      key: 'LinuxDOOAuthEnabled',
+      message: '请先填入 Linux DO Client Id 以及 Linux DO Client Secret！',
+      config: { LinuxDOClientId: 'ld-client' },
+    },
+    {
+      label: '允许通过 Telegram 进行登录',
+      key: 'TelegramOAuthEnabled',
+      message: '请先填入 Telegram Bot 名称以及 Bot Token！',
+      config: { TelegramBotName: 'gw_bot' },
+    },
     {
       label: '允许通过 OIDC 登录 & 注册',
       key: 'oidc.enabled',
@@ -162,7 +186,7 @@ describe('login and registration switches', () => {
     await waitFor(async () => expect(await toggle('允许通过 GitHub 账户登录 & 注册')).not.toBeChecked());
   });
 
-  it('shows the server\'s refusal and leaves the switch off', async () => {
+  it("shows the server's refusal and leaves the switch off", async () => {
     serve({ GitHubClientId: 'gh-client' });
     fake.fail('PUT', '/api/option/', 'GitHubOAuthEnabled: set GitHubClientSecret first');
     renderPage(<LoginSwitchesCard />, { user: root });

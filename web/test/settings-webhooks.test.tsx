@@ -9,15 +9,31 @@ const root = makeUser({ id: 1, username: 'root', role: Role.Root });
 
 function endpoint(overrides: Partial<WebhookEndpoint> = {}): WebhookEndpoint {
   return {
-    id: 1, url: 'https://hooks.example.com/ledger', subjects: ['relay.usage.recorded', 'billing.>'], description: 'ledger sync', enabled: true,
-    created_at: 1_732_600_000, updated_at: 1_732_600_000, ...overrides,
+    id: 1,
+    url: 'https://hooks.example.com/ledger',
+    subjects: ['relay.usage.recorded', 'billing.>'],
+    description: 'ledger sync',
+    enabled: true,
+    created_at: 1_732_600_000,
+    updated_at: 1_732_600_000,
+    ...overrides,
   };
 }
 
 function delivery(overrides: Partial<DeliveryView> = {}): DeliveryView {
   return {
-    id: 7, kind: 'webhook', target: 'https://hooks.example.com/ledger', topic: 'relay.usage.recorded', webhook_id: 1, status: 'sent', attempts: 1,
-    response_status: 200, last_error: '', created_at: 1_732_600_000, updated_at: 1_732_600_000, ...overrides,
+    id: 7,
+    kind: 'webhook',
+    target: 'https://hooks.example.com/ledger',
+    topic: 'relay.usage.recorded',
+    webhook_id: 1,
+    status: 'sent',
+    attempts: 1,
+    response_status: 200,
+    last_error: '',
+    created_at: 1_732_600_000,
+    updated_at: 1_732_600_000,
+    ...overrides,
   };
 }
 
@@ -56,7 +72,10 @@ async function chooseSubjects(...patterns: string[]) {
 
 describe('webhook endpoints', () => {
   it('lists endpoints with their filters and state', async () => {
-    fake.ok('GET', '/api/webhook/', [endpoint(), endpoint({ id: 2, url: 'https://ops.example.com/alerts', subjects: ['*.channel.*'], description: '', enabled: false })]);
+    fake.ok('GET', '/api/webhook/', [
+      endpoint(),
+      endpoint({ id: 2, url: 'https://ops.example.com/alerts', subjects: ['*.channel.*'], description: '', enabled: false }),
+    ]);
     renderPage(<WebhooksTab />, { user: root });
     expect(await screen.findByText('https://hooks.example.com/ledger')).toBeInTheDocument();
     expect(within(row('https://hooks.example.com/ledger')).getByText('billing.>')).toBeInTheDocument();
@@ -67,7 +86,10 @@ describe('webhook endpoints', () => {
 
   it('validates the form with the field named, then creates and shows the secret once', async () => {
     fake.ok('GET', '/api/webhook/', []);
-    const created = { ...endpoint({ id: 5, url: 'https://hooks.example.com/new', subjects: ['relay.usage.recorded'], description: '' }), secret: 'whsec_shown-once-0123456789abcdefghijklmnopqrstu' };
+    const created = {
+      ...endpoint({ id: 5, url: 'https://hooks.example.com/new', subjects: ['relay.usage.recorded'], description: '' }),
+      secret: 'whsec_shown-once-0123456789abcdefghijklmnopqrstu',
+    };
     fake.ok('POST', '/api/webhook/', created);
     renderPage(<WebhooksTab />, { user: root });
     await openCreateDialog();
@@ -92,7 +114,12 @@ describe('webhook endpoints', () => {
     await userEvent.click(within(dialog()).getByRole('button', { name: /保\s*存/ }));
 
     expect(await screen.findByText('密钥只显示这一次，关闭后无法再查看，请立即复制并妥善保存。')).toBeInTheDocument();
-    expect(fake.callsTo('POST', '/api/webhook/')[0]!.body).toEqual({ url: 'https://hooks.example.com/new', subjects: ['relay.usage.recorded'], description: '', enabled: true });
+    expect(fake.callsTo('POST', '/api/webhook/')[0]!.body).toEqual({
+      url: 'https://hooks.example.com/new',
+      subjects: ['relay.usage.recorded'],
+      description: '',
+      enabled: true,
+    });
     expect(screen.getByDisplayValue(created.secret)).toBeInTheDocument();
     await userEvent.click(screen.getByRole('button', { name: /复\s*制/ }));
     expect(clipboard).toHaveBeenCalledWith(created.secret);
@@ -102,7 +129,11 @@ describe('webhook endpoints', () => {
 
   it('shows a refusal the server names at its field (the egress guard on the URL)', async () => {
     fake.ok('GET', '/api/webhook/', []);
-    fake.fail('POST', '/api/webhook/', 'url: egress blocked: 10.0.0.8 is a private network (RFC 1918) address (10.0.0.0/8); private-network upstreams are off, a root admin can allow them with the option AllowPrivateNetworkUpstreams');
+    fake.fail(
+      'POST',
+      '/api/webhook/',
+      'url: egress blocked: 10.0.0.8 is a private network (RFC 1918) address (10.0.0.0/8); private-network upstreams are off, a root admin can allow them with the option AllowPrivateNetworkUpstreams',
+    );
     renderPage(<WebhooksTab />, { user: root });
     await openCreateDialog();
     await userEvent.type(within(dialog()).getByLabelText('回调地址'), 'http://10.0.0.8/hook');
@@ -125,7 +156,11 @@ describe('webhook endpoints', () => {
     await userEvent.click(within(dialog()).getByRole('button', { name: /保\s*存/ }));
     expect(await screen.findByText('端点已更新')).toBeInTheDocument();
     expect(fake.callsTo('PUT', '/api/webhook/')[0]!.body).toEqual({
-      id: 1, url: 'https://hooks.example.com/ledger', subjects: ['relay.usage.recorded', 'billing.>'], description: 'renamed', enabled: true,
+      id: 1,
+      url: 'https://hooks.example.com/ledger',
+      subjects: ['relay.usage.recorded', 'billing.>'],
+      description: 'renamed',
+      enabled: true,
     });
 
     await userEvent.click(within(row('https://hooks.example.com/ledger')).getByRole('switch'));
@@ -166,10 +201,24 @@ describe('deliveries', () => {
     fake.ok('GET', '/api/webhook/', []);
     fake.on('GET', '/api/webhook/deliveries', (call) => ({
       body: {
-        success: true, message: '',
-        data: call.query.get('status') === 'failed'
-          ? page([delivery({ id: 9, kind: 'mail', target: 'alice@example.com', topic: 'password_reset', webhook_id: 0, status: 'failed', attempts: 5, response_status: 0, last_error: 'connect ECONNREFUSED 10.0.0.5:587' })])
-          : page([delivery(), delivery({ id: 8, status: 'pending', attempts: 2, response_status: 503, last_error: 'HTTP 503: busy' })]),
+        success: true,
+        message: '',
+        data:
+          call.query.get('status') === 'failed'
+            ? page([
+                delivery({
+                  id: 9,
+                  kind: 'mail',
+                  target: 'alice@example.com',
+                  topic: 'password_reset',
+                  webhook_id: 0,
+                  status: 'failed',
+                  attempts: 5,
+                  response_status: 0,
+                  last_error: 'connect ECONNREFUSED 10.0.0.5:587',
+                }),
+              ])
+            : page([delivery(), delivery({ id: 8, status: 'pending', attempts: 2, response_status: 503, last_error: 'HTTP 503: busy' })]),
       },
     }));
     renderPage(<WebhooksTab />, { user: root });

@@ -27,15 +27,34 @@ const submitted = 1_715_000_000;
 
 function drawing(overrides: Partial<DrawingTask> = {}): DrawingTask {
   return {
-    submit_time: submitted, finish_time: submitted + 30, channel_id: 4, action: 'IMAGINE', mj_id: 'mj-1', code: 1, status: 'SUCCESS',
-    progress: '100%', image_url: 'https://cdn.example.com/a.png', prompt: 'a cat', prompt_en: 'a cat, english', fail_reason: '', ...overrides,
+    submit_time: submitted,
+    finish_time: submitted + 30,
+    channel_id: 4,
+    action: 'IMAGINE',
+    mj_id: 'mj-1',
+    code: 1,
+    status: 'SUCCESS',
+    progress: '100%',
+    image_url: 'https://cdn.example.com/a.png',
+    prompt: 'a cat',
+    prompt_en: 'a cat, english',
+    fail_reason: '',
+    ...overrides,
   };
 }
 
 function task(overrides: Partial<AsyncTask> = {}): AsyncTask {
   return {
-    submit_time: submitted, finish_time: submitted + 90, progress: '100%', channel_id: 7, platform: 'suno', action: 'MUSIC', task_id: 'task-1',
-    status: 'SUCCESS', fail_reason: '', ...overrides,
+    submit_time: submitted,
+    finish_time: submitted + 90,
+    progress: '100%',
+    channel_id: 7,
+    platform: 'suno',
+    action: 'MUSIC',
+    task_id: 'task-1',
+    status: 'SUCCESS',
+    fail_reason: '',
+    ...overrides,
   };
 }
 
@@ -79,15 +98,28 @@ describe('drawing screen', () => {
   });
 
   it('labels actions, submit results and statuses, and colours durations over 60 s red', async () => {
-    fake.ok('GET', '/api/mj/', page([
-      drawing({ mj_id: 'd-ok', finish_time: submitted + 60 }),
-      drawing({ mj_id: 'd-slow', action: 'UPSCALE', code: 21, status: 'IN_PROGRESS', progress: '45%', finish_time: submitted + 61, image_url: '', prompt: '' }),
-      drawing({ mj_id: 'd-dup', action: 'SWAP_FACE', code: 22, status: 'FAILURE', fail_reason: 'banned prompt', finish_time: 0 }),
-      drawing({ mj_id: 'd-not', action: 'BLEND', code: 0, status: 'MODAL' }),
-      drawing({ mj_id: 'd-odd', action: 'SOMETHING', code: 99, status: 'WEIRD' }),
-      drawing({ mj_id: 'd-queue', action: 'DESCRIBE', status: 'SUBMITTED' }),
-      drawing({ mj_id: 'd-new', action: 'INPAINT', status: 'NOT_START' }),
-    ]));
+    fake.ok(
+      'GET',
+      '/api/mj/',
+      page([
+        drawing({ mj_id: 'd-ok', finish_time: submitted + 60 }),
+        drawing({
+          mj_id: 'd-slow',
+          action: 'UPSCALE',
+          code: 21,
+          status: 'IN_PROGRESS',
+          progress: '45%',
+          finish_time: submitted + 61,
+          image_url: '',
+          prompt: '',
+        }),
+        drawing({ mj_id: 'd-dup', action: 'SWAP_FACE', code: 22, status: 'FAILURE', fail_reason: 'banned prompt', finish_time: 0 }),
+        drawing({ mj_id: 'd-not', action: 'BLEND', code: 0, status: 'MODAL' }),
+        drawing({ mj_id: 'd-odd', action: 'SOMETHING', code: 99, status: 'WEIRD' }),
+        drawing({ mj_id: 'd-queue', action: 'DESCRIBE', status: 'SUBMITTED' }),
+        drawing({ mj_id: 'd-new', action: 'INPAINT', status: 'NOT_START' }),
+      ]),
+    );
     renderPage(<DrawingPage />, { route: '/midjourney', user: admin });
     await screen.findByText('d-ok');
     expect(headers()).toContain('渠道');
@@ -161,7 +193,7 @@ describe('drawing screen', () => {
 });
 
 describe('async task screen', () => {
-  it('reads /api/task/self from today\'s midnight, without the channel', async () => {
+  it("reads /api/task/self from today's midnight, without the channel", async () => {
     fake.ok('GET', '/api/task/self', page([task()]));
     renderPage(<TasksPage />, { route: '/task', user });
     await screen.findByText('task-1');
@@ -176,16 +208,20 @@ describe('async task screen', () => {
   });
 
   it('labels platforms, actions and statuses, colours long tasks red, and filters for admins', async () => {
-    fake.ok('GET', '/api/task/', page([
-      task({ task_id: 't-music' }),
-      task({ task_id: 't-lyrics', action: 'LYRICS', status: 'QUEUED', finish_time: submitted + 20, progress: '0%' }),
-      task({ task_id: 't-fail', status: 'FAILURE', fail_reason: 'upstream said no', finish_time: 0 }),
-      task({ task_id: 't-new', status: '', platform: 'other' }),
-      task({ task_id: 't-unknown', status: 'UNKNOWN' }),
-      task({ task_id: 't-run', status: 'IN_PROGRESS' }),
-      task({ task_id: 't-sub', status: 'SUBMITTED' }),
-      task({ task_id: 't-idle', status: 'NOT_START' }),
-    ]));
+    fake.ok(
+      'GET',
+      '/api/task/',
+      page([
+        task({ task_id: 't-music' }),
+        task({ task_id: 't-lyrics', action: 'LYRICS', status: 'QUEUED', finish_time: submitted + 20, progress: '0%' }),
+        task({ task_id: 't-fail', status: 'FAILURE', fail_reason: 'upstream said no', finish_time: 0 }),
+        task({ task_id: 't-new', status: '', platform: 'other' }),
+        task({ task_id: 't-unknown', status: 'UNKNOWN' }),
+        task({ task_id: 't-run', status: 'IN_PROGRESS' }),
+        task({ task_id: 't-sub', status: 'SUBMITTED' }),
+        task({ task_id: 't-idle', status: 'NOT_START' }),
+      ]),
+    );
     renderPage(<TasksPage />, { route: '/task', user: admin });
     await screen.findByText('t-music');
     expect(headers()).toContain('渠道');

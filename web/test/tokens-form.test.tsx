@@ -10,9 +10,22 @@ const groups = { default: { desc: 'default group', ratio: 1 }, vip: { desc: 'VIP
 
 function token(overrides: Partial<TokenView> = {}): TokenView {
   return {
-    id: 5, user_id: 3, name: 'existing', key: 'sk-abcd****wxyz', status: 1, created_time: 1_700_000_000, accessed_time: 1_700_000_000,
-    expired_time: -1, remain_quota: 1_000_000, unlimited_quota: false, used_quota: 0, model_limits_enabled: false, model_limits: '',
-    allow_ips: '', group: '', ...overrides,
+    id: 5,
+    user_id: 3,
+    name: 'existing',
+    key: 'sk-abcd****wxyz',
+    status: 1,
+    created_time: 1_700_000_000,
+    accessed_time: 1_700_000_000,
+    expired_time: -1,
+    remain_quota: 1_000_000,
+    unlimited_quota: false,
+    used_quota: 0,
+    model_limits_enabled: false,
+    model_limits: '',
+    allow_ips: '',
+    group: '',
+    ...overrides,
   };
 }
 
@@ -60,8 +73,15 @@ describe('token form: create', () => {
     expect(await screen.findByText('令牌创建成功，请在列表页面点击复制获取令牌！')).toBeInTheDocument();
     expect(posted()).toHaveLength(1);
     expect(posted()[0]!.body).toEqual({
-      name: 'my key', remain_quota: 500000, expired_time: -1, unlimited_quota: false, model_limits_enabled: false, model_limits: '',
-      allow_ips: '', group: 'default', count: 1,
+      name: 'my key',
+      remain_quota: 500000,
+      expired_time: -1,
+      unlimited_quota: false,
+      model_limits_enabled: false,
+      model_limits: '',
+      allow_ips: '',
+      group: 'default',
+      count: 1,
     });
     // The drawer closes and the list is asked again.
     await waitFor(() => expect(fake.callsTo('GET', '/api/token/').length).toBeGreaterThan(1));
@@ -216,8 +236,14 @@ describe('token form: update', () => {
     await submit(drawer);
     expect(await screen.findByText('令牌更新成功！')).toBeInTheDocument();
     expect(fake.callsTo('PUT', '/api/token/')[0]!.body).toEqual({
-      id: 5, name: 'renamed', remain_quota: 1_000_000, expired_time: 1_900_000_000, unlimited_quota: false, model_limits_enabled: true,
-      model_limits: 'gpt-4o,claude-3', allow_ips: '10.0.0.1',
+      id: 5,
+      name: 'renamed',
+      remain_quota: 1_000_000,
+      expired_time: 1_900_000_000,
+      unlimited_quota: false,
+      model_limits_enabled: true,
+      model_limits: 'gpt-4o,claude-3',
+      allow_ips: '10.0.0.1',
     });
     expect(fake.callsTo('PUT', '/api/token/')[0]!.query.get('status_only')).toBeNull();
   });

@@ -10,9 +10,22 @@ const user = makeUser({ id: 3, group: 'default' });
 
 function token(overrides: Partial<TokenView>): TokenView {
   return {
-    id: 1, user_id: 3, name: 'main', key: 'sk-abcd****wxyz', status: 1, created_time: 1_700_000_000, accessed_time: 1_700_000_000,
-    expired_time: -1, remain_quota: 500_000, unlimited_quota: false, used_quota: 250_000, model_limits_enabled: false, model_limits: '',
-    allow_ips: '', group: '', ...overrides,
+    id: 1,
+    user_id: 3,
+    name: 'main',
+    key: 'sk-abcd****wxyz',
+    status: 1,
+    created_time: 1_700_000_000,
+    accessed_time: 1_700_000_000,
+    expired_time: -1,
+    remain_quota: 500_000,
+    unlimited_quota: false,
+    used_quota: 250_000,
+    model_limits_enabled: false,
+    model_limits: '',
+    allow_ips: '',
+    group: '',
+    ...overrides,
   };
 }
 
@@ -37,13 +50,17 @@ afterEach(() => {
 
 describe('token list', () => {
   it('loads the first page with the saved page size and shows each status, the group and quota labels', async () => {
-    fake.ok('GET', '/api/token/', page([
-      token({ id: 1, name: 'plain' }),
-      token({ id: 2, name: 'limited', model_limits_enabled: true, model_limits: 'gpt-4o', group: 'vip' }),
-      token({ id: 3, name: 'off', status: 2, unlimited_quota: true }),
-      token({ id: 4, name: 'old', status: 3, expired_time: now - 60 }),
-      token({ id: 5, name: 'empty', status: 4, remain_quota: 0 }),
-    ]));
+    fake.ok(
+      'GET',
+      '/api/token/',
+      page([
+        token({ id: 1, name: 'plain' }),
+        token({ id: 2, name: 'limited', model_limits_enabled: true, model_limits: 'gpt-4o', group: 'vip' }),
+        token({ id: 3, name: 'off', status: 2, unlimited_quota: true }),
+        token({ id: 4, name: 'old', status: 3, expired_time: now - 60 }),
+        token({ id: 5, name: 'empty', status: 4, remain_quota: 0 }),
+      ]),
+    );
     renderPage(<TokensPage />, { user });
     expect(await screen.findByText('plain')).toBeInTheDocument();
     expect(within(row('plain')).getByText('已启用')).toBeInTheDocument();
@@ -100,7 +117,10 @@ describe('copying keys', () => {
 
   it('copies the whole keys of the selected tokens, one per line, revealed in one batch call', async () => {
     fake.ok('GET', '/api/token/', page([token({ id: 1, name: 'one' }), token({ id: 2, name: 'two' }), token({ id: 3, name: 'three' })]));
-    fake.ok('POST', '/api/token/keys', [{ id: 1, key: 'sk-111' }, { id: 3, key: 'sk-333' }]);
+    fake.ok('POST', '/api/token/keys', [
+      { id: 1, key: 'sk-111' },
+      { id: 3, key: 'sk-333' },
+    ]);
     renderPage(<TokensPage />, { user });
     await screen.findByText('one');
     await userEvent.click(within(row('one')).getByRole('checkbox'));
@@ -114,10 +134,12 @@ describe('copying keys', () => {
   it('keeps the selection across pages and asks only for the keys not revealed yet', async () => {
     fake.on('GET', '/api/token/', (call) => ({
       body: {
-        success: true, message: '',
-        data: call.query.get('p') === '2'
-          ? { ...page([token({ id: 11, name: 'eleven' })], 11), page: 2 }
-          : page([token({ id: 1, name: 'one' }), token({ id: 2, name: 'two' })], 11),
+        success: true,
+        message: '',
+        data:
+          call.query.get('p') === '2'
+            ? { ...page([token({ id: 11, name: 'eleven' })], 11), page: 2 }
+            : page([token({ id: 1, name: 'one' }), token({ id: 2, name: 'two' })], 11),
       },
     }));
     fake.ok('POST', '/api/token/2/key', { key: 'sk-222' });
@@ -157,7 +179,18 @@ describe('copying keys', () => {
     let copied: string[] | null = null;
     function Probe() {
       const { fullKeys } = useTokenKeys();
-      return <button type="button" onClick={() => void fullKeys(ids).then((keys) => { copied = keys; })}>reveal</button>;
+      return (
+        <button
+          type="button"
+          onClick={() =>
+            void fullKeys(ids).then((keys) => {
+              copied = keys;
+            })
+          }
+        >
+          reveal
+        </button>
+      );
     }
     renderPage(<Probe />, { user });
     await userEvent.click(screen.getByRole('button', { name: 'reveal' }));
@@ -191,12 +224,16 @@ describe('copying keys', () => {
 
 describe('enable and disable', () => {
   it('refuses to enable an expired or exhausted token and says why, without calling the server', async () => {
-    fake.ok('GET', '/api/token/', page([
-      token({ id: 1, name: 'old', status: 3, expired_time: now - 60 }),
-      token({ id: 2, name: 'empty', status: 4, remain_quota: 0 }),
-      // Disabled shows first, but its expiry has passed too: still refused.
-      token({ id: 3, name: 'off-old', status: 2, expired_time: now - 60 }),
-    ]));
+    fake.ok(
+      'GET',
+      '/api/token/',
+      page([
+        token({ id: 1, name: 'old', status: 3, expired_time: now - 60 }),
+        token({ id: 2, name: 'empty', status: 4, remain_quota: 0 }),
+        // Disabled shows first, but its expiry has passed too: still refused.
+        token({ id: 3, name: 'off-old', status: 2, expired_time: now - 60 }),
+      ]),
+    );
     renderPage(<TokensPage />, { user });
     await screen.findByText('old');
     await userEvent.click(button(row('old'), /启\s*用/));
@@ -210,7 +247,9 @@ describe('enable and disable', () => {
 
   it('disables and enables with status_only and shows the new state', async () => {
     fake.ok('GET', '/api/token/', page([token({ id: 1, name: 'on' }), token({ id: 2, name: 'off', status: 2 })]));
-    fake.on('PUT', '/api/token/', (call) => ({ body: { success: true, message: '', data: token({ id: call.body.id, name: call.body.id === 1 ? 'on' : 'off', status: call.body.status }) } }));
+    fake.on('PUT', '/api/token/', (call) => ({
+      body: { success: true, message: '', data: token({ id: call.body.id, name: call.body.id === 1 ? 'on' : 'off', status: call.body.status }) },
+    }));
     renderPage(<TokensPage />, { user });
     await screen.findByText('on');
     await userEvent.click(button(row('on'), /禁\s*用/));
@@ -218,7 +257,10 @@ describe('enable and disable', () => {
     await userEvent.click(button(row('off'), /启\s*用/));
     await waitFor(() => expect(within(row('off')).getByText('已启用')).toBeInTheDocument());
     const calls = fake.callsTo('PUT', '/api/token/');
-    expect(calls.map((c) => [c.query.get('status_only'), c.body])).toEqual([['true', { id: 1, status: 2 }], ['true', { id: 2, status: 1 }]]);
+    expect(calls.map((c) => [c.query.get('status_only'), c.body])).toEqual([
+      ['true', { id: 1, status: 2 }],
+      ['true', { id: 2, status: 1 }],
+    ]);
   });
 
   it('puts the status back when the server refuses', async () => {
@@ -260,9 +302,13 @@ describe('row actions', () => {
     await screen.findByText('chatty');
     await userEvent.click(button(row('chatty'), /聊\s*天/));
     await userEvent.click(await screen.findByText('OpenCat'));
-    await waitFor(() => expect(open).toHaveBeenCalledWith(
-      `opencat://team/join?domain=${encodeURIComponent(window.location.origin)}&token=sk-FULLKEY`, '_blank', 'noopener,noreferrer',
-    ));
+    await waitFor(() =>
+      expect(open).toHaveBeenCalledWith(
+        `opencat://team/join?domain=${encodeURIComponent(window.location.origin)}&token=sk-FULLKEY`,
+        '_blank',
+        'noopener,noreferrer',
+      ),
+    );
     view.unmount();
 
     renderPage(<TokensPage />, { user, status: { chats: [] } });

@@ -105,7 +105,7 @@ describe('the editor sends the quota only when the admin changed it', () => {
     expect(putBodies()[0]).not.toHaveProperty('quota_delta');
   });
 
-  it('sends the add-quota dialog\'s amounts as one delta', async () => {
+  it("sends the add-quota dialog's amounts as one delta", async () => {
     fake.ok('PUT', '/api/user/');
     const { events, drawer } = await openEdit(alice);
     await addQuota(events, drawer, '1000', BALANCE + 1000);

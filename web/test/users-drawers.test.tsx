@@ -82,8 +82,16 @@ describe('add-user drawer', () => {
 
 describe('edit-user drawer', () => {
   const alice = makeUser({
-    id: 2, username: 'alice', display_name: 'Alice', group: 'vip', quota: 1_000_000, email: 'alice@example.com',
-    github_id: 'alice-gh', wechat_id: 'wx-alice', telegram_id: '', role: Role.Common,
+    id: 2,
+    username: 'alice',
+    display_name: 'Alice',
+    group: 'vip',
+    quota: 1_000_000,
+    email: 'alice@example.com',
+    github_id: 'alice-gh',
+    wechat_id: 'wx-alice',
+    telegram_id: '',
+    role: Role.Common,
   });
 
   async function openEdit(user: User = alice) {
@@ -120,7 +128,10 @@ describe('edit-user drawer', () => {
       expect(input).toHaveValue(value);
       expect(input).toHaveAttribute('readonly');
     }
-    expect(drawer.getByLabelText('已绑定的 Telegram 账户')).toHaveAttribute('placeholder', '此项只读，需要用户通过个人设置页面的相关绑定按钮进行绑定，不可直接修改');
+    expect(drawer.getByLabelText('已绑定的 Telegram 账户')).toHaveAttribute(
+      'placeholder',
+      '此项只读，需要用户通过个人设置页面的相关绑定按钮进行绑定，不可直接修改',
+    );
   });
 
   it('puts the fields with the id and an integer quota with the balance it replaces, leaving an empty password out', async () => {

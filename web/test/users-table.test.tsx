@@ -19,8 +19,18 @@ describe('user table', () => {
   it('requests p=0 on first load and renders every column', async () => {
     listWith(
       makeUser({
-        id: 2, username: 'alice', display_name: 'Alice W', group: 'vip', quota: 1_000_000, used_quota: 250_000, request_count: 12,
-        aff_count: 3, aff_history_quota: 500_000, inviter_id: 5, role: Role.Common, status: 1,
+        id: 2,
+        username: 'alice',
+        display_name: 'Alice W',
+        group: 'vip',
+        quota: 1_000_000,
+        used_quota: 250_000,
+        request_count: 12,
+        aff_count: 3,
+        aff_history_quota: 500_000,
+        inviter_id: 5,
+        role: Role.Common,
+        status: 1,
       }),
       makeUser({ id: 3, username: 'bob', display_name: 'bob', role: Role.Admin, status: 2, inviter_id: 0 }),
       makeUser({ id: 4, username: 'carol', role: Role.Root, status: 7 }),
@@ -129,7 +139,9 @@ describe('user table', () => {
     // Two rows are enough: the total drives the pager, and each answer names the page it serves.
     fake.on('GET', '/api/user/', (call) => {
       const tag = `${call.query.get('p')}-${call.query.get('page_size')}`;
-      return { body: { success: true, message: '', data: userPage([makeUser({ id: 2, username: `user${tag}` }), makeUser({ id: 3, username: 'other' })], 45) } };
+      return {
+        body: { success: true, message: '', data: userPage([makeUser({ id: 2, username: `user${tag}` }), makeUser({ id: 3, username: 'other' })], 45) },
+      };
     });
     const { store } = renderUsers();
     await screen.findByText('user0-10');

@@ -50,7 +50,9 @@ describe('wallet', () => {
 
   it('refuses less than the minimum, then confirms quantity and amount payable before paying', async () => {
     fake.ok('POST', '/api/user/amount', '73.00');
-    fake.on('POST', '/api/user/pay', () => ({ body: { success: true, message: 'success', data: { pid: '1', sign: 'x' }, url: 'https://pay.example.com/submit.php' } }));
+    fake.on('POST', '/api/user/pay', () => ({
+      body: { success: true, message: 'success', data: { pid: '1', sign: 'x' }, url: 'https://pay.example.com/submit.php' },
+    }));
     const submit = jest.spyOn(HTMLFormElement.prototype, 'submit').mockImplementation(() => undefined);
     renderPage(<WalletPage />, { user: makeUser(), status: { enable_online_topup: true, min_topup: 5 } });
     const amount = screen.getByLabelText('充值数量');

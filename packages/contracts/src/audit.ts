@@ -56,8 +56,17 @@ export const AUDIT_MASK = '***';
 
 /** Fields no record ever shows, whatever the target: credentials and what is derived from them. */
 const alwaysSecretFields = [
-  'password', 'password_hash', 'access_token', 'access_token_hash', 'secret', 'secret_sealed', 'secret_encrypted', 'key_encrypted', 'key_hash',
-  'totp_secret', 'backup_codes',
+  'password',
+  'password_hash',
+  'access_token',
+  'access_token_hash',
+  'secret',
+  'secret_sealed',
+  'secret_encrypted',
+  'key_encrypted',
+  'key_hash',
+  'totp_secret',
+  'backup_codes',
 ];
 
 /**
@@ -99,8 +108,9 @@ export function maskAuditValues(type: AuditTargetType, values: AuditValues | nul
  * (compared before masking, so a replaced secret shows as changed). Empty when nothing changed.
  */
 export function changedAuditValues(before: AuditValues, after: AuditValues): { before: AuditValues; after: AuditValues } {
-  const fields = [...new Set([...Object.keys(before), ...Object.keys(after)])]
-    .filter((field) => JSON.stringify(before[field] ?? null) !== JSON.stringify(after[field] ?? null));
+  const fields = [...new Set([...Object.keys(before), ...Object.keys(after)])].filter(
+    (field) => JSON.stringify(before[field] ?? null) !== JSON.stringify(after[field] ?? null),
+  );
   return {
     before: Object.fromEntries(fields.map((field) => [field, before[field] ?? null])),
     after: Object.fromEntries(fields.map((field) => [field, after[field] ?? null])),

@@ -213,30 +213,35 @@ export type LogView = z.infer<typeof logViewSchema>;
  * The billing details the relay writes into a consume log's `other` (JSON text). Every field may
  * be missing on older or other rows, and other fields may appear: read it leniently.
  */
-export const logOtherSchema = z.object({
-  /** First response time in ms; -1 when unknown. */
-  frt: z.number().optional(),
-  model_ratio: z.number().optional(),
-  completion_ratio: z.number().optional(),
-  group_ratio: z.number().optional(),
-  /** Dollars per call for fixed-price models; -1 for ratio-billed calls. */
-  model_price: z.number().optional(),
-  cache_ratio: z.number().optional(),
-  cache_tokens: z.number().optional(),
-  /** Whether the token counts are the upstream's or the relay's estimate. */
-  usage_source: z.enum(['upstream', 'estimated']).optional(),
-  audio: z.boolean().optional(),
-  audio_ratio: z.number().optional(),
-  audio_completion_ratio: z.number().optional(),
-  audio_input: z.number().optional(),
-  audio_output: z.number().optional(),
-  text_input: z.number().optional(),
-  text_output: z.number().optional(),
-  is_model_mapped: z.boolean().optional(),
-  upstream_model_name: z.string().optional(),
-  /** Admin rows only: the channels tried, in order. */
-  admin_info: z.object({ use_channel: z.array(z.number().int()).optional() }).loose().optional(),
-}).loose();
+export const logOtherSchema = z
+  .object({
+    /** First response time in ms; -1 when unknown. */
+    frt: z.number().optional(),
+    model_ratio: z.number().optional(),
+    completion_ratio: z.number().optional(),
+    group_ratio: z.number().optional(),
+    /** Dollars per call for fixed-price models; -1 for ratio-billed calls. */
+    model_price: z.number().optional(),
+    cache_ratio: z.number().optional(),
+    cache_tokens: z.number().optional(),
+    /** Whether the token counts are the upstream's or the relay's estimate. */
+    usage_source: z.enum(['upstream', 'estimated']).optional(),
+    audio: z.boolean().optional(),
+    audio_ratio: z.number().optional(),
+    audio_completion_ratio: z.number().optional(),
+    audio_input: z.number().optional(),
+    audio_output: z.number().optional(),
+    text_input: z.number().optional(),
+    text_output: z.number().optional(),
+    is_model_mapped: z.boolean().optional(),
+    upstream_model_name: z.string().optional(),
+    /** Admin rows only: the channels tried, in order. */
+    admin_info: z
+      .object({ use_channel: z.array(z.number().int()).optional() })
+      .loose()
+      .optional(),
+  })
+  .loose();
 export type LogOther = z.infer<typeof logOtherSchema>;
 
 /** GET /api/log/stat and /api/log/self/stat. */

@@ -3,27 +3,93 @@ import { idSchema, pageQuerySchema } from './envelope.js';
 
 /** Channel type numbers, exactly as the established product stores them (docs/compatibility.md section 2.1). */
 export const ChannelType = {
-  Unknown: 0, OpenAI: 1, Midjourney: 2, Azure: 3, Ollama: 4, MidjourneyPlus: 5, OpenAIMax: 6, OhMyGPT: 7, Custom: 8,
-  AILS: 9, AIProxy: 10, PaLM: 11, API2GPT: 12, AIGC2D: 13, Anthropic: 14, Baidu: 15, Zhipu: 16, Ali: 17, Xunfei: 18,
-  AI360: 19, OpenRouter: 20, AIProxyLibrary: 21, FastGPT: 22, Tencent: 23, Gemini: 24, Moonshot: 25, ZhipuV4: 26,
-  Perplexity: 27, LingYiWanWu: 31, AWS: 33, Cohere: 34, MiniMax: 35, SunoAPI: 36, Dify: 37, Jina: 38, Cloudflare: 39,
-  SiliconFlow: 40, VertexAI: 41, Mistral: 42, DeepSeek: 43, MokaAI: 44, VolcEngine: 45, BaiduV2: 46, Xinference: 47, XAI: 48,
+  Unknown: 0,
+  OpenAI: 1,
+  Midjourney: 2,
+  Azure: 3,
+  Ollama: 4,
+  MidjourneyPlus: 5,
+  OpenAIMax: 6,
+  OhMyGPT: 7,
+  Custom: 8,
+  AILS: 9,
+  AIProxy: 10,
+  PaLM: 11,
+  API2GPT: 12,
+  AIGC2D: 13,
+  Anthropic: 14,
+  Baidu: 15,
+  Zhipu: 16,
+  Ali: 17,
+  Xunfei: 18,
+  AI360: 19,
+  OpenRouter: 20,
+  AIProxyLibrary: 21,
+  FastGPT: 22,
+  Tencent: 23,
+  Gemini: 24,
+  Moonshot: 25,
+  ZhipuV4: 26,
+  Perplexity: 27,
+  LingYiWanWu: 31,
+  AWS: 33,
+  Cohere: 34,
+  MiniMax: 35,
+  SunoAPI: 36,
+  Dify: 37,
+  Jina: 38,
+  Cloudflare: 39,
+  SiliconFlow: 40,
+  VertexAI: 41,
+  Mistral: 42,
+  DeepSeek: 43,
+  MokaAI: 44,
+  VolcEngine: 45,
+  BaiduV2: 46,
+  Xinference: 47,
+  XAI: 48,
 } as const;
 export type ChannelType = (typeof ChannelType)[keyof typeof ChannelType];
 export const channelTypeValues = Object.values(ChannelType) as ChannelType[];
 
 /** Default base URLs where the established product has one (used when base_url is empty). */
 export const channelDefaultBaseUrls: Partial<Record<ChannelType, string>> = {
-  1: 'https://api.openai.com', 2: 'https://oa.api2d.net', 4: 'http://localhost:11434', 5: 'https://api.openai-sb.com',
-  6: 'https://api.openaimax.com', 7: 'https://api.ohmygpt.com', 9: 'https://api.caipacity.com', 10: 'https://api.aiproxy.io',
-  12: 'https://api.api2gpt.com', 13: 'https://api.aigc2d.com', 14: 'https://api.anthropic.com', 15: 'https://aip.baidubce.com',
-  16: 'https://open.bigmodel.cn', 17: 'https://dashscope.aliyuncs.com', 19: 'https://api.360.cn', 20: 'https://openrouter.ai/api',
-  21: 'https://api.aiproxy.io', 22: 'https://fastgpt.run/api/openapi', 23: 'https://hunyuan.tencentcloudapi.com',
-  24: 'https://generativelanguage.googleapis.com', 25: 'https://api.moonshot.cn', 26: 'https://open.bigmodel.cn',
-  27: 'https://api.perplexity.ai', 31: 'https://api.lingyiwanwu.com', 34: 'https://api.cohere.ai', 35: 'https://api.minimax.chat',
-  37: 'https://api.dify.ai', 38: 'https://api.jina.ai', 39: 'https://api.cloudflare.com', 40: 'https://api.siliconflow.cn',
-  42: 'https://api.mistral.ai', 43: 'https://api.deepseek.com', 44: 'https://api.moka.ai', 45: 'https://ark.cn-beijing.volces.com',
-  46: 'https://qianfan.baidubce.com', 48: 'https://api.x.ai',
+  1: 'https://api.openai.com',
+  2: 'https://oa.api2d.net',
+  4: 'http://localhost:11434',
+  5: 'https://api.openai-sb.com',
+  6: 'https://api.openaimax.com',
+  7: 'https://api.ohmygpt.com',
+  9: 'https://api.caipacity.com',
+  10: 'https://api.aiproxy.io',
+  12: 'https://api.api2gpt.com',
+  13: 'https://api.aigc2d.com',
+  14: 'https://api.anthropic.com',
+  15: 'https://aip.baidubce.com',
+  16: 'https://open.bigmodel.cn',
+  17: 'https://dashscope.aliyuncs.com',
+  19: 'https://api.360.cn',
+  20: 'https://openrouter.ai/api',
+  21: 'https://api.aiproxy.io',
+  22: 'https://fastgpt.run/api/openapi',
+  23: 'https://hunyuan.tencentcloudapi.com',
+  24: 'https://generativelanguage.googleapis.com',
+  25: 'https://api.moonshot.cn',
+  26: 'https://open.bigmodel.cn',
+  27: 'https://api.perplexity.ai',
+  31: 'https://api.lingyiwanwu.com',
+  34: 'https://api.cohere.ai',
+  35: 'https://api.minimax.chat',
+  37: 'https://api.dify.ai',
+  38: 'https://api.jina.ai',
+  39: 'https://api.cloudflare.com',
+  40: 'https://api.siliconflow.cn',
+  42: 'https://api.mistral.ai',
+  43: 'https://api.deepseek.com',
+  44: 'https://api.moka.ai',
+  45: 'https://ark.cn-beijing.volces.com',
+  46: 'https://qianfan.baidubce.com',
+  48: 'https://api.x.ai',
 };
 
 /** Channel status: 1 enabled, 2 disabled by hand, 3 disabled automatically (reason and time kept). */
@@ -39,7 +105,10 @@ const isJsonObject = (text: string) => {
 };
 
 const jsonText = (field: string) =>
-  z.string().max(65536).refine((text) => text.trim() === '' || isJsonObject(text), `${field} must be a JSON object`);
+  z
+    .string()
+    .max(65536)
+    .refine((text) => text.trim() === '' || isJsonObject(text), `${field} must be a JSON object`);
 
 /** The channel as admins see it: a whitelist, the key is never a field (rule R4). */
 export const channelViewSchema = z.object({
@@ -102,7 +171,10 @@ export type TagRow = z.infer<typeof tagRowSchema>;
 export type ChannelRow = ChannelView | TagRow;
 
 /** Query flags as the console sends them: `true`/`false` (or 1/0); absent is false. */
-const queryFlag = z.enum(['true', 'false', '1', '0']).optional().transform((value) => value === 'true' || value === '1');
+const queryFlag = z
+  .enum(['true', 'false', '1', '0'])
+  .optional()
+  .transform((value) => value === 'true' || value === '1');
 
 /** GET /api/channel/: the page, ordered by priority (or by id with `id_sort`), tags folded with `tag_mode`. */
 export const channelListQuerySchema = pageQuerySchema.extend({ id_sort: queryFlag, tag_mode: queryFlag });
@@ -146,7 +218,10 @@ export type ChannelBalance = z.infer<typeof channelBalanceSchema>;
 
 /** Every editable channel field, without defaults (PUT sends only what changed). */
 const channelFields = {
-  type: z.number().int().refine((type) => (channelTypeValues as number[]).includes(type), 'type is not a known channel type'),
+  type: z
+    .number()
+    .int()
+    .refine((type) => (channelTypeValues as number[]).includes(type), 'type is not a known channel type'),
   name: z.string().trim().min(1, 'name is required').max(128),
   /** Comma-separated groups. */
   group: z.string().trim().min(1, 'group is required').max(1024),
@@ -219,13 +294,37 @@ export const tagNameSchema = z.string({ error: '标签不能为空！' }).trim()
 export const tagEditBodySchema = z.object({
   tag: tagNameSchema,
   /** Renames the tag; '' dissolves it. */
-  new_tag: z.string().trim().max(64).nullish().transform((value) => value ?? undefined).optional(),
-  model_mapping: z.string().trim().max(65536).nullish()
-    .refine((value) => !value || isJsonObject(value), '模型映射必须是合法的 JSON 格式！').transform((value) => value || undefined).optional(),
+  new_tag: z
+    .string()
+    .trim()
+    .max(64)
+    .nullish()
+    .transform((value) => value ?? undefined)
+    .optional(),
+  model_mapping: z
+    .string()
+    .trim()
+    .max(65536)
+    .nullish()
+    .refine((value) => !value || isJsonObject(value), '模型映射必须是合法的 JSON 格式！')
+    .transform((value) => value || undefined)
+    .optional(),
   /** Comma-separated groups. */
-  groups: z.string().trim().max(1024).nullish().transform((value) => value || undefined).optional(),
+  groups: z
+    .string()
+    .trim()
+    .max(1024)
+    .nullish()
+    .transform((value) => value || undefined)
+    .optional(),
   /** Comma-separated models. */
-  models: z.string().trim().max(65536).nullish().transform((value) => value || undefined).optional(),
+  models: z
+    .string()
+    .trim()
+    .max(65536)
+    .nullish()
+    .transform((value) => value || undefined)
+    .optional(),
   priority: optionalInteger('优先级必须是整数！', -999),
   weight: optionalInteger('权重必须是非负整数！', 0),
 });

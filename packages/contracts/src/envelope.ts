@@ -2,8 +2,7 @@ import { z } from 'zod';
 import { PAGE_SIZE_DEFAULT, PAGE_SIZE_MAX } from './paging.js';
 
 /** Every console API answer: `{success, message, data}` (HTTP 200 for business failures). */
-export const envelopeSchema = <T extends z.ZodType>(data: T) =>
-  z.object({ success: z.boolean(), message: z.string(), data: data.optional() });
+export const envelopeSchema = <T extends z.ZodType>(data: T) => z.object({ success: z.boolean(), message: z.string(), data: data.optional() });
 
 export interface Envelope<T = unknown> {
   success: boolean;
@@ -27,7 +26,12 @@ export interface Page<T> {
  * pages afterwards; both 0 and 1 mean the first page.
  */
 export const pageQuerySchema = z.object({
-  p: z.coerce.number().int().min(0).default(1).transform((p) => Math.max(1, p)),
+  p: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .default(1)
+    .transform((p) => Math.max(1, p)),
   page_size: z.coerce.number().int().min(1).max(PAGE_SIZE_MAX).default(PAGE_SIZE_DEFAULT),
 });
 export type PageQuery = z.infer<typeof pageQuerySchema>;

@@ -113,7 +113,13 @@ export const eventSchemas = {
    * Published by billing after an account's balance was changed outside usage (top-up,
    * redemption, admin edit, transfer, grant), or its owner's status or group changed.
    */
-  'billing.account.updated': z.object({ user_id: z.number().int(), quota: z.number().int(), status: z.number().int(), group: z.string(), role: z.number().int() }),
+  'billing.account.updated': z.object({
+    user_id: z.number().int(),
+    quota: z.number().int(),
+    status: z.number().int(),
+    group: z.string(),
+    role: z.number().int(),
+  }),
   /**
    * Published by billing after an online top-up order was paid and credited, once per order
    * (event id: `topup-completed-<trade_no>`), after the commit: on the payment gateway's verified
@@ -255,9 +261,16 @@ export const requestSchemas = {
   'identity.user.contacts': {
     request: z.object({ user_ids: z.array(z.number().int()).max(100).default([]), roots: z.boolean().default(false) }),
     response: z.object({
-      contacts: z.array(z.object({
-        user_id: z.number().int(), username: z.string(), display_name: z.string(), email: z.string(), role: z.number().int(), locale: localeSchema,
-      })),
+      contacts: z.array(
+        z.object({
+          user_id: z.number().int(),
+          username: z.string(),
+          display_name: z.string(),
+          email: z.string(),
+          role: z.number().int(),
+          locale: localeSchema,
+        }),
+      ),
     }),
   },
   /**
@@ -268,10 +281,17 @@ export const requestSchemas = {
   'billing.account.balances': {
     request: z.object({ user_ids: z.array(z.number().int()).max(100) }),
     response: z.object({
-      balances: z.record(z.string(), z.object({
-        quota: z.number().int(), used_quota: z.number().int(), request_count: z.number().int(),
-        aff_count: z.number().int(), aff_quota: z.number().int(), aff_history_quota: z.number().int(),
-      })),
+      balances: z.record(
+        z.string(),
+        z.object({
+          quota: z.number().int(),
+          used_quota: z.number().int(),
+          request_count: z.number().int(),
+          aff_count: z.number().int(),
+          aff_quota: z.number().int(),
+          aff_history_quota: z.number().int(),
+        }),
+      ),
     }),
   },
   /** Answered by billing: the token behind an sk- key hash, for the relay's cache (null when unknown). */
@@ -295,18 +315,20 @@ export const requestSchemas = {
    * the change.
    */
   'billing.account.set_quota': {
-    request: z.object({
-      user_id: z.number().int().positive(),
-      quota: z.number().int().min(0, 'a balance cannot be negative; take money away with a delta').optional(),
-      expected_quota: z.number().int().optional(),
-      delta: z.number().int().optional(),
-      actor_id: z.number().int(),
-      actor_username: z.string(),
-      /** The admin's role, for the audit record (0 from a requester that predates it). */
-      actor_role: z.number().int().optional(),
-      /** The admin's IP as the gateway saw it, for the audit record. */
-      client_ip: z.string().max(64).optional(),
-    }).refine((request) => (request.quota === undefined) !== (request.delta === undefined), { message: 'exactly one of quota and delta' })
+    request: z
+      .object({
+        user_id: z.number().int().positive(),
+        quota: z.number().int().min(0, 'a balance cannot be negative; take money away with a delta').optional(),
+        expected_quota: z.number().int().optional(),
+        delta: z.number().int().optional(),
+        actor_id: z.number().int(),
+        actor_username: z.string(),
+        /** The admin's role, for the audit record (0 from a requester that predates it). */
+        actor_role: z.number().int().optional(),
+        /** The admin's IP as the gateway saw it, for the audit record. */
+        client_ip: z.string().max(64).optional(),
+      })
+      .refine((request) => (request.quota === undefined) !== (request.delta === undefined), { message: 'exactly one of quota and delta' })
       .refine((request) => request.expected_quota === undefined || request.quota !== undefined, { message: 'expected_quota only goes with quota' }),
     response: z.object({ quota: z.number().int() }),
   },

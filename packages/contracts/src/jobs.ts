@@ -28,28 +28,42 @@ export interface RecordedJobInfo {
 /** In the order the console lists them. */
 export const recordedJobs: readonly RecordedJobInfo[] = [
   {
-    name: JobName.ChannelsTestAll, service: 'channels', schedule: 'every ChannelTestFrequency minutes (0 = off), and the "test all" button',
+    name: JobName.ChannelsTestAll,
+    service: 'channels',
+    schedule: 'every ChannelTestFrequency minutes (0 = off), and the "test all" button',
     description: 'Tests every enabled and automatically disabled channel; disables failing or slow ones and enables recovered ones per the monitoring options.',
   },
   {
-    name: JobName.ChannelsBalanceAll, service: 'channels', schedule: 'every ChannelUpdateFrequency minutes (0 = off), and the "update balances" button',
+    name: JobName.ChannelsBalanceAll,
+    service: 'channels',
+    schedule: 'every ChannelUpdateFrequency minutes (0 = off), and the "update balances" button',
     description: 'Reads the upstream balance of every enabled channel.',
   },
   {
-    name: JobName.BillingLogRetention, service: 'billing', schedule: 'daily',
+    name: JobName.BillingLogRetention,
+    service: 'billing',
+    schedule: 'daily',
     description: 'Deletes logs older than LogRetentionDays (0 keeps everything).',
   },
   {
-    name: JobName.IdentitySessionsSweep, service: 'identity', schedule: 'hourly',
+    name: JobName.IdentitySessionsSweep,
+    service: 'identity',
+    schedule: 'hourly',
     description: 'Removes expired console sessions.',
   },
   {
-    name: JobName.RelayHoldsSweep, service: 'relay', schedule: 'every 30 seconds',
-    description: 'Gives back the quota held by requests of a relay that stopped (its lease ended or it restarted) or that outlived their longest possible duration, and publishes their usage records (nothing charged).',
+    name: JobName.RelayHoldsSweep,
+    service: 'relay',
+    schedule: 'every 30 seconds',
+    description:
+      'Gives back the quota held by requests of a relay that stopped (its lease ended or it restarted) or that outlived their longest possible duration, and publishes their usage records (nothing charged).',
   },
   {
-    name: JobName.BillingPendingSweep, service: 'billing', schedule: 'every 30 seconds',
-    description: 'Records the requests a stopped relay never reported and whose holds Redis lost (no usage, nothing charged), so every forwarded request has exactly one usage record.',
+    name: JobName.BillingPendingSweep,
+    service: 'billing',
+    schedule: 'every 30 seconds',
+    description:
+      'Records the requests a stopped relay never reported and whose holds Redis lost (no usage, nothing charged), so every forwarded request has exactly one usage record.',
   },
 ];
 

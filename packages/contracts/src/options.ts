@@ -7,9 +7,30 @@ import { z } from 'zod';
  * with the established product's option rows; `decodeOptionValue` and `encodeOptionValue` convert.
  */
 export const optionGroups = [
-  'general', 'quota', 'drawing', 'sensitive', 'log', 'dashboard', 'monitoring', 'chat', 'group', 'ratio',
-  'server', 'payment', 'auth', 'email', 'smtp', 'github', 'linuxdo', 'oidc', 'wechat', 'telegram', 'turnstile',
-  'content', 'model', 'passkey',
+  'general',
+  'quota',
+  'drawing',
+  'sensitive',
+  'log',
+  'dashboard',
+  'monitoring',
+  'chat',
+  'group',
+  'ratio',
+  'server',
+  'payment',
+  'auth',
+  'email',
+  'smtp',
+  'github',
+  'linuxdo',
+  'oidc',
+  'wechat',
+  'telegram',
+  'turnstile',
+  'content',
+  'model',
+  'passkey',
 ] as const;
 export type OptionGroup = (typeof optionGroups)[number];
 
@@ -28,7 +49,12 @@ export interface OptionDefinition<T = unknown> {
 
 function define<T>(kind: Kind, schema: z.ZodType<T>) {
   return (group: OptionGroup, defaultValue: T, doc: string, secret = false): OptionDefinition<T> => ({
-    group, kind, schema, default: defaultValue, secret, doc,
+    group,
+    kind,
+    schema,
+    default: defaultValue,
+    secret,
+    doc,
   });
 }
 
@@ -37,11 +63,28 @@ const nonNegativeInt = define('number', z.number().int().min(0));
 const positiveNumber = define('number', z.number().positive());
 const nonNegativeNumber = define('number', z.number().min(0));
 const text = define('string', z.string().max(65536));
-const url = define('string', z.union([z.literal(''), z.url().max(2048)]).transform((value) => value.replace(/\/+$/, '')));
+const url = define(
+  'string',
+  z.union([z.literal(''), z.url().max(2048)]).transform((value) => value.replace(/\/+$/, '')),
+);
 /** A host name or IP address, nothing around it (no scheme, port or path): what SMTP connects to. */
-const host = define('string', z.string().trim().max(253).regex(/^$|^[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?$|^\[?[0-9A-Fa-f:.]+\]?$/, 'expected a host name or IP address, without scheme, port or path'));
+const host = define(
+  'string',
+  z
+    .string()
+    .trim()
+    .max(253)
+    .regex(/^$|^[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?$|^\[?[0-9A-Fa-f:.]+\]?$/, 'expected a host name or IP address, without scheme, port or path'),
+);
 /** An email address, bare or as `Name <address>`, or empty. */
-const mailbox = define('string', z.string().trim().max(320).regex(/^$|^[^<>\s@]+@[^<>\s@]+\.[^<>\s@]+$|^[^<>]*<[^<>\s@]+@[^<>\s@]+\.[^<>\s@]+>$/, 'expected an email address (or Name <address>)'));
+const mailbox = define(
+  'string',
+  z
+    .string()
+    .trim()
+    .max(320)
+    .regex(/^$|^[^<>\s@]+@[^<>\s@]+\.[^<>\s@]+$|^[^<>]*<[^<>\s@]+@[^<>\s@]+\.[^<>\s@]+>$/, 'expected an email address (or Name <address>)'),
+);
 const secret = (group: OptionGroup, doc: string) => define('string', z.string().max(4096))(group, '', doc, true);
 /** Ratios and prices are bounded, so no price computation can overflow (rule R7). */
 const ratioMap = define('json', z.record(z.string().min(1), z.number().min(0).max(1_000_000)));
@@ -50,26 +93,63 @@ const chatList = define('json', z.array(z.record(z.string().min(1), z.string()))
 const jsonObject = define('json', z.record(z.string(), z.unknown()));
 
 const defaultModelRatio: Record<string, number> = {
-  'gpt-4o': 1.25, 'gpt-4o-mini': 0.075, 'gpt-4': 15, 'gpt-4-turbo': 5, 'gpt-4.5-preview': 37.5,
-  o1: 7.5, 'o1-preview': 7.5, 'o1-mini': 0.55, 'o3-mini': 0.55, 'gpt-3.5-turbo': 0.25,
-  'text-embedding-3-small': 0.01, 'text-embedding-3-large': 0.065, 'text-embedding-ada-002': 0.05,
-  'whisper-1': 15, 'tts-1': 7.5, 'tts-1-hd': 15,
-  'claude-3-5-sonnet-20241022': 1.5, 'claude-3-7-sonnet-20250219': 1.5, 'claude-3-opus-20240229': 7.5,
-  'claude-3-haiku-20240307': 0.125, 'claude-3-5-haiku-20241022': 0.5, 'grok-2': 1, 'grok-beta': 2.5,
+  'gpt-4o': 1.25,
+  'gpt-4o-mini': 0.075,
+  'gpt-4': 15,
+  'gpt-4-turbo': 5,
+  'gpt-4.5-preview': 37.5,
+  o1: 7.5,
+  'o1-preview': 7.5,
+  'o1-mini': 0.55,
+  'o3-mini': 0.55,
+  'gpt-3.5-turbo': 0.25,
+  'text-embedding-3-small': 0.01,
+  'text-embedding-3-large': 0.065,
+  'text-embedding-ada-002': 0.05,
+  'whisper-1': 15,
+  'tts-1': 7.5,
+  'tts-1-hd': 15,
+  'claude-3-5-sonnet-20241022': 1.5,
+  'claude-3-7-sonnet-20250219': 1.5,
+  'claude-3-opus-20240229': 7.5,
+  'claude-3-haiku-20240307': 0.125,
+  'claude-3-5-haiku-20241022': 0.5,
+  'grok-2': 1,
+  'grok-beta': 2.5,
 };
 const defaultCompletionRatio: Record<string, number> = { 'gpt-4-gizmo-*': 2, 'gpt-4o-gizmo-*': 3, 'gpt-4-all': 2 };
 const defaultModelPrice: Record<string, number> = {
-  suno_music: 0.1, suno_lyrics: 0.01, 'dall-e-3': 0.04, 'imagen-3.0-generate-002': 0.03, 'gpt-4-gizmo-*': 0.1,
-  mj_imagine: 0.1, mj_variation: 0.1, mj_reroll: 0.1, mj_blend: 0.1, mj_modal: 0.1, mj_zoom: 0.1, mj_shorten: 0.1,
-  mj_high_variation: 0.1, mj_low_variation: 0.1, mj_pan: 0.1, mj_describe: 0.05, mj_upscale: 0.05, swap_face: 0.05,
-  mj_upload: 0.05, mj_inpaint: 0, mj_custom_zoom: 0,
+  suno_music: 0.1,
+  suno_lyrics: 0.01,
+  'dall-e-3': 0.04,
+  'imagen-3.0-generate-002': 0.03,
+  'gpt-4-gizmo-*': 0.1,
+  mj_imagine: 0.1,
+  mj_variation: 0.1,
+  mj_reroll: 0.1,
+  mj_blend: 0.1,
+  mj_modal: 0.1,
+  mj_zoom: 0.1,
+  mj_shorten: 0.1,
+  mj_high_variation: 0.1,
+  mj_low_variation: 0.1,
+  mj_pan: 0.1,
+  mj_describe: 0.05,
+  mj_upscale: 0.05,
+  swap_face: 0.05,
+  mj_upload: 0.05,
+  mj_inpaint: 0,
+  mj_custom_zoom: 0,
 };
 const defaultCacheRatio: Record<string, number> = { 'gpt-4o': 0.5, 'gpt-4o-mini': 0.5, o1: 0.5, 'deepseek-chat': 0.25, 'claude-3-5-sonnet-20241022': 0.1 };
 const chatLink = (app: string) => `${app}/#/?settings={"key":"{key}","url":"{address}"}`;
 const defaultChats: Array<Record<string, string>> = [
   { NextChat: chatLink('https://app.nextchat.dev') },
   { LobeChat: 'https://chat-preview.lobehub.com/?settings={"keyVaults":{"openai":{"apiKey":"{key}","baseURL":"{address}/v1"}}}' },
-  { 'AI as Workspace': 'https://aiaw.app/set-provider?provider={"type":"openai","settings":{"apiKey":"{key}","baseURL":"{address}/v1","compatibility":"strict"}}' },
+  {
+    'AI as Workspace':
+      'https://aiaw.app/set-provider?provider={"type":"openai","settings":{"apiKey":"{key}","baseURL":"{address}/v1","compatibility":"strict"}}',
+  },
   { AMA: 'ama://set-api-key?server={address}&key={key}' },
   { OpenCat: 'opencat://team/join?domain={address}&token={key}' },
 ];
@@ -120,7 +200,11 @@ export const optionDefinitions = {
   LogRetentionDays: nonNegativeInt('log', 0, 'Delete logs older than this many days, daily (0 = keep forever).'),
   // dashboard
   DataExportEnabled: bool('dashboard', true, 'Hourly quota data for the dashboard.'),
-  DataExportInterval: define('number', z.number().int().min(1))('dashboard', 5, 'Minutes between dashboard data flushes in the established product; kept for compatibility (hourly data is written with each request, so nothing waits for it).'),
+  DataExportInterval: define('number', z.number().int().min(1))(
+    'dashboard',
+    5,
+    'Minutes between dashboard data flushes in the established product; kept for compatibility (hourly data is written with each request, so nothing waits for it).',
+  ),
   DataExportDefaultTime: define('string', z.enum(['hour', 'day', 'week']))('dashboard', 'hour', 'Default granularity of the dashboard.'),
   // monitoring
   ChannelDisableThreshold: nonNegativeNumber('monitoring', 5, 'Seconds; a channel test slower than this disables the channel (0 = never).'),
@@ -128,7 +212,11 @@ export const optionDefinitions = {
   AutomaticEnableChannelEnabled: bool('monitoring', false, 'Re-enable automatically disabled channels that pass a test.'),
   ChannelTestFrequency: nonNegativeInt('monitoring', 0, 'Minutes between automatic tests of every enabled and automatically disabled channel (0 = never).'),
   ChannelUpdateFrequency: nonNegativeInt('monitoring', 0, 'Minutes between automatic balance refreshes of every enabled channel (0 = never).'),
-  AllowPrivateNetworkUpstreams: bool('monitoring', false, 'The private-network flag a new channel takes when its creator does not set one (each channel has its own, rule R2; changing this changes no existing channel); also lets third-party logins and webhooks reach loopback, private and link-local addresses (rule R1).'),
+  AllowPrivateNetworkUpstreams: bool(
+    'monitoring',
+    false,
+    'The private-network flag a new channel takes when its creator does not set one (each channel has its own, rule R2; changing this changes no existing channel); also lets third-party logins and webhooks reach loopback, private and link-local addresses (rule R1).',
+  ),
   AutomaticDisableKeywords: text('monitoring', defaultDisableKeywords, 'Upstream error phrases that disable a channel, one per line.'),
   // chat
   Chats: chatList('chat', defaultChats, '"Open in chat app" links; {key} and {address} are filled in.'),
@@ -158,7 +246,11 @@ export const optionDefinitions = {
   RegisterEnabled: bool('auth', true, 'New-user registration at all.'),
   EmailVerificationEnabled: bool('email', false, 'Registration needs an email verification code.'),
   EmailDomainRestrictionEnabled: bool('email', false, 'Only whitelisted email domains may register.'),
-  EmailDomainWhitelist: text('email', 'gmail.com,163.com,126.com,qq.com,outlook.com,hotmail.com,icloud.com,yahoo.com,foxmail.com', 'Comma-separated email domains.'),
+  EmailDomainWhitelist: text(
+    'email',
+    'gmail.com,163.com,126.com,qq.com,outlook.com,hotmail.com,icloud.com,yahoo.com,foxmail.com',
+    'Comma-separated email domains.',
+  ),
   EmailAliasRestrictionEnabled: bool('email', false, "Reject '+' and '.' in the local part of emails."),
   // SMTP
   SMTPServer: host('smtp', '', 'SMTP host.'),
@@ -167,7 +259,11 @@ export const optionDefinitions = {
   SMTPFrom: mailbox('smtp', '', 'Sender address (else the account, when it is an address).'),
   SMTPToken: secret('smtp', 'SMTP password or token.'),
   SMTPSSLEnabled: bool('smtp', false, 'Implicit TLS.'),
-  AllowPrivateNetworkSmtp: bool('smtp', false, 'Let SMTPServer be a loopback, private or link-local address (an internal mail relay); off refuses it when saved and on every connection (rule R1). Apart from AllowPrivateNetworkUpstreams, which is about channels.'),
+  AllowPrivateNetworkSmtp: bool(
+    'smtp',
+    false,
+    'Let SMTPServer be a loopback, private or link-local address (an internal mail relay); off refuses it when saved and on every connection (rule R1). Apart from AllowPrivateNetworkUpstreams, which is about channels.',
+  ),
   // OAuth providers
   GitHubOAuthEnabled: bool('github', false, 'Login with the code-hosting service.'),
   GitHubClientId: text('github', '', 'OAuth client id.'),
@@ -195,11 +291,41 @@ export const optionDefinitions = {
   // passkeys (WebAuthn); the established product's `passkey.*` settings
   'passkey.enabled': bool('passkey', false, 'Passkey sign-in, registration and step-up.'),
   'passkey.rp_display_name': define('string', z.string().trim().max(64))('passkey', '', 'Name authenticators show for this site (default: SystemName).'),
-  'passkey.rp_id': define('string', z.string().trim().max(253).regex(/^$|^[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?$/, 'expected a host name, without scheme, port or path'))('passkey', '', 'Relying party id: the site\'s host name or a parent domain of it (default: the host of ServerAddress).'),
-  'passkey.origins': define('string', z.string().trim().max(4096).refine((value) => value.split(',').map((origin) => origin.trim()).filter(Boolean).every((origin) => /^https?:\/\/[^/?#\s]+$/.test(origin)), 'expected origins (scheme://host[:port]) separated by commas'))('passkey', '', 'Origins passkeys are used from, comma-separated (default: the origin of ServerAddress).'),
+  'passkey.rp_id': define(
+    'string',
+    z
+      .string()
+      .trim()
+      .max(253)
+      .regex(/^$|^[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?$/, 'expected a host name, without scheme, port or path'),
+  )('passkey', '', "Relying party id: the site's host name or a parent domain of it (default: the host of ServerAddress)."),
+  'passkey.origins': define(
+    'string',
+    z
+      .string()
+      .trim()
+      .max(4096)
+      .refine(
+        (value) =>
+          value
+            .split(',')
+            .map((origin) => origin.trim())
+            .filter(Boolean)
+            .every((origin) => /^https?:\/\/[^/?#\s]+$/.test(origin)),
+        'expected origins (scheme://host[:port]) separated by commas',
+      ),
+  )('passkey', '', 'Origins passkeys are used from, comma-separated (default: the origin of ServerAddress).'),
   'passkey.allow_insecure_origin': bool('passkey', false, 'Accept plain-http origins other than localhost (testing only).'),
-  'passkey.user_verification': define('string', z.enum(['required', 'preferred', 'discouraged']))('passkey', 'preferred', 'Whether the authenticator must verify the user (PIN, biometrics).'),
-  'passkey.attachment_preference': define('string', z.enum(['', 'platform', 'cross-platform']))('passkey', '', 'Authenticators offered at registration: any, built-in (platform) or security keys (cross-platform).'),
+  'passkey.user_verification': define('string', z.enum(['required', 'preferred', 'discouraged']))(
+    'passkey',
+    'preferred',
+    'Whether the authenticator must verify the user (PIN, biometrics).',
+  ),
+  'passkey.attachment_preference': define('string', z.enum(['', 'platform', 'cross-platform']))(
+    'passkey',
+    '',
+    'Authenticators offered at registration: any, built-in (platform) or security keys (cross-platform).',
+  ),
   // content (other tab)
   SystemName: define('string', z.string().max(64))('content', 'New API', 'Name shown in the console.'),
   Logo: text('content', '', 'Logo URL.'),

@@ -52,8 +52,18 @@ export function modelPricing(maps: { ModelPrice: RateMap; ModelRatio: RateMap },
  * billing completions of gpt-4o at the prompt price would undercharge fourfold. First match wins.
  */
 const familyCompletionRatios: Array<[prefix: string, ratio: number]> = [
-  ['gpt-4o', 4], ['gpt-4-turbo', 3], ['gpt-4.5', 2], ['gpt-4', 2], ['gpt-3.5-turbo', 3], ['o1', 4], ['o3', 4],
-  ['claude-3', 5], ['gemini', 4], ['deepseek-chat', 4], ['deepseek-reasoner', 4], ['mistral', 3],
+  ['gpt-4o', 4],
+  ['gpt-4-turbo', 3],
+  ['gpt-4.5', 2],
+  ['gpt-4', 2],
+  ['gpt-3.5-turbo', 3],
+  ['o1', 4],
+  ['o3', 4],
+  ['claude-3', 5],
+  ['gemini', 4],
+  ['deepseek-chat', 4],
+  ['deepseek-reasoner', 4],
+  ['mistral', 3],
 ];
 
 /** The option (exact, then wildcard) wins; then the family rules; else 1. */
@@ -93,7 +103,12 @@ export function quotaForUsage(input: UsageInput): number {
 }
 
 /** quotaForUsage's formula, with the completion tokens exact (a product beyond MAX_TOKENS for a hold). */
-function usageQuota(ratios: Omit<UsageInput, 'promptTokens' | 'completionTokens' | 'cachedTokens'>, prompt: number, completion: Fraction, cached: number): number {
+function usageQuota(
+  ratios: Omit<UsageInput, 'promptTokens' | 'completionTokens' | 'cachedTokens'>,
+  prompt: number,
+  completion: Fraction,
+  cached: number,
+): number {
   const model = decimal(ratios.modelRatio, 'modelRatio');
   const group = decimal(ratios.groupRatio, 'groupRatio');
   const cache = decimal(ratios.cacheRatio, 'cacheRatio');
@@ -141,13 +156,19 @@ export function reservationFor(input: ReservationInput): number {
   if (pricing.kind === 'price') return quotaForCall({ modelPrice: pricing.modelPrice, groupRatio: input.groupRatio, quotaPerUnit: input.quotaPerUnit });
   const maxTokens = tokens(input.maxTokens ?? 0, 'maxTokens');
   const answers = input.answers ?? 1;
-  if (!Number.isSafeInteger(answers) || answers < 1 || answers > MAX_ANSWERS) throw new RangeError(`answers must be an integer from 1 to ${MAX_ANSWERS}, got ${answers}`);
+  if (!Number.isSafeInteger(answers) || answers < 1 || answers > MAX_ANSWERS)
+    throw new RangeError(`answers must be an integer from 1 to ${MAX_ANSWERS}, got ${answers}`);
   const ratios = { modelRatio: pricing.modelRatio, cacheRatio: 1, groupRatio: input.groupRatio };
   if (maxTokens === 0) {
     const preConsumed = tokens(input.preConsumedTokens, 'preConsumedTokens');
     return usageQuota({ ...ratios, completionRatio: 1 }, 0, mul(integer(preConsumed), integer(answers)), 0);
   }
-  return usageQuota({ ...ratios, completionRatio: input.completionRatio }, tokens(input.promptTokens, 'promptTokens'), mul(integer(maxTokens), integer(answers)), 0);
+  return usageQuota(
+    { ...ratios, completionRatio: input.completionRatio },
+    tokens(input.promptTokens, 'promptTokens'),
+    mul(integer(maxTokens), integer(answers)),
+    0,
+  );
 }
 
 /** The largest payable money of one online top-up order (in the gateway's currency). */

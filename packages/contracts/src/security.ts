@@ -64,29 +64,36 @@ export const passkeyStatusSchema = z.object({
 });
 export type PasskeyStatus = z.infer<typeof passkeyStatusSchema>;
 
-const base64url = z.string().max(16_384).regex(/^[A-Za-z0-9_-]*$/, 'expected base64url');
+const base64url = z
+  .string()
+  .max(16_384)
+  .regex(/^[A-Za-z0-9_-]*$/, 'expected base64url');
 
 /**
  * A WebAuthn answer as @simplewebauthn/browser returns it (registration or assertion). Bounded
  * and shaped here; the library verifies the content.
  */
-export const webAuthnResponseSchema = z.object({
-  id: base64url.min(1),
-  rawId: base64url.min(1),
-  type: z.literal('public-key'),
-  response: z.object({
-    clientDataJSON: base64url,
-    attestationObject: base64url.optional(),
-    authenticatorData: base64url.optional(),
-    signature: base64url.optional(),
-    userHandle: base64url.optional(),
-    transports: z.array(z.string().max(32)).max(8).optional(),
-    publicKeyAlgorithm: z.number().int().optional(),
-    publicKey: base64url.optional(),
-  }).loose(),
-  authenticatorAttachment: z.enum(['platform', 'cross-platform']).optional(),
-  clientExtensionResults: z.record(z.string(), z.unknown()).default({}),
-}).loose();
+export const webAuthnResponseSchema = z
+  .object({
+    id: base64url.min(1),
+    rawId: base64url.min(1),
+    type: z.literal('public-key'),
+    response: z
+      .object({
+        clientDataJSON: base64url,
+        attestationObject: base64url.optional(),
+        authenticatorData: base64url.optional(),
+        signature: base64url.optional(),
+        userHandle: base64url.optional(),
+        transports: z.array(z.string().max(32)).max(8).optional(),
+        publicKeyAlgorithm: z.number().int().optional(),
+        publicKey: base64url.optional(),
+      })
+      .loose(),
+    authenticatorAttachment: z.enum(['platform', 'cross-platform']).optional(),
+    clientExtensionResults: z.record(z.string(), z.unknown()).default({}),
+  })
+  .loose();
 export type WebAuthnResponse = z.infer<typeof webAuthnResponseSchema>;
 
 /** POST /api/user/passkey/register/finish: the new credential and an optional name for the list. */
@@ -102,10 +109,11 @@ export type PasskeyOptions = z.infer<typeof passkeyOptionsSchema>;
  * POST /api/verify. `2fa` takes an authenticator or backup code; `passkey` takes the assertion
  * of /api/user/passkey/verify/begin's challenge: a bare claim (no assertion) is refused.
  */
-export const verifyBodySchema = z.discriminatedUnion('method', [
-  z.object({ method: z.literal('2fa'), code: twoFactorCodeSchema }),
-  z.object({ method: z.literal('passkey'), credential: webAuthnResponseSchema }),
-], { error: (issue) => (issue.code === 'invalid_union' ? 'method: expected "2fa" or "passkey"' : undefined) });
+export const verifyBodySchema = z.discriminatedUnion(
+  'method',
+  [z.object({ method: z.literal('2fa'), code: twoFactorCodeSchema }), z.object({ method: z.literal('passkey'), credential: webAuthnResponseSchema })],
+  { error: (issue) => (issue.code === 'invalid_union' ? 'method: expected "2fa" or "passkey"' : undefined) },
+);
 export type VerifyBody = z.infer<typeof verifyBodySchema>;
 
 /** The answer of a step-up: until when (seconds since epoch) sensitive actions are open to this session. */

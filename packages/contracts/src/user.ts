@@ -76,13 +76,15 @@ export const emptyBalance: UserBalance = {
 /** A username as an edit sends it: the route holds it to the rules only when it differs from the current one (existing names stay). */
 const username = z.string().trim().min(1, 'username is required').max(USERNAME_MAX, `username must be at most ${USERNAME_MAX} characters`);
 /** A username being taken (registration, admin create): NFKC-normalised, then held to the rules of username.ts. */
-const newUsername = (emptyMessage: string) => z.string()
-  .transform(normalizeUsername)
-  .pipe(z.string().min(1, emptyMessage).max(USERNAME_MAX, `username must be at most ${USERNAME_MAX} characters`))
-  .superRefine((name, context) => {
-    const problem = usernameProblem(name);
-    if (problem) context.addIssue({ code: 'custom', message: problem });
-  });
+const newUsername = (emptyMessage: string) =>
+  z
+    .string()
+    .transform(normalizeUsername)
+    .pipe(z.string().min(1, emptyMessage).max(USERNAME_MAX, `username must be at most ${USERNAME_MAX} characters`))
+    .superRefine((name, context) => {
+      const problem = usernameProblem(name);
+      if (problem) context.addIssue({ code: 'custom', message: problem });
+    });
 const password = z
   .string()
   .min(PASSWORD_MIN, `password length must not be less than ${PASSWORD_MIN}`)
@@ -91,17 +93,19 @@ const displayName = z.string().trim().max(DISPLAY_NAME_MAX, `display_name must b
 const email = z.string().trim().max(EMAIL_MAX).pipe(z.email('email is not a valid address'));
 
 /** POST /api/user/register (`?turnstile=` in the query). */
-export const registerBodySchema = z.object({
-  username: newUsername('username is required'),
-  password,
-  password2: z.string().optional(),
-  email: z.union([z.literal(''), email]).optional(),
-  verification_code: z.string().trim().max(32).optional(),
-  aff_code: z.string().trim().max(32).optional(),
-}).refine((body) => body.password2 === undefined || body.password2 === body.password, {
-  message: 'the two passwords do not match',
-  path: ['password2'],
-});
+export const registerBodySchema = z
+  .object({
+    username: newUsername('username is required'),
+    password,
+    password2: z.string().optional(),
+    email: z.union([z.literal(''), email]).optional(),
+    verification_code: z.string().trim().max(32).optional(),
+    aff_code: z.string().trim().max(32).optional(),
+  })
+  .refine((body) => body.password2 === undefined || body.password2 === body.password, {
+    message: 'the two passwords do not match',
+    path: ['password2'],
+  });
 export type RegisterBody = z.infer<typeof registerBodySchema>;
 
 /** POST /api/user/login: `username` may also be the email. */
@@ -139,12 +143,13 @@ export const createUserBodySchema = z.object({
   password: z.string().min(1, 'username and password cannot be empty').pipe(password),
   display_name: displayName.optional(),
   /** Only the roles the product knows (an odd level would pass admin checks yet never be demotable); below the creator's own. */
-  role: z.union([z.literal(Role.Common), z.literal(Role.Admin), z.literal(Role.Root)], { error: 'must be 1 (user), 10 (admin) or 100 (super admin)' }).optional(),
+  role: z
+    .union([z.literal(Role.Common), z.literal(Role.Admin), z.literal(Role.Root)], { error: 'must be 1 (user), 10 (admin) or 100 (super admin)' })
+    .optional(),
 });
 export type CreateUserBody = z.infer<typeof createUserBodySchema>;
 
-const adminQuota = (field: string) =>
-  z.number().int(`${field} must be an integer`).min(-1e15, `${field} is too small`).max(1e15, `${field} is too large`);
+const adminQuota = (field: string) => z.number().int(`${field} must be an integer`).min(-1e15, `${field} is too small`).max(1e15, `${field} is too large`);
 
 /**
  * PUT /api/user/ (admin): user fields plus id, and optionally a quota change (owned by billing,
@@ -152,34 +157,36 @@ const adminQuota = (field: string) =>
  * only when the admin changed it: a typed balance as `quota` with the balance it replaced as
  * `expected_quota`, the "add quota" dialog as `quota_delta`.
  */
-export const updateUserBodySchema = z.object({
-  id: idSchema.pipe(z.number()),
-  username: username.optional(),
-  display_name: displayName.optional(),
-  password: z.union([z.literal(''), password]).optional(),
-  group: z.string().trim().min(1).max(64).optional(),
-  email: z.union([z.literal(''), email]).optional(),
-  /**
-   * The new balance, never negative (money is taken away with `quota_delta`). Without
-   * `expected_quota` it is set whatever the balance is (the established product's clients and
-   * scripts, which fund users this way); with it, only if unchanged.
-   */
-  quota: adminQuota('quota').min(0, 'a balance cannot be negative; take money away with quota_delta').optional(),
-  /** The balance the admin saw when typing `quota`: refused ("the balance changed since you loaded it") when it moved since. */
-  expected_quota: adminQuota('expected_quota').optional(),
-  /**
-   * A signed amount added to the balance as it is when applied (the "add quota" dialog); not with
-   * `quota`. Billing refuses a negative one that would take the balance below 0.
-   */
-  quota_delta: adminQuota('quota_delta').optional(),
-}).superRefine((body, context) => {
-  if (body.quota_delta !== undefined && body.quota !== undefined) {
-    context.addIssue({ code: 'custom', path: ['quota_delta'], message: 'cannot be sent together with quota' });
-  }
-  if (body.expected_quota !== undefined && body.quota === undefined) {
-    context.addIssue({ code: 'custom', path: ['expected_quota'], message: 'only goes with quota' });
-  }
-});
+export const updateUserBodySchema = z
+  .object({
+    id: idSchema.pipe(z.number()),
+    username: username.optional(),
+    display_name: displayName.optional(),
+    password: z.union([z.literal(''), password]).optional(),
+    group: z.string().trim().min(1).max(64).optional(),
+    email: z.union([z.literal(''), email]).optional(),
+    /**
+     * The new balance, never negative (money is taken away with `quota_delta`). Without
+     * `expected_quota` it is set whatever the balance is (the established product's clients and
+     * scripts, which fund users this way); with it, only if unchanged.
+     */
+    quota: adminQuota('quota').min(0, 'a balance cannot be negative; take money away with quota_delta').optional(),
+    /** The balance the admin saw when typing `quota`: refused ("the balance changed since you loaded it") when it moved since. */
+    expected_quota: adminQuota('expected_quota').optional(),
+    /**
+     * A signed amount added to the balance as it is when applied (the "add quota" dialog); not with
+     * `quota`. Billing refuses a negative one that would take the balance below 0.
+     */
+    quota_delta: adminQuota('quota_delta').optional(),
+  })
+  .superRefine((body, context) => {
+    if (body.quota_delta !== undefined && body.quota !== undefined) {
+      context.addIssue({ code: 'custom', path: ['quota_delta'], message: 'cannot be sent together with quota' });
+    }
+    if (body.expected_quota !== undefined && body.quota === undefined) {
+      context.addIssue({ code: 'custom', path: ['expected_quota'], message: 'only goes with quota' });
+    }
+  });
 export type UpdateUserBody = z.infer<typeof updateUserBodySchema>;
 
 /** POST /api/user/manage. */

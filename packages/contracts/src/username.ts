@@ -9,6 +9,7 @@
  */
 
 /** ISO 15924 codes of the scripts a letter can belong to (Common, Inherited and Unknown are not among them). */
+// prettier-ignore
 const SCRIPT_CODES = [
   'Adlm', 'Aghb', 'Ahom', 'Arab', 'Armi', 'Armn', 'Avst', 'Bali', 'Bamu', 'Bass', 'Batk', 'Beng', 'Berf', 'Bhks', 'Bopo', 'Brah', 'Brai',
   'Bugi', 'Buhd', 'Cakm', 'Cans', 'Cari', 'Cham', 'Cher', 'Chrs', 'Copt', 'Cpmn', 'Cprt', 'Cyrl', 'Deva', 'Diak', 'Dogr', 'Dsrt', 'Dupl',
@@ -25,8 +26,22 @@ const SCRIPT_CODES = [
 
 /** Readable names of the scripts a refusal is likely to name. */
 const SCRIPT_NAMES: Record<string, string> = {
-  Latn: 'Latin', Cyrl: 'Cyrillic', Grek: 'Greek', Armn: 'Armenian', Hebr: 'Hebrew', Arab: 'Arabic', Hani: 'Han', Hira: 'Hiragana',
-  Kana: 'Katakana', Hang: 'Hangul', Bopo: 'Bopomofo', Thai: 'Thai', Deva: 'Devanagari', Geor: 'Georgian', Cher: 'Cherokee', Copt: 'Coptic',
+  Latn: 'Latin',
+  Cyrl: 'Cyrillic',
+  Grek: 'Greek',
+  Armn: 'Armenian',
+  Hebr: 'Hebrew',
+  Arab: 'Arabic',
+  Hani: 'Han',
+  Hira: 'Hiragana',
+  Kana: 'Katakana',
+  Hang: 'Hangul',
+  Bopo: 'Bopomofo',
+  Thai: 'Thai',
+  Deva: 'Devanagari',
+  Geor: 'Georgian',
+  Cher: 'Cherokee',
+  Copt: 'Coptic',
 };
 
 /** One matcher per script the running engine knows (an engine older than the list skips the newest scripts). */
@@ -39,11 +54,7 @@ const scriptMatchers: Array<[string, RegExp]> = SCRIPT_CODES.flatMap((code) => {
 });
 
 /** Script sets written together (UTS #39 highly restrictive): a name's scripts may all fall in one of these. */
-const WRITTEN_TOGETHER = [
-  new Set(['Latn', 'Hani', 'Hira', 'Kana']),
-  new Set(['Latn', 'Hani', 'Bopo']),
-  new Set(['Latn', 'Hani', 'Hang']),
-];
+const WRITTEN_TOGETHER = [new Set(['Latn', 'Hani', 'Hira', 'Kana']), new Set(['Latn', 'Hani', 'Bopo']), new Set(['Latn', 'Hani', 'Hang'])];
 
 const CONTROL = /\p{Cc}/u;
 /** Format characters: zero-width spaces and joiners, bidi embeddings, overrides, isolates and marks, soft hyphens. */

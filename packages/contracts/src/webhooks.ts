@@ -60,8 +60,7 @@ export function subjectMatches(pattern: string, subject: string): boolean {
 /** What is wrong with a filter pattern: `malformed` (not a pattern), `no_match` (matches no deliverable event), or null. */
 export function subjectPatternIssue(pattern: string): 'malformed' | 'no_match' | null {
   const tokens = pattern.split('.');
-  const tokenValid = (token: string, index: number) =>
-    token === '*' || (token === '>' && index === tokens.length - 1) || /^[a-z0-9_-]+$/.test(token);
+  const tokenValid = (token: string, index: number) => token === '*' || (token === '>' && index === tokens.length - 1) || /^[a-z0-9_-]+$/.test(token);
   if (!tokens.every(tokenValid)) return 'malformed';
   return webhookSubjects.some((subject) => subjectMatches(pattern, subject)) ? null : 'no_match';
 }
@@ -190,7 +189,13 @@ export type DeliveryView = z.infer<typeof deliveryViewSchema>;
 
 /** GET /api/webhook/deliveries: blank filters (as the console sends them) mean all. */
 export const deliveriesQuerySchema = pageQuerySchema.extend({
-  kind: z.enum([...deliveryKinds, '']).default('').transform((value) => value || undefined),
-  status: z.enum([...deliveryStatuses, '']).default('').transform((value) => value || undefined),
+  kind: z
+    .enum([...deliveryKinds, ''])
+    .default('')
+    .transform((value) => value || undefined),
+  status: z
+    .enum([...deliveryStatuses, ''])
+    .default('')
+    .transform((value) => value || undefined),
 });
 export type DeliveriesQuery = z.infer<typeof deliveriesQuerySchema>;

@@ -32,9 +32,13 @@ describe('option codecs', () => {
       expect(decodeOptionValue('SMTPServer', server)).toEqual({ ok: true, value: server });
     }
     for (const server of ['smtp://smtp.example.com', 'smtp.example.com:465', 'smtp.example.com/x', 'two words']) {
-      expect(decodeOptionValue('SMTPServer', server)).toEqual({ ok: false, message: 'SMTPServer: expected a host name or IP address, without scheme, port or path' });
+      expect(decodeOptionValue('SMTPServer', server)).toEqual({
+        ok: false,
+        message: 'SMTPServer: expected a host name or IP address, without scheme, port or path',
+      });
     }
-    for (const from of ['noreply@example.com', 'Gateway <noreply@example.com>', '']) expect(decodeOptionValue('SMTPFrom', from)).toEqual({ ok: true, value: from });
+    for (const from of ['noreply@example.com', 'Gateway <noreply@example.com>', ''])
+      expect(decodeOptionValue('SMTPFrom', from)).toEqual({ ok: true, value: from });
     for (const from of ['noreply', 'a@b', '<noreply@example.com', 'x@example.com y']) {
       expect(decodeOptionValue('SMTPFrom', from)).toEqual({ ok: false, message: 'SMTPFrom: expected an email address (or Name <address>)' });
     }

@@ -39,7 +39,8 @@ const requestIdPattern = /^[A-Za-z0-9_-]{8,64}$/;
  */
 function requestId(request: SignedRequest, internalSecret: string | undefined): string {
   const incoming = request.headers['x-request-id'];
-  const forwarded = internalSecret !== undefined && typeof incoming === 'string' && requestIdPattern.test(incoming) && verifyIdentity(internalSecret, request) !== undefined;
+  const forwarded =
+    internalSecret !== undefined && typeof incoming === 'string' && requestIdPattern.test(incoming) && verifyIdentity(internalSecret, request) !== undefined;
   return forwarded ? incoming : crypto.randomUUID();
 }
 
@@ -74,7 +75,10 @@ export function createApp(options: CreateAppOptions): App {
     reply.header('X-Oneapi-Request-Id', request.id);
   });
   app.addHook('onResponse', async (request, reply) => {
-    request.log.info({ method: request.method, url: request.routeOptions.url ?? 'unmatched', statusCode: reply.statusCode, ms: Math.round(reply.elapsedTime) }, 'request');
+    request.log.info(
+      { method: request.method, url: request.routeOptions.url ?? 'unmatched', statusCode: reply.statusCode, ms: Math.round(reply.elapsedTime) },
+      'request',
+    );
   });
 
   // Before any schema or handler walks the body: a too deep or too large one is refused (test D3).

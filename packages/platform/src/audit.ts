@@ -1,8 +1,16 @@
 import crypto from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import {
-  auditRecordSchema, auditSubjects, changedAuditValues, maskAuditValues,
-  type AuditAction, type AuditActor, type AuditRecord, type AuditService, type AuditTarget, type AuditValues,
+  auditRecordSchema,
+  auditSubjects,
+  changedAuditValues,
+  maskAuditValues,
+  type AuditAction,
+  type AuditActor,
+  type AuditRecord,
+  type AuditService,
+  type AuditTarget,
+  type AuditValues,
 } from '@aigw/contracts';
 import { internalHeaders, requireAuth } from './auth.js';
 import type { Bus } from './bus/bus.js';

@@ -24,11 +24,18 @@ export const baseConfigShape = {
   /** Redis URL; when unset jobs, counters and the kv store are in-process. */
   REDIS_URL: z.string().optional(),
   /** Prefix of bus subjects, stream names and Redis keys, to share servers between deployments. */
-  NAMESPACE: z.string().regex(/^[a-z0-9_]*$/).default(''),
+  NAMESPACE: z
+    .string()
+    .regex(/^[a-z0-9_]*$/)
+    .default(''),
   /** HMAC key for identities forwarded by the gateway to services. Required when services run as separate processes. */
   INTERNAL_SECRET: z.string().min(32, 'INTERNAL_SECRET must be at least 32 characters').optional(),
   /** Largest accepted request body, in bytes. */
-  BODY_LIMIT_BYTES: z.coerce.number().int().positive().default(20 * 1024 * 1024),
+  BODY_LIMIT_BYTES: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(20 * 1024 * 1024),
   /** Time allowed for in-flight requests to finish after SIGTERM. */
   SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(30_000),
 };

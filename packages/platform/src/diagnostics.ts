@@ -9,7 +9,9 @@ import type { OptionsMirror } from './options-mirror.js';
  */
 export function registerDiagnostics(app: FastifyInstance, service: string, options?: OptionsMirror): void {
   app.get(`/internal/${service}/health`, { config: { access: 'public' } }, async () => ({
-    success: true, message: '', data: { service, status: 'ok' },
+    success: true,
+    message: '',
+    data: { service, status: 'ok' },
   }));
   if (!options) return;
   app.get(`/internal/${service}/options`, { config: { access: 'root' } }, async () => {

@@ -98,7 +98,13 @@ export function describeError(error: FastifyError | Error, request: FastifyReque
     if (error.report) reportOutage(request, error.code, error);
     const message = error.statusCode >= 500 ? serverErrorMessage(error.statusCode) : error.message;
     const param = error instanceof UserError && error.param !== undefined ? { param: error.param } : {};
-    return { statusCode: error.statusCode, message, code: error.code, ...param, ...(error.statusCode === 503 ? { retryAfterSeconds: RETRY_AFTER_SECONDS } : {}) };
+    return {
+      statusCode: error.statusCode,
+      message,
+      code: error.code,
+      ...param,
+      ...(error.statusCode === 503 ? { retryAfterSeconds: RETRY_AFTER_SECONDS } : {}),
+    };
   }
   const outage = dependencyOutage(error);
   if (outage) {
@@ -130,7 +136,12 @@ function reasonOf(error: unknown): Record<string, string> {
 
 function reportOutage(request: FastifyRequest, kind: string, error: unknown): void {
   // An app from createApp has its own; a bare Fastify instance shares the process's.
-  (request.server.outageLog ?? outageLog).report(request.log, kind, { ...reasonOf(error), method: request.method, url: request.routeOptions.url ?? 'unmatched' }, 'dependency unavailable');
+  (request.server.outageLog ?? outageLog).report(
+    request.log,
+    kind,
+    { ...reasonOf(error), method: request.method, url: request.routeOptions.url ?? 'unmatched' },
+    'dependency unavailable',
+  );
 }
 
 /** The console envelope, whatever the path (console routes of a service that also has relay routes). */

@@ -66,9 +66,18 @@ export function anthropicErrorType(status: number): string {
 /** Google's status name for an HTTP status, as Gemini's errors carry it. */
 function googleStatus(status: number): string {
   const names: Record<number, string> = {
-    400: 'INVALID_ARGUMENT', 401: 'UNAUTHENTICATED', 403: 'PERMISSION_DENIED', 404: 'NOT_FOUND', 409: 'ABORTED',
-    413: 'INVALID_ARGUMENT', 429: 'RESOURCE_EXHAUSTED', 499: 'CANCELLED', 501: 'UNIMPLEMENTED', 502: 'UNAVAILABLE',
-    503: 'UNAVAILABLE', 504: 'DEADLINE_EXCEEDED',
+    400: 'INVALID_ARGUMENT',
+    401: 'UNAUTHENTICATED',
+    403: 'PERMISSION_DENIED',
+    404: 'NOT_FOUND',
+    409: 'ABORTED',
+    413: 'INVALID_ARGUMENT',
+    429: 'RESOURCE_EXHAUSTED',
+    499: 'CANCELLED',
+    501: 'UNIMPLEMENTED',
+    502: 'UNAVAILABLE',
+    503: 'UNAVAILABLE',
+    504: 'DEADLINE_EXCEEDED',
   };
   return names[status] ?? (status >= 500 ? 'INTERNAL' : 'FAILED_PRECONDITION');
 }
@@ -84,7 +93,9 @@ export function errorBody(shape: ErrorShape, answer: ErrorAnswer, requestId: str
     case 'envelope':
       return { success: false, message: answer.message };
     case 'openai':
-      return { error: { message, type: answer.type ?? (status >= 500 ? 'new_api_error' : 'invalid_request_error'), param: answer.param ?? '', code: answer.code } };
+      return {
+        error: { message, type: answer.type ?? (status >= 500 ? 'new_api_error' : 'invalid_request_error'), param: answer.param ?? '', code: answer.code },
+      };
     case 'anthropic':
       return { type: 'error', error: { type: anthropicErrorType(status), message } };
     case 'gemini':

@@ -58,7 +58,12 @@ export class TooManyRequestsError extends AppError {
 
 /** Trouble with a dependency (database, bus, upstream). The message is not shown to users. */
 export class OperationalError extends AppError {
-  constructor(message: string, code = 'operational_error', statusCode = 503, override readonly cause?: unknown) {
+  constructor(
+    message: string,
+    code = 'operational_error',
+    statusCode = 503,
+    override readonly cause?: unknown,
+  ) {
     super(message, code, statusCode, true);
   }
 }

@@ -28,9 +28,7 @@ const secretPattern = /\b(sk-[A-Za-z0-9_-]{6})[A-Za-z0-9_-]+|(Bearer\s+)[A-Za-z0
 
 /** Replaces secret-looking substrings of a string; everything else is kept. */
 export function scrubSecrets(text: string): string {
-  return text.replace(secretPattern, (_match, skHead: string | undefined, bearer: string | undefined) =>
-    skHead ? `${skHead}***` : `${bearer}***`,
-  );
+  return text.replace(secretPattern, (_match, skHead: string | undefined, bearer: string | undefined) => (skHead ? `${skHead}***` : `${bearer}***`));
 }
 
 export interface LoggerConfig {

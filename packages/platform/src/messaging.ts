@@ -1,6 +1,11 @@
 import {
-  eventSchemas, requestSchemas,
-  type EventPayload, type EventSubject, type RequestPayload, type RequestSubject, type ResponsePayload,
+  eventSchemas,
+  requestSchemas,
+  type EventPayload,
+  type EventSubject,
+  type RequestPayload,
+  type RequestSubject,
+  type ResponsePayload,
 } from '@aigw/contracts';
 import type { Bus, BusEvent, RequestOptions, SubscribeOptions, Subscription } from './bus/bus.js';
 import type { Logger } from './logger.js';

@@ -59,7 +59,8 @@ export async function runService<C extends ServiceConfig, P extends FastifyPlugi
   app.get('/healthz', { config: { access: 'public' } }, async () => ({ status: 'ok', service: name }));
   // Schedules are reported, not a readiness condition: see the gateway's /readyz.
   app.get('/readyz', { config: { access: 'public' } }, async (_request, reply) =>
-    draining ? reply.status(503).send({ status: 'draining', service: name }) : { status: 'ready', service: name, schedules: await reportSchedules(infra.jobs) });
+    draining ? reply.status(503).send({ status: 'draining', service: name }) : { status: 'ready', service: name, schedules: await reportSchedules(infra.jobs) },
+  );
   await app.register(options.plugin, options.pluginOptions(infra));
   await app.listen({ host: config.HOST, port: config.PORT });
 

@@ -5,48 +5,85 @@ const source = { actor: { user_id: 1, username: 'root', role: 100 }, ip: '203.0.
 
 describe('audit records', () => {
   it('keeps only the fields an edit changed, and leaves no record when nothing did', () => {
-    const record = buildAuditRecord('identity', source, {
-      action: 'user.updated', target: { type: 'user', id: '42', label: 'alice' },
-      before: { display_name: 'Alice', group: 'default', role: 1 }, after: { display_name: 'Alice', group: 'vip', role: 1 },
-    }, 1_732_600_000_000)!;
+    const record = buildAuditRecord(
+      'identity',
+      source,
+      {
+        action: 'user.updated',
+        target: { type: 'user', id: '42', label: 'alice' },
+        before: { display_name: 'Alice', group: 'default', role: 1 },
+        after: { display_name: 'Alice', group: 'vip', role: 1 },
+      },
+      1_732_600_000_000,
+    )!;
     expect(auditRecordSchema.parse(record)).toEqual(record);
     expect(record).toMatchObject({
-      service: 'identity', time: 1_732_600_000_000, actor: source.actor, ip: source.ip, action: 'user.updated',
-      before: { group: 'default' }, after: { group: 'vip' },
+      service: 'identity',
+      time: 1_732_600_000_000,
+      actor: source.actor,
+      ip: source.ip,
+      action: 'user.updated',
+      before: { group: 'default' },
+      after: { group: 'vip' },
     });
     expect(record.id).toMatch(/^[0-9a-f-]{36}$/);
-    expect(buildAuditRecord('identity', source, {
-      action: 'user.updated', target: { type: 'user', id: '42', label: 'alice' }, before: { group: 'vip' }, after: { group: 'vip' },
-    })).toBeNull();
+    expect(
+      buildAuditRecord('identity', source, {
+        action: 'user.updated',
+        target: { type: 'user', id: '42', label: 'alice' },
+        before: { group: 'vip' },
+        after: { group: 'vip' },
+      }),
+    ).toBeNull();
   });
 
   it('masks every secret field of the target type, at any depth, and says whether it changed', () => {
     const channel = buildAuditRecord('channels', source, {
-      action: 'channel.updated', target: { type: 'channel', id: '3', label: 'main' },
-      before: { name: 'main', key: 'hash-old', setting: { nested: { key: 'sk-inner' } } }, after: { name: 'main', key: 'hash-new', setting: { nested: { key: 'sk-inner-2' } } },
+      action: 'channel.updated',
+      target: { type: 'channel', id: '3', label: 'main' },
+      before: { name: 'main', key: 'hash-old', setting: { nested: { key: 'sk-inner' } } },
+      after: { name: 'main', key: 'hash-new', setting: { nested: { key: 'sk-inner-2' } } },
     })!;
     expect(channel.before).toEqual({ key: AUDIT_MASK, setting: { nested: { key: AUDIT_MASK } } });
     expect(channel.after).toEqual({ key: AUDIT_MASK, setting: { nested: { key: AUDIT_MASK } } });
     // The same key again is no change: the field is not in the record.
-    expect(buildAuditRecord('channels', source, {
-      action: 'channel.updated', target: { type: 'channel', id: '3', label: 'main' }, before: { name: 'a', key: 'hash' }, after: { name: 'b', key: 'hash' },
-    })!.after).toEqual({ name: 'b' });
+    expect(
+      buildAuditRecord('channels', source, {
+        action: 'channel.updated',
+        target: { type: 'channel', id: '3', label: 'main' },
+        before: { name: 'a', key: 'hash' },
+        after: { name: 'b', key: 'hash' },
+      })!.after,
+    ).toEqual({ name: 'b' });
 
     const option = buildAuditRecord('identity', source, {
-      action: 'option.updated', target: { type: 'option', id: 'SMTPToken', label: 'SMTPToken' }, before: { SMTPToken: '' }, after: { SMTPToken: 'smtp-secret' },
+      action: 'option.updated',
+      target: { type: 'option', id: 'SMTPToken', label: 'SMTPToken' },
+      before: { SMTPToken: '' },
+      after: { SMTPToken: 'smtp-secret' },
     })!;
     expect([option.before, option.after]).toEqual([{ SMTPToken: '' }, { SMTPToken: AUDIT_MASK }]);
     const plain = buildAuditRecord('identity', source, {
-      action: 'option.updated', target: { type: 'option', id: 'SystemName', label: 'SystemName' }, before: { SystemName: 'a' }, after: { SystemName: 'b' },
+      action: 'option.updated',
+      target: { type: 'option', id: 'SystemName', label: 'SystemName' },
+      before: { SystemName: 'a' },
+      after: { SystemName: 'b' },
     })!;
     expect(plain.after).toEqual({ SystemName: 'b' });
 
     // Credentials are masked whatever the target.
     const webhook = buildAuditRecord('notifier', source, {
-      action: 'webhook.created', target: { type: 'webhook', id: '2', label: 'https://hooks.example.com' },
+      action: 'webhook.created',
+      target: { type: 'webhook', id: '2', label: 'https://hooks.example.com' },
       after: { url: 'https://hooks.example.com', secret: 'sealed', password: 'p', access_token: 't', password_hash: '$argon2id$x' },
     })!;
-    expect(webhook.after).toEqual({ url: 'https://hooks.example.com', secret: AUDIT_MASK, password: AUDIT_MASK, access_token: AUDIT_MASK, password_hash: AUDIT_MASK });
+    expect(webhook.after).toEqual({
+      url: 'https://hooks.example.com',
+      secret: AUDIT_MASK,
+      password: AUDIT_MASK,
+      access_token: AUDIT_MASK,
+      password_hash: AUDIT_MASK,
+    });
     expect(JSON.stringify([channel, option, webhook])).not.toMatch(/hash-old|hash-new|sk-inner|smtp-secret|sealed|argon2/);
   });
 });
@@ -57,7 +94,10 @@ describe('the client IP of a record', () => {
 
   const build = (internalSecret?: string) => {
     const app = createApp({ logger: createSilentLogger(), bodyLimitBytes: 1024, internalSecret });
-    app.get('/api/who', { config: { access: 'public' } }, async (request) => ({ ip: clientIpOf(request), source: request.auth ? auditSourceOf(request) : null }));
+    app.get('/api/who', { config: { access: 'public' } }, async (request) => ({
+      ip: clientIpOf(request),
+      source: request.auth ? auditSourceOf(request) : null,
+    }));
     return app;
   };
 
@@ -67,7 +107,7 @@ describe('the client IP of a record', () => {
     expect(answer.json()).toEqual({ ip: '198.51.100.9', source: { actor: { user_id: 1, username: 'root', role: 100 }, ip: '198.51.100.9' } });
   });
 
-  it('is the connection\'s when the identity is not the gateway\'s (anonymous, or a forged signature)', async () => {
+  it("is the connection's when the identity is not the gateway's (anonymous, or a forged signature)", async () => {
     const app = build(secret);
     const forged = signIdentity('another-secret-entirely-0123456789', 'GET', '/api/who', root, '198.51.100.9');
     expect((await app.inject({ method: 'GET', url: '/api/who', headers: forged })).json()).toEqual({ ip: '127.0.0.1', source: null });
@@ -75,13 +115,14 @@ describe('the client IP of a record', () => {
     expect((await app.inject({ method: 'GET', url: '/api/who', headers: anonymous })).json()).toMatchObject({ ip: '127.0.0.1' });
   });
 
-  it('is the request\'s own IP in the all-in-one process', async () => {
+  it("is the request's own IP in the all-in-one process", async () => {
     const app = build();
     app.addHook('onRequest', async (request) => {
       request.auth = root;
     });
     expect((await app.inject({ method: 'GET', url: '/api/who', remoteAddress: '192.0.2.4' })).json()).toEqual({
-      ip: '192.0.2.4', source: { actor: { user_id: 1, username: 'root', role: 100 }, ip: '192.0.2.4' },
+      ip: '192.0.2.4',
+      source: { actor: { user_id: 1, username: 'root', role: 100 }, ip: '192.0.2.4' },
     });
   });
 });

@@ -118,14 +118,32 @@ beforeEach(() => {
 
 describe('address policy', () => {
   it.each([
-    ['0.1.2.3', '0.0.0.0/8'], ['10.255.0.1', '10.0.0.0/8'], ['100.127.255.255', '100.64.0.0/10'],
-    ['127.8.8.8', '127.0.0.0/8'], ['169.254.169.254', '169.254.0.0/16'], ['172.31.255.255', '172.16.0.0/12'],
-    ['192.0.0.8', '192.0.0.0/24'], ['192.0.2.1', '192.0.2.0/24'], ['192.88.99.1', '192.88.99.0/24'],
-    ['192.168.1.1', '192.168.0.0/16'], ['198.19.255.255', '198.18.0.0/15'], ['198.51.100.7', '198.51.100.0/24'],
-    ['203.0.113.9', '203.0.113.0/24'], ['239.1.1.1', '224.0.0.0/4'], ['250.0.0.1', '240.0.0.0/4'],
-    ['::', '::/128'], ['::1', '::1/128'], ['::ffff:7f00:1', '::ffff:127.0.0.0/8'], ['::ffff:10.0.0.1', '::ffff:10.0.0.0/8'],
-    ['64:ff9b::8.8.8.8', '64:ff9b::/96'], ['100::1', '100::/64'], ['2001:1::1', '2001::/23'],
-    ['2001:db8::1', '2001:db8::/32'], ['fd00::1', 'fc00::/7'], ['fe80::1%eth0', 'fe80::/10'], ['ff02::1', 'ff00::/8'],
+    ['0.1.2.3', '0.0.0.0/8'],
+    ['10.255.0.1', '10.0.0.0/8'],
+    ['100.127.255.255', '100.64.0.0/10'],
+    ['127.8.8.8', '127.0.0.0/8'],
+    ['169.254.169.254', '169.254.0.0/16'],
+    ['172.31.255.255', '172.16.0.0/12'],
+    ['192.0.0.8', '192.0.0.0/24'],
+    ['192.0.2.1', '192.0.2.0/24'],
+    ['192.88.99.1', '192.88.99.0/24'],
+    ['192.168.1.1', '192.168.0.0/16'],
+    ['198.19.255.255', '198.18.0.0/15'],
+    ['198.51.100.7', '198.51.100.0/24'],
+    ['203.0.113.9', '203.0.113.0/24'],
+    ['239.1.1.1', '224.0.0.0/4'],
+    ['250.0.0.1', '240.0.0.0/4'],
+    ['::', '::/128'],
+    ['::1', '::1/128'],
+    ['::ffff:7f00:1', '::ffff:127.0.0.0/8'],
+    ['::ffff:10.0.0.1', '::ffff:10.0.0.0/8'],
+    ['64:ff9b::8.8.8.8', '64:ff9b::/96'],
+    ['100::1', '100::/64'],
+    ['2001:1::1', '2001::/23'],
+    ['2001:db8::1', '2001:db8::/32'],
+    ['fd00::1', 'fc00::/7'],
+    ['fe80::1%eth0', 'fe80::/10'],
+    ['ff02::1', 'ff00::/8'],
     ['::127.0.0.1', '::/96'],
   ])('%s is in %s', (address, cidr) => {
     expect(classifyAddress(address)?.cidr).toBe(cidr);
@@ -371,7 +389,9 @@ describe('resolveEgressHost: the same address rule for connections that are not 
   );
 
   it('answers the checked addresses: public ones always, private ones when allowed', async () => {
-    await expect(resolveEgressHost('93.184.216.34', { allowPrivateNetwork: false, refusal, resolve })).resolves.toEqual([{ address: '93.184.216.34', family: 4 }]);
+    await expect(resolveEgressHost('93.184.216.34', { allowPrivateNetwork: false, refusal, resolve })).resolves.toEqual([
+      { address: '93.184.216.34', family: 4 },
+    ]);
     await expect(resolveEgressHost('rebind.test', { allowPrivateNetwork: true, refusal, resolve })).resolves.toEqual([{ address: '127.0.0.1', family: 4 }]);
     await expect(resolveEgressHost('[::1]', { allowPrivateNetwork: true, refusal, resolve })).resolves.toEqual([{ address: '::1', family: 6 }]);
   });
@@ -381,10 +401,10 @@ describe('resolveEgressHost: the same address rule for connections that are not 
   });
 });
 
-describe('a per-request private-network rule (a channel\'s own flag, issue 22.10)', () => {
+describe("a per-request private-network rule (a channel's own flag, issue 22.10)", () => {
   const refusal = 'this channel may not reach private networks; an admin can allow it on the channel (allow_private_network)';
 
-  it('overrides the client\'s default either way, with its own refusal', async () => {
+  it("overrides the client's default either way, with its own refusal", async () => {
     const egress = client();
     allowPrivate = false;
     const response = await egress.fetchJson(`http://rebind.test:${canary.port}/allowed-here`, { privateNetwork: { allowed: true } });
@@ -406,7 +426,9 @@ describe('a per-request private-network rule (a channel\'s own flag, issue 22.10
     await egress.fetchJson(`http://rebind.test:${canary.port}/warm-open`, { privateNetwork: { allowed: true } }); // a pooled keep-alive socket
     const before = canary.connections;
     const paths = canary.paths.length;
-    await expect(egress.request(`http://rebind.test:${canary.port}/strict`, { privateNetwork: { allowed: false, refusal } })).rejects.toBeInstanceOf(EgressBlockedError);
+    await expect(egress.request(`http://rebind.test:${canary.port}/strict`, { privateNetwork: { allowed: false, refusal } })).rejects.toBeInstanceOf(
+      EgressBlockedError,
+    );
     expect(canary.connections).toBe(before);
     expect(canary.paths.length).toBe(paths);
   });

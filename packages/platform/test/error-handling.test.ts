@@ -11,7 +11,12 @@ import { createOutageLog } from '../src/outage-log';
 /** A logger whose lines the test reads (parsed JSON). */
 function capture() {
   const lines: Array<Record<string, unknown>> = [];
-  const stream = new Writable({ write(chunk, _encoding, done) { lines.push(JSON.parse(String(chunk))); done(); } });
+  const stream = new Writable({
+    write(chunk, _encoding, done) {
+      lines.push(JSON.parse(String(chunk)));
+      done();
+    },
+  });
   return { logger: createLogger({ level: 'info', service: 'test' }, stream), lines };
 }
 
@@ -27,14 +32,18 @@ describe('error shapes by path', () => {
     expect(errorShapeFor('/v1/messages')).toBe('anthropic');
     expect(errorShapeFor('/v1/messages/count_tokens')).toBe('anthropic');
     expect(errorShapeFor('/v1beta/models/gemini-pro:generateContent')).toBe('gemini');
-    for (const path of ['/pg/chat/completions', '/mj/submit/imagine', '/suno/submit/music', '/dashboard/billing/usage']) expect(errorShapeFor(path)).toBe('openai');
+    for (const path of ['/pg/chat/completions', '/mj/submit/imagine', '/suno/submit/music', '/dashboard/billing/usage'])
+      expect(errorShapeFor(path)).toBe('openai');
     for (const path of ['/api/user/login', '/api/mj/self', '/api/task/', '/v1x', '/dashboard', '/healthz']) expect(errorShapeFor(path)).toBe('envelope');
   });
 });
 
 describe('dependency outages', () => {
   it('recognises a bus nobody answers, a database away and Redis gone', () => {
-    expect(dependencyOutage(new BusRequestError('no reply', 'billing.token.resolve', 'timeout'))).toEqual({ kind: 'bus billing.token.resolve', reason: 'no reply' });
+    expect(dependencyOutage(new BusRequestError('no reply', 'billing.token.resolve', 'timeout'))).toEqual({
+      kind: 'bus billing.token.resolve',
+      reason: 'no reply',
+    });
     expect(dependencyOutage(new BusRequestError('none', 'billing.token.resolve', 'no-responder'))?.kind).toBe('bus billing.token.resolve');
     expect(dependencyOutage(new BusRequestError('down', 'identity.auth.resolve', 'disconnected'))?.kind).toBe('bus identity.auth.resolve');
     const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED', address: '127.0.0.1', port: 5432 });
@@ -43,7 +52,10 @@ describe('dependency outages', () => {
     expect(dependencyOutage(pgError('57P03', 'the database system is starting up'))?.kind).toBe('database');
     expect(dependencyOutage(new Error('Connection terminated unexpectedly'))?.kind).toBe('database');
     // TypeORM wraps the driver's error in a QueryFailedError.
-    const wrapped = Object.assign(new Error('terminating connection due to administrator command'), { name: 'QueryFailedError', driverError: pgError('57P01', 'terminating connection') });
+    const wrapped = Object.assign(new Error('terminating connection due to administrator command'), {
+      name: 'QueryFailedError',
+      driverError: pgError('57P01', 'terminating connection'),
+    });
     expect(dependencyOutage(wrapped)?.kind).toBe('database');
     expect(dependencyOutage(new Error('outer', { cause: refused }))?.kind).toBe('connection 127.0.0.1:5432');
     expect(dependencyOutage(Object.assign(new Error('Reached the max retries per request limit'), { name: 'MaxRetriesPerRequestError' }))?.kind).toBe('redis');
@@ -65,7 +77,10 @@ describe('outage log', () => {
     const { logger, lines } = capture();
     for (let i = 0; i < 5; i++) log.report(logger, 'database', { reason: 'refused' }, 'dependency unavailable');
     log.report(logger, 'service relay', {}, 'relay is unreachable');
-    expect(lines.map((line) => [line.outage, line.suppressed, line.level])).toEqual([['database', 0, 40], ['service relay', 0, 40]]);
+    expect(lines.map((line) => [line.outage, line.suppressed, line.level])).toEqual([
+      ['database', 0, 40],
+      ['service relay', 0, 40],
+    ]);
     now = 999;
     log.report(logger, 'database', {}, 'dependency unavailable');
     expect(lines).toHaveLength(2);
@@ -90,7 +105,12 @@ describe('the error handler of createApp', () => {
       throw Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED', address: '127.0.0.1', port: 5432 });
     });
     app.get('/api/operational', async () => {
-      throw new OperationalError('identity did not answer the credential lookup', 'identity_unavailable', 503, new BusRequestError('none', 'identity.auth.resolve', 'no-responder'));
+      throw new OperationalError(
+        'identity did not answer the credential lookup',
+        'identity_unavailable',
+        503,
+        new BusRequestError('none', 'identity.auth.resolve', 'no-responder'),
+      );
     });
     app.get('/api/bug', async () => {
       throw new TypeError('x is undefined');
@@ -114,7 +134,12 @@ describe('the error handler of createApp', () => {
     expect(openai.statusCode).toBe(503);
     expect(openai.headers['retry-after']).toBe(String(RETRY_AFTER_SECONDS));
     expect(openai.json()).toEqual({
-      error: { message: `the service is briefly unavailable, try again shortly (request id: ${id})`, type: 'new_api_error', param: '', code: 'service_unavailable' },
+      error: {
+        message: `the service is briefly unavailable, try again shortly (request id: ${id})`,
+        type: 'new_api_error',
+        param: '',
+        code: 'service_unavailable',
+      },
     });
 
     const anthropic = await app.inject({ method: 'POST', url: '/v1/messages' });
@@ -153,7 +178,9 @@ describe('the error handler of createApp', () => {
     expect(lines.find((line) => line.msg === 'unhandled error')).toMatchObject({ level: 50, err: { stack: expect.stringContaining('TypeError') } });
     const refused = await app.inject({ method: 'GET', url: '/v1/refused' });
     expect(refused.statusCode).toBe(400);
-    expect(refused.json()).toMatchObject({ error: { type: 'invalid_request_error', code: 'invalid_request', message: expect.stringMatching(/^model is required \(request id: /) } });
+    expect(refused.json()).toMatchObject({
+      error: { type: 'invalid_request_error', code: 'invalid_request', message: expect.stringMatching(/^model is required \(request id: /) },
+    });
   });
 
   it('never takes a request id from a client; a standalone service takes the one the gateway signed', async () => {
@@ -167,9 +194,17 @@ describe('the error handler of createApp', () => {
     const { app: service } = build(secret);
     const unsigned = await service.inject({ method: 'GET', url: '/api/id', headers: { 'x-request-id': chosen } });
     expect(unsigned.body).not.toBe(chosen);
-    const signed = await service.inject({ method: 'GET', url: '/api/id', headers: { 'x-request-id': chosen, ...signIdentity(secret, 'GET', '/api/id', null, '127.0.0.1') } });
+    const signed = await service.inject({
+      method: 'GET',
+      url: '/api/id',
+      headers: { 'x-request-id': chosen, ...signIdentity(secret, 'GET', '/api/id', null, '127.0.0.1') },
+    });
     expect(signed.body).toBe(chosen);
-    const forged = await service.inject({ method: 'GET', url: '/api/id', headers: { 'x-request-id': chosen, ...signIdentity('f'.repeat(32), 'GET', '/api/id', null, '127.0.0.1') } });
+    const forged = await service.inject({
+      method: 'GET',
+      url: '/api/id',
+      headers: { 'x-request-id': chosen, ...signIdentity('f'.repeat(32), 'GET', '/api/id', null, '127.0.0.1') },
+    });
     expect(forged.body).not.toBe(chosen);
   });
 });

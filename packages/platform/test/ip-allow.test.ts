@@ -5,14 +5,27 @@ describe('allowed IPs', () => {
     expect(parseAllowIps('')).toEqual({ ok: true, entries: [] });
     expect(parseAllowIps(' \n \n')).toEqual({ ok: true, entries: [] });
     expect(parseAllowIps('1.2.3.4\n10.0.0.0/8, 192.168.1.0/24\r\n2001:DB8::/32,::1\n1.2.3.4')).toEqual({
-      ok: true, entries: ['1.2.3.4', '10.0.0.0/8', '192.168.1.0/24', '2001:db8::/32', '::1'],
+      ok: true,
+      entries: ['1.2.3.4', '10.0.0.0/8', '192.168.1.0/24', '2001:db8::/32', '::1'],
     });
     expect(parseAllowIps('0.0.0.0/0\n::/0')).toEqual({ ok: true, entries: ['0.0.0.0/0', '::/0'] });
   });
 
   it.each([
-    'localhost', '1.2.3', '1.2.3.256', '01.2.3.4', '1.2.3.4/33', '::1/129', '1.2.3.4/', '1.2.3.4/-1', '1.2.3.4/8/8',
-    '1.2.3.4/x', '2001:db8:::1', 'fe80::1%eth0', '*', '10.0.0.*',
+    'localhost',
+    '1.2.3',
+    '1.2.3.256',
+    '01.2.3.4',
+    '1.2.3.4/33',
+    '::1/129',
+    '1.2.3.4/',
+    '1.2.3.4/-1',
+    '1.2.3.4/8/8',
+    '1.2.3.4/x',
+    '2001:db8:::1',
+    'fe80::1%eth0',
+    '*',
+    '10.0.0.*',
   ])('refuses %j naming the field', (bad) => {
     const result = parseAllowIps(`1.2.3.4\n${bad}`);
     expect(result).toEqual({ ok: false, message: expect.stringMatching(/^allow_ips: ".*" is not an IP address or CIDR range$/) });

@@ -15,7 +15,10 @@ describe('jsonShapeProblem', () => {
   });
 
   it('refuses one level more, naming the top-level field it is in', () => {
-    expect(jsonShapeProblem({ ok: 1, tools: [nested(MAX_JSON_DEPTH - 1)] })).toEqual({ field: 'tools', message: `tools: nested deeper than ${MAX_JSON_DEPTH} levels` });
+    expect(jsonShapeProblem({ ok: 1, tools: [nested(MAX_JSON_DEPTH - 1)] })).toEqual({
+      field: 'tools',
+      message: `tools: nested deeper than ${MAX_JSON_DEPTH} levels`,
+    });
     expect(jsonShapeProblem([1, [nested(MAX_JSON_DEPTH - 1)]])).toEqual({ field: '1', message: `1: nested deeper than ${MAX_JSON_DEPTH} levels` });
   });
 
@@ -31,7 +34,12 @@ describe('jsonShapeProblem', () => {
   it('refuses more values than the limit, containers and scalars alike', () => {
     const limits = { maxDepth: 10, maxValues: 100 };
     expect(jsonShapeProblem({ list: Array.from({ length: 98 }, () => 0) }, limits)).toBeNull();
-    expect(jsonShapeProblem({ list: Array.from({ length: 99 }, () => 0) }, limits)).toEqual({ field: 'list', message: 'list: the request body holds more than 100 values' });
-    expect(jsonShapeProblem(Object.fromEntries(Array.from({ length: 100 }, (_, index) => [`k${index}`, {}])), limits)?.message).toBe('the request body holds more than 100 values');
+    expect(jsonShapeProblem({ list: Array.from({ length: 99 }, () => 0) }, limits)).toEqual({
+      field: 'list',
+      message: 'list: the request body holds more than 100 values',
+    });
+    expect(jsonShapeProblem(Object.fromEntries(Array.from({ length: 100 }, (_, index) => [`k${index}`, {}])), limits)?.message).toBe(
+      'the request body holds more than 100 values',
+    );
   });
 });

@@ -3,7 +3,12 @@ import { createLogger, scrubSecrets } from '../src/logger';
 
 function capture() {
   const lines: string[] = [];
-  const stream = new Writable({ write(chunk, _encoding, done) { lines.push(String(chunk)); done(); } });
+  const stream = new Writable({
+    write(chunk, _encoding, done) {
+      lines.push(String(chunk));
+      done();
+    },
+  });
   return { logger: createLogger({ level: 'info', service: 'test' }, stream), lines };
 }
 
@@ -12,7 +17,10 @@ describe('logger redaction', () => {
 
   it('redacts credential headers and secret fields by path', () => {
     const { logger, lines } = capture();
-    logger.info({ req: { headers: { authorization: `Bearer ${key}`, cookie: 'session=abc', 'x-api-key': key } }, body: { password: 'hunter22', key: 'channel-key' } }, 'incoming');
+    logger.info(
+      { req: { headers: { authorization: `Bearer ${key}`, cookie: 'session=abc', 'x-api-key': key } }, body: { password: 'hunter22', key: 'channel-key' } },
+      'incoming',
+    );
     const line = lines.join('');
     expect(line).not.toContain('a1B2c3D4a1B2');
     expect(line).not.toContain('hunter22');

@@ -2,7 +2,15 @@ import { randomUUID } from 'node:crypto';
 import { MAX_QUOTA } from '@aigw/contracts';
 import { replyTyped } from '../src/messaging.js';
 import {
-  counterKeys, createQuotaGate, HOLD_GRACE_MS, holdKey, leaseKey, leaseState, releaseCommitted, type QuotaGate, type QuotaHold,
+  counterKeys,
+  createQuotaGate,
+  HOLD_GRACE_MS,
+  holdKey,
+  leaseKey,
+  leaseState,
+  releaseCommitted,
+  type QuotaGate,
+  type QuotaHold,
 } from '../src/quota/quota-gate.js';
 import { backends, createTestEnvironment, deleteRedisKeys, waitFor, type TestEnvironment } from '../src/testing/infrastructure.js';
 import { createSilentLogger } from '../src/logger.js';
@@ -114,7 +122,7 @@ describe.each(backends)('quota gate (%s)', (backend) => {
     expect(await reserve(userId, tokenId, 1)).toEqual({ ok: false, reason: 'insufficient_token_quota' });
   });
 
-  it('keeps spendable = database balance - held through reserve, settle and billing\'s commit', async () => {
+  it("keeps spendable = database balance - held through reserve, settle and billing's commit", async () => {
     const userId = freshId();
     database.users.set(userId, 1000);
     const first = held(await reserve(userId, 0, 300));
@@ -169,7 +177,7 @@ describe.each(backends)('quota gate (%s)', (backend) => {
     expect(await gate.getHold(fresh.requestId)).not.toBeNull();
   });
 
-  it('releases the holds of a relay whose lease ended within a sweep, and leaves a live relay\'s alone', async () => {
+  it("releases the holds of a relay whose lease ended within a sweep, and leaves a live relay's alone", async () => {
     const userId = freshId();
     database.users.set(userId, 1000);
     const dead = createQuotaGate({ ...env.infra, logger: createSilentLogger(), instanceName: `dying-${env.namespace}`, leaseTtlMs: 300 });
@@ -189,7 +197,7 @@ describe.each(backends)('quota gate (%s)', (backend) => {
     expect(await counter(counterKeys.userHeld(userId))).toBe(50);
   });
 
-  it('a restarted instance (same name, new incarnation) releases its previous incarnation\'s holds at start', async () => {
+  it("a restarted instance (same name, new incarnation) releases its previous incarnation's holds at start", async () => {
     const userId = freshId();
     database.users.set(userId, 1000);
     const name = `restarting-${env.namespace}`;

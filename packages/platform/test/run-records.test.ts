@@ -22,19 +22,26 @@ interface KvWorld {
 }
 
 const worlds: Array<[string, () => Promise<KvWorld>]> = [
-  ['memory', async () => {
-    const kv = createMemoryKv();
-    return { kv, replica: kv, close: async () => {} };
-  }],
-  ['redis', async () => {
-    const { redisUrl } = await testServices();
-    const keyPrefix = `${prefix}:${Math.random().toString(36).slice(2)}`;
-    const [one, two] = [new Redis(redisUrl), new Redis(redisUrl)];
-    return {
-      kv: createRedisKv(one, keyPrefix), replica: createRedisKv(two, keyPrefix),
-      close: async () => void (await Promise.all([one.quit(), two.quit()])),
-    };
-  }],
+  [
+    'memory',
+    async () => {
+      const kv = createMemoryKv();
+      return { kv, replica: kv, close: async () => {} };
+    },
+  ],
+  [
+    'redis',
+    async () => {
+      const { redisUrl } = await testServices();
+      const keyPrefix = `${prefix}:${Math.random().toString(36).slice(2)}`;
+      const [one, two] = [new Redis(redisUrl), new Redis(redisUrl)];
+      return {
+        kv: createRedisKv(one, keyPrefix),
+        replica: createRedisKv(two, keyPrefix),
+        close: async () => void (await Promise.all([one.quit(), two.quit()])),
+      };
+    },
+  ],
 ];
 
 describe.each(worlds)('job run records (%s kv)', (_label, open) => {
@@ -52,12 +59,22 @@ describe.each(worlds)('job run records (%s kv)', (_label, open) => {
   it('records nothing before the first run, then the outcome, times and summary of each run', async () => {
     expect(await readJobRuns(world.kv, [name])).toEqual(new Map([[name, { last_run: null, last_skipped: null }]]));
     const started = Math.floor(Date.now() / 1000);
-    await recordedJob(name, async () => {
-      await sleep(30);
-      return 'tested 3 channels, 1 disabled';
-    }, { kv: world.kv, logger })(job());
+    await recordedJob(
+      name,
+      async () => {
+        await sleep(30);
+        return 'tested 3 channels, 1 disabled';
+      },
+      { kv: world.kv, logger },
+    )(job());
     const ok = await lastRun(world.replica);
-    expect(ok).toEqual({ started_at: expect.any(Number), finished_at: expect.any(Number), duration_ms: expect.any(Number), outcome: 'ok', summary: 'tested 3 channels, 1 disabled' });
+    expect(ok).toEqual({
+      started_at: expect.any(Number),
+      finished_at: expect.any(Number),
+      duration_ms: expect.any(Number),
+      outcome: 'ok',
+      summary: 'tested 3 channels, 1 disabled',
+    });
     expect(ok!.started_at).toBeGreaterThanOrEqual(started);
     expect(ok!.finished_at).toBeGreaterThanOrEqual(ok!.started_at);
     expect(ok!.duration_ms).toBeGreaterThanOrEqual(25);
@@ -67,14 +84,24 @@ describe.each(worlds)('job run records (%s kv)', (_label, open) => {
   });
 
   it('records a failure with its message and rethrows it for the retry', async () => {
-    const failing = recordedJob(name, async () => {
-      throw new Error('database unavailable');
-    }, { kv: world.kv, logger });
+    const failing = recordedJob(
+      name,
+      async () => {
+        throw new Error('database unavailable');
+      },
+      { kv: world.kv, logger },
+    );
     await expect(failing(job())).rejects.toThrow('database unavailable');
     expect(await lastRun()).toMatchObject({ outcome: 'failed', summary: 'database unavailable' });
-    await expect(recordedJob(name, async () => {
-      throw new Error('x'.repeat(2000));
-    }, { kv: world.kv, logger })(job())).rejects.toThrow();
+    await expect(
+      recordedJob(
+        name,
+        async () => {
+          throw new Error('x'.repeat(2000));
+        },
+        { kv: world.kv, logger },
+      )(job()),
+    ).rejects.toThrow();
     expect((await lastRun())!.summary).toHaveLength(500);
   });
 
@@ -104,18 +131,28 @@ describe.each(worlds)('job run records (%s kv)', (_label, open) => {
     expect(await world.kv.get(jobLockKey(name))).toBeNull();
 
     // Released after a failure too: the next run goes.
-    await expect(recordedJob(name, async () => {
-      throw new Error('boom');
-    }, { kv: world.kv, logger, exclusive: { lockTtlMs: 60_000 } })(job('c'))).rejects.toThrow('boom');
+    await expect(
+      recordedJob(
+        name,
+        async () => {
+          throw new Error('boom');
+        },
+        { kv: world.kv, logger, exclusive: { lockTtlMs: 60_000 } },
+      )(job('c')),
+    ).rejects.toThrow('boom');
     await there(job('d'));
     expect(runs).toBe(2);
   });
 
   it('keeps renewing the lock of a run longer than its TTL', async () => {
-    const slow = recordedJob(name, async () => {
-      await sleep(700);
-      return 'slow';
-    }, { kv: world.kv, logger, exclusive: { lockTtlMs: 300 } });
+    const slow = recordedJob(
+      name,
+      async () => {
+        await sleep(700);
+        return 'slow';
+      },
+      { kv: world.kv, logger, exclusive: { lockTtlMs: 300 } },
+    );
     const running = slow(job('a'));
     await sleep(500); // past the TTL: only renewal keeps the lock
     expect(await world.replica.get(jobLockKey(name))).not.toBeNull();

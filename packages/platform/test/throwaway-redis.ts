@@ -53,14 +53,20 @@ export async function startThrowawayRedis(): Promise<ThrowawayRedis> {
 
   const launch = async () => {
     let failure: Error | undefined;
-    server = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', os.tmpdir()], { stdio: 'ignore' });
+    server = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', os.tmpdir()], {
+      stdio: 'ignore',
+    });
     server.once('error', (error) => {
       failure = error;
     });
-    await waitFor(async () => {
-      if (failure) throw new Error(`redis-server did not start (is it installed?): ${failure.message}`);
-      return answers(url);
-    }, 10_000, `redis-server on port ${port}`);
+    await waitFor(
+      async () => {
+        if (failure) throw new Error(`redis-server did not start (is it installed?): ${failure.message}`);
+        return answers(url);
+      },
+      10_000,
+      `redis-server on port ${port}`,
+    );
   };
   const kill = async () => {
     const running = server;

@@ -20,17 +20,31 @@ export async function subscribeAccountEvents(context: BillingContext): Promise<S
   const { bus, logger } = context;
   return Promise.all([
     onEvent(bus, 'identity.user.registered', (payload) => openAccount(context, payload), { durable: 'billing-accounts', logger }),
-    onEvent(bus, 'identity.user.updated', async (payload) => {
-      await context.db.transaction(async (manager) => {
-        await ensureAccount(manager, payload.user_id, { username: payload.username, group: payload.group, status: payload.status, role: payload.role });
-        await manager.update(AccountEntity, { user_id: payload.user_id }, { username: payload.username, group: payload.group, status: payload.status, role: payload.role });
-      });
-      await publishAccountUpdated(context, payload.user_id);
-    }, { durable: 'billing-accounts', logger }),
-    onEvent(bus, 'identity.user.deleted', async ({ user_id }) => {
-      await context.db.getRepository(AccountEntity).update({ user_id }, { status: ACCOUNT_DELETED });
-      await publishAccountUpdated(context, user_id);
-    }, { durable: 'billing-accounts', logger }),
+    onEvent(
+      bus,
+      'identity.user.updated',
+      async (payload) => {
+        await context.db.transaction(async (manager) => {
+          await ensureAccount(manager, payload.user_id, { username: payload.username, group: payload.group, status: payload.status, role: payload.role });
+          await manager.update(
+            AccountEntity,
+            { user_id: payload.user_id },
+            { username: payload.username, group: payload.group, status: payload.status, role: payload.role },
+          );
+        });
+        await publishAccountUpdated(context, payload.user_id);
+      },
+      { durable: 'billing-accounts', logger },
+    ),
+    onEvent(
+      bus,
+      'identity.user.deleted',
+      async ({ user_id }) => {
+        await context.db.getRepository(AccountEntity).update({ user_id }, { status: ACCOUNT_DELETED });
+        await publishAccountUpdated(context, user_id);
+      },
+      { durable: 'billing-accounts', logger },
+    ),
   ]);
 }
 
@@ -45,19 +59,35 @@ async function openAccount(context: BillingContext, user: EventPayload<'identity
     await ensureAccount(manager, user.user_id, { username: user.username, group: user.group, status: user.status, role: user.role });
     if (await manager.existsBy(LedgerEntryEntity, { request_id: marker })) return false; // redelivered
     // A row opened earlier by another path (top-up, seed) has no profile yet.
-    await manager.update(AccountEntity, { user_id: user.user_id, username: '' }, { username: user.username, group: user.group, status: user.status, role: user.role });
+    await manager.update(
+      AccountEntity,
+      { user_id: user.user_id, username: '' },
+      { username: user.username, group: user.group, status: user.status, role: user.role },
+    );
     const newUserQuota = user.source === 'setup' && user.role >= Role.Root ? ROOT_INITIAL_QUOTA : options.get('QuotaForNewUser');
     await applyToAccount(manager, { userId: user.user_id, kind: LedgerKind.Grant, amount: newUserQuota, requestId: marker });
     if (newUserQuota > 0) {
       granted.push(newUserQuota);
-      await writeLog(manager, { userId: user.user_id, type: LogType.System, content: `new user gift ${formatQuota(newUserQuota, perUnit)}`, quota: newUserQuota, username: user.username });
+      await writeLog(manager, {
+        userId: user.user_id,
+        type: LogType.System,
+        content: `new user gift ${formatQuota(newUserQuota, perUnit)}`,
+        quota: newUserQuota,
+        username: user.username,
+      });
     }
     if (user.inviter_id > 0) {
       const inviteeQuota = options.get('QuotaForInvitee');
       if (inviteeQuota > 0) {
         granted.push(inviteeQuota);
         await applyToAccount(manager, { userId: user.user_id, kind: LedgerKind.Grant, amount: inviteeQuota });
-        await writeLog(manager, { userId: user.user_id, type: LogType.System, content: `invite code gift ${formatQuota(inviteeQuota, perUnit)}`, quota: inviteeQuota, username: user.username });
+        await writeLog(manager, {
+          userId: user.user_id,
+          type: LogType.System,
+          content: `invite code gift ${formatQuota(inviteeQuota, perUnit)}`,
+          quota: inviteeQuota,
+          username: user.username,
+        });
       }
       const inviterReward = options.get('QuotaForInviter');
       await ensureAccount(manager, user.inviter_id);
@@ -65,13 +95,21 @@ async function openAccount(context: BillingContext, user: EventPayload<'identity
       if (inviterReward > 0) {
         await manager.increment(AccountEntity, { user_id: user.inviter_id }, 'aff_quota', inviterReward);
         await manager.increment(AccountEntity, { user_id: user.inviter_id }, 'aff_history_quota', inviterReward);
-        await writeLog(manager, { userId: user.inviter_id, type: LogType.System, content: `invited a user: reward ${formatQuota(inviterReward, perUnit)} (pending transfer)` });
+        await writeLog(manager, {
+          userId: user.inviter_id,
+          type: LogType.System,
+          content: `invited a user: reward ${formatQuota(inviterReward, perUnit)} (pending transfer)`,
+        });
       }
     }
     return true;
   });
   if (!opened) return;
-  await adjustLiveUser(context.counters, user.user_id, granted.reduce((sum, amount) => sum + amount, 0));
+  await adjustLiveUser(
+    context.counters,
+    user.user_id,
+    granted.reduce((sum, amount) => sum + amount, 0),
+  );
   await publishAccountUpdated(context, user.user_id);
 }
 
@@ -83,10 +121,19 @@ export async function registerAccountResponders(context: BillingContext): Promis
     replyTyped(bus, 'billing.account.balances', async ({ user_ids }) => {
       const rows = user_ids.length ? await accounts.createQueryBuilder('account').where('account.user_id IN (:...ids)', { ids: user_ids }).getMany() : [];
       return {
-        balances: Object.fromEntries(rows.map((row) => [String(row.user_id), {
-          quota: row.quota, used_quota: row.used_quota, request_count: row.request_count,
-          aff_count: row.aff_count, aff_quota: row.aff_quota, aff_history_quota: row.aff_history_quota,
-        }])),
+        balances: Object.fromEntries(
+          rows.map((row) => [
+            String(row.user_id),
+            {
+              quota: row.quota,
+              used_quota: row.used_quota,
+              request_count: row.request_count,
+              aff_count: row.aff_count,
+              aff_quota: row.aff_quota,
+              aff_history_quota: row.aff_history_quota,
+            },
+          ]),
+        ),
       };
     }),
     replyTyped(bus, 'billing.account.set_quota', async ({ user_id, quota, expected_quota, delta: added, actor_id, actor_username, actor_role, client_ip }) => {
@@ -104,7 +151,10 @@ export async function registerAccountResponders(context: BillingContext): Promis
           // Compare-and-set: the admin typed a balance over the one they saw; if it has moved since
           // (usage, a top-up, another admin), setting theirs would silently undo that change.
           if (expected_quota !== undefined && current !== expected_quota) {
-            throw new UserError(`the balance changed since you loaded it (it is now ${current}, you loaded ${expected_quota}); reload the user and try again`, 'balance_changed');
+            throw new UserError(
+              `the balance changed since you loaded it (it is now ${current}, you loaded ${expected_quota}); reload the user and try again`,
+              'balance_changed',
+            );
           }
           const target = quota ?? current + added!;
           if (!Number.isSafeInteger(target) || Math.abs(target) > MAX_QUOTA) throw new UserError(`the balance would be out of range (${target})`);
@@ -118,7 +168,9 @@ export async function registerAccountResponders(context: BillingContext): Promis
           if (change !== 0) {
             await applyToAccount(manager, { userId: user_id, kind: LedgerKind.Admin, amount: change, actorId: actor_id });
             await writeLog(manager, {
-              userId: user_id, type: LogType.Manage, quota: change,
+              userId: user_id,
+              type: LogType.Manage,
+              quota: change,
               content: `admin ${actor_username} changed the quota from ${formatQuota(current, perUnit)} to ${formatQuota(target, perUnit)}`,
             });
           }
@@ -142,9 +194,17 @@ export async function registerAccountResponders(context: BillingContext): Promis
       if (delta !== 0) {
         await publishAccountUpdated(context, user_id);
         // The admin trail beside the manage log the user sees (issue 22.13): one audit path for every admin action.
-        await publishAudit(bus, 'billing', { actor: { user_id: actor_id, username: actor_username, role: actor_role ?? 0 }, ip: client_ip ?? '' }, {
-          action: 'user.quota_changed', target: { type: 'user', id: String(user_id), label: username || String(user_id) }, before: { quota: previous }, after: { quota: balance },
-        });
+        await publishAudit(
+          bus,
+          'billing',
+          { actor: { user_id: actor_id, username: actor_username, role: actor_role ?? 0 }, ip: client_ip ?? '' },
+          {
+            action: 'user.quota_changed',
+            target: { type: 'user', id: String(user_id), label: username || String(user_id) },
+            before: { quota: previous },
+            after: { quota: balance },
+          },
+        );
       }
       return { quota: balance };
     }),

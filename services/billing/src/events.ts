@@ -11,8 +11,22 @@ import { AccountEntity, type TopUpEntity } from './entities/index.js';
  * models (pricing.ts); the options come through platform's options mirror.
  */
 export const billingMessaging = {
-  publishes: ['billing.account.updated', 'billing.token.updated', 'billing.token.deleted', 'billing.topup.completed', 'billing.balance.dropped', 'billing.audit.recorded'],
-  consumes: ['identity.user.registered', 'identity.user.updated', 'identity.user.deleted', 'relay.usage.recorded', 'relay.request.started', 'identity.option.updated'],
+  publishes: [
+    'billing.account.updated',
+    'billing.token.updated',
+    'billing.token.deleted',
+    'billing.topup.completed',
+    'billing.balance.dropped',
+    'billing.audit.recorded',
+  ],
+  consumes: [
+    'identity.user.registered',
+    'identity.user.updated',
+    'identity.user.deleted',
+    'relay.usage.recorded',
+    'relay.request.started',
+    'identity.option.updated',
+  ],
   answers: ['billing.account.balances', 'billing.account.set_quota', 'billing.token.resolve', 'billing.quota.seed'],
   asks: ['channels.model.enabled', 'identity.option.snapshot'],
 } as const satisfies ServiceMessaging;
@@ -21,7 +35,13 @@ export const billingMessaging = {
 export async function publishAccountUpdated(context: Pick<BillingContext, 'db' | 'bus'>, userId: number): Promise<void> {
   const account = await context.db.getRepository(AccountEntity).findOneBy({ user_id: userId });
   if (!account) return;
-  await publishEvent(context.bus, 'billing.account.updated', { user_id: userId, quota: account.quota, status: account.status, group: account.group, role: account.role });
+  await publishEvent(context.bus, 'billing.account.updated', {
+    user_id: userId,
+    quota: account.quota,
+    status: account.status,
+    group: account.group,
+    role: account.role,
+  });
 }
 
 export async function publishTokenUpdated(bus: Bus, token: EventPayload<'billing.token.updated'>): Promise<void> {
@@ -34,10 +54,21 @@ export async function publishTokenDeleted(bus: Bus, token: EventPayload<'billing
 
 /** Once per order (event id `topup-completed-<trade_no>`). */
 export async function publishTopupCompleted(bus: Bus, order: TopUpEntity): Promise<void> {
-  await publishEvent(bus, 'billing.topup.completed', {
-    trade_no: order.trade_no, user_id: order.user_id, quota: order.amount, money: order.money, gateway: order.gateway,
-    payment_method: order.payment_method, completed_by: order.completed_by, completed_at: order.completed_at,
-  }, `topup-completed-${order.trade_no}`);
+  await publishEvent(
+    bus,
+    'billing.topup.completed',
+    {
+      trade_no: order.trade_no,
+      user_id: order.user_id,
+      quota: order.amount,
+      money: order.money,
+      gateway: order.gateway,
+      payment_method: order.payment_method,
+      completed_by: order.completed_by,
+      completed_at: order.completed_at,
+    },
+    `topup-completed-${order.trade_no}`,
+  );
 }
 
 /** Once per request that crossed the threshold (event id `balance-dropped-<request id>`). */

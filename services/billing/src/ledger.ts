@@ -52,18 +52,37 @@ export async function applyToAccount(manager: EntityManager, change: AccountChan
   const rows = await queryRows<{ quota: number | string }>(manager, `${sql} RETURNING quota`, values);
   if (rows.length === 0) return null;
   // Raw SQL: this runs once per relayed request, and the query builder's overhead would dominate.
-  await queryRows(manager,
+  await queryRows(
+    manager,
     `INSERT INTO ledger_entries (user_id, kind, amount, request_id, actor_id, created_at) VALUES (${param(db, 1)}, ${param(db, 2)}, ${param(db, 3)}, ${param(db, 4)}, ${param(db, 5)}, ${param(db, 6)})`,
-    [change.userId, change.kind, change.amount, change.requestId ?? null, change.actorId ?? null, Date.now()]);
+    [change.userId, change.kind, change.amount, change.requestId ?? null, change.actorId ?? null, Date.now()],
+  );
   return Number(rows[0]!.quota);
 }
 
 /** Creates the account row if it does not exist yet (idempotent). */
-export async function ensureAccount(manager: EntityManager, userId: number, profile: { username?: string; group?: string; status?: number; role?: number } = {}): Promise<void> {
-  await manager.createQueryBuilder().insert().into(AccountEntity)
+export async function ensureAccount(
+  manager: EntityManager,
+  userId: number,
+  profile: { username?: string; group?: string; status?: number; role?: number } = {},
+): Promise<void> {
+  await manager
+    .createQueryBuilder()
+    .insert()
+    .into(AccountEntity)
     .values({
-      user_id: userId, username: profile.username ?? '', group: profile.group ?? 'default', status: profile.status ?? 1, role: profile.role ?? 1,
-      quota: 0, used_quota: 0, request_count: 0, aff_count: 0, aff_quota: 0, aff_history_quota: 0, created_at: Date.now(),
+      user_id: userId,
+      username: profile.username ?? '',
+      group: profile.group ?? 'default',
+      status: profile.status ?? 1,
+      role: profile.role ?? 1,
+      quota: 0,
+      used_quota: 0,
+      request_count: 0,
+      aff_count: 0,
+      aff_quota: 0,
+      aff_history_quota: 0,
+      created_at: Date.now(),
     })
     .orIgnore()
     .execute();
@@ -82,8 +101,13 @@ export async function writeLog(manager: EntityManager, input: LogInput): Promise
   let username = input.username;
   if (username === undefined) username = (await manager.findOneBy(AccountEntity, { user_id: input.userId }))?.username ?? '';
   await manager.insert(LogEntity, {
-    user_id: input.userId, username, type: input.type, content: input.content, quota: input.quota ?? 0,
-    created_at: Math.floor(Date.now() / 1000), request_id: null,
+    user_id: input.userId,
+    username,
+    type: input.type,
+    content: input.content,
+    quota: input.quota ?? 0,
+    created_at: Math.floor(Date.now() / 1000),
+    request_id: null,
   });
 }
 

@@ -41,10 +41,24 @@ function applyFilter(builder: SelectQueryBuilder<LogEntity>, filter: LogFilter, 
 
 export function toLogView(row: LogEntity): LogView {
   return {
-    id: row.id, created_at: row.created_at, type: row.type, content: row.content, user_id: row.user_id, username: row.username,
-    token_id: row.token_id, token_name: row.token_name, model_name: row.model_name, quota: row.quota,
-    prompt_tokens: row.prompt_tokens, completion_tokens: row.completion_tokens, use_time: row.use_time, is_stream: row.is_stream,
-    channel: row.channel_id, group: row.group, other: row.other, request_id: row.request_id ?? '',
+    id: row.id,
+    created_at: row.created_at,
+    type: row.type,
+    content: row.content,
+    user_id: row.user_id,
+    username: row.username,
+    token_id: row.token_id,
+    token_name: row.token_name,
+    model_name: row.model_name,
+    quota: row.quota,
+    prompt_tokens: row.prompt_tokens,
+    completion_tokens: row.completion_tokens,
+    use_time: row.use_time,
+    is_stream: row.is_stream,
+    channel: row.channel_id,
+    group: row.group,
+    other: row.other,
+    request_id: row.request_id ?? '',
   };
 }
 
@@ -71,8 +85,10 @@ export function toSelfLogView(row: LogEntity): LogView {
 /** A page of logs, newest first. */
 export async function listLogs(db: DataSource, filter: LogFilter, page: { p: number; page_size: number }): Promise<{ rows: LogEntity[]; total: number }> {
   const builder = applyFilter(db.getRepository(LogEntity).createQueryBuilder('log'), filter, true)
-    .orderBy('log.created_at', 'DESC').addOrderBy('log.id', 'DESC')
-    .offset((page.p - 1) * page.page_size).limit(page.page_size);
+    .orderBy('log.created_at', 'DESC')
+    .addOrderBy('log.id', 'DESC')
+    .offset((page.p - 1) * page.page_size)
+    .limit(page.page_size);
   const [rows, total] = await builder.getManyAndCount();
   return { rows, total };
 }
@@ -104,7 +120,10 @@ export async function deleteLogsBefore(db: DataSource, before: number, batchSize
   let deleted = 0;
   for (;;) {
     // The sub-select walks the created_at index; LIMIT inside it works on both databases.
-    const result = await db.createQueryBuilder().delete().from(LogEntity)
+    const result = await db
+      .createQueryBuilder()
+      .delete()
+      .from(LogEntity)
       .where('id IN (SELECT id FROM logs WHERE created_at < :before LIMIT :limit)', { before, limit: batchSize })
       .execute();
     const affected = result.affected ?? 0;
@@ -126,11 +145,18 @@ export async function runLogRetention(context: BillingContext, now = Date.now())
 
 /** The daily retention job, its runs recorded; one schedule across replicas (the Jobs port dedupes by name). */
 export async function registerLogRetention(context: BillingContext): Promise<void> {
-  await context.jobs.work(LOG_RETENTION_JOB, recordedJob(LOG_RETENTION_JOB, async () => {
-    const days = context.options.get('LogRetentionDays');
-    if (days <= 0) return { skipped: 'LogRetentionDays is 0: logs are kept' };
-    const deleted = await runLogRetention(context);
-    return `deleted ${deleted} log${deleted === 1 ? '' : 's'} older than ${days} day${days === 1 ? '' : 's'}`;
-  }, { kv: context.kv, logger: context.logger }));
+  await context.jobs.work(
+    LOG_RETENTION_JOB,
+    recordedJob(
+      LOG_RETENTION_JOB,
+      async () => {
+        const days = context.options.get('LogRetentionDays');
+        if (days <= 0) return { skipped: 'LogRetentionDays is 0: logs are kept' };
+        const deleted = await runLogRetention(context);
+        return `deleted ${deleted} log${deleted === 1 ? '' : 's'} older than ${days} day${days === 1 ? '' : 's'}`;
+      },
+      { kv: context.kv, logger: context.logger },
+    ),
+  );
   await context.jobs.repeat(LOG_RETENTION_JOB, {}, { everyMs: DAY_MS });
 }

@@ -67,9 +67,16 @@ export async function sweepPendingRequests(context: BillingContext, confirmMs: n
 }
 
 export async function registerPendingSweep(context: BillingContext, options: PendingSweepOptions): Promise<void> {
-  await context.jobs.work(JobName.BillingPendingSweep, recordedJob(JobName.BillingPendingSweep, async () => {
-    const { finished, waiting } = await sweepPendingRequests(context, options.confirmMs);
-    return `${finished} request${finished === 1 ? '' : 's'} of stopped relays recorded, ${waiting} still in flight`;
-  }, { kv: context.kv, logger: context.logger }));
+  await context.jobs.work(
+    JobName.BillingPendingSweep,
+    recordedJob(
+      JobName.BillingPendingSweep,
+      async () => {
+        const { finished, waiting } = await sweepPendingRequests(context, options.confirmMs);
+        return `${finished} request${finished === 1 ? '' : 's'} of stopped relays recorded, ${waiting} still in flight`;
+      },
+      { kv: context.kv, logger: context.logger },
+    ),
+  );
   await context.jobs.repeat(JobName.BillingPendingSweep, {}, { everyMs: options.everyMs });
 }

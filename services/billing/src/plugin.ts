@@ -1,7 +1,5 @@
 import type { FastifyPluginAsync } from 'fastify';
-import {
-  createOptionsMirror, deriveKey, openDatabase, registerDiagnostics, useAccessControl, type Infrastructure, type Subscription,
-} from '@aigw/platform';
+import { createOptionsMirror, deriveKey, openDatabase, registerDiagnostics, useAccessControl, type Infrastructure, type Subscription } from '@aigw/platform';
 import type { BillingContext } from './context.js';
 import { billingEntities } from './entities/index.js';
 import { billingMigrations } from './migrations/index.js';
@@ -40,12 +38,23 @@ const billingPlugin: FastifyPluginAsync<BillingPluginOptions> = async (app, opti
   useAccessControl(app, 'billing');
   const { bus, kv, counters, jobs, logger } = options.infra;
   const db = await openDatabase({
-    url: options.databaseUrl, dataDir: options.dataDir, schema: options.schema ?? 'billing',
-    entities: billingEntities, migrations: billingMigrations, logger,
+    url: options.databaseUrl,
+    dataDir: options.dataDir,
+    schema: options.schema ?? 'billing',
+    entities: billingEntities,
+    migrations: billingMigrations,
+    logger,
   });
   const mirror = await createOptionsMirror({ bus, logger });
   const context: BillingContext = {
-    db, bus, kv, counters, jobs, logger, options: mirror, tokenKeySecret: deriveKey(options.tokenKeySecret, 'billing.token-key'),
+    db,
+    bus,
+    kv,
+    counters,
+    jobs,
+    logger,
+    options: mirror,
+    tokenKeySecret: deriveKey(options.tokenKeySecret, 'billing.token-key'),
   };
 
   const subscriptions: Subscription[] = [
@@ -65,7 +74,8 @@ const billingPlugin: FastifyPluginAsync<BillingPluginOptions> = async (app, opti
   registerDiagnostics(app, 'billing', mirror);
   await registerLogRetention(context);
   await registerPendingSweep(context, { ...defaultPendingSweep, ...options.pendingSweep });
-  for (const routes of [accountRoutes, redemptionRoutes, logRoutes, dataRoutes, tokenRoutes, pricingRoutes, topupRoutes]) await app.register(routes, { context });
+  for (const routes of [accountRoutes, redemptionRoutes, logRoutes, dataRoutes, tokenRoutes, pricingRoutes, topupRoutes])
+    await app.register(routes, { context });
   await app.register(epayRoutes, { context });
 };
 

@@ -67,14 +67,21 @@ export function createPricing(context: Pick<BillingContext, 'bus' | 'options' | 
         const pricing = modelPricing(all, model, all.SelfUseModeEnabled);
         if (!pricing) continue;
         const enable_groups = [...groups].sort();
-        rows.push(pricing.kind === 'price'
-          ? { model_name: model, quota_type: 1, model_ratio: 0, model_price: pricing.modelPrice, completion_ratio: 0, enable_groups }
-          : { model_name: model, quota_type: 0, model_ratio: pricing.modelRatio, model_price: 0, completion_ratio: completionRatio(all.CompletionRatio, model), enable_groups });
+        rows.push(
+          pricing.kind === 'price'
+            ? { model_name: model, quota_type: 1, model_ratio: 0, model_price: pricing.modelPrice, completion_ratio: 0, enable_groups }
+            : {
+                model_name: model,
+                quota_type: 0,
+                model_ratio: pricing.modelRatio,
+                model_price: 0,
+                completion_ratio: completionRatio(all.CompletionRatio, model),
+                enable_groups,
+              },
+        );
       }
 
-      const usableGroups: Record<string, string> = group !== null
-        ? { ...all.UserUsableGroups }
-        : { default: all.UserUsableGroups.default ?? 'default group' };
+      const usableGroups: Record<string, string> = group !== null ? { ...all.UserUsableGroups } : { default: all.UserUsableGroups.default ?? 'default group' };
       if (group !== null && !Object.hasOwn(usableGroups, group)) usableGroups[group] = 'your group';
       const groupRatio = Object.fromEntries(Object.entries(all.GroupRatio).filter(([name]) => Object.hasOwn(usableGroups, name)));
       return { rows, groupRatio, usableGroups };

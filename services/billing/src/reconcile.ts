@@ -34,15 +34,23 @@ export async function reconcile(db: DataSource): Promise<AccountMismatch[]> {
   };
   const sumOf = (kind: LedgerKind) => `COALESCE(SUM(CASE WHEN l.kind = ${bind(kind)} THEN l.amount ELSE 0 END), 0)`;
   const select = [
-    'a.user_id AS user_id', 'a.quota AS quota', 'a.used_quota AS used_quota', 'COALESCE(SUM(l.amount), 0) AS ledger_total',
-    `${sumOf(LedgerKind.Grant)} AS grants`, `${sumOf(LedgerKind.Topup)} AS topups`, `${sumOf(LedgerKind.Admin)} AS admin`,
-    `${sumOf(LedgerKind.Transfer)} AS transfers`, `${sumOf(LedgerKind.Usage)} AS usage`,
+    'a.user_id AS user_id',
+    'a.quota AS quota',
+    'a.used_quota AS used_quota',
+    'COALESCE(SUM(l.amount), 0) AS ledger_total',
+    `${sumOf(LedgerKind.Grant)} AS grants`,
+    `${sumOf(LedgerKind.Topup)} AS topups`,
+    `${sumOf(LedgerKind.Admin)} AS admin`,
+    `${sumOf(LedgerKind.Transfer)} AS transfers`,
+    `${sumOf(LedgerKind.Usage)} AS usage`,
   ].join(', ');
   const having = `a.quota <> COALESCE(SUM(l.amount), 0) OR a.used_quota <> 0 - ${sumOf(LedgerKind.Usage)}`;
-  const rows = await queryRows<Row>(db,
+  const rows = await queryRows<Row>(
+    db,
     `SELECT ${select} FROM accounts a LEFT JOIN ledger_entries l ON l.user_id = a.user_id ` +
-    `GROUP BY a.user_id, a.quota, a.used_quota HAVING ${having} ORDER BY a.user_id`,
-    values);
+      `GROUP BY a.user_id, a.quota, a.used_quota HAVING ${having} ORDER BY a.user_id`,
+    values,
+  );
   // PostgreSQL returns bigint and SUM as strings; every figure fits a safe integer (MAX_QUOTA).
   return rows.map((row) => Object.fromEntries(Object.entries(row).map(([key, value]) => [key, Number(value)])) as unknown as AccountMismatch);
 }

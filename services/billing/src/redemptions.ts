@@ -17,8 +17,15 @@ export function newRedemptionKey(): string {
 
 export function toRedemptionView(row: RedemptionEntity): RedemptionView {
   return {
-    id: row.id, user_id: row.user_id, name: row.name, key: row.key, status: row.status, quota: row.quota,
-    created_time: row.created_time, redeemed_time: row.redeemed_time, used_user_id: row.used_user_id,
+    id: row.id,
+    user_id: row.user_id,
+    name: row.name,
+    key: row.key,
+    status: row.status,
+    quota: row.quota,
+    created_time: row.created_time,
+    redeemed_time: row.redeemed_time,
+    used_user_id: row.used_user_id,
   };
 }
 
@@ -26,16 +33,22 @@ const nowSeconds = () => Math.floor(Date.now() / 1000);
 
 /** A page of codes, newest first; `keyword` matches the id exactly or the name by prefix. */
 export async function listRedemptions(db: DataSource, query: { p: number; page_size: number; keyword?: string }): Promise<Page<RedemptionView>> {
-  const builder = db.getRepository(RedemptionEntity).createQueryBuilder('redemption')
-    .orderBy('redemption.id', 'DESC').offset((query.p - 1) * query.page_size).limit(query.page_size);
+  const builder = db
+    .getRepository(RedemptionEntity)
+    .createQueryBuilder('redemption')
+    .orderBy('redemption.id', 'DESC')
+    .offset((query.p - 1) * query.page_size)
+    .limit(query.page_size);
   const keyword = query.keyword?.trim();
   if (keyword) {
     // %, _ and \ in the keyword match themselves.
     const like = `${escapeLike(keyword)}%`;
-    builder.andWhere(new Brackets((where) => {
-      if (/^\d{1,9}$/.test(keyword)) where.orWhere('redemption.id = :id', { id: Number(keyword) });
-      where.orWhere(`redemption.name LIKE :like ESCAPE '\\'`, { like });
-    }));
+    builder.andWhere(
+      new Brackets((where) => {
+        if (/^\d{1,9}$/.test(keyword)) where.orWhere('redemption.id = :id', { id: Number(keyword) });
+        where.orWhere(`redemption.name LIKE :like ESCAPE '\\'`, { like });
+      }),
+    );
   }
   const [rows, total] = await builder.getManyAndCount();
   return { items: rows.map(toRedemptionView), total, page: query.p, page_size: query.page_size };
@@ -51,8 +64,14 @@ export async function getRedemption(db: DataSource, id: number): Promise<Redempt
 export async function createRedemptions(db: DataSource, input: { creatorId: number; name: string; quota: number; count: number }): Promise<string[]> {
   const now = nowSeconds();
   const rows = Array.from({ length: input.count }, () => ({
-    user_id: input.creatorId, name: input.name, key: newRedemptionKey(), status: RedemptionStatus.Unused,
-    quota: input.quota, created_time: now, redeemed_time: 0, used_user_id: 0,
+    user_id: input.creatorId,
+    name: input.name,
+    key: newRedemptionKey(),
+    status: RedemptionStatus.Unused,
+    quota: input.quota,
+    created_time: now,
+    redeemed_time: 0,
+    used_user_id: 0,
   }));
   await db.transaction((manager) => manager.insert(RedemptionEntity, rows));
   return rows.map((row) => row.key);
@@ -67,7 +86,11 @@ export async function editRedemption(db: DataSource, input: { id: number; name?:
   if (input.name !== undefined) changes.name = input.name;
   if (input.quota !== undefined) changes.quota = input.quota;
   if (Object.keys(changes).length > 0) {
-    const result = await db.getRepository(RedemptionEntity).createQueryBuilder().update().set(changes)
+    const result = await db
+      .getRepository(RedemptionEntity)
+      .createQueryBuilder()
+      .update()
+      .set(changes)
       .where('id = :id AND status <> :used', { id: input.id, used: RedemptionStatus.Used })
       .execute();
     if (!result.affected) {
@@ -80,7 +103,11 @@ export async function editRedemption(db: DataSource, input: { id: number; name?:
 
 /** Enables (1) or disables (2). A used code keeps status 3 forever: re-enabling it would let it be redeemed twice. */
 export async function setRedemptionStatus(db: DataSource, id: number, status: 1 | 2): Promise<RedemptionEntity> {
-  const result = await db.getRepository(RedemptionEntity).createQueryBuilder().update().set({ status })
+  const result = await db
+    .getRepository(RedemptionEntity)
+    .createQueryBuilder()
+    .update()
+    .set({ status })
     .where('id = :id AND status <> :used', { id, used: RedemptionStatus.Used })
     .execute();
   if (!result.affected) {
@@ -104,10 +131,12 @@ export async function deleteRedemption(db: DataSource, id: number): Promise<void
 export async function redeem(context: BillingContext, user: { userId: number; username: string; group: string }, key: string): Promise<number> {
   const { db, options } = context;
   const credited = await db.transaction(async (manager) => {
-    const claimed = await queryRows<{ id: number; quota: number | string }>(manager,
+    const claimed = await queryRows<{ id: number; quota: number | string }>(
+      manager,
       `UPDATE redemptions SET status = ${param(db, 1)}, used_user_id = ${param(db, 2)}, redeemed_time = ${param(db, 3)} ` +
-      `WHERE "key" = ${param(db, 4)} AND status = ${param(db, 5)} RETURNING id, quota`,
-      [RedemptionStatus.Used, user.userId, nowSeconds(), key, RedemptionStatus.Unused]);
+        `WHERE "key" = ${param(db, 4)} AND status = ${param(db, 5)} RETURNING id, quota`,
+      [RedemptionStatus.Used, user.userId, nowSeconds(), key, RedemptionStatus.Unused],
+    );
     // Nothing was written: returning (not throwing) commits an empty transaction.
     if (claimed.length === 0) return null;
     const id = Number(claimed[0]!.id);
@@ -117,7 +146,10 @@ export async function redeem(context: BillingContext, user: { userId: number; us
     const balance = await applyToAccount(manager, { userId: user.userId, kind: LedgerKind.Topup, amount: quota, requestId: `redemption:${id}` });
     if (balance === null) throw new Error(`account ${user.userId} vanished while redeeming code ${id}`);
     await writeLog(manager, {
-      userId: user.userId, username: user.username, type: LogType.Topup, quota,
+      userId: user.userId,
+      username: user.username,
+      type: LogType.Topup,
+      quota,
       content: `top-up via redemption code: ${formatQuota(quota, options.get('QuotaPerUnit'))}, code id ${id}`,
     });
     return quota;

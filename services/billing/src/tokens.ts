@@ -1,16 +1,20 @@
 import { Brackets, In, type EntityManager } from 'typeorm';
 import {
-  TOKEN_NAME_MAX, TokenStatus,
-  type CreateTokenBody, type Page, type ResolvedToken, type RevealedKey, type TokenView, type UpdateTokenBody,
+  TOKEN_NAME_MAX,
+  TokenStatus,
+  type CreateTokenBody,
+  type Page,
+  type ResolvedToken,
+  type RevealedKey,
+  type TokenView,
+  type UpdateTokenBody,
 } from '@aigw/contracts';
 import { escapeLike, NotFoundError, openSecret, parseAllowIps, sealSecret, UserError } from '@aigw/platform';
 import type { BillingContext } from './context.js';
 import { AccountEntity, TokenEntity } from './entities/index.js';
 import { counterKeys } from './ledger.js';
 import { publishTokenDeleted, publishTokenUpdated } from './events.js';
-import {
-  generateKey, hashKey, KEY_LENGTH, KEY_PREFIX, maskKey, randomAlphanumeric, VISIBLE_CHARS, visibleChars,
-} from './domain/token-key.js';
+import { generateKey, hashKey, KEY_LENGTH, KEY_PREFIX, maskKey, randomAlphanumeric, VISIBLE_CHARS, visibleChars } from './domain/token-key.js';
 import { canEnable, effectiveStatus, nowSeconds } from './domain/token-status.js';
 
 /**
@@ -35,16 +39,34 @@ const SUFFIX_LENGTH = 6;
 /** The whitelist of what a token shows (rule R4): masked key, effective status. */
 export function toTokenView(row: TokenEntity, now = nowSeconds()): TokenView {
   return {
-    id: row.id, user_id: row.user_id, name: row.name, key: maskKey(row.key_prefix), status: effectiveStatus(row, now),
-    created_time: row.created_time, accessed_time: row.accessed_time, expired_time: row.expired_time,
-    remain_quota: row.remain_quota, unlimited_quota: row.unlimited_quota, used_quota: row.used_quota,
-    model_limits_enabled: row.model_limits_enabled, model_limits: row.model_limits, allow_ips: row.allow_ips, group: row.group,
+    id: row.id,
+    user_id: row.user_id,
+    name: row.name,
+    key: maskKey(row.key_prefix),
+    status: effectiveStatus(row, now),
+    created_time: row.created_time,
+    accessed_time: row.accessed_time,
+    expired_time: row.expired_time,
+    remain_quota: row.remain_quota,
+    unlimited_quota: row.unlimited_quota,
+    used_quota: row.used_quota,
+    model_limits_enabled: row.model_limits_enabled,
+    model_limits: row.model_limits,
+    allow_ips: row.allow_ips,
+    group: row.group,
   };
 }
 
 /** `a, b,,a` -> `a,b`. */
 export function normaliseModelLimits(text: string): string {
-  return [...new Set(text.split(',').map((model) => model.trim()).filter(Boolean))].join(',');
+  return [
+    ...new Set(
+      text
+        .split(',')
+        .map((model) => model.trim())
+        .filter(Boolean),
+    ),
+  ].join(',');
 }
 
 function normaliseAllowIps(text: string): string {
@@ -75,9 +97,16 @@ async function findOwned(manager: EntityManager, userId: number, id: number): Pr
 export async function createTokens(context: BillingContext, owner: TokenOwner, body: CreateTokenBody): Promise<CreatedToken[]> {
   checkGroup(context, body.group, owner.group);
   const fields = {
-    user_id: owner.userId, status: TokenStatus.Enabled, expired_time: body.expired_time, remain_quota: body.remain_quota,
-    unlimited_quota: body.unlimited_quota, used_quota: 0, model_limits_enabled: body.model_limits_enabled,
-    model_limits: normaliseModelLimits(body.model_limits), allow_ips: normaliseAllowIps(body.allow_ips), group: body.group,
+    user_id: owner.userId,
+    status: TokenStatus.Enabled,
+    expired_time: body.expired_time,
+    remain_quota: body.remain_quota,
+    unlimited_quota: body.unlimited_quota,
+    used_quota: 0,
+    model_limits_enabled: body.model_limits_enabled,
+    model_limits: normaliseModelLimits(body.model_limits),
+    allow_ips: normaliseAllowIps(body.allow_ips),
+    group: body.group,
   };
   // Extras keep the base short enough that their name still passes the name rule when edited.
   const base = body.name.slice(0, TOKEN_NAME_MAX - SUFFIX_LENGTH - 1);
@@ -87,9 +116,13 @@ export async function createTokens(context: BillingContext, owner: TokenOwner, b
     for (let index = 0; index < body.count; index++) {
       const key = generateKey();
       const row = manager.create(TokenEntity, {
-        ...fields, name: index === 0 ? body.name : `${base}-${randomAlphanumeric(SUFFIX_LENGTH)}`,
-        key_hash: hashKey(key), key_prefix: visibleChars(key), key_encrypted: sealSecret(key, context.tokenKeySecret),
-        created_time: now, accessed_time: now,
+        ...fields,
+        name: index === 0 ? body.name : `${base}-${randomAlphanumeric(SUFFIX_LENGTH)}`,
+        key_hash: hashKey(key),
+        key_prefix: visibleChars(key),
+        key_encrypted: sealSecret(key, context.tokenKeySecret),
+        created_time: now,
+        accessed_time: now,
       });
       // A copy goes in: on PostgreSQL the insert writes RETURNING values (bigints as strings) back into its argument.
       row.id = (await manager.insert(TokenEntity, { ...row })).identifiers[0]!.id as number;
@@ -97,7 +130,10 @@ export async function createTokens(context: BillingContext, owner: TokenOwner, b
     }
     return out;
   });
-  await publishUpdated(context, created.map(({ row }) => row));
+  await publishUpdated(
+    context,
+    created.map(({ row }) => row),
+  );
   return created.map(({ row, key }) => ({ ...toTokenView(row, now), key: KEY_PREFIX + key }));
 }
 
@@ -138,7 +174,11 @@ export async function updateToken(context: BillingContext, owner: TokenOwner, bo
     if (delta !== 0) update.set({ ...changes, remain_quota: () => 'remain_quota + :delta' }).setParameter('delta', delta);
     else update.set(changes);
     if (delta !== 0 || Object.keys(changes).length > 0) await update.execute();
-    return { row: await findOwned(manager, owner.userId, row.id), delta, limitFlipped: changes.unlimited_quota !== undefined && changes.unlimited_quota !== row.unlimited_quota };
+    return {
+      row: await findOwned(manager, owner.userId, row.id),
+      delta,
+      limitFlipped: changes.unlimited_quota !== undefined && changes.unlimited_quota !== row.unlimited_quota,
+    };
   });
   const counterKey = counterKeys.token(outcome.row.id);
   // The relay does not track an unlimited token's counter: after a flip it is stale, so drop it
@@ -204,9 +244,13 @@ export interface TokenQuery {
 
 /** The owner's tokens, newest first. */
 export async function listTokens(context: BillingContext, userId: number, query: TokenQuery): Promise<Page<TokenView>> {
-  const builder = context.db.getRepository(TokenEntity).createQueryBuilder('token')
+  const builder = context.db
+    .getRepository(TokenEntity)
+    .createQueryBuilder('token')
     .where('token.user_id = :userId', { userId })
-    .orderBy('token.id', 'DESC').offset((query.page - 1) * query.pageSize).limit(query.pageSize);
+    .orderBy('token.id', 'DESC')
+    .offset((query.page - 1) * query.pageSize)
+    .limit(query.pageSize);
   const keyword = query.keyword?.trim();
   if (keyword) {
     // %, _ and \ in the keyword match themselves.
@@ -244,11 +288,19 @@ export async function resolveToken(context: BillingContext, keyHash: string): Pr
 
 function toResolved(row: TokenEntity, account: AccountEntity): ResolvedToken {
   return {
-    token_id: row.id, user_id: row.user_id, name: row.name, status: effectiveStatus(row), expired_time: row.expired_time,
-    unlimited_quota: row.unlimited_quota, model_limits_enabled: row.model_limits_enabled,
+    token_id: row.id,
+    user_id: row.user_id,
+    name: row.name,
+    status: effectiveStatus(row),
+    expired_time: row.expired_time,
+    unlimited_quota: row.unlimited_quota,
+    model_limits_enabled: row.model_limits_enabled,
     model_limits: row.model_limits ? row.model_limits.split(',') : [],
     allow_ips: row.allow_ips ? row.allow_ips.split('\n') : [],
-    group: row.group || account.group, owner_status: account.status, owner_group: account.group, owner_role: account.role,
+    group: row.group || account.group,
+    owner_status: account.status,
+    owner_group: account.group,
+    owner_role: account.role,
   };
 }
 

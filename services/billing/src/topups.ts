@@ -1,15 +1,21 @@
 import type { DataSource } from 'typeorm';
 import {
-  epayPaymentTypes, groupRatio, LogType, topUpQuote, TopUpStatus, type Page, type PaymentMethod, type TopUpOrderView, type TopUpQuote,
+  epayPaymentTypes,
+  groupRatio,
+  LogType,
+  topUpQuote,
+  TopUpStatus,
+  type Page,
+  type PaymentMethod,
+  type TopUpOrderView,
+  type TopUpQuote,
 } from '@aigw/contracts';
 import { escapeLike, isUniqueViolation, NotFoundError, param, queryRows, UserError, type AuthContext } from '@aigw/platform';
 import type { BillingContext } from './context.js';
 import { AccountEntity, LedgerKind, TopUpEntity } from './entities/index.js';
 import { adjustLiveUser, applyToAccount, ensureAccount, formatQuota, writeLog } from './ledger.js';
 import { publishAccountUpdated, publishTopupCompleted } from './events.js';
-import {
-  epayVerify, moneyCents, newTradeNo, NOTIFY_FAIL, NOTIFY_SUCCESS, purchaseParams, TRADE_SUCCESS, type EpayParams,
-} from './domain/epay.js';
+import { epayVerify, moneyCents, newTradeNo, NOTIFY_FAIL, NOTIFY_SUCCESS, purchaseParams, TRADE_SUCCESS, type EpayParams } from './domain/epay.js';
 
 /**
  * Online top-up through an epay-compatible gateway (docs/compatibility.md section 6). The order is
@@ -48,7 +54,11 @@ export async function quoteTopUp(context: BillingContext, caller: AuthContext, a
   let quote: TopUpQuote;
   try {
     quote = topUpQuote({
-      amount, displayInCurrency, quotaPerUnit, price: options.get('Price'), groupRatio: groupRatio(options.get('TopupGroupRatio'), group),
+      amount,
+      displayInCurrency,
+      quotaPerUnit,
+      price: options.get('Price'),
+      groupRatio: groupRatio(options.get('TopupGroupRatio'), group),
     });
   } catch (error) {
     if (!(error instanceof RangeError)) throw error;
@@ -80,34 +90,64 @@ export async function createOrder(context: BillingContext, caller: AuthContext, 
     const tradeNo = newTradeNo(caller.userId, created);
     try {
       await db.getRepository(TopUpEntity).insert({
-        user_id: caller.userId, amount: quote.quota, money: quote.money, trade_no: tradeNo, gateway_trade_no: '',
-        payment_method: type, gateway: EPAY_GATEWAY, status: TopUpStatus.Pending, created_at: created, completed_at: 0, completed_by: 0,
+        user_id: caller.userId,
+        amount: quote.quota,
+        money: quote.money,
+        trade_no: tradeNo,
+        gateway_trade_no: '',
+        payment_method: type,
+        gateway: EPAY_GATEWAY,
+        status: TopUpStatus.Pending,
+        created_at: created,
+        completed_at: 0,
+        completed_by: 0,
       });
     } catch (error) {
       // 62^6 random codes per user and second: a repeat is next to impossible, but never fatal.
       if (isUniqueViolation(error) && attempt < 3) continue;
       throw error;
     }
-    const params = purchaseParams({
-      pid: options.get('EpayId'), type, outTradeNo: tradeNo, notifyUrl: `${callbackBase}/api/user/epay/notify`,
-      returnUrl: `${options.get('ServerAddress')}/log`, name: `TUC${amount}`, money: quote.money,
-    }, options.get('EpayKey'));
+    const params = purchaseParams(
+      {
+        pid: options.get('EpayId'),
+        type,
+        outTradeNo: tradeNo,
+        notifyUrl: `${callbackBase}/api/user/epay/notify`,
+        returnUrl: `${options.get('ServerAddress')}/log`,
+        name: `TUC${amount}`,
+        money: quote.money,
+      },
+      options.get('EpayKey'),
+    );
     return { params, url: `${options.get('PayAddress')}/submit.php` };
   }
 }
 
 export function toTopUpOrderView(row: TopUpEntity): TopUpOrderView {
   return {
-    id: row.id, user_id: row.user_id, amount: row.amount, money: row.money, trade_no: row.trade_no, gateway_trade_no: row.gateway_trade_no,
-    payment_method: row.payment_method, gateway: row.gateway, status: row.status, created_at: row.created_at,
-    completed_at: row.completed_at, completed_by: row.completed_by,
+    id: row.id,
+    user_id: row.user_id,
+    amount: row.amount,
+    money: row.money,
+    trade_no: row.trade_no,
+    gateway_trade_no: row.gateway_trade_no,
+    payment_method: row.payment_method,
+    gateway: row.gateway,
+    status: row.status,
+    created_at: row.created_at,
+    completed_at: row.completed_at,
+    completed_by: row.completed_by,
   };
 }
 
 /** A page of orders, newest first; `keyword` matches the trade number by prefix. */
 export async function listOrders(db: DataSource, query: { p: number; page_size: number; keyword?: string }): Promise<Page<TopUpOrderView>> {
-  const builder = db.getRepository(TopUpEntity).createQueryBuilder('top_up')
-    .orderBy('top_up.id', 'DESC').offset((query.p - 1) * query.page_size).limit(query.page_size);
+  const builder = db
+    .getRepository(TopUpEntity)
+    .createQueryBuilder('top_up')
+    .orderBy('top_up.id', 'DESC')
+    .offset((query.p - 1) * query.page_size)
+    .limit(query.page_size);
   const keyword = query.keyword?.trim();
   if (keyword) {
     const like = `${escapeLike(keyword)}%`;
@@ -135,19 +175,28 @@ export async function completeOrder(context: BillingContext, tradeNo: string, co
   const credited = await db.transaction(async (manager) => {
     // The claim: only the caller whose UPDATE changed the row credits it (on PostgreSQL a
     // concurrent one waits for the row, then finds it no longer pending).
-    const claimed = await queryRows<{ id: number | string }>(manager,
+    const claimed = await queryRows<{ id: number | string }>(
+      manager,
       `UPDATE top_ups SET status = ${param(db, 1)}, completed_at = ${param(db, 2)}, completed_by = ${param(db, 3)}, gateway_trade_no = ${param(db, 4)} ` +
-      `WHERE trade_no = ${param(db, 5)} AND status = ${param(db, 6)} AND gateway = ${param(db, 7)} RETURNING id`,
-      [TopUpStatus.Success, completedAt, completion.by, completion.gatewayTradeNo ?? '', tradeNo, TopUpStatus.Pending, EPAY_GATEWAY]);
+        `WHERE trade_no = ${param(db, 5)} AND status = ${param(db, 6)} AND gateway = ${param(db, 7)} RETURNING id`,
+      [TopUpStatus.Success, completedAt, completion.by, completion.gatewayTradeNo ?? '', tradeNo, TopUpStatus.Pending, EPAY_GATEWAY],
+    );
     if (claimed.length === 0) return null;
     const order = await manager.findOneByOrFail(TopUpEntity, { id: Number(claimed[0]!.id) });
     await ensureAccount(manager, order.user_id);
     // The trade number as the ledger's idempotency key: even a broken claim could not credit twice.
-    const balance = await applyToAccount(manager, { userId: order.user_id, kind: LedgerKind.Topup, amount: order.amount, requestId: `topup:${order.trade_no}` });
+    const balance = await applyToAccount(manager, {
+      userId: order.user_id,
+      kind: LedgerKind.Topup,
+      amount: order.amount,
+      requestId: `topup:${order.trade_no}`,
+    });
     if (balance === null) throw new Error(`account ${order.user_id} vanished while crediting top-up ${order.trade_no}`);
     const byHand = completion.by ? ` (completed by admin ${completion.adminUsername ?? completion.by})` : '';
     await writeLog(manager, {
-      userId: order.user_id, type: LogType.Topup, quota: order.amount,
+      userId: order.user_id,
+      type: LogType.Topup,
+      quota: order.amount,
       content: `online top-up succeeded, top-up amount: ${formatQuota(order.amount, options.get('QuotaPerUnit'))}, paid: ${order.money}${byHand}`,
     });
     return order;

@@ -97,19 +97,34 @@ export async function subscribeUsage(context: BillingContext): Promise<Subscript
     async onBalanceDropped(drop) {
       // The usage is committed either way; a redelivery would find it applied and not report
       // again, so a lost report is logged rather than retried (it is a courtesy mail, not money).
-      await publishBalanceDropped(bus, drop)
-        .catch((error: unknown) => logger.error({ err: error, userId: drop.user_id, requestId: drop.request_id }, 'low balance not reported'));
+      await publishBalanceDropped(bus, drop).catch((error: unknown) =>
+        logger.error({ err: error, userId: drop.user_id, requestId: drop.request_id }, 'low balance not reported'),
+      );
     },
   });
   const subscriptions: Subscription[] = [];
   // One after the other: each subscribe creates or updates the same durable consumer.
   for (let index = 0; index < USAGE_PARALLEL_DELIVERIES; index++) {
-    subscriptions.push(await onEvent(bus, 'relay.usage.recorded', async (usage) => {
-      if ((await apply.recorded(usage)) === 'duplicate') logger.debug({ requestId: usage.request_id }, 'usage already applied; redelivery skipped');
-    }, { durable: 'billing-usage', logger, ...deliveryPolicy }));
-    subscriptions.push(await onEvent(bus, 'relay.request.started', async (started) => {
-      await apply.started(started);
-    }, { durable: 'billing-usage', logger, ...deliveryPolicy }));
+    subscriptions.push(
+      await onEvent(
+        bus,
+        'relay.usage.recorded',
+        async (usage) => {
+          if ((await apply.recorded(usage)) === 'duplicate') logger.debug({ requestId: usage.request_id }, 'usage already applied; redelivery skipped');
+        },
+        { durable: 'billing-usage', logger, ...deliveryPolicy },
+      ),
+    );
+    subscriptions.push(
+      await onEvent(
+        bus,
+        'relay.request.started',
+        async (started) => {
+          await apply.started(started);
+        },
+        { durable: 'billing-usage', logger, ...deliveryPolicy },
+      ),
+    );
   }
   return { unsubscribe: async () => void (await Promise.all(subscriptions.map((subscription) => subscription.unsubscribe()))) };
 }
@@ -139,13 +154,14 @@ export function createUsageBatcher(context: UsageContext): UsageBatcher {
     draining = false;
   }
 
-  const park = (arrival: Arrival) => new Promise<UsageOutcome>((resolve, reject) => {
-    parked.push({ arrival, resolve, reject });
-    if (parked.length >= USAGE_PARALLEL_DELIVERIES) flushNow?.();
-    if (draining) return;
-    draining = true;
-    void drain();
-  });
+  const park = (arrival: Arrival) =>
+    new Promise<UsageOutcome>((resolve, reject) => {
+      parked.push({ arrival, resolve, reject });
+      if (parked.length >= USAGE_PARALLEL_DELIVERIES) flushNow?.();
+      if (draining) return;
+      draining = true;
+      void drain();
+    });
   return {
     recorded: (usage) => park({ kind: 'recorded', usage }),
     started: (started) => park({ kind: 'started', started }),
@@ -177,7 +193,8 @@ async function applyParked(context: UsageContext, batch: Parked[]): Promise<void
         // Two statements per batch, whatever its size: the pending rows in, the finished ones out.
         const kept = await keepPending(manager, started);
         for (const [index, { arrival }] of batch.entries()) {
-          if (arrival.kind === 'started' && applied[index]!.outcome === 'pending' && !kept.has(arrival.started.record.request_id)) applied[index] = { outcome: 'duplicate' };
+          if (arrival.kind === 'started' && applied[index]!.outcome === 'pending' && !kept.has(arrival.started.record.request_id))
+            applied[index] = { outcome: 'duplicate' };
         }
         await deletePending(manager, recordedIds);
         return applied;
@@ -248,16 +265,22 @@ async function keepPending(manager: EntityManager, started: RequestStarted[]): P
   if (started.length === 0) return new Set();
   const db = manager.connection;
   const ids = started.map((entry) => entry.record.request_id);
-  const applied = await queryRows<{ request_id: string }>(manager,
-    `SELECT request_id FROM ledger_entries WHERE request_id IN (${ids.map((_, index) => param(db, index + 1)).join(', ')})`, ids);
+  const applied = await queryRows<{ request_id: string }>(
+    manager,
+    `SELECT request_id FROM ledger_entries WHERE request_id IN (${ids.map((_, index) => param(db, index + 1)).join(', ')})`,
+    ids,
+  );
   const done = new Set(applied.map((row) => row.request_id));
   const rows = started.filter((entry) => !done.has(entry.record.request_id));
   if (rows.length === 0) return new Set();
   const now = Date.now();
   const values = rows.flatMap(({ record, owner, expires_at }) => [record.request_id, record.user_id, owner, expires_at, JSON.stringify(record), now]);
   const tuples = rows.map((_, row) => `(${Array.from({ length: 6 }, (_, column) => param(db, row * 6 + column + 1)).join(', ')})`);
-  await queryRows(manager,
-    `INSERT INTO pending_requests (request_id, user_id, owner, expires_at, record, created_at) VALUES ${tuples.join(', ')} ON CONFLICT (request_id) DO NOTHING`, values);
+  await queryRows(
+    manager,
+    `INSERT INTO pending_requests (request_id, user_id, owner, expires_at, record, created_at) VALUES ${tuples.join(', ')} ON CONFLICT (request_id) DO NOTHING`,
+    values,
+  );
   return new Set(rows.map((entry) => entry.record.request_id));
 }
 
@@ -273,7 +296,8 @@ async function applyInTransaction(context: Pick<BillingContext, 'options'>, mana
   const db = manager.connection;
   // Raw statements throughout: this runs once per relayed request (the query builder's overhead
   // was most of the cost, and it runs on the event loop in the all-in-one process).
-  if ((await queryRows(manager, `SELECT 1 AS found FROM ledger_entries WHERE request_id = ${param(db, 1)}`, [usage.request_id])).length > 0) return { outcome: 'duplicate' };
+  if ((await queryRows(manager, `SELECT 1 AS found FROM ledger_entries WHERE request_id = ${param(db, 1)}`, [usage.request_id])).length > 0)
+    return { outcome: 'duplicate' };
   let account = (await queryRows<{ username: string }>(manager, `SELECT username FROM accounts WHERE user_id = ${param(db, 1)}`, [usage.user_id]))[0];
   if (!account) {
     // Usage may outrun the registration event; the identity event fills in the profile later.
@@ -284,38 +308,65 @@ async function applyInTransaction(context: Pick<BillingContext, 'options'>, mana
 
   if (options.get('LogConsumeEnabled')) {
     const values = [
-      usage.request_id, usage.user_id, account.username, usage.created_at, LogType.Consume, usage.content, usage.token_id, usage.token_name,
-      usage.model_name, quota, usage.prompt_tokens, usage.completion_tokens, Math.floor(usage.use_time_ms / 1000), usage.is_stream,
-      usage.channel_id, usage.group, JSON.stringify(usage.other),
+      usage.request_id,
+      usage.user_id,
+      account.username,
+      usage.created_at,
+      LogType.Consume,
+      usage.content,
+      usage.token_id,
+      usage.token_name,
+      usage.model_name,
+      quota,
+      usage.prompt_tokens,
+      usage.completion_tokens,
+      Math.floor(usage.use_time_ms / 1000),
+      usage.is_stream,
+      usage.channel_id,
+      usage.group,
+      JSON.stringify(usage.other),
     ];
-    await queryRows(manager,
+    await queryRows(
+      manager,
       `INSERT INTO logs (request_id, user_id, username, created_at, type, content, token_id, token_name, model_name, quota, prompt_tokens, ` +
-      `completion_tokens, use_time, is_stream, channel_id, "group", other) VALUES (${values.map((_, index) => param(db, index + 1)).join(', ')})`,
-      values.map((value) => (typeof value === 'boolean' && !isPostgres(db) ? Number(value) : value)));
+        `completion_tokens, use_time, is_stream, channel_id, "group", other) VALUES (${values.map((_, index) => param(db, index + 1)).join(', ')})`,
+      values.map((value) => (typeof value === 'boolean' && !isPostgres(db) ? Number(value) : value)),
+    );
   }
 
   // No floor: the relay already admitted the request; a charge above its hold is the bounded overdraft.
   // `0 - quota` rather than `-quota`: a free request must store 0, not -0.
   const balance = await applyToAccount(manager, {
-    userId: usage.user_id, kind: LedgerKind.Usage, amount: 0 - quota, requestId: usage.request_id, usage: { used: quota, requests: 1 },
+    userId: usage.user_id,
+    kind: LedgerKind.Usage,
+    amount: 0 - quota,
+    requestId: usage.request_id,
+    usage: { used: quota, requests: 1 },
   });
   const threshold = options.get('QuotaRemindThreshold');
-  const dropped = balance !== null && balance < threshold && balance + quota >= threshold
-    ? { user_id: usage.user_id, quota: balance, threshold, request_id: usage.request_id }
-    : undefined;
+  const dropped =
+    balance !== null && balance < threshold && balance + quota >= threshold
+      ? { user_id: usage.user_id, quota: balance, threshold, request_id: usage.request_id }
+      : undefined;
 
   if (usage.token_id > 0) {
     // remain_quota only moves for limited tokens; the owner check keeps a forged token id harmless.
-    await queryRows(manager,
+    await queryRows(
+      manager,
       `UPDATE tokens SET remain_quota = CASE WHEN unlimited_quota THEN remain_quota ELSE remain_quota - ${param(db, 1)} END, ` +
-      `used_quota = used_quota + ${param(db, 2)}, accessed_time = ${param(db, 3)} WHERE id = ${param(db, 4)} AND user_id = ${param(db, 5)} RETURNING id`,
-      [quota, quota, Math.floor(Date.now() / 1000), usage.token_id, usage.user_id]);
+        `used_quota = used_quota + ${param(db, 2)}, accessed_time = ${param(db, 3)} WHERE id = ${param(db, 4)} AND user_id = ${param(db, 5)} RETURNING id`,
+      [quota, quota, Math.floor(Date.now() / 1000), usage.token_id, usage.user_id],
+    );
   }
 
   if (options.get('DataExportEnabled')) {
     await recordUsageHour(manager, {
-      userId: usage.user_id, username: account.username, modelName: usage.model_name, createdAt: usage.created_at,
-      quota, tokens: usage.prompt_tokens + usage.completion_tokens,
+      userId: usage.user_id,
+      username: account.username,
+      modelName: usage.model_name,
+      createdAt: usage.created_at,
+      quota,
+      tokens: usage.prompt_tokens + usage.completion_tokens,
     });
   }
   return { outcome: 'applied', dropped, charge: { userId: usage.user_id, quota } };

@@ -39,12 +39,14 @@ export async function recordUsageHour(manager: EntityManager, usage: UsageHour):
   const db = manager.connection;
   const hour = Math.floor(usage.createdAt / HOUR_SECONDS) * HOUR_SECONDS;
   const p = (index: number) => param(db, index);
-  await queryRows(manager,
+  await queryRows(
+    manager,
     `INSERT INTO quota_data (user_id, username, model_name, created_at, count, quota, token_used) ` +
-    `VALUES (${p(1)}, ${p(2)}, ${p(3)}, ${p(4)}, 1, ${p(5)}, ${p(6)}) ` +
-    `ON CONFLICT (user_id, model_name, created_at) DO UPDATE SET count = quota_data.count + 1, ` +
-    `quota = quota_data.quota + excluded.quota, token_used = quota_data.token_used + excluded.token_used, username = excluded.username`,
-    [usage.userId, usage.username, usage.modelName, hour, usage.quota, usage.tokens]);
+      `VALUES (${p(1)}, ${p(2)}, ${p(3)}, ${p(4)}, 1, ${p(5)}, ${p(6)}) ` +
+      `ON CONFLICT (user_id, model_name, created_at) DO UPDATE SET count = quota_data.count + 1, ` +
+      `quota = quota_data.quota + excluded.quota, token_used = quota_data.token_used + excluded.token_used, username = excluded.username`,
+    [usage.userId, usage.username, usage.modelName, hour, usage.quota, usage.tokens],
+  );
 }
 
 export interface UsageQuery {
@@ -66,21 +68,28 @@ export function usageRange(query: UsageQuery, maxSpan?: number, now = Math.floor
 
 /** Rows per model and hour in the range, summed over the users selected (all, one username, or one user id). */
 export async function usageRows(db: DataSource, range: { start: number; end: number }, who: { username?: string; userId?: number } = {}): Promise<UsageRow[]> {
-  const builder = db.getRepository(QuotaDataEntity).createQueryBuilder('data')
+  const builder = db
+    .getRepository(QuotaDataEntity)
+    .createQueryBuilder('data')
     .select('data.model_name', 'model_name')
     .addSelect('data.created_at', 'created_at')
     .addSelect('SUM(data.count)', 'count')
     .addSelect('SUM(data.quota)', 'quota')
     .addSelect('SUM(data.token_used)', 'token_used')
     .where('data.created_at >= :start AND data.created_at <= :end', range)
-    .groupBy('data.model_name').addGroupBy('data.created_at')
-    .orderBy('data.created_at', 'ASC').addOrderBy('data.model_name', 'ASC');
+    .groupBy('data.model_name')
+    .addGroupBy('data.created_at')
+    .orderBy('data.created_at', 'ASC')
+    .addOrderBy('data.model_name', 'ASC');
   if (who.userId !== undefined) builder.andWhere('data.user_id = :userId', { userId: who.userId });
   if (who.username) builder.andWhere('data.username = :username', { username: who.username });
   // PostgreSQL returns SUMs of bigint as strings.
   const rows = await builder.getRawMany<Record<keyof UsageRow, string | number>>();
   return rows.map((row) => ({
-    model_name: String(row.model_name), created_at: Number(row.created_at),
-    count: Number(row.count), quota: Number(row.quota), token_used: Number(row.token_used),
+    model_name: String(row.model_name),
+    created_at: Number(row.created_at),
+    count: Number(row.count),
+    quota: Number(row.quota),
+    token_used: Number(row.token_used),
   }));
 }

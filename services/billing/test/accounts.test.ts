@@ -9,11 +9,20 @@ describe.each(backends)('accounts (%s)', (backend) => {
   beforeAll(async () => {
     gateway = await startGateway(backend);
     root = await gateway.login('root', ROOT_PASSWORD);
-    for (const [key, value] of [['QuotaForNewUser', 1000], ['QuotaForInvitee', 300], ['QuotaForInviter', 700000], ['QuotaPerUnit', 500000]] as const) {
+    for (const [key, value] of [
+      ['QuotaForNewUser', 1000],
+      ['QuotaForInvitee', 300],
+      ['QuotaForInviter', 700000],
+      ['QuotaPerUnit', 500000],
+    ] as const) {
       expect((await gateway.call('PUT', '/api/option/', { session: root, body: { key, value } })).json().success).toBe(true);
     }
     // Billing applies options from events: wait until it has the grant settings.
-    await waitFor(async () => (await gateway.call('GET', '/internal/billing/options', { session: root })).json().data.QuotaForInviter === 700000, 5_000, 'options mirrored');
+    await waitFor(
+      async () => (await gateway.call('GET', '/internal/billing/options', { session: root })).json().data.QuotaForInviter === 700000,
+      5_000,
+      'options mirrored',
+    );
   });
   afterAll(async () => {
     await gateway?.close();
@@ -46,7 +55,8 @@ describe.each(backends)('accounts (%s)', (backend) => {
     await publishEvent(bus, 'identity.user.updated', user);
     await publishEvent(bus, 'identity.user.registered', { ...user, inviter_id: 0, source: 'register' }, 'first-delivery');
     await publishEvent(bus, 'identity.user.registered', { ...user, inviter_id: 0, source: 'register' }, 'second-delivery');
-    const balance = async () => ((await bus.request('billing.account.balances', { user_ids: [9001] })) as { balances: Record<string, { quota: number }> }).balances['9001']?.quota;
+    const balance = async () =>
+      ((await bus.request('billing.account.balances', { user_ids: [9001] })) as { balances: Record<string, { quota: number }> }).balances['9001']?.quota;
     await waitFor(async () => (await balance()) === 1000, 5_000, 'granted');
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(await balance()).toBe(1000);

@@ -16,7 +16,8 @@ const BALANCE = 49_955_643;
  */
 function stopBilling(bus: Bus): () => void {
   const request = bus.request;
-  bus.request = ((subject, data, options) => request.call(bus, subject.startsWith('billing.') ? `stopped.${subject}` : subject, data, options)) as Bus['request'];
+  bus.request = ((subject, data, options) =>
+    request.call(bus, subject.startsWith('billing.') ? `stopped.${subject}` : subject, data, options)) as Bus['request'];
   return () => {
     bus.request = request;
   };
@@ -56,7 +57,8 @@ describe.each(backends)('admin quota edits (%s)', (backend) => {
   const put = async (session: Session, body: Record<string, unknown>) =>
     (await gateway.call('PUT', '/api/user/', { session, body: { id: alice.id, ...body } })).json() as { success: boolean; message: string };
   const balance = async () => (await load()).quota;
-  const adminEntries = async () => (await db.getRepository(LedgerEntryEntity).findBy({ user_id: alice.id, kind: LedgerKind.Admin })).map((entry) => Number(entry.amount));
+  const adminEntries = async () =>
+    (await db.getRepository(LedgerEntryEntity).findBy({ user_id: alice.id, kind: LedgerKind.Admin })).map((entry) => Number(entry.amount));
 
   it('shows a balance it cannot read as unknown (null), never as zeros', async () => {
     expect(await balance()).toBe(BALANCE);
@@ -81,7 +83,9 @@ describe.each(backends)('admin quota edits (%s)', (backend) => {
     }
     // What the editor sends: the profile, and the quota only together with a balance it saw.
     const saved = await put(root, {
-      username: 'alice', display_name: 'Alice B', group: 'default',
+      username: 'alice',
+      display_name: 'Alice B',
+      group: 'default',
       ...(loaded.quota === null ? {} : { quota: loaded.quota, expected_quota: loaded.quota }),
     });
     expect(saved).toEqual({ success: true, message: '' });
@@ -92,7 +96,10 @@ describe.each(backends)('admin quota edits (%s)', (backend) => {
   it('refuses a quota set against a balance that moved, naming the field and changing nothing', async () => {
     // An editor that (wrongly) saw 0 cannot turn it into a real 0.
     const refused = await put(root, { display_name: 'stale', quota: 0, expected_quota: 0 });
-    expect(refused).toEqual({ success: false, message: `quota: the balance changed since you loaded it (it is now ${BALANCE}, you loaded 0); reload the user and try again` });
+    expect(refused).toEqual({
+      success: false,
+      message: `quota: the balance changed since you loaded it (it is now ${BALANCE}, you loaded 0); reload the user and try again`,
+    });
     expect(await load()).toMatchObject({ quota: BALANCE, display_name: 'Alice B' });
     expect(await adminEntries()).toEqual([BALANCE]);
   });
@@ -110,10 +117,13 @@ describe.each(backends)('admin quota edits (%s)', (backend) => {
     expect(await balance()).toBe(answers[0]!.success ? BALANCE + 100 : BALANCE - 100);
   });
 
-  it('adds the add-quota dialog\'s delta to the balance as it is, concurrent deltas both applying', async () => {
+  it("adds the add-quota dialog's delta to the balance as it is, concurrent deltas both applying", async () => {
     const before = (await balance())!;
     const answers = await Promise.all([put(root, { quota_delta: 1_000 }), put(admin, { quota_delta: -300 })]);
-    expect(answers).toEqual([{ success: true, message: '' }, { success: true, message: '' }]);
+    expect(answers).toEqual([
+      { success: true, message: '' },
+      { success: true, message: '' },
+    ]);
     expect(await balance()).toBe(before + 700);
     const logs = (await gateway.call('GET', '/api/log/self?p=1&page_size=100', { session: alice })).json().data.items as Array<{ type: number; quota: number }>;
     expect(logs.filter((row) => row.type === 3).map((row) => row.quota)).toEqual(expect.arrayContaining([1_000, -300]));
@@ -164,11 +174,12 @@ describe.each(backends)('admin quota edits (%s)', (backend) => {
     expect(await adminEntries()).toEqual(entries);
   });
 
-  it('refuses billing\'s set_quota below 0 even when asked directly over the bus', async () => {
+  it("refuses billing's set_quota below 0 even when asked directly over the bus", async () => {
     const before = (await balance())!;
     // Straight on the bus, past the typed client's own check: billing refuses it itself.
-    await expect(gateway.env.infra.bus.request('billing.account.set_quota', { user_id: alice.id, quota: -5, actor_id: root.id, actor_username: 'root' }))
-      .rejects.toThrow(/negative/);
+    await expect(
+      gateway.env.infra.bus.request('billing.account.set_quota', { user_id: alice.id, quota: -5, actor_id: root.id, actor_username: 'root' }),
+    ).rejects.toThrow(/negative/);
     expect(await balance()).toBe(before);
   });
 
@@ -185,7 +196,10 @@ describe.each(backends)('admin quota edits (%s)', (backend) => {
     expect(await balance()).toBe(0);
     const last = await db.getRepository(LedgerEntryEntity).findOne({ where: { user_id: alice.id, kind: LedgerKind.Admin }, order: { id: 'DESC' } });
     expect(last).toMatchObject({ amount: -before, actor_id: admin.id });
-    const logs = (await gateway.call('GET', `/api/log/?p=1&page_size=100&type=3&username=alice`, { session: root })).json().data.items as Array<{ content: string; quota: number }>;
+    const logs = (await gateway.call('GET', `/api/log/?p=1&page_size=100&type=3&username=alice`, { session: root })).json().data.items as Array<{
+      content: string;
+      quota: number;
+    }>;
     expect(logs.find((row) => row.quota === -before)?.content).toMatch(/^admin admin1 changed the quota from \$[\d.]+ to \$0\.00$/);
     // Back up again for the tests after this one.
     expect(await put(root, { quota_delta: before })).toEqual({ success: true, message: '' });

@@ -33,7 +33,13 @@ const matrix: Row[] = [
   { method: 'POST', route: '/api/user/pay', url: () => '/api/user/pay', body: () => ({ amount: 10, payment_method: 'zfb' }), expect: personal },
   { method: 'POST', route: '/api/user/aff_transfer', url: () => '/api/user/aff_transfer', body: () => ({ quota: 500000 }), expect: personal },
   { method: 'GET', route: '/api/user/topup', url: () => '/api/user/topup?p=1', expect: adminOnly },
-  { method: 'POST', route: '/api/user/topup/complete', url: () => '/api/user/topup/complete', body: () => ({ trade_no: 'USR1NOnone001732600000' }), expect: { ...adminOnly, admin: 404, root: 404 } },
+  {
+    method: 'POST',
+    route: '/api/user/topup/complete',
+    url: () => '/api/user/topup/complete',
+    body: () => ({ trade_no: 'USR1NOnone001732600000' }),
+    expect: { ...adminOnly, admin: 404, root: 404 },
+  },
   // The payment gateway's notify: public, authenticated by its signature only (answers `fail` here).
   { method: 'GET', route: '/api/user/epay/notify', url: () => '/api/user/epay/notify?out_trade_no=x', expect: everyone },
   { method: 'POST', route: '/api/user/epay/notify', url: () => '/api/user/epay/notify', body: () => ({ out_trade_no: 'x' }), expect: everyone },
@@ -52,7 +58,12 @@ const matrix: Row[] = [
   { method: 'GET', route: '/api/data', url: () => '/api/data/', expect: adminOnly },
   { method: 'GET', route: '/api/pricing', url: () => '/api/pricing', expect: everyone },
   { method: 'GET', route: '/internal/billing/health', url: () => '/internal/billing/health', expect: everyone },
-  { method: 'GET', route: '/internal/billing/options', url: () => '/internal/billing/options', expect: { anonymous: 401, userA: 403, userB: 403, admin: 403, root: 'ok' } },
+  {
+    method: 'GET',
+    route: '/internal/billing/options',
+    url: () => '/internal/billing/options',
+    expect: { anonymous: 401, userA: 403, userB: 403, admin: 403, root: 'ok' },
+  },
 ];
 
 describe.each(backends)('billing authorization (%s)', (backend) => {
@@ -78,9 +89,21 @@ describe.each(backends)('billing authorization (%s)', (backend) => {
 
     // A usage log of A's, so the log views have something to leak if they could.
     await publishEvent(gateway.env.infra.bus, 'relay.usage.recorded', {
-      request_id: 'matrix-a-1', user_id: sessions.userA.id, token_id: tokenA, token_name: 'a-token', model_name: 'gpt-4o',
-      group: 'default', channel_id: 7, prompt_tokens: 10, completion_tokens: 5, quota: 20, use_time_ms: 100, is_stream: false,
-      created_at: Math.floor(Date.now() / 1000), content: '', other: { admin_info: { use_channel: [7] } },
+      request_id: 'matrix-a-1',
+      user_id: sessions.userA.id,
+      token_id: tokenA,
+      token_name: 'a-token',
+      model_name: 'gpt-4o',
+      group: 'default',
+      channel_id: 7,
+      prompt_tokens: 10,
+      completion_tokens: 5,
+      quota: 20,
+      use_time_ms: 100,
+      is_stream: false,
+      created_at: Math.floor(Date.now() / 1000),
+      content: '',
+      other: { admin_info: { use_channel: [7] } },
     });
     await waitFor(async () => (await gateway.call('GET', '/api/log/self?p=1', { session: sessions.userA })).json().data.total > 0, 5_000, 'usage logged');
   });
@@ -93,7 +116,10 @@ describe.each(backends)('billing authorization (%s)', (backend) => {
   });
 
   // DELETE of A's token last, so the earlier rows find it.
-  const ordered = [...matrix.filter((row) => !(row.method === 'DELETE' && row.route === '/api/token/:id')), ...matrix.filter((row) => row.method === 'DELETE' && row.route === '/api/token/:id')];
+  const ordered = [
+    ...matrix.filter((row) => !(row.method === 'DELETE' && row.route === '/api/token/:id')),
+    ...matrix.filter((row) => row.method === 'DELETE' && row.route === '/api/token/:id'),
+  ];
   const principals: Principal[] = ['anonymous', 'userB', 'admin', 'root', 'userA'];
 
   it.each(ordered.map((row) => [`${row.method} ${row.route}`, row] as const))('%s', async (_name, row) => {

@@ -34,7 +34,18 @@ describe.each(backends)('logs (%s)', (backend) => {
     const as = (session: Session, username: string) => ({ user_id: session.id, username });
     const consume = { type: 2, token_name: 'ta', model_name: 'gpt-4o', channel_id: 3, group: 'default', other: adminInfo };
     await insert('a1', { ...as(alice, 'alice'), ...consume, created_at: now - 10, quota: 100, prompt_tokens: 10, completion_tokens: 5 });
-    await insert('a2', { ...as(alice, 'alice'), ...consume, created_at: now - 30, quota: 200, prompt_tokens: 20, completion_tokens: 10, model_name: 'gpt-4', token_name: 'tb', channel_id: 4, group: 'vip' });
+    await insert('a2', {
+      ...as(alice, 'alice'),
+      ...consume,
+      created_at: now - 30,
+      quota: 200,
+      prompt_tokens: 20,
+      completion_tokens: 10,
+      model_name: 'gpt-4',
+      token_name: 'tb',
+      channel_id: 4,
+      group: 'vip',
+    });
     await insert('a3', { ...as(alice, 'alice'), ...consume, created_at: now - 3600, quota: 400, prompt_tokens: 40 });
     await insert('a4', { ...as(alice, 'alice'), type: 1, created_at: now - 20, quota: 5000 });
     await insert('a5', { ...as(alice, 'alice'), ...consume, created_at: now - 10 * DAY, quota: 800, prompt_tokens: 80, channel_id: 0 });
@@ -105,7 +116,11 @@ describe.each(backends)('logs (%s)', (backend) => {
   });
 
   it('keeps users and guests out of the admin routes', async () => {
-    for (const [method, url] of [['GET', '/api/log/'], ['GET', '/api/log/stat'], ['DELETE', `/api/log/?target_timestamp=${now}`]] as const) {
+    for (const [method, url] of [
+      ['GET', '/api/log/'],
+      ['GET', '/api/log/stat'],
+      ['DELETE', `/api/log/?target_timestamp=${now}`],
+    ] as const) {
       expect([url, (await gateway.call(method, url, { session: alice })).statusCode]).toEqual([url, 403]);
       expect([url, (await gateway.call(method, url)).statusCode]).toEqual([url, 401]);
     }
@@ -149,9 +164,14 @@ describe.each(backends)('logs (%s)', (backend) => {
         await registerLogRetention({ ...context, jobs });
         await waitFor(async () => !(await db.getRepository(LogEntity).existsBy({ id: ids.old })), 5_000, 'old log deleted');
         // The run is recorded for root's job list.
-        await waitFor(async () => (await readJobRuns(gateway.env.infra.kv, [JobName.BillingLogRetention])).get(JobName.BillingLogRetention)?.last_run?.outcome === 'ok', 5_000, 'run recorded');
-        expect((await readJobRuns(gateway.env.infra.kv, [JobName.BillingLogRetention])).get(JobName.BillingLogRetention)!.last_run!.summary)
-          .toMatch(/^deleted \d+ logs? older than 7 days$/);
+        await waitFor(
+          async () => (await readJobRuns(gateway.env.infra.kv, [JobName.BillingLogRetention])).get(JobName.BillingLogRetention)?.last_run?.outcome === 'ok',
+          5_000,
+          'run recorded',
+        );
+        expect((await readJobRuns(gateway.env.infra.kv, [JobName.BillingLogRetention])).get(JobName.BillingLogRetention)!.last_run!.summary).toMatch(
+          /^deleted \d+ logs? older than 7 days$/,
+        );
       } finally {
         await jobs.close();
       }

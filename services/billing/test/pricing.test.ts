@@ -2,22 +2,54 @@ import { BusRequestError } from '@aigw/platform';
 import { backends, waitFor } from '@aigw/platform/testing';
 import { ROOT_PASSWORD, startGateway, type TestGateway } from '../../gateway/test/support/gateway';
 import {
-  cacheRatio, completionRatio, defaultOptionValues, groupRatio, lookupRate, MAX_ANSWERS, MAX_QUOTA, MAX_RATIO, MAX_TOKENS, modelPricing, quotaForCall,
-  quotaForUsage, reservationFor, SELF_USE_MODEL_RATIO, type UsageInput,
+  cacheRatio,
+  completionRatio,
+  defaultOptionValues,
+  groupRatio,
+  lookupRate,
+  MAX_ANSWERS,
+  MAX_QUOTA,
+  MAX_RATIO,
+  MAX_TOKENS,
+  modelPricing,
+  quotaForCall,
+  quotaForUsage,
+  reservationFor,
+  SELF_USE_MODEL_RATIO,
+  type UsageInput,
 } from '@aigw/contracts';
 
 const options = defaultOptionValues();
 const usage = (overrides: Partial<UsageInput>): UsageInput => ({
-  promptTokens: 0, completionTokens: 0, cachedTokens: 0, modelRatio: 1, completionRatio: 1, cacheRatio: 1, groupRatio: 1, ...overrides,
+  promptTokens: 0,
+  completionTokens: 0,
+  cachedTokens: 0,
+  modelRatio: 1,
+  completionRatio: 1,
+  cacheRatio: 1,
+  groupRatio: 1,
+  ...overrides,
 });
 
 describe('quotaForUsage (docs/compatibility.md section 3.5)', () => {
   it.each([
     // [what, input, expected quota]
-    ['gpt-4o: 1000 prompt + 500 completion at ratio 1.25, completion 4', usage({ promptTokens: 1000, completionTokens: 500, modelRatio: 1.25, completionRatio: 4 }), 3750],
+    [
+      'gpt-4o: 1000 prompt + 500 completion at ratio 1.25, completion 4',
+      usage({ promptTokens: 1000, completionTokens: 500, modelRatio: 1.25, completionRatio: 4 }),
+      3750,
+    ],
     ['the same in group ratio 1.5', usage({ promptTokens: 1000, completionTokens: 500, modelRatio: 1.25, completionRatio: 4, groupRatio: 1.5 }), 5625],
-    ['400 of the 1000 prompt tokens cached at 0.5', usage({ promptTokens: 1000, completionTokens: 500, cachedTokens: 400, modelRatio: 1.25, completionRatio: 4, cacheRatio: 0.5 }), 3500],
-    ['claude-3-5-sonnet, cache read 0.1', usage({ promptTokens: 2000, cachedTokens: 1000, completionTokens: 100, modelRatio: 1.5, completionRatio: 5, cacheRatio: 0.1 }), 2400],
+    [
+      '400 of the 1000 prompt tokens cached at 0.5',
+      usage({ promptTokens: 1000, completionTokens: 500, cachedTokens: 400, modelRatio: 1.25, completionRatio: 4, cacheRatio: 0.5 }),
+      3500,
+    ],
+    [
+      'claude-3-5-sonnet, cache read 0.1',
+      usage({ promptTokens: 2000, cachedTokens: 1000, completionTokens: 100, modelRatio: 1.5, completionRatio: 5, cacheRatio: 0.1 }),
+      2400,
+    ],
     ['gpt-4o-mini, one prompt token: below 1 becomes the minimum 1', usage({ promptTokens: 1, modelRatio: 0.075 }), 1],
     ['every token cached at ratio 0: still the minimum 1', usage({ promptTokens: 10, cachedTokens: 10, modelRatio: 1, cacheRatio: 0 }), 1],
     ['no tokens at all: 0 (upstream timeout)', usage({ modelRatio: 37.5, groupRatio: 2 }), 0],
@@ -27,7 +59,11 @@ describe('quotaForUsage (docs/compatibility.md section 3.5)', () => {
     ['exact, where floating point says 31.499…: 45 × 0.7 = 31.5', usage({ promptTokens: 45, modelRatio: 0.7 }), 32],
     ['cached above prompt counts as prompt, never negative', usage({ promptTokens: 10, cachedTokens: 50, modelRatio: 1, cacheRatio: 0.5 }), 5],
     ['tiny ratio printed with an exponent (1e-7)', usage({ promptTokens: MAX_TOKENS, modelRatio: 1e-7 }), 10],
-    ['the largest inputs clamp to MAX_QUOTA instead of wrapping', usage({ promptTokens: MAX_TOKENS, completionTokens: MAX_TOKENS, modelRatio: MAX_RATIO, completionRatio: MAX_RATIO, groupRatio: MAX_RATIO }), MAX_QUOTA],
+    [
+      'the largest inputs clamp to MAX_QUOTA instead of wrapping',
+      usage({ promptTokens: MAX_TOKENS, completionTokens: MAX_TOKENS, modelRatio: MAX_RATIO, completionRatio: MAX_RATIO, groupRatio: MAX_RATIO }),
+      MAX_QUOTA,
+    ],
   ])('%s', (_what, input, expected) => {
     const quota = quotaForUsage(input);
     expect(quota).toBe(expected);
@@ -35,8 +71,16 @@ describe('quotaForUsage (docs/compatibility.md section 3.5)', () => {
   });
 
   it.each([
-    ['promptTokens', -1], ['promptTokens', 1.5], ['promptTokens', Number.NaN], ['promptTokens', MAX_TOKENS + 1], ['completionTokens', 2 ** 63],
-    ['cachedTokens', -5], ['modelRatio', -0.5], ['modelRatio', Number.NaN], ['completionRatio', Infinity], ['groupRatio', MAX_RATIO + 1],
+    ['promptTokens', -1],
+    ['promptTokens', 1.5],
+    ['promptTokens', Number.NaN],
+    ['promptTokens', MAX_TOKENS + 1],
+    ['completionTokens', 2 ** 63],
+    ['cachedTokens', -5],
+    ['modelRatio', -0.5],
+    ['modelRatio', Number.NaN],
+    ['completionRatio', Infinity],
+    ['groupRatio', MAX_RATIO + 1],
     ['cacheRatio', -1],
   ] as Array<[keyof UsageInput, number]>)('rejects %s = %p naming it', (field, value) => {
     expect(() => quotaForUsage(usage({ promptTokens: 10, [field]: value }))).toThrow(new RegExp(`^${field}`));
@@ -144,7 +188,13 @@ describe('reservationFor (the hold, docs/compatibility.md section 3.4)', () => {
   });
 
   it('saturates at MAX_QUOTA, exactly, where the product outgrows any token count (rule R7)', () => {
-    const worst = { ...base, pricing: { kind: 'ratio', modelRatio: MAX_RATIO } as const, groupRatio: MAX_RATIO, completionRatio: MAX_RATIO, promptTokens: MAX_TOKENS };
+    const worst = {
+      ...base,
+      pricing: { kind: 'ratio', modelRatio: MAX_RATIO } as const,
+      groupRatio: MAX_RATIO,
+      completionRatio: MAX_RATIO,
+      promptTokens: MAX_TOKENS,
+    };
     expect(reservationFor({ ...worst, maxTokens: MAX_TOKENS, answers: MAX_ANSWERS })).toBe(MAX_QUOTA);
     // 128 answers × 10^7 tokens: 1.28 × 10^9 completion tokens, beyond MAX_TOKENS, held exactly.
     expect(reservationFor({ ...base, pricing: gpt4o, maxTokens: 10_000_000, answers: 128, completionRatio: 1, groupRatio: 1 })).toBe(1_600_000_250);
@@ -187,7 +237,12 @@ describe.each(backends)('GET /api/pricing (%s)', (backend) => {
     expect(body).toMatchObject({ success: true, group_ratio: { default: 1 }, usable_group: { default: 'default group' } });
     expect(Object.keys(body.group_ratio)).toEqual(['default']);
     expect(row(body, 'gpt-4o')).toEqual({
-      model_name: 'gpt-4o', quota_type: 0, model_ratio: 1.25, model_price: 0, completion_ratio: 4, enable_groups: ['default', 'svip', 'vip'],
+      model_name: 'gpt-4o',
+      quota_type: 0,
+      model_ratio: 1.25,
+      model_price: 0,
+      completion_ratio: 4,
+      enable_groups: ['default', 'svip', 'vip'],
     });
     expect(row(body, 'dall-e-3')).toMatchObject({ quota_type: 1, model_price: 0.04, model_ratio: 0 });
     expect(body.data.some((entry: { model_name: string }) => entry.model_name.includes('*'))).toBe(false);
@@ -209,12 +264,21 @@ describe.each(backends)('GET /api/pricing (%s)', (backend) => {
 
   it('lists the models channels offer, with their groups, priced through wildcards; unpriced ones only in self-use mode', async () => {
     const root = await gateway.login('root', ROOT_PASSWORD);
-    for (const [models, group] of [['gpt-4o', 'vip,default'], ['gpt-4o,gpt-4-gizmo-g-abc,mystery-model', 'svip,default']] as const) {
-      const created = (await gateway.call('POST', '/api/channel/', { session: root, body: { type: 1, name: `c-${group}`, key: `k-${group}`, models, group } })).json();
+    for (const [models, group] of [
+      ['gpt-4o', 'vip,default'],
+      ['gpt-4o,gpt-4-gizmo-g-abc,mystery-model', 'svip,default'],
+    ] as const) {
+      const created = (
+        await gateway.call('POST', '/api/channel/', { session: root, body: { type: 1, name: `c-${group}`, key: `k-${group}`, models, group } })
+      ).json();
       expect(created.success).toBe(true);
     }
     // Billing keeps the channels' answer for a few seconds.
-    await waitFor(async () => (await pricing()).data.some((entry: { model_name: string }) => entry.model_name === 'gpt-4-gizmo-g-abc'), 10_000, 'channels listed');
+    await waitFor(
+      async () => (await pricing()).data.some((entry: { model_name: string }) => entry.model_name === 'gpt-4-gizmo-g-abc'),
+      10_000,
+      'channels listed',
+    );
     const body = await pricing();
     expect(body.data).toEqual([
       { model_name: 'gpt-4-gizmo-g-abc', quota_type: 1, model_ratio: 0, model_price: 0.1, completion_ratio: 0, enable_groups: ['default', 'svip'] },

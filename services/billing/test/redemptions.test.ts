@@ -95,7 +95,9 @@ describe.each(backends)('redemption codes (%s)', (backend) => {
     }
     // A JSON NaN cannot be sent; a raw body with NaN is not JSON and is refused before the route.
     const raw = await gateway.app.inject({
-      method: 'POST', url: '/api/redemption/', payload: '{"name":"x","quota":NaN,"count":1}',
+      method: 'POST',
+      url: '/api/redemption/',
+      payload: '{"name":"x","quota":NaN,"count":1}',
       headers: { 'content-type': 'application/json', cookie: `session=${root.cookie}`, 'new-api-user': String(root.id) },
     });
     expect(raw.json().success).toBe(false);
@@ -170,9 +172,13 @@ describe.each(backends)('redemption codes (%s)', (backend) => {
     const [key] = (await create({ name: 'guarded', quota: 1, count: 1 })).data as string[];
     const { id } = await codeByKey(key!);
     const routes: Array<['GET' | 'POST' | 'PUT' | 'DELETE', string, unknown?]> = [
-      ['GET', '/api/redemption/'], ['GET', '/api/redemption/search?keyword=a'], ['GET', `/api/redemption/${id}`],
-      ['POST', '/api/redemption/', { name: 'mine', quota: 1e12, count: 100 }], ['PUT', '/api/redemption/', { id, quota: 1e12 }],
-      ['PUT', '/api/redemption/?status_only=true', { id, status: 2 }], ['DELETE', `/api/redemption/${id}`],
+      ['GET', '/api/redemption/'],
+      ['GET', '/api/redemption/search?keyword=a'],
+      ['GET', `/api/redemption/${id}`],
+      ['POST', '/api/redemption/', { name: 'mine', quota: 1e12, count: 100 }],
+      ['PUT', '/api/redemption/', { id, quota: 1e12 }],
+      ['PUT', '/api/redemption/?status_only=true', { id, status: 2 }],
+      ['DELETE', `/api/redemption/${id}`],
     ];
     for (const [method, url, body] of routes) {
       expect([method, url, (await gateway.call(method, url, { session: alice, body })).statusCode]).toEqual([method, url, 403]);
@@ -187,8 +193,7 @@ describe.each(backends)('redemption codes (%s)', (backend) => {
     const [key] = (await create({ name: 'race', quota: 777_777, count: 1 })).data as string[];
     const before = await Promise.all(users.map(quotaOf));
 
-    const answers = await Promise.all(users.map(async (session) =>
-      (await gateway.call('POST', '/api/user/topup', { session, body: { key } })).json()));
+    const answers = await Promise.all(users.map(async (session) => (await gateway.call('POST', '/api/user/topup', { session, body: { key } })).json()));
     const winners = answers.flatMap((answer, index) => (answer.success ? [index] : []));
     expect(winners).toHaveLength(1);
     for (const answer of answers) if (!answer.success) expect(answer).toEqual({ success: false, message: INVALID_CODE_MESSAGE });
@@ -199,9 +204,11 @@ describe.each(backends)('redemption codes (%s)', (backend) => {
     after.forEach((quota, index) => expect(quota).toBe(before[index]! + (index === winners[0] ? 777_777 : 0)));
     const code = await codeByKey(key!);
     expect(code).toMatchObject({ status: 3, used_user_id: winner.id });
-    expect(await db.getRepository(LogEntity).findBy({ type: 1, content: `top-up via redemption code: $1.56, code id ${code.id}` }))
-      .toEqual([expect.objectContaining({ user_id: winner.id, quota: 777_777 })]);
-    expect(await db.getRepository(LedgerEntryEntity).findBy({ request_id: `redemption:${code.id}` }))
-      .toEqual([expect.objectContaining({ user_id: winner.id, kind: 'topup', amount: 777_777 })]);
+    expect(await db.getRepository(LogEntity).findBy({ type: 1, content: `top-up via redemption code: $1.56, code id ${code.id}` })).toEqual([
+      expect.objectContaining({ user_id: winner.id, quota: 777_777 }),
+    ]);
+    expect(await db.getRepository(LedgerEntryEntity).findBy({ request_id: `redemption:${code.id}` })).toEqual([
+      expect.objectContaining({ user_id: winner.id, kind: 'topup', amount: 777_777 }),
+    ]);
   }, 120_000);
 });

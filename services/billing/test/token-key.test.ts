@@ -1,8 +1,6 @@
 import crypto from 'node:crypto';
 import { parseSkKey } from '@aigw/contracts';
-import {
-  generateKey, hashKey, maskKey, randomAlphanumeric, visibleChars,
-} from '../src/domain/token-key.js';
+import { generateKey, hashKey, maskKey, randomAlphanumeric, visibleChars } from '../src/domain/token-key.js';
 
 describe('token keys', () => {
   it('generates 48 alphanumeric characters, different every time', () => {
@@ -43,8 +41,20 @@ describe('token keys', () => {
 
   it('refuses anything that is not a key', () => {
     const key = generateKey();
-    for (const bad of ['', 'sk-', 'Bearer ', `sk-${key.slice(1)}`, `sk-${key}x`, `sk-${key}-`, `sk-${key}-0`, `sk-${key}-abc`,
-      `sk-${key}-1-2`, `sk-${key.slice(0, 47)}_`, `sk-sk-${key}`, `${key} OR 1=1`]) {
+    for (const bad of [
+      '',
+      'sk-',
+      'Bearer ',
+      `sk-${key.slice(1)}`,
+      `sk-${key}x`,
+      `sk-${key}-`,
+      `sk-${key}-0`,
+      `sk-${key}-abc`,
+      `sk-${key}-1-2`,
+      `sk-${key.slice(0, 47)}_`,
+      `sk-sk-${key}`,
+      `${key} OR 1=1`,
+    ]) {
       expect(parseSkKey(bad)).toBeNull();
     }
   });

@@ -3,7 +3,11 @@ import { canEnable, effectiveStatus } from '../src/domain/token-status.js';
 
 const now = 1_700_000_000;
 const token = (fields: Partial<Parameters<typeof effectiveStatus>[0]> = {}) => ({
-  status: TokenStatus.Enabled, expired_time: -1, unlimited_quota: false, remain_quota: 100, ...fields,
+  status: TokenStatus.Enabled,
+  expired_time: -1,
+  unlimited_quota: false,
+  remain_quota: 100,
+  ...fields,
 });
 
 describe('token status', () => {
@@ -26,9 +30,13 @@ describe('token status', () => {
     expect(canEnable(token(), now)).toEqual({ allowed: true });
     expect(canEnable(token({ status: TokenStatus.Disabled }), now)).toEqual({ allowed: true });
     expect(canEnable(token({ unlimited_quota: true, remain_quota: 0 }), now)).toEqual({ allowed: true });
-    expect(canEnable(token({ status: TokenStatus.Disabled, expired_time: now - 1 }), now))
-      .toEqual({ allowed: false, message: expect.stringMatching(/^status: .*expired/) });
-    expect(canEnable(token({ status: TokenStatus.Disabled, remain_quota: 0 }), now))
-      .toEqual({ allowed: false, message: expect.stringMatching(/^status: .*quota/) });
+    expect(canEnable(token({ status: TokenStatus.Disabled, expired_time: now - 1 }), now)).toEqual({
+      allowed: false,
+      message: expect.stringMatching(/^status: .*expired/),
+    });
+    expect(canEnable(token({ status: TokenStatus.Disabled, remain_quota: 0 }), now)).toEqual({
+      allowed: false,
+      message: expect.stringMatching(/^status: .*quota/),
+    });
   });
 });

@@ -44,9 +44,11 @@ describe.each(backends)('API tokens (%s)', (backend) => {
   /** The stored rows, read straight from billing's table. */
   const storedRows = async (): Promise<Array<Record<string, unknown>>> => {
     const { env } = gateway;
-    const db = new DataSource(env.databaseUrl
-      ? { type: 'postgres', url: env.databaseUrl, extra: { options: `-c search_path=${env.schema('billing')}` } }
-      : { type: 'better-sqlite3', database: path.join(env.dataDir, 'app.db') });
+    const db = new DataSource(
+      env.databaseUrl
+        ? { type: 'postgres', url: env.databaseUrl, extra: { options: `-c search_path=${env.schema('billing')}` } }
+        : { type: 'better-sqlite3', database: path.join(env.dataDir, 'app.db') },
+    );
     await db.initialize();
     try {
       return await db.query('SELECT * FROM tokens');
@@ -57,17 +59,27 @@ describe.each(backends)('API tokens (%s)', (backend) => {
 
   it('creates a token and shows its full key once', async () => {
     const answer = await post(alice, { name: 'first', remain_quota: 500000 });
-    expect(answer).toMatchObject({ success: true, data: [{ name: 'first', status: 1, remain_quota: 500000, expired_time: -1, unlimited_quota: false, group: '', user_id: alice.id }] });
+    expect(answer).toMatchObject({
+      success: true,
+      data: [{ name: 'first', status: 1, remain_quota: 500000, expired_time: -1, unlimited_quota: false, group: '', user_id: alice.id }],
+    });
     const [token] = answer.data;
     expect(token.key).toMatch(/^sk-[A-Za-z0-9]{48}$/);
     const view = (await gateway.call('GET', `/api/token/${token.id}`, { session: alice })).json();
-    expect(view).toMatchObject({ success: true, data: { id: token.id, name: 'first', key: `sk-${bare(token.key).slice(0, 4)}**********${token.key.slice(-4)}` } });
+    expect(view).toMatchObject({
+      success: true,
+      data: { id: token.id, name: 'first', key: `sk-${bare(token.key).slice(0, 4)}**********${token.key.slice(-4)}` },
+    });
   });
 
   it('creates a batch: extras named <name>-xxxxxx, every key distinct, names still editable', async () => {
     const answer = await post(alice, { name: 'batch', count: 3, remain_quota: 1000 });
     expect(answer.data).toHaveLength(3);
-    expect(answer.data.map((token: { name: string }) => token.name)).toEqual(['batch', expect.stringMatching(/^batch-[A-Za-z0-9]{6}$/), expect.stringMatching(/^batch-[A-Za-z0-9]{6}$/)]);
+    expect(answer.data.map((token: { name: string }) => token.name)).toEqual([
+      'batch',
+      expect.stringMatching(/^batch-[A-Za-z0-9]{6}$/),
+      expect.stringMatching(/^batch-[A-Za-z0-9]{6}$/),
+    ]);
     expect(new Set(answer.data.map((token: { key: string }) => token.key)).size).toBe(3);
 
     const long = 'n'.repeat(50);
@@ -107,7 +119,10 @@ describe.each(backends)('API tokens (%s)', (backend) => {
     expect(await list(alice, 'p=1&size=2')).toEqual(first);
     expect((await list(alice, 'p=2&page_size=2')).items).toEqual(all.items.slice(2, 4));
     expect((await list(alice, '')).page_size).toBe(10);
-    expect((await gateway.call('GET', '/api/token/?size=101', { session: alice })).json()).toMatchObject({ success: false, message: expect.stringMatching(/^size/) });
+    expect((await gateway.call('GET', '/api/token/?size=101', { session: alice })).json()).toMatchObject({
+      success: false,
+      message: expect.stringMatching(/^size/),
+    });
   });
 
   it('refuses bad input naming the field, and creates nothing', async () => {
@@ -136,7 +151,11 @@ describe.each(backends)('API tokens (%s)', (backend) => {
       expect({ fields, answer }).toEqual({ fields, answer: { success: false, message: expect.stringMatching(message) } });
     }
     // A bare NaN is not JSON at all: refused before any field is read.
-    const raw = await gateway.call('POST', '/api/token/', { session: alice, body: '{"name":"bad","remain_quota":NaN}', headers: { 'content-type': 'application/json' } });
+    const raw = await gateway.call('POST', '/api/token/', {
+      session: alice,
+      body: '{"name":"bad","remain_quota":NaN}',
+      headers: { 'content-type': 'application/json' },
+    });
     expect(raw.statusCode).toBe(400);
     expect(raw.json().success).toBe(false);
     const badEdit = await put(alice, { id: (await list(alice)).items[0].id, remain_quota: -5 });
@@ -145,9 +164,14 @@ describe.each(backends)('API tokens (%s)', (backend) => {
   });
 
   it('limits the token group to the owner’s own and the groups users may pick that have a ratio', async () => {
-    const set = async (key: string, value: string) => expect((await gateway.call('PUT', '/api/option/', { session: root, body: { key, value } })).json().success).toBe(true);
+    const set = async (key: string, value: string) =>
+      expect((await gateway.call('PUT', '/api/option/', { session: root, body: { key, value } })).json().success).toBe(true);
     await set('UserUsableGroups', '{"default":"default group","vip":"vip group","ghost":"no ratio"}');
-    await waitFor(async () => 'ghost' in (await gateway.call('GET', '/internal/billing/options', { session: root })).json().data.UserUsableGroups, 5_000, 'options mirrored');
+    await waitFor(
+      async () => 'ghost' in (await gateway.call('GET', '/internal/billing/options', { session: root })).json().data.UserUsableGroups,
+      5_000,
+      'options mirrored',
+    );
     expect((await createOne(alice, { group: 'vip' })).status).toBe(1);
     expect((await createOne(alice, { group: 'default' })).status).toBe(1);
     expect((await post(alice, { name: 'ghost', group: 'ghost' })).message).toBe('group: "ghost" is not a group you may use');
@@ -158,7 +182,11 @@ describe.each(backends)('API tokens (%s)', (backend) => {
 
   it('handles never-expiring, unlimited, expired and exhausted tokens', async () => {
     const now = Math.floor(Date.now() / 1000);
-    expect(await createOne(alice, { expired_time: -1, unlimited_quota: true, remain_quota: 0 })).toMatchObject({ status: 1, expired_time: -1, unlimited_quota: true });
+    expect(await createOne(alice, { expired_time: -1, unlimited_quota: true, remain_quota: 0 })).toMatchObject({
+      status: 1,
+      expired_time: -1,
+      unlimited_quota: true,
+    });
     expect((await createOne(alice, { expired_time: now + 3600 })).status).toBe(1);
     expect((await createOne(alice, { expired_time: now - 10 })).status).toBe(3);
     expect((await createOne(alice, { remain_quota: 0 })).status).toBe(4);
@@ -186,10 +214,25 @@ describe.each(backends)('API tokens (%s)', (backend) => {
     const key = counterKeys.token(token.id);
     await counters.seed(key, 450000); // the relay holds 50000 in flight
     const answer = await put(alice, {
-      id: token.id, name: 'edited', remain_quota: 600000, model_limits_enabled: true, model_limits: ' gpt-4o, gpt-4o ,claude-3,, ',
-      allow_ips: '10.0.0.0/8, 2001:DB8::/32\n10.0.0.0/8', key: 'sk-attempted', user_id: bob.id, used_quota: 5,
+      id: token.id,
+      name: 'edited',
+      remain_quota: 600000,
+      model_limits_enabled: true,
+      model_limits: ' gpt-4o, gpt-4o ,claude-3,, ',
+      allow_ips: '10.0.0.0/8, 2001:DB8::/32\n10.0.0.0/8',
+      key: 'sk-attempted',
+      user_id: bob.id,
+      used_quota: 5,
     });
-    expect(answer.data).toMatchObject({ id: token.id, user_id: alice.id, name: 'edited', remain_quota: 600000, used_quota: 0, model_limits: 'gpt-4o,claude-3', allow_ips: '10.0.0.0/8\n2001:db8::/32' });
+    expect(answer.data).toMatchObject({
+      id: token.id,
+      user_id: alice.id,
+      name: 'edited',
+      remain_quota: 600000,
+      used_quota: 0,
+      model_limits: 'gpt-4o,claude-3',
+      allow_ips: '10.0.0.0/8\n2001:db8::/32',
+    });
     expect(await counters.get(key)).toBe(550000);
     await put(alice, { id: token.id, remain_quota: 100000 });
     expect(await counters.get(key)).toBe(50000);
@@ -228,8 +271,11 @@ describe.each(backends)('API tokens (%s)', (backend) => {
       const carol = await freshUser('carol');
       const created = (await post(carol, { name: 'batch', remain_quota: 500000, count: 3 })).data as Created[];
       const asked = [created[2]!, created[0]!, created[1]!];
-      expect((await reveal(carol, { ids: asked.map((token) => token.id) })).json())
-        .toEqual({ success: true, message: '', data: asked.map(({ id, key }) => ({ id, key })) });
+      expect((await reveal(carol, { ids: asked.map((token) => token.id) })).json()).toEqual({
+        success: true,
+        message: '',
+        data: asked.map(({ id, key }) => ({ id, key })),
+      });
 
       // One id that is not the caller's refuses the whole batch, exactly like a missing id: nothing is revealed.
       const alices = await createOne(alice, { name: 'not-carols' });
@@ -295,7 +341,11 @@ describe.each(backends)('API tokens (%s)', (backend) => {
       expect(response.json()).toEqual(missing[index]!.json());
     }
     expect((await gateway.call('GET', '/api/token/99999999999', { session: bob })).statusCode).toBe(404);
-    expect((await gateway.call('GET', `/api/token/${token.id}`, { session: alice })).json().data).toMatchObject({ name: 'mine', status: 1, remain_quota: 500000 });
+    expect((await gateway.call('GET', `/api/token/${token.id}`, { session: alice })).json().data).toMatchObject({
+      name: 'mine',
+      status: 1,
+      remain_quota: 500000,
+    });
 
     await createOne(bob, { name: 'bobs' });
     const bobs = await list(bob);
@@ -338,9 +388,19 @@ describe.each(backends)('API tokens (%s)', (backend) => {
     await waitFor(async () => (await resolve(sha256(bare(token.key)))).token !== null, 5_000, 'account opened');
     expect(await resolve(sha256(bare(token.key)))).toEqual({
       token: {
-        token_id: token.id, user_id: alice.id, name: 'relay', status: 1, expired_time: -1, unlimited_quota: false,
-        model_limits_enabled: false, model_limits: ['gpt-4o', 'o3'], allow_ips: ['1.2.3.4', '10.0.0.0/8'],
-        group: 'default', owner_status: 1, owner_group: 'default', owner_role: 1,
+        token_id: token.id,
+        user_id: alice.id,
+        name: 'relay',
+        status: 1,
+        expired_time: -1,
+        unlimited_quota: false,
+        model_limits_enabled: false,
+        model_limits: ['gpt-4o', 'o3'],
+        allow_ips: ['1.2.3.4', '10.0.0.0/8'],
+        group: 'default',
+        owner_status: 1,
+        owner_group: 'default',
+        owner_role: 1,
       },
     });
     await put(alice, { id: token.id, group: 'vip' });
@@ -367,8 +427,16 @@ describe.each(backends)('API tokens (%s)', (backend) => {
   });
 
   it('needs a login for every route', async () => {
-    for (const [method, url] of [['GET', '/api/token/'], ['GET', '/api/token/search'], ['GET', '/api/token/1'], ['POST', '/api/token/'],
-      ['PUT', '/api/token/'], ['DELETE', '/api/token/1'], ['POST', '/api/token/1/key'], ['POST', '/api/token/keys']] as const) {
+    for (const [method, url] of [
+      ['GET', '/api/token/'],
+      ['GET', '/api/token/search'],
+      ['GET', '/api/token/1'],
+      ['POST', '/api/token/'],
+      ['PUT', '/api/token/'],
+      ['DELETE', '/api/token/1'],
+      ['POST', '/api/token/1/key'],
+      ['POST', '/api/token/keys'],
+    ] as const) {
       expect((await gateway.call(method, url, { body: method === 'GET' || method === 'DELETE' ? undefined : {} })).statusCode).toBe(401);
     }
   });

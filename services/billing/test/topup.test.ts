@@ -19,7 +19,10 @@ function md5Sign(params: Params, key: string): string {
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
     .map(([name, value]) => `${name}=${value}`)
     .join('&');
-  return crypto.createHash('md5').update(text + key).digest('hex');
+  return crypto
+    .createHash('md5')
+    .update(text + key)
+    .digest('hex');
 }
 
 describe('topUpQuote (exact money)', () => {
@@ -28,7 +31,11 @@ describe('topUpQuote (exact money)', () => {
 
   it.each([
     ['$10 at 7.3', {}, { quota: 5_000_000, money: '73.00', cents: 7300 }],
-    ['$1 at 7.3 in group ratio 0.15: 1.095 rounds up (floating point says 1.09)', { amount: 1, groupRatio: 0.15 }, { quota: 500_000, money: '1.10', cents: 110 }],
+    [
+      '$1 at 7.3 in group ratio 0.15: 1.095 rounds up (floating point says 1.09)',
+      { amount: 1, groupRatio: 0.15 },
+      { quota: 500_000, money: '1.10', cents: 110 },
+    ],
     ['$3 at 7.3 × 1.5 = 32.85 (floating point: 32.849999…)', { amount: 3, groupRatio: 1.5 }, { quota: 1_500_000, money: '32.85', cents: 3285 }],
     ['quota units when currency display is off: 750000 = $1.5', { amount: 750_000, displayInCurrency: false }, { quota: 750_000, money: '10.95', cents: 1095 }],
     ['a free group', { groupRatio: 0 }, { quota: 5_000_000, money: '0.00', cents: 0 }],
@@ -46,8 +53,13 @@ describe('topUpQuote (exact money)', () => {
 
 describe('the epay protocol', () => {
   const purchase = {
-    pid: '1001', type: 'alipay', outTradeNo: 'USR1NOabcdef1732600000', notifyUrl: 'https://a.example/api/user/epay/notify',
-    returnUrl: 'https://a.example/log', name: 'TUC1', money: '1.00',
+    pid: '1001',
+    type: 'alipay',
+    outTradeNo: 'USR1NOabcdef1732600000',
+    notifyUrl: 'https://a.example/api/user/epay/notify',
+    returnUrl: 'https://a.example/log',
+    name: 'TUC1',
+    money: '1.00',
   };
 
   it('signs the sorted, non-empty parameters with the key appended (MD5 computed by md5sum)', () => {
@@ -109,15 +121,21 @@ describe.each(backends)('online top-up (%s)', (backend) => {
   /** Sets options as root, then waits until billing's copy has the non-secret ones. */
   const setOptions = async (values: Record<string, string>) => {
     for (const [key, value] of Object.entries(values)) {
-      expect({ key, answer: (await gateway.call('PUT', '/api/option/', { session: root, body: { key, value } })).json() })
-        .toEqual({ key, answer: expect.objectContaining({ success: true }) });
+      expect({ key, answer: (await gateway.call('PUT', '/api/option/', { session: root, body: { key, value } })).json() }).toEqual({
+        key,
+        answer: expect.objectContaining({ success: true }),
+      });
     }
-    await waitFor(async () => {
-      const seen = (await gateway.call('GET', '/internal/billing/options', { session: root })).json().data as Record<string, unknown>;
-      // URL options are stored without trailing slashes.
-      const shown = (value: unknown) => (typeof value === 'object' ? JSON.stringify(value) : String(value).replace(/\/+$/, ''));
-      return Object.entries(values).every(([key, value]) => key === 'EpayKey' || shown(seen[key]) === shown(value));
-    }, 10_000, 'billing sees the options');
+    await waitFor(
+      async () => {
+        const seen = (await gateway.call('GET', '/internal/billing/options', { session: root })).json().data as Record<string, unknown>;
+        // URL options are stored without trailing slashes.
+        const shown = (value: unknown) => (typeof value === 'object' ? JSON.stringify(value) : String(value).replace(/\/+$/, ''));
+        return Object.entries(values).every(([key, value]) => key === 'EpayKey' || shown(seen[key]) === shown(value));
+      },
+      10_000,
+      'billing sees the options',
+    );
   };
   /** Sets EpayKey and waits until billing (which fetches secrets by request) acts on it. */
   const setEpayKey = async (key: string) => {
@@ -128,8 +146,14 @@ describe.each(backends)('online top-up (%s)', (backend) => {
   /** What an epay gateway sends back for an order, signed with `key`. */
   const gatewayNotify = (order: { trade_no: string; money: string }, overrides: Params = {}, key = EPAY_KEY): Params => {
     const params: Params = {
-      pid: EPAY_ID, trade_no: `2024${order.trade_no.slice(-10)}`, out_trade_no: order.trade_no, type: 'alipay', name: 'TUC10',
-      money: order.money, trade_status: 'TRADE_SUCCESS', ...overrides,
+      pid: EPAY_ID,
+      trade_no: `2024${order.trade_no.slice(-10)}`,
+      out_trade_no: order.trade_no,
+      type: 'alipay',
+      name: 'TUC10',
+      money: order.money,
+      trade_status: 'TRADE_SUCCESS',
+      ...overrides,
     };
     return { ...params, sign: md5Sign(params, key), sign_type: 'MD5' };
   };
@@ -141,7 +165,9 @@ describe.each(backends)('online top-up (%s)', (backend) => {
   };
   const notifyPost = async (params: Params) => {
     const response = await gateway.app.inject({
-      method: 'POST', url: '/api/user/epay/notify', headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      method: 'POST',
+      url: '/api/user/epay/notify',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
       payload: new URLSearchParams(params).toString(),
     });
     expect(response.statusCode).toBe(200);
@@ -236,15 +262,26 @@ describe.each(backends)('online top-up (%s)', (backend) => {
     const form = answer.data as Params;
     expect(Object.keys(form).sort()).toEqual(['money', 'name', 'notify_url', 'out_trade_no', 'pid', 'return_url', 'sign', 'sign_type', 'type']);
     expect(form).toMatchObject({
-      pid: EPAY_ID, type: 'alipay', money: '73.00', sign_type: 'MD5',
-      notify_url: 'https://callback.example.com/api/user/epay/notify', return_url: `${SERVER}/log`,
+      pid: EPAY_ID,
+      type: 'alipay',
+      money: '73.00',
+      sign_type: 'MD5',
+      notify_url: 'https://callback.example.com/api/user/epay/notify',
+      return_url: `${SERVER}/log`,
     });
     expect(form.out_trade_no).toMatch(new RegExp(`^USR${alice.id}NO[A-Za-z0-9]{6}\\d{10}$`));
     expect(form.sign).toBe(md5Sign(form, EPAY_KEY));
 
     expect(await orderOf(form.out_trade_no!)).toMatchObject({
-      user_id: alice.id, amount: 5_000_000, money: '73.00', payment_method: 'alipay', gateway: 'epay', status: 'pending',
-      completed_at: 0, completed_by: 0, gateway_trade_no: '',
+      user_id: alice.id,
+      amount: 5_000_000,
+      money: '73.00',
+      payment_method: 'alipay',
+      gateway: 'epay',
+      status: 'pending',
+      completed_at: 0,
+      completed_by: 0,
+      gateway_trade_no: '',
     });
 
     // Without a custom callback address the notify goes to ServerAddress.
@@ -287,14 +324,22 @@ describe.each(backends)('online top-up (%s)', (backend) => {
     const paid = await orderOf(order.trade_no);
     expect(paid).toMatchObject({ status: 'success', completed_by: 0, gateway_trade_no: params.trade_no });
     expect(paid.completed_at).toBeGreaterThan(0);
-    expect(await db.getRepository(LogEntity).findBy({ user_id: alice.id, type: 1, content: 'online top-up succeeded, top-up amount: $10.00, paid: 73.00' }))
-      .toEqual([expect.objectContaining({ quota: 5_000_000, username: 'alice' })]);
-    expect(await db.getRepository(LedgerEntryEntity).findBy({ request_id: `topup:${order.trade_no}` }))
-      .toEqual([expect.objectContaining({ user_id: alice.id, kind: 'topup', amount: 5_000_000 })]);
+    expect(
+      await db.getRepository(LogEntity).findBy({ user_id: alice.id, type: 1, content: 'online top-up succeeded, top-up amount: $10.00, paid: 73.00' }),
+    ).toEqual([expect.objectContaining({ quota: 5_000_000, username: 'alice' })]);
+    expect(await db.getRepository(LedgerEntryEntity).findBy({ request_id: `topup:${order.trade_no}` })).toEqual([
+      expect.objectContaining({ user_id: alice.id, kind: 'topup', amount: 5_000_000 }),
+    ]);
     await waitFor(() => completed.some((event) => (event.data as { trade_no: string }).trade_no === order.trade_no), 10_000, 'billing.topup.completed');
     expect(completed.find((event) => (event.data as { trade_no: string }).trade_no === order.trade_no)!.data).toEqual({
-      trade_no: order.trade_no, user_id: alice.id, quota: 5_000_000, money: '73.00', gateway: 'epay', payment_method: 'alipay',
-      completed_by: 0, completed_at: paid.completed_at,
+      trade_no: order.trade_no,
+      user_id: alice.id,
+      quota: 5_000_000,
+      money: '73.00',
+      gateway: 'epay',
+      payment_method: 'alipay',
+      completed_by: 0,
+      completed_at: paid.completed_at,
     });
     // The console's balance (identity asks billing) shows it too.
     expect((await gateway.call('GET', '/api/user/self', { session: alice })).json().data.quota).toBe(before + 5_000_000);
@@ -347,7 +392,10 @@ describe.each(backends)('online top-up (%s)', (backend) => {
     const order = await newOrder();
     const before = await quotaOf(alice);
     const listed = (await gateway.call('GET', `/api/user/topup?p=1&page_size=5&keyword=${order.trade_no}`, { session: root })).json();
-    expect(listed).toMatchObject({ success: true, data: { total: 1, page: 1, page_size: 5, items: [{ trade_no: order.trade_no, status: 'pending', money: '73.00' }] } });
+    expect(listed).toMatchObject({
+      success: true,
+      data: { total: 1, page: 1, page_size: 5, items: [{ trade_no: order.trade_no, status: 'pending', money: '73.00' }] },
+    });
     const all = (await gateway.call('GET', '/api/user/topup?p=1&page_size=100', { session: root })).json().data;
     const ids = all.items.map((item: { id: number }) => item.id);
     expect(ids).toEqual([...ids].sort((a, b) => b - a));
@@ -358,17 +406,31 @@ describe.each(backends)('online top-up (%s)', (backend) => {
     const done = (await complete(order.trade_no)).json();
     expect(done).toMatchObject({ success: true, data: { trade_no: order.trade_no, status: 'success', completed_by: root.id } });
     expect(await quotaOf(alice)).toBe(before + 5_000_000);
-    expect(await db.getRepository(LogEntity).countBy({
-      user_id: alice.id, type: 1, content: 'online top-up succeeded, top-up amount: $10.00, paid: 73.00 (completed by admin root)',
-    })).toBe(1);
+    expect(
+      await db.getRepository(LogEntity).countBy({
+        user_id: alice.id,
+        type: 1,
+        content: 'online top-up succeeded, top-up amount: $10.00, paid: 73.00 (completed by admin root)',
+      }),
+    ).toBe(1);
     // A balance credited on an admin's word is in the audit trail (issue 22.13).
-    await waitFor(async () => (await gateway.call('GET', `/api/audit/?action=topup.completed&target_id=${order.trade_no}`, { session: root })).json().data.total === 1, 10_000, 'the audit record');
+    await waitFor(
+      async () => (await gateway.call('GET', `/api/audit/?action=topup.completed&target_id=${order.trade_no}`, { session: root })).json().data.total === 1,
+      10_000,
+      'the audit record',
+    );
     expect((await gateway.call('GET', `/api/audit/?target_id=${order.trade_no}`, { session: root })).json().data.items[0]).toMatchObject({
-      service: 'billing', actor: { user_id: root.id, username: 'root' }, target: { type: 'topup', id: order.trade_no },
-      before: { status: 'pending' }, after: { status: 'success', user_id: alice.id, quota: 5_000_000, money: '73.00' },
+      service: 'billing',
+      actor: { user_id: root.id, username: 'root' },
+      target: { type: 'topup', id: order.trade_no },
+      before: { status: 'pending' },
+      after: { status: 'success', user_id: alice.id, quota: 5_000_000, money: '73.00' },
     });
 
-    expect((await complete(order.trade_no)).json()).toEqual({ success: false, message: 'trade_no: the order is success, only a pending order can be completed' });
+    expect((await complete(order.trade_no)).json()).toEqual({
+      success: false,
+      message: 'trade_no: the order is success, only a pending order can be completed',
+    });
     expect((await complete('USR1NOnothing1732600000')).statusCode).toBe(404);
     expect((await complete('')).json().message).toMatch(/^trade_no: /);
     expect(await notifyGet(gatewayNotify(order))).toBe('success');
@@ -380,9 +442,13 @@ describe.each(backends)('online top-up (%s)', (backend) => {
     const [notified, manual] = await Promise.all([notifyGet(gatewayNotify(raced)), complete(raced.trade_no)]);
     expect(notified).toBe('success');
     // The admin either won, or found it paid already.
-    expect(manual.json()).toEqual(expect.objectContaining(manual.json().success
-      ? { data: expect.objectContaining({ completed_by: root.id }) }
-      : { message: 'trade_no: the order is success, only a pending order can be completed' }));
+    expect(manual.json()).toEqual(
+      expect.objectContaining(
+        manual.json().success
+          ? { data: expect.objectContaining({ completed_by: root.id }) }
+          : { message: 'trade_no: the order is success, only a pending order can be completed' },
+      ),
+    );
     expect(await quotaOf(alice)).toBe(before + 10_000_000);
     expect(await db.getRepository(LedgerEntryEntity).countBy({ request_id: `topup:${raced.trade_no}` })).toBe(1);
   });

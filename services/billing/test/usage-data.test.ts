@@ -41,7 +41,9 @@ describe.each(backends)('usage data (%s)', (backend) => {
   it('adds requests to their hour, one row per user, model and hour', async () => {
     const rows = await db.getRepository(QuotaDataEntity).find({ where: { user_id: alice.id }, order: { created_at: 'ASC', model_name: 'ASC' } });
     const hour = (created: number) => Math.floor(created / HOUR) * HOUR;
-    expect(rows.map(({ model_name, created_at, count, quota, token_used, username }) => ({ model_name, created_at, count, quota, token_used, username }))).toEqual([
+    expect(
+      rows.map(({ model_name, created_at, count, quota, token_used, username }) => ({ model_name, created_at, count, quota, token_used, username })),
+    ).toEqual([
       { model_name: 'gpt-4o', created_at: hour(now - 40 * DAY), count: 1, quota: 9, token_used: 9, username: 'alice' },
       { model_name: 'gpt-4', created_at: H, count: 1, quota: 30, token_used: 3, username: 'alice' },
       { model_name: 'gpt-4o', created_at: H, count: 2, quota: 150, token_used: 15, username: 'alice' },
@@ -55,8 +57,11 @@ describe.each(backends)('usage data (%s)', (backend) => {
     // PostgreSQL they overlap on separate pool connections; TypeORM's SQLite driver has one
     // connection and cannot start two transactions in the same tick.
     const nextTick = () => new Promise((resolve) => setImmediate(resolve));
-    await Promise.all(Array.from({ length: 25 }, (_, index) => nextTick().then(() =>
-      record({ userId, username: 'load', modelName: 'm', createdAt: H + index, quota: index + 1, tokens: 2 }))));
+    await Promise.all(
+      Array.from({ length: 25 }, (_, index) =>
+        nextTick().then(() => record({ userId, username: 'load', modelName: 'm', createdAt: H + index, quota: index + 1, tokens: 2 })),
+      ),
+    );
     const row = await db.getRepository(QuotaDataEntity).findOneByOrFail({ user_id: userId });
     expect(row).toMatchObject({ created_at: H, count: 25, quota: (25 * 26) / 2, token_used: 50 });
     await db.getRepository(QuotaDataEntity).delete({ user_id: userId });

@@ -43,20 +43,35 @@ describe.each(backends)('usage ledger (%s)', (backend) => {
     expect((await gateway.call('PUT', '/api/user/', { session: root, body: { id: session.id, quota } })).json().success).toBe(true);
     const token = async (body: Record<string, unknown>) => (await gateway.call('POST', '/api/token/', { session, body })).json().data[0].id as number;
     return {
-      session, username,
+      session,
+      username,
       limitedToken: await token({ name: 'limited', remain_quota: 5_000_000 }),
       unlimitedToken: await token({ name: 'unlimited', unlimited_quota: true }),
     };
   };
 
   const record = (user: TestUser, overrides: Partial<UsageRecord> = {}): UsageRecord => ({
-    request_id: randomUUID(), user_id: user.session.id, token_id: user.limitedToken, token_name: 'limited', model_name: 'gpt-4o',
-    group: 'default', channel_id: 3, prompt_tokens: 1000, completion_tokens: 500, quota: 3750, use_time_ms: 2500, is_stream: true,
-    created_at: Math.floor(Date.now() / 1000), content: '', other: { model_ratio: 1.25, completion_ratio: 4 }, ...overrides,
+    request_id: randomUUID(),
+    user_id: user.session.id,
+    token_id: user.limitedToken,
+    token_name: 'limited',
+    model_name: 'gpt-4o',
+    group: 'default',
+    channel_id: 3,
+    prompt_tokens: 1000,
+    completion_tokens: 500,
+    quota: 3750,
+    use_time_ms: 2500,
+    is_stream: true,
+    created_at: Math.floor(Date.now() / 1000),
+    content: '',
+    other: { model_ratio: 1.25, completion_ratio: 4 },
+    ...overrides,
   });
   const publish = (usage: UsageRecord, eventId?: string) => publishEvent(gateway.env.infra.bus, 'relay.usage.recorded', usage, eventId);
   const applied = (requestId: string) => db.getRepository(LedgerEntryEntity).existsBy({ request_id: requestId });
-  const self = async (user: TestUser) => (await gateway.call('GET', '/api/user/self', { session: user.session })).json().data as { quota: number; used_quota: number; request_count: number };
+  const self = async (user: TestUser) =>
+    (await gateway.call('GET', '/api/user/self', { session: user.session })).json().data as { quota: number; used_quota: number; request_count: number };
   const tokenRow = (id: number) => db.getRepository(TokenEntity).findOneByOrFail({ id });
   const defaults = { get: (key: string) => (defaultOptionValues() as Record<string, unknown>)[key] } as unknown as OptionsMirror;
 
@@ -101,16 +116,31 @@ describe.each(backends)('usage ledger (%s)', (backend) => {
     expect(await self(alice)).toMatchObject({ quota: 1_000_000 - 3750, used_quota: 3750, request_count: 1 });
     const log = await db.getRepository(LogEntity).findOneByOrFail({ request_id: usage.request_id });
     expect(log).toMatchObject({
-      user_id: alice.session.id, username: 'alice', type: 2, quota: 3750, prompt_tokens: 1000, completion_tokens: 500, use_time: 2,
-      is_stream: true, channel_id: 3, group: 'default', token_id: alice.limitedToken, token_name: 'limited', model_name: 'gpt-4o', content: 'hello',
+      user_id: alice.session.id,
+      username: 'alice',
+      type: 2,
+      quota: 3750,
+      prompt_tokens: 1000,
+      completion_tokens: 500,
+      use_time: 2,
+      is_stream: true,
+      channel_id: 3,
+      group: 'default',
+      token_id: alice.limitedToken,
+      token_name: 'limited',
+      model_name: 'gpt-4o',
+      content: 'hello',
       created_at: usage.created_at,
     });
     expect(JSON.parse(log.other)).toEqual({ frt: 120 });
     expect(await db.getRepository(LedgerEntryEntity).findOneByOrFail({ request_id: usage.request_id })).toMatchObject({ kind: 'usage', amount: -3750 });
     expect(await tokenRow(alice.limitedToken)).toMatchObject({ remain_quota: 5_000_000 - 3750, used_quota: 3750 });
     const hour = Math.floor(usage.created_at / 3600) * 3600;
-    expect(await db.getRepository(QuotaDataEntity).findOneByOrFail({ user_id: alice.session.id, model_name: 'gpt-4o', created_at: hour }))
-      .toMatchObject({ count: 1, quota: 3750, token_used: 1500 });
+    expect(await db.getRepository(QuotaDataEntity).findOneByOrFail({ user_id: alice.session.id, model_name: 'gpt-4o', created_at: hour })).toMatchObject({
+      count: 1,
+      quota: 3750,
+      token_used: 1500,
+    });
 
     // An unlimited token only counts what it used; a playground request (token 0) touches no token.
     const unlimited = record(alice, { token_id: alice.unlimitedToken, quota: 100 });
@@ -156,10 +186,14 @@ describe.each(backends)('usage ledger (%s)', (backend) => {
 
   it('reports the one request that took the balance below QuotaRemindThreshold, after its commit, once', async () => {
     const drops: Array<{ id: string; data: unknown; committed: boolean }> = [];
-    await gateway.env.infra.bus.subscribe('billing.balance.dropped', async (event) => {
-      const { request_id } = event.data as { request_id: string };
-      drops.push({ id: event.id, data: event.data, committed: await applied(request_id) });
-    }, {});
+    await gateway.env.infra.bus.subscribe(
+      'billing.balance.dropped',
+      async (event) => {
+        const { request_id } = event.data as { request_id: string };
+        drops.push({ id: event.id, data: event.data, committed: await applied(request_id) });
+      },
+      {},
+    );
     const heidi = await newUser('heidi', 10_000);
     // Five charges of 2,000 at once (batched together where the bus allows): only the step from
     // 2,000 to 0 crosses the default threshold of 1,000.
@@ -170,14 +204,18 @@ describe.each(backends)('usage ledger (%s)', (backend) => {
     const crossing = (drops[0]!.data as { request_id: string }).request_id;
     expect(charges.map((usage) => usage.request_id)).toContain(crossing);
     expect(drops[0]).toEqual({
-      id: `balance-dropped-${crossing}`, committed: true,
+      id: `balance-dropped-${crossing}`,
+      committed: true,
       data: { user_id: heidi.session.id, quota: 0, threshold: 1000, request_id: crossing },
     });
 
     // Already below: no second report; nor for the crossing request delivered again.
     const further = record(heidi, { quota: 100 });
     await publish(further);
-    await publish(charges.find((usage) => usage.request_id === crossing)!, `again-${crossing}`);
+    await publish(
+      charges.find((usage) => usage.request_id === crossing)!,
+      `again-${crossing}`,
+    );
     const marker = record(heidi, { quota: 1 });
     await publish(marker);
     await waitFor(() => applied(marker.request_id), 10_000, 'marker applied');
@@ -218,7 +256,7 @@ describe.each(backends)('usage ledger (%s)', (backend) => {
     const rate = (events: number, ms: number) => `${((events / ms) * 1000).toFixed(0)} events/s`;
     console.log(
       `usage ledger on ${database}: 200 events via the ${backend === 'real' ? 'NATS' : 'in-process'} bus applied in ${viaBus.toFixed(0)} ms ` +
-      `(${rate(200, viaBus)}); without the bus: one transaction per event ${rate(300, singleMs)}, batches of 16 ${rate(300, batchedMs)}`,
+        `(${rate(200, viaBus)}); without the bus: one transaction per event ${rate(300, singleMs)}, batches of 16 ${rate(300, batchedMs)}`,
     );
     expect(await self(dave)).toMatchObject({ quota: 100_000_000 - total - 600, request_count: 800 });
   });
@@ -226,7 +264,10 @@ describe.each(backends)('usage ledger (%s)', (backend) => {
   it('seeds the live counters from the database (SET NX), and the quota gate settles in step with the ledger', async () => {
     const erin = await newUser('erin', 50_000);
     const { bus, counters } = gateway.env.infra;
-    expect(await requestTyped(bus, 'billing.quota.seed', { user_id: erin.session.id, token_id: erin.limitedToken })).toEqual({ user: 50_000, token: 5_000_000 });
+    expect(await requestTyped(bus, 'billing.quota.seed', { user_id: erin.session.id, token_id: erin.limitedToken })).toEqual({
+      user: 50_000,
+      token: 5_000_000,
+    });
     // A live counter is never overwritten by a seed; an unlimited or foreign token has no counter.
     await counters.adjust(counterKeys.user(erin.session.id), -1000);
     expect(await requestTyped(bus, 'billing.quota.seed', { user_id: erin.session.id, token_id: erin.unlimitedToken })).toEqual({ user: 49_000, token: null });
@@ -239,8 +280,10 @@ describe.each(backends)('usage ledger (%s)', (backend) => {
     const requestId = randomUUID();
     const held = await gate.reserve({ requestId, userId: erin.session.id, tokenId: erin.limitedToken, unlimitedToken: false, amount: 40_000, ttlMs: 30_000 });
     expect(held).toMatchObject({ ok: true, remaining: { user: 10_000, token: 4_960_000 } });
-    expect(await gate.reserve({ requestId: randomUUID(), userId: erin.session.id, tokenId: 0, unlimitedToken: false, amount: 10_001, ttlMs: 30_000 }))
-      .toEqual({ ok: false, reason: 'insufficient_user_quota' });
+    expect(await gate.reserve({ requestId: randomUUID(), userId: erin.session.id, tokenId: 0, unlimitedToken: false, amount: 10_001, ttlMs: 30_000 })).toEqual({
+      ok: false,
+      reason: 'insufficient_user_quota',
+    });
     if (!held.ok) throw new Error('not reserved');
     await gate.settle(held.hold, 3750);
     // Settled, not committed yet: the charge is still counted as held against the balance.
@@ -258,7 +301,15 @@ describe.each(backends)('usage ledger (%s)', (backend) => {
     const random = prng(20241123);
     const users = [] as Array<TestUser & { quota: number; used: number; requests: number; remain: number; unlimitedUsed: number; usageIds: Set<string> }>;
     for (const name of ['r1', 'r2', 'r3', 'r4', 'r5']) {
-      users.push({ ...(await newUser(`mix-${name}`, 10_000_000)), quota: 10_000_000, used: 0, requests: 0, remain: 5_000_000, unlimitedUsed: 0, usageIds: new Set() });
+      users.push({
+        ...(await newUser(`mix-${name}`, 10_000_000)),
+        quota: 10_000_000,
+        used: 0,
+        requests: 0,
+        remain: 5_000_000,
+        unlimitedUsed: 0,
+        usageIds: new Set(),
+      });
     }
     // Redemption codes in four denominations, handed out as the run draws top-ups.
     const codes: Array<{ key: string; quota: number }> = [];
@@ -323,9 +374,19 @@ describe.each(backends)('usage ledger (%s)', (backend) => {
     // A hand edit behind the ledger's back (the kind of drift the nightly check exists to catch).
     await db.getRepository(AccountEntity).update({ user_id: grace.session.id }, { quota: 1500, used_quota: 7 });
     const mismatches = await reconcile(db);
-    expect(mismatches).toEqual([{
-      user_id: grace.session.id, quota: 1500, used_quota: 7, ledger_total: 1000, grants: 0, topups: 0, admin: 1000, transfers: 0, usage: 0,
-    }]);
+    expect(mismatches).toEqual([
+      {
+        user_id: grace.session.id,
+        quota: 1500,
+        used_quota: 7,
+        ledger_total: 1000,
+        grants: 0,
+        topups: 0,
+        admin: 1000,
+        transfers: 0,
+        usage: 0,
+      },
+    ]);
     await db.getRepository(AccountEntity).update({ user_id: grace.session.id }, { quota: 1000, used_quota: 0 });
     expect(await reconcile(db)).toEqual([]);
   });

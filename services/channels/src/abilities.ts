@@ -37,10 +37,15 @@ export async function rebuildAllAbilities(db: DataSource): Promise<number> {
 
 /** Every model an enabled channel offers, with the groups it is offered in. */
 export async function enabledModelGroups(db: DataSource): Promise<Array<{ model: string; groups: string[] }>> {
-  const rows = await db.getRepository(AbilityEntity).createQueryBuilder('ability')
-    .select('ability.model', 'model').addSelect('ability.group', 'group').distinct(true)
+  const rows = await db
+    .getRepository(AbilityEntity)
+    .createQueryBuilder('ability')
+    .select('ability.model', 'model')
+    .addSelect('ability.group', 'group')
+    .distinct(true)
     .where('ability.enabled = :enabled', { enabled: true })
-    .orderBy('ability.model').addOrderBy('ability.group')
+    .orderBy('ability.model')
+    .addOrderBy('ability.group')
     .getRawMany<{ model: string; group: string }>();
   const groups = new Map<string, string[]>();
   for (const row of rows) groups.set(row.model, [...(groups.get(row.model) ?? []), row.group]);
@@ -49,8 +54,11 @@ export async function enabledModelGroups(db: DataSource): Promise<Array<{ model:
 
 /** Models an enabled channel offers in `group` (or in any group when omitted), sorted. */
 export async function enabledModels(db: DataSource, group?: string): Promise<string[]> {
-  const builder = db.getRepository(AbilityEntity).createQueryBuilder('ability')
-    .select('ability.model', 'model').distinct(true)
+  const builder = db
+    .getRepository(AbilityEntity)
+    .createQueryBuilder('ability')
+    .select('ability.model', 'model')
+    .distinct(true)
     .where('ability.enabled = :enabled', { enabled: true })
     .orderBy('ability.model');
   if (group !== undefined) builder.andWhere('ability.group = :group', { group });

@@ -18,10 +18,25 @@ export type ChannelActor = AuditSource;
  */
 export function auditedChannel(row: ChannelEntity): AuditValues {
   return {
-    name: row.name, type: row.type, status: row.status, group: row.group, models: row.models, base_url: row.base_url, key: row.key_hash,
-    other: row.other, model_mapping: row.model_mapping, status_code_mapping: row.status_code_mapping, param_override: row.param_override,
-    setting: row.setting, test_model: row.test_model, auto_ban: row.auto_ban, tag: row.tag, priority: row.priority, weight: row.weight,
-    openai_organization: row.openai_organization, allow_private_network: row.allow_private_network === true,
+    name: row.name,
+    type: row.type,
+    status: row.status,
+    group: row.group,
+    models: row.models,
+    base_url: row.base_url,
+    key: row.key_hash,
+    other: row.other,
+    model_mapping: row.model_mapping,
+    status_code_mapping: row.status_code_mapping,
+    param_override: row.param_override,
+    setting: row.setting,
+    test_model: row.test_model,
+    auto_ban: row.auto_ban,
+    tag: row.tag,
+    priority: row.priority,
+    weight: row.weight,
+    openai_organization: row.openai_organization,
+    allow_private_network: row.allow_private_network === true,
   };
 }
 
@@ -30,6 +45,10 @@ export function channelTarget(row: Pick<ChannelEntity, 'id' | 'name'>): AuditTar
 }
 
 /** Publishes the records (after the change committed); nothing without an actor (channels' own changes). */
-export async function publishChannelAudit(context: Pick<ChannelsContext, 'bus'>, actor: ChannelActor | null | undefined, ...entries: AuditEntry[]): Promise<void> {
+export async function publishChannelAudit(
+  context: Pick<ChannelsContext, 'bus'>,
+  actor: ChannelActor | null | undefined,
+  ...entries: AuditEntry[]
+): Promise<void> {
   if (actor) await publishAudit(context.bus, 'channels', actor, ...entries);
 }

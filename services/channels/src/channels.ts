@@ -29,12 +29,19 @@ const notFound = () => new NotFoundError('channel not found');
  * leave a row alone, or throws to roll everything back.
  */
 export async function changeChannels(
-  context: ChannelsContext, where: Where, change: (row: ChannelEntity) => ChannelChange | null, actor?: ChannelActor,
+  context: ChannelsContext,
+  where: Where,
+  change: (row: ChannelEntity) => ChannelChange | null,
+  actor?: ChannelActor,
 ): Promise<ChannelEntity[]> {
   const { db } = context;
   const previous = new Map<number, ChannelEntity>();
   const changed = await db.transaction(async (manager) => {
-    const rows = await manager.find(ChannelEntity, { where, order: { id: 'ASC' }, ...(isPostgres(db) ? { lock: { mode: 'pessimistic_write' as const } } : {}) });
+    const rows = await manager.find(ChannelEntity, {
+      where,
+      order: { id: 'ASC' },
+      ...(isPostgres(db) ? { lock: { mode: 'pessimistic_write' as const } } : {}),
+    });
     const out: ChannelEntity[] = [];
     for (const row of rows) {
       const before = Object.assign(new ChannelEntity(), row);
@@ -49,9 +56,16 @@ export async function changeChannels(
     return out;
   });
   await publishUpdated(context, changed);
-  await publishChannelAudit(context, actor, ...changed.map((row) => ({
-    action: 'channel.updated' as const, target: channelTarget(row), before: auditedChannel(previous.get(row.id)!), after: auditedChannel(row),
-  })));
+  await publishChannelAudit(
+    context,
+    actor,
+    ...changed.map((row) => ({
+      action: 'channel.updated' as const,
+      target: channelTarget(row),
+      before: auditedChannel(previous.get(row.id)!),
+      after: auditedChannel(row),
+    })),
+  );
   return changed;
 }
 
@@ -59,12 +73,19 @@ export async function changeChannels(
 export async function deleteChannels(context: ChannelsContext, where: Where, actor?: ChannelActor): Promise<number[]> {
   const deleted = await context.db.transaction(async (manager) => {
     const rows = await manager.find(ChannelEntity, { where, order: { id: 'ASC' } });
-    await deleteByIds(manager, rows.map((row) => row.id));
+    await deleteByIds(
+      manager,
+      rows.map((row) => row.id),
+    );
     return rows;
   });
   const ids = deleted.map((row) => row.id);
   await publishDeleted(context, ids);
-  await publishChannelAudit(context, actor, ...deleted.map((row) => ({ action: 'channel.deleted' as const, target: channelTarget(row), before: auditedChannel(row), after: null })));
+  await publishChannelAudit(
+    context,
+    actor,
+    ...deleted.map((row) => ({ action: 'channel.deleted' as const, target: channelTarget(row), before: auditedChannel(row), after: null })),
+  );
   return ids;
 }
 
@@ -107,13 +128,22 @@ export async function createChannels(context: ChannelsContext, body: CreateChann
   if (keys.length > MAX_BATCH_KEYS) throw new UserError(`key: at most ${MAX_BATCH_KEYS} keys (lines) at once`);
   checkMaps(fields);
   const common = {
-    ...fields, group: listOrThrow('group', fields.group), models: listOrThrow('models', fields.models), created_time: nowSeconds(),
+    ...fields,
+    group: listOrThrow('group', fields.group),
+    models: listOrThrow('models', fields.models),
+    created_time: nowSeconds(),
     allow_private_network: fields.allow_private_network ?? context.options.get('AllowPrivateNetworkUpstreams'),
   };
   const created = await context.db.transaction(async (manager) => {
     const rows: ChannelEntity[] = [];
     for (const one of keys) {
-      const row = manager.create(ChannelEntity, { ...common, key_encrypted: sealSecret(one, context.keySecret), key_hash: hashKey(one), other_info: '', version: 1 });
+      const row = manager.create(ChannelEntity, {
+        ...common,
+        key_encrypted: sealSecret(one, context.keySecret),
+        key_hash: hashKey(one),
+        other_info: '',
+        version: 1,
+      });
       // A copy goes in: on PostgreSQL the insert writes RETURNING values (bigints as strings) back into its argument.
       row.id = (await manager.insert(ChannelEntity, { ...row })).identifiers[0]!.id as number;
       const stored = await manager.findOneByOrFail(ChannelEntity, { id: row.id });
@@ -123,7 +153,11 @@ export async function createChannels(context: ChannelsContext, body: CreateChann
     return rows;
   });
   await publishUpdated(context, created);
-  await publishChannelAudit(context, actor, ...created.map((row) => ({ action: 'channel.created' as const, target: channelTarget(row), after: auditedChannel(row) })));
+  await publishChannelAudit(
+    context,
+    actor,
+    ...created.map((row) => ({ action: 'channel.created' as const, target: channelTarget(row), after: auditedChannel(row) })),
+  );
   for (const row of created) if (row.allow_private_network) await auditPrivateNetwork(context, actor, row, true, 'created');
   return created.map((row) => row.id);
 }
@@ -141,13 +175,18 @@ export async function updateChannel(context: ChannelsContext, body: UpdateChanne
   if (fields.models !== undefined) changes.models = listOrThrow('models', fields.models);
   if (key) Object.assign(changes, { key_encrypted: sealSecret(key, context.keySecret), key_hash: hashKey(key) });
   let flagBefore = false as boolean;
-  const [row] = await changeChannels(context, { id }, (current) => {
-    flagBefore = current.allow_private_network === true;
-    if (status === undefined || status === current.status) return changes;
-    if (status !== ChannelStatus.Enabled && status !== ChannelStatus.ManuallyDisabled) throw new UserError('status: must be 1 (enabled) or 2 (disabled)');
-    // The reason describes an automatic disable; a hand-set status replaces it.
-    return { ...changes, status, other_info: withStatusReason(current.other_info, null, nowSeconds()) };
-  }, actor);
+  const [row] = await changeChannels(
+    context,
+    { id },
+    (current) => {
+      flagBefore = current.allow_private_network === true;
+      if (status === undefined || status === current.status) return changes;
+      if (status !== ChannelStatus.Enabled && status !== ChannelStatus.ManuallyDisabled) throw new UserError('status: must be 1 (enabled) or 2 (disabled)');
+      // The reason describes an automatic disable; a hand-set status replaces it.
+      return { ...changes, status, other_info: withStatusReason(current.other_info, null, nowSeconds()) };
+    },
+    actor,
+  );
   if (!row) throw notFound();
   if (fields.allow_private_network !== undefined && fields.allow_private_network !== flagBefore) {
     await auditPrivateNetwork(context, actor, row, fields.allow_private_network, 'changed');
@@ -171,8 +210,13 @@ export async function copyChannel(context: ChannelsContext, id: number, options:
     if (!source) throw notFound();
     const { id: _sourceId, ...fields } = source;
     const values = {
-      ...fields, name: copyName(source.name, options.suffix), created_time: nowSeconds(), version: 1,
-      response_time: 0, test_time: 0, ...(options.resetBalance ? { balance: 0, balance_updated_time: 0, used_quota: 0 } : {}),
+      ...fields,
+      name: copyName(source.name, options.suffix),
+      created_time: nowSeconds(),
+      version: 1,
+      response_time: 0,
+      test_time: 0,
+      ...(options.resetBalance ? { balance: 0, balance_updated_time: 0, used_quota: 0 } : {}),
     };
     const newId = (await manager.insert(ChannelEntity, { ...values })).identifiers[0]!.id as number;
     const stored = await manager.findOneByOrFail(ChannelEntity, { id: newId });
@@ -192,8 +236,12 @@ export async function deleteChannel(context: ChannelsContext, id: number, actor?
 /** Status by hand for every channel with the tag; returns how many changed. */
 export async function setStatusByTag(context: ChannelsContext, tag: string, status: 1 | 2, actor?: ChannelActor): Promise<number> {
   const now = nowSeconds();
-  const changed = await changeChannels(context, { tag }, (row) =>
-    (row.status === status ? null : { status, other_info: withStatusReason(row.other_info, null, now) }), actor);
+  const changed = await changeChannels(
+    context,
+    { tag },
+    (row) => (row.status === status ? null : { status, other_info: withStatusReason(row.other_info, null, now) }),
+    actor,
+  );
   return changed.length;
 }
 
@@ -236,6 +284,8 @@ export async function recordBalance(context: ChannelsContext, id: number, balanc
 export async function adoptPrivateNetworkDefault(context: ChannelsContext): Promise<void> {
   if (!(await context.db.getRepository(ChannelEntity).existsBy({ allow_private_network: IsNull() }))) return;
   const allowed = context.options.get('AllowPrivateNetworkUpstreams');
-  const adopted = await changeChannels(context, { allow_private_network: IsNull() }, (row) => (row.allow_private_network === null ? { allow_private_network: allowed } : null));
+  const adopted = await changeChannels(context, { allow_private_network: IsNull() }, (row) =>
+    row.allow_private_network === null ? { allow_private_network: allowed } : null,
+  );
   if (allowed) for (const row of adopted) await auditPrivateNetwork(context, null, row, true, 'adopted');
 }

@@ -26,6 +26,15 @@ export async function publishDeleted(context: Pick<ChannelsContext, 'bus'>, ids:
 }
 
 /** An automatic disable, once: the event id carries the row version the disable wrote. */
-export async function publishDisabled(context: Pick<ChannelsContext, 'bus'>, channel: ChannelEntity, disabled: { reason: string; time: number }): Promise<void> {
-  await publishEvent(context.bus, 'channels.channel.disabled', { channel_id: channel.id, name: channel.name, ...disabled }, `channel-disabled-${channel.id}-${channel.version}`);
+export async function publishDisabled(
+  context: Pick<ChannelsContext, 'bus'>,
+  channel: ChannelEntity,
+  disabled: { reason: string; time: number },
+): Promise<void> {
+  await publishEvent(
+    context.bus,
+    'channels.channel.disabled',
+    { channel_id: channel.id, name: channel.name, ...disabled },
+    `channel-disabled-${channel.id}-${channel.version}`,
+  );
 }

@@ -41,7 +41,10 @@ export async function applySuccess(context: ChannelsContext, channelId: number):
   // Off (the default): nothing to decide, and a success event costs no query.
   if (!automaticEnableEnabled) return false;
   const changed = await changeChannels(context, { id: channelId, status: ChannelStatus.AutoDisabled }, (row) =>
-    (decideEnable({ status: row.status, automaticEnableEnabled }) ? { status: ChannelStatus.Enabled, other_info: withStatusReason(row.other_info, null, nowSeconds()) } : null));
+    decideEnable({ status: row.status, automaticEnableEnabled })
+      ? { status: ChannelStatus.Enabled, other_info: withStatusReason(row.other_info, null, nowSeconds()) }
+      : null,
+  );
   if (changed[0]) context.logger.info({ channelId, name: changed[0].name }, 'channel enabled automatically');
   return changed.length > 0;
 }
@@ -50,13 +53,23 @@ export async function applySuccess(context: ChannelsContext, channelId: number):
 export async function subscribeHealth(context: ChannelsContext): Promise<Subscription[]> {
   const { bus, logger, options } = context;
   return Promise.all([
-    onEvent(bus, 'relay.channel.failed', async (failure) => {
-      await applyFailure(context, failure.channel_id, failure);
-    }, { durable: 'channels-health', logger }),
-    onEvent(bus, 'relay.channel.succeeded', async ({ channel_id, response_time_ms, test }) => {
-      // A test that passed but too slowly is no reason to enable the channel again.
-      if (test && slowTestFailure(response_time_ms, options.get('ChannelDisableThreshold'))) return;
-      await applySuccess(context, channel_id);
-    }, { durable: 'channels-health', logger }),
+    onEvent(
+      bus,
+      'relay.channel.failed',
+      async (failure) => {
+        await applyFailure(context, failure.channel_id, failure);
+      },
+      { durable: 'channels-health', logger },
+    ),
+    onEvent(
+      bus,
+      'relay.channel.succeeded',
+      async ({ channel_id, response_time_ms, test }) => {
+        // A test that passed but too slowly is no reason to enable the channel again.
+        if (test && slowTestFailure(response_time_ms, options.get('ChannelDisableThreshold'))) return;
+        await applySuccess(context, channel_id);
+      },
+      { durable: 'channels-health', logger },
+    ),
   ]);
 }

@@ -127,13 +127,31 @@ export async function fetchModels(context: ChannelsContext, id: number): Promise
  * private-network switch (else what a new channel would take); allowing it is audit-logged.
  */
 export async function fetchModelsUnsaved(
-  context: ChannelsContext, input: { type: number; base_url: string; key: string; allow_private_network?: boolean }, actor: ChannelActor,
+  context: ChannelsContext,
+  input: { type: number; base_url: string; key: string; allow_private_network?: boolean },
+  actor: ChannelActor,
 ): Promise<string[]> {
   const allowPrivateNetwork = input.allow_private_network ?? context.options.get('AllowPrivateNetworkUpstreams');
   const channel: RoutingChannel = {
-    id: 0, type: input.type, name: '', status: ChannelStatus.Enabled, groups: [], models: [], base_url: input.base_url, other: '',
-    model_mapping: {}, status_code_mapping: {}, param_override: {}, setting: {}, priority: 0, weight: 0, tag: '', auto_ban: 0,
-    openai_organization: '', allow_private_network: allowPrivateNetwork, version: 0,
+    id: 0,
+    type: input.type,
+    name: '',
+    status: ChannelStatus.Enabled,
+    groups: [],
+    models: [],
+    base_url: input.base_url,
+    other: '',
+    model_mapping: {},
+    status_code_mapping: {},
+    param_override: {},
+    setting: {},
+    priority: 0,
+    weight: 0,
+    tag: '',
+    auto_ban: 0,
+    openai_organization: '',
+    allow_private_network: allowPrivateNetwork,
+    version: 0,
   };
   if (allowPrivateNetwork) await auditPrivateNetwork(context, actor, null, true, 'unsaved');
   // A batch of keys (one per line) shares an upstream: the first one lists its models.
@@ -157,12 +175,17 @@ export async function testAllChannels(context: ChannelsContext): Promise<string>
   const tally = await sweep(context, 'test all', ids, (id) => testChannel(context, id));
   // No channel tested at all is the run's failure (typically the relay is away), not the channels'.
   if (tally.errors === ids.length) throw new Error(`${tally.firstError} (no channel tested)`);
-  const after = new Map((await context.db.getRepository(ChannelEntity).find({ where: { id: In(ids) }, select: { id: true, status: true } }))
-    .map((row) => [row.id, row.status]));
+  const after = new Map(
+    (await context.db.getRepository(ChannelEntity).find({ where: { id: In(ids) }, select: { id: true, status: true } })).map((row) => [row.id, row.status]),
+  );
   const changed = (from: number, to: number) => before.filter((row) => row.status === from && after.get(row.id) === to).length;
   const failed = [...tally.results.values()].filter((result) => !result.success).length;
-  const parts = [`tested ${plural(tally.results.size, 'channel')}`, `${failed} failed`, `${changed(ChannelStatus.Enabled, ChannelStatus.AutoDisabled)} disabled`,
-    `${changed(ChannelStatus.AutoDisabled, ChannelStatus.Enabled)} enabled`];
+  const parts = [
+    `tested ${plural(tally.results.size, 'channel')}`,
+    `${failed} failed`,
+    `${changed(ChannelStatus.Enabled, ChannelStatus.AutoDisabled)} disabled`,
+    `${changed(ChannelStatus.AutoDisabled, ChannelStatus.Enabled)} enabled`,
+  ];
   if (tally.errors) parts.push(`${tally.errors} not tested (${tally.firstError})`);
   context.logger.info({ channels: ids.length }, 'all channels tested');
   return parts.join(', ');
@@ -185,8 +208,16 @@ export async function updateAllBalances(context: ChannelsContext): Promise<strin
  */
 export async function registerSweeps(context: ChannelsContext): Promise<void> {
   const recording = { kv: context.kv, logger: context.logger, exclusive: { lockTtlMs: SWEEP_LOCK_TTL_MS } };
-  await context.jobs.work(TEST_ALL_JOB, recordedJob(TEST_ALL_JOB, () => testAllChannels(context), recording), { concurrency: 2 });
-  await context.jobs.work(BALANCE_ALL_JOB, recordedJob(BALANCE_ALL_JOB, () => updateAllBalances(context), recording), { concurrency: 2 });
+  await context.jobs.work(
+    TEST_ALL_JOB,
+    recordedJob(TEST_ALL_JOB, () => testAllChannels(context), recording),
+    { concurrency: 2 },
+  );
+  await context.jobs.work(
+    BALANCE_ALL_JOB,
+    recordedJob(BALANCE_ALL_JOB, () => updateAllBalances(context), recording),
+    { concurrency: 2 },
+  );
 }
 
 /** Starts a sweep; one at a time (a second request while one is pending is the same job). */

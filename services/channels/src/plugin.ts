@@ -1,7 +1,5 @@
 import type { FastifyPluginAsync } from 'fastify';
-import {
-  createOptionsMirror, deriveKey, openDatabase, registerDiagnostics, useAccessControl, type Infrastructure, type Subscription,
-} from '@aigw/platform';
+import { createOptionsMirror, deriveKey, openDatabase, registerDiagnostics, useAccessControl, type Infrastructure, type Subscription } from '@aigw/platform';
 import type { ChannelsContext } from './context.js';
 import { adoptPrivateNetworkDefault } from './channels.js';
 import { channelsEntities } from './entities/index.js';
@@ -38,8 +36,12 @@ const channelsPlugin: FastifyPluginAsync<ChannelsPluginOptions> = async (app, op
   useAccessControl(app, 'channels');
   const { bus, jobs, kv, logger } = options.infra;
   const db = await openDatabase({
-    url: options.databaseUrl, dataDir: options.dataDir, schema: options.schema ?? 'channels',
-    entities: channelsEntities, migrations: channelsMigrations, logger,
+    url: options.databaseUrl,
+    dataDir: options.dataDir,
+    schema: options.schema ?? 'channels',
+    entities: channelsEntities,
+    migrations: channelsMigrations,
+    logger,
   });
   const mirror = await createOptionsMirror({ bus, logger });
   const context: ChannelsContext = { db, bus, jobs, kv, logger, options: mirror, keySecret: deriveKey(options.keySecret, 'channels.key') };

@@ -13,7 +13,11 @@ export type PrivateNetworkChange = 'created' | 'changed' | 'copied' | 'adopted' 
  * Every path that sets the flag calls it after its change is committed.
  */
 export async function auditPrivateNetwork(
-  context: ChannelsContext, actor: ChannelActor | null, channel: { id: number; name: string } | null, allowed: boolean, how: PrivateNetworkChange,
+  context: ChannelsContext,
+  actor: ChannelActor | null,
+  channel: { id: number; name: string } | null,
+  allowed: boolean,
+  how: PrivateNetworkChange,
 ): Promise<void> {
   const channelId = channel?.id ?? 0;
   const who = actor ? `${actor.actor.username} (#${actor.actor.user_id})` : 'channels at start';
@@ -24,7 +28,10 @@ export async function auditPrivateNetwork(
   );
   if (channel && channelId) {
     await publishChannelAudit(context, actor, {
-      action: 'channel.private_network_set', target: channelTarget(channel), before: { allow_private_network: !allowed }, after: { allow_private_network: allowed },
+      action: 'channel.private_network_set',
+      target: channelTarget(channel),
+      before: { allow_private_network: !allowed },
+      after: { allow_private_network: allowed },
     });
   }
 }

@@ -8,8 +8,13 @@ import type { ChannelsContext } from './context.js';
  */
 export function subscribeUsage(context: ChannelsContext): Promise<Subscription> {
   const { bus, db, logger } = context;
-  return onEvent(bus, 'relay.usage.recorded', async ({ channel_id, quota }) => {
-    if (channel_id <= 0 || quota <= 0) return;
-    await queryRows(db, `UPDATE channels SET used_quota = used_quota + ${param(db, 1)} WHERE id = ${param(db, 2)} RETURNING id`, [quota, channel_id]);
-  }, { durable: 'channels-usage', logger });
+  return onEvent(
+    bus,
+    'relay.usage.recorded',
+    async ({ channel_id, quota }) => {
+      if (channel_id <= 0 || quota <= 0) return;
+      await queryRows(db, `UPDATE channels SET used_quota = used_quota + ${param(db, 1)} WHERE id = ${param(db, 2)} RETURNING id`, [quota, channel_id]);
+    },
+    { durable: 'channels-usage', logger },
+  );
 }

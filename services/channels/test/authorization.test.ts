@@ -37,8 +37,18 @@ const matrix: Row[] = [
   { method: 'POST', route: '/api/channel/:id/key', url: (id) => `/api/channel/${id}/key`, expect: { anonymous: 401, user: 403, admin: 403, root: 403 } },
   { method: 'GET', route: '/api/models', url: () => '/api/models', expect: signedIn },
   { method: 'GET', route: '/api/user/models', url: () => '/api/user/models', expect: signedIn },
-  { method: 'GET', route: '/internal/channels/health', url: () => '/internal/channels/health', expect: { anonymous: 'ok', user: 'ok', admin: 'ok', root: 'ok' } },
-  { method: 'GET', route: '/internal/channels/options', url: () => '/internal/channels/options', expect: { anonymous: 401, user: 403, admin: 403, root: 'ok' } },
+  {
+    method: 'GET',
+    route: '/internal/channels/health',
+    url: () => '/internal/channels/health',
+    expect: { anonymous: 'ok', user: 'ok', admin: 'ok', root: 'ok' },
+  },
+  {
+    method: 'GET',
+    route: '/internal/channels/options',
+    url: () => '/internal/channels/options',
+    expect: { anonymous: 401, user: 403, admin: 403, root: 'ok' },
+  },
 ];
 
 describe.each(backends)('channels authorization (%s)', (backend) => {

@@ -35,22 +35,54 @@ describe.each(backends)('channels (%s)', (backend) => {
   };
   const create = async (overrides: Record<string, unknown> = {}) => {
     const body = channelBody({ key: `sk-${crypto.randomUUID()}`, ...overrides });
-    keys.push(...String(body.key).split('\n').map((line) => line.trim()).filter(Boolean));
+    keys.push(
+      ...String(body.key)
+        .split('\n')
+        .map((line) => line.trim())
+        .filter(Boolean),
+    );
     const answer = await call('POST', '/api/channel/', body);
     expect(answer).toMatchObject({ success: true });
     return answer.data.ids as number[];
   };
   const abilities = async (channelId: number) =>
-    (await db.query(`SELECT * FROM abilities WHERE channel_id = ${Number(channelId)} ORDER BY "group", model`) as Array<Record<string, unknown>>)
-      .map((row) => ({ group: row.group, model: row.model, enabled: Boolean(row.enabled), priority: Number(row.priority), weight: Number(row.weight), tag: row.tag }));
+    ((await db.query(`SELECT * FROM abilities WHERE channel_id = ${Number(channelId)} ORDER BY "group", model`)) as Array<Record<string, unknown>>).map(
+      (row) => ({
+        group: row.group,
+        model: row.model,
+        enabled: Boolean(row.enabled),
+        priority: Number(row.priority),
+        weight: Number(row.weight),
+        tag: row.tag,
+      }),
+    );
   const eventsFor = (events: BusEvent[], id: number) => events.filter((event) => (event.data as { id: number }).id === id);
 
   it('creates a channel, stores the key encrypted and hashed, and shows it without the key', async () => {
-    const [id] = await create({ name: 'openai-main', models: ' gpt-4o , gpt-4o-mini,gpt-4o ', group: 'default,vip', priority: 3, weight: 7, model_mapping: '{"gpt-4o":"gpt-4o-2024-08-06"}' });
+    const [id] = await create({
+      name: 'openai-main',
+      models: ' gpt-4o , gpt-4o-mini,gpt-4o ',
+      group: 'default,vip',
+      priority: 3,
+      weight: 7,
+      model_mapping: '{"gpt-4o":"gpt-4o-2024-08-06"}',
+    });
     const view = (await call('GET', `/api/channel/${id}`)).data;
     expect(view).toMatchObject({
-      id, type: 1, name: 'openai-main', status: 1, group: 'default,vip', models: 'gpt-4o,gpt-4o-mini', priority: 3, weight: 7, auto_ban: 1,
-      model_mapping: '{"gpt-4o":"gpt-4o-2024-08-06"}', balance: 0, used_quota: 0, response_time: 0, other_info: '',
+      id,
+      type: 1,
+      name: 'openai-main',
+      status: 1,
+      group: 'default,vip',
+      models: 'gpt-4o,gpt-4o-mini',
+      priority: 3,
+      weight: 7,
+      auto_ban: 1,
+      model_mapping: '{"gpt-4o":"gpt-4o-2024-08-06"}',
+      balance: 0,
+      used_quota: 0,
+      response_time: 0,
+      other_info: '',
     });
     expect(view).not.toHaveProperty('key');
     expect(view).not.toHaveProperty('key_encrypted');
@@ -73,9 +105,25 @@ describe.each(backends)('channels (%s)', (backend) => {
     ]);
     await waitFor(() => eventsFor(updated, id!).length === 1, 5_000, 'updated event');
     expect(eventsFor(updated, id!)[0]!.data).toEqual({
-      id, type: 1, name: 'openai-main', status: 1, groups: ['default', 'vip'], models: ['gpt-4o', 'gpt-4o-mini'], base_url: '', other: '',
-      model_mapping: { 'gpt-4o': 'gpt-4o-2024-08-06' }, status_code_mapping: {}, param_override: {}, setting: {},
-      priority: 3, weight: 7, tag: '', auto_ban: 1, openai_organization: '', allow_private_network: false, version: 1,
+      id,
+      type: 1,
+      name: 'openai-main',
+      status: 1,
+      groups: ['default', 'vip'],
+      models: ['gpt-4o', 'gpt-4o-mini'],
+      base_url: '',
+      other: '',
+      model_mapping: { 'gpt-4o': 'gpt-4o-2024-08-06' },
+      status_code_mapping: {},
+      param_override: {},
+      setting: {},
+      priority: 3,
+      weight: 7,
+      tag: '',
+      auto_ban: 1,
+      openai_organization: '',
+      allow_private_network: false,
+      version: 1,
     });
   });
 
@@ -125,7 +173,10 @@ describe.each(backends)('channels (%s)', (backend) => {
     const [id] = await create({ name: 'partial', base_url: 'https://up.example.com', tag: 'keep', weight: 4, auto_ban: 0, openai_organization: 'org-1' });
     const key = keys.at(-1)!;
     const answer = await call('PUT', '/api/channel/', { id, priority: 9 });
-    expect(answer).toMatchObject({ success: true, data: { id, status: 1, priority: 9, weight: 4, base_url: 'https://up.example.com', tag: 'keep', auto_ban: 0, openai_organization: 'org-1' } });
+    expect(answer).toMatchObject({
+      success: true,
+      data: { id, status: 1, priority: 9, weight: 4, base_url: 'https://up.example.com', tag: 'keep', auto_ban: 0, openai_organization: 'org-1' },
+    });
     expect((await call('PUT', '/api/channel/', { id, weight: 11, key: '' })).data).toMatchObject({ priority: 9, weight: 11 });
     expect(await gateway.env.infra.bus.request('channels.channel.key', { channel_id: id })).toEqual({ key });
     expect((await abilities(id!)).every((ability) => ability.priority === 9 && ability.weight === 11 && ability.tag === 'keep')).toBe(true);
@@ -138,17 +189,17 @@ describe.each(backends)('channels (%s)', (backend) => {
 
     await waitFor(() => eventsFor(updated, id!).length === 4, 5_000, 'one event per change');
     expect(eventsFor(updated, id!).map((event) => (event.data as { version: number }).version)).toEqual([1, 2, 3, 4]);
-    expect((await call('PUT', '/api/channel/', { id: 424242, name: 'ghost' }))).toMatchObject({ success: false, message: 'channel not found' });
+    expect(await call('PUT', '/api/channel/', { id: 424242, name: 'ghost' })).toMatchObject({ success: false, message: 'channel not found' });
     expect((await call('PUT', '/api/channel/', { id, weight: -1 })).message).toMatch(/^weight: /);
   });
 
   it('sets status 1 or 2 by hand, flips the abilities, and refuses setting 3', async () => {
     const [id] = await create({ name: 'status' });
-    expect((await call('PUT', '/api/channel/', { id, status: 2 }))).toMatchObject({ success: true, data: { status: 2 } });
+    expect(await call('PUT', '/api/channel/', { id, status: 2 })).toMatchObject({ success: true, data: { status: 2 } });
     expect((await abilities(id!)).every((ability) => !ability.enabled)).toBe(true);
     await expect(gateway.env.infra.bus.request('channels.channel.key', { channel_id: id })).rejects.toThrow(/not enabled/);
-    expect((await call('PUT', '/api/channel/', { id, status: 3 }))).toMatchObject({ success: false, message: 'status: must be 1 (enabled) or 2 (disabled)' });
-    expect((await call('PUT', '/api/channel/', { id, status: 1 }))).toMatchObject({ success: true, data: { status: 1 } });
+    expect(await call('PUT', '/api/channel/', { id, status: 3 })).toMatchObject({ success: false, message: 'status: must be 1 (enabled) or 2 (disabled)' });
+    expect(await call('PUT', '/api/channel/', { id, status: 1 })).toMatchObject({ success: true, data: { status: 1 } });
     expect((await abilities(id!)).every((ability) => ability.enabled)).toBe(true);
     await waitFor(() => eventsFor(updated, id!).length === 3, 5_000, 'status events');
     expect(eventsFor(updated, id!).map((event) => (event.data as { status: number }).status)).toEqual([1, 2, 1]);
@@ -159,7 +210,9 @@ describe.each(backends)('channels (%s)', (backend) => {
     await waitFor(() => eventsFor(updated, id!).length === 1, 5_000, 'created event');
     // A trigger makes inserting the ability for model "boom" fail, after the channel row was updated.
     if (backend === 'real') {
-      await db.query(`CREATE FUNCTION refuse_boom() RETURNS trigger AS $$ BEGIN IF NEW.model = 'boom' THEN RAISE EXCEPTION 'boom'; END IF; RETURN NEW; END $$ LANGUAGE plpgsql`);
+      await db.query(
+        `CREATE FUNCTION refuse_boom() RETURNS trigger AS $$ BEGIN IF NEW.model = 'boom' THEN RAISE EXCEPTION 'boom'; END IF; RETURN NEW; END $$ LANGUAGE plpgsql`,
+      );
       await db.query('CREATE TRIGGER refuse_boom BEFORE INSERT ON abilities FOR EACH ROW EXECUTE FUNCTION refuse_boom()');
     } else {
       await db.query(`CREATE TRIGGER refuse_boom BEFORE INSERT ON abilities WHEN NEW.model = 'boom' BEGIN SELECT RAISE(ABORT, 'boom'); END`);
@@ -183,7 +236,9 @@ describe.each(backends)('channels (%s)', (backend) => {
     await create({ name: 'low', priority: -5 });
     await create({ name: 'high', priority: 50 });
     const all = (await call('GET', '/api/channel/?p=0&page_size=100')).data;
-    const byPriority = [...all.items].sort((a: { priority: number; id: number }, b: { priority: number; id: number }) => b.priority - a.priority || b.id - a.id);
+    const byPriority = [...all.items].sort(
+      (a: { priority: number; id: number }, b: { priority: number; id: number }) => b.priority - a.priority || b.id - a.id,
+    );
     expect(all.items.map((item: { id: number }) => item.id)).toEqual(byPriority.map((item: { id: number }) => item.id));
     expect(all.items[0].name).toBe('high');
     const byId = (await call('GET', '/api/channel/?p=1&page_size=100&id_sort=true')).data;
@@ -218,7 +273,15 @@ describe.each(backends)('channels (%s)', (backend) => {
     const answer = await call('POST', `/api/channel/copy/${id}`);
     expect(answer).toMatchObject({ success: true, data: { id: expect.any(Number) } });
     const copy = (await call('GET', `/api/channel/${answer.data.id}`)).data;
-    expect(copy).toMatchObject({ name: 'original_复制', tag: 'copyable', priority: 2, balance: 0, used_quota: 0, response_time: 0, models: 'gpt-4o,gpt-4o-mini' });
+    expect(copy).toMatchObject({
+      name: 'original_复制',
+      tag: 'copyable',
+      priority: 2,
+      balance: 0,
+      used_quota: 0,
+      response_time: 0,
+      models: 'gpt-4o,gpt-4o-mini',
+    });
     expect(await gateway.env.infra.bus.request('channels.channel.key', { channel_id: answer.data.id })).toEqual({ key: keys.at(-1) });
     expect((await abilities(answer.data.id)).length).toBe(2);
     const custom = await call('POST', `/api/channel/copy/${id}?suffix=-b&reset_balance=false`);
@@ -239,7 +302,9 @@ describe.each(backends)('channels (%s)', (backend) => {
   it('answers the routing snapshot with every channel, without keys', async () => {
     const snapshot = await gateway.env.infra.bus.request<{ channels: Array<{ id: number; version: number }> }>('channels.routing.snapshot', {});
     const listed = (await call('GET', '/api/channel/?page_size=100&id_sort=true')).data;
-    expect(snapshot.channels.map((channel) => channel.id).sort((a, b) => a - b)).toEqual(listed.items.map((item: { id: number }) => item.id).sort((a: number, b: number) => a - b));
+    expect(snapshot.channels.map((channel) => channel.id).sort((a, b) => a - b)).toEqual(
+      listed.items.map((item: { id: number }) => item.id).sort((a: number, b: number) => a - b),
+    );
     bodies.push(JSON.stringify(snapshot));
   });
 

@@ -26,7 +26,14 @@ describe.each(backends)('automatic disable and enable from relay reports (%s)', 
   const status = async (id: number) => (await gateway.call('GET', `/api/channel/${id}`, { session: root })).json().data.status as number;
   const fail = (channelId: number, facts: { status_code?: number; error_code?: string; error_type?: string; message?: string; test?: boolean } = {}) =>
     publishEvent(gateway.env.infra.bus, 'relay.channel.failed', {
-      channel_id: channelId, request_id: `req-${Math.random()}`, status_code: 500, error_code: '', error_type: '', message: '', test: false, ...facts,
+      channel_id: channelId,
+      request_id: `req-${Math.random()}`,
+      status_code: 500,
+      error_code: '',
+      error_type: '',
+      message: '',
+      test: false,
+      ...facts,
     });
   const succeed = (channelId: number, responseTimeMs = 100, test = false) =>
     publishEvent(gateway.env.infra.bus, 'relay.channel.succeeded', { channel_id: channelId, response_time_ms: responseTimeMs, test });
@@ -69,17 +76,35 @@ describe.each(backends)('automatic disable and enable from relay reports (%s)', 
     for (const id of [by401, byCode, byType, byKeyword, gemini]) expect(await status(id!)).toBe(3);
     expect(await status(by500!)).toBe(1);
     const view = (await gateway.call('GET', `/api/channel/${byKeyword}`, { session: root })).json().data;
-    expect(JSON.parse(view.other_info)).toEqual({ status_reason: 'message contains "quota has run dry": Sorry: QUOTA HAS RUN DRY today', status_time: expect.any(Number) });
-    expect(Number((await db.query(`SELECT COUNT(*) AS n FROM abilities WHERE channel_id = ${Number(by401)} AND enabled = ${backend === 'real' ? 'true' : '1'}`))[0].n)).toBe(0);
-    await waitFor(() => updated.some((event) => (event.data as { id: number; status: number }).id === by401 && (event.data as { status: number }).status === 3), 5_000, 'disable published');
+    expect(JSON.parse(view.other_info)).toEqual({
+      status_reason: 'message contains "quota has run dry": Sorry: QUOTA HAS RUN DRY today',
+      status_time: expect.any(Number),
+    });
+    expect(
+      Number(
+        (await db.query(`SELECT COUNT(*) AS n FROM abilities WHERE channel_id = ${Number(by401)} AND enabled = ${backend === 'real' ? 'true' : '1'}`))[0].n,
+      ),
+    ).toBe(0);
+    await waitFor(
+      () => updated.some((event) => (event.data as { id: number; status: number }).id === by401 && (event.data as { status: number }).status === 3),
+      5_000,
+      'disable published',
+    );
     // Each automatic disable is announced once, after its commit, for the notifier's alert to root.
     await waitFor(() => alerts.length >= 6, 5_000, 'disables announced');
     const announced = alerts.map((event) => event.data as { channel_id: number; name: string; reason: string; time: number });
     const byId = (a: number, b: number) => a - b;
-    expect(announced.filter((alert) => alert.name !== 'sentinel').map((alert) => alert.channel_id).sort(byId))
-      .toEqual([by401!, byCode!, byType!, byKeyword!, gemini!].sort(byId));
+    expect(
+      announced
+        .filter((alert) => alert.name !== 'sentinel')
+        .map((alert) => alert.channel_id)
+        .sort(byId),
+    ).toEqual([by401!, byCode!, byType!, byKeyword!, gemini!].sort(byId));
     expect(announced.find((alert) => alert.channel_id === byKeyword)).toEqual({
-      channel_id: byKeyword, name: 'rules', reason: 'message contains "quota has run dry": Sorry: QUOTA HAS RUN DRY today', time: JSON.parse(view.other_info).status_time,
+      channel_id: byKeyword,
+      name: 'rules',
+      reason: 'message contains "quota has run dry": Sorry: QUOTA HAS RUN DRY today',
+      time: JSON.parse(view.other_info).status_time,
     });
   });
 

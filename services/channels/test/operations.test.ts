@@ -24,7 +24,8 @@ describe.each(backends)('channel tests, balances and model lists (%s)', (backend
     relay.answer = () => ({});
   });
 
-  const call = async (method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, body?: unknown, session = root) => (await gateway.call(method, url, { session, body })).json();
+  const call = async (method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, body?: unknown, session = root) =>
+    (await gateway.call(method, url, { session, body })).json();
   const get = async (id: number) => (await call('GET', `/api/channel/${id}`)).data;
   const setOptions = async (values: Record<string, unknown>) => {
     for (const [key, value] of Object.entries(values)) await setOption(gateway, root, key, value);
@@ -73,7 +74,11 @@ describe.each(backends)('channel tests, balances and model lists (%s)', (backend
     expect((await call('POST', `/api/channel/test/${id}`)).success).toBe(true);
     expect((await get(id!)).status).toBe(1);
     relay.answer = () => ({ ok: true, response_time_ms: 2_500 });
-    expect(await call('POST', `/api/channel/test/${id}`)).toMatchObject({ success: false, message: 'response time 2.50 s exceeds the threshold of 2 s', time: 2.5 });
+    expect(await call('POST', `/api/channel/test/${id}`)).toMatchObject({
+      success: false,
+      message: 'response time 2.50 s exceeds the threshold of 2 s',
+      time: 2.5,
+    });
     const slow = await get(id!);
     expect(slow).toMatchObject({ status: 3, response_time: 2500 });
     expect(JSON.parse(slow.other_info).status_reason).toBe('response time 2.50 s exceeds the threshold of 2 s');
@@ -120,8 +125,13 @@ describe.each(backends)('channel tests, balances and model lists (%s)', (backend
   });
 
   it('tests every enabled or automatically disabled channel in the background', async () => {
-    const statuses = Object.fromEntries((await db.query('SELECT id, status FROM channels')).map((row: { id: number; status: number }) => [Number(row.id), Number(row.status)]));
-    const expected = Object.entries(statuses).filter(([, status]) => status === 1 || status === 3).map(([id]) => Number(id)).sort((a, b) => a - b);
+    const statuses = Object.fromEntries(
+      (await db.query('SELECT id, status FROM channels')).map((row: { id: number; status: number }) => [Number(row.id), Number(row.status)]),
+    );
+    const expected = Object.entries(statuses)
+      .filter(([, status]) => status === 1 || status === 3)
+      .map(([id]) => Number(id))
+      .sort((a, b) => a - b);
     relay.answer = () => ({ ok: true, response_time_ms: 42 });
     expect(await call('POST', '/api/channel/test')).toMatchObject({ success: true });
     await waitFor(() => relay.calls.length >= expected.length, 10_000, 'every channel tested');
@@ -156,8 +166,11 @@ describe.each(backends)('channel tests, balances and model lists (%s)', (backend
     expect(await call('GET', `/api/channel/fetch_models/${id}`)).toEqual({ success: true, message: '', data: ['a-model', 'b-model'] });
     expect(relay.calls[0]).toMatchObject({ operation: 'models', key: 'sk-lister', channel: { id } });
 
-    expect(await call('POST', '/api/channel/fetch_models', { type: 43, base_url: 'https://api.deepseek.com', key: 'sk-new-1\nsk-new-2' }))
-      .toEqual({ success: true, message: '', data: ['a-model', 'b-model'] });
+    expect(await call('POST', '/api/channel/fetch_models', { type: 43, base_url: 'https://api.deepseek.com', key: 'sk-new-1\nsk-new-2' })).toEqual({
+      success: true,
+      message: '',
+      data: ['a-model', 'b-model'],
+    });
     expect(relay.calls[1]).toMatchObject({ operation: 'models', key: 'sk-new-1', channel: { id: 0, type: 43, base_url: 'https://api.deepseek.com' } });
     expect((await call('POST', '/api/channel/fetch_models', { type: 43, key: '' })).message).toMatch(/^key: /);
     expect((await call('POST', '/api/channel/fetch_models', { type: 999, key: 'k' })).message).toMatch(/^type: /);
@@ -170,7 +183,13 @@ describe.each(backends)('channel tests, balances and model lists (%s)', (backend
   it('lists known models per type, the enabled ones, and what users may call', async () => {
     await db.query('DELETE FROM abilities');
     await db.query('DELETE FROM channels');
-    const [claude] = await createChannels(gateway, root, { name: 'claude', type: 14, key: 'sk-ant', models: 'claude-3-5-haiku-20241022,my-claude', group: 'vip' });
+    const [claude] = await createChannels(gateway, root, {
+      name: 'claude',
+      type: 14,
+      key: 'sk-ant',
+      models: 'claude-3-5-haiku-20241022,my-claude',
+      group: 'vip',
+    });
     await createChannels(gateway, root, { name: 'openai', type: 1, key: 'sk-oai', models: 'gpt-4o,custom-model', group: 'default,vip' });
     const [off] = await createChannels(gateway, root, { name: 'off', type: 43, key: 'sk-ds', models: 'deepseek-chat,hidden-model', group: 'default' });
     await call('PUT', '/api/channel/', { id: off, status: 2 });
@@ -183,13 +202,21 @@ describe.each(backends)('channel tests, balances and model lists (%s)', (backend
 
     expect((await call('GET', '/api/channel/models_enabled')).data).toEqual(['claude-3-5-haiku-20241022', 'custom-model', 'gpt-4o', 'my-claude']);
     const enabled = await gateway.env.infra.bus.request('channels.model.enabled', {});
-    expect(enabled).toEqual({ models: [
-      { model: 'claude-3-5-haiku-20241022', groups: ['vip'] }, { model: 'custom-model', groups: ['default', 'vip'] },
-      { model: 'gpt-4o', groups: ['default', 'vip'] }, { model: 'my-claude', groups: ['vip'] },
-    ] });
+    expect(enabled).toEqual({
+      models: [
+        { model: 'claude-3-5-haiku-20241022', groups: ['vip'] },
+        { model: 'custom-model', groups: ['default', 'vip'] },
+        { model: 'gpt-4o', groups: ['default', 'vip'] },
+        { model: 'my-claude', groups: ['vip'] },
+      ],
+    });
 
     const alice = await ordinaryUser(gateway, 'alice');
-    expect(await call('GET', '/api/models', undefined, alice)).toEqual({ success: true, message: '', data: { 1: ['custom-model', 'gpt-4o'], 14: ['claude-3-5-haiku-20241022', 'my-claude'] } });
+    expect(await call('GET', '/api/models', undefined, alice)).toEqual({
+      success: true,
+      message: '',
+      data: { 1: ['custom-model', 'gpt-4o'], 14: ['claude-3-5-haiku-20241022', 'my-claude'] },
+    });
     expect((await call('GET', '/api/user/models', undefined, alice)).data).toEqual(['custom-model', 'gpt-4o']);
     await call('PUT', '/api/user/', { id: alice.id, group: 'vip' });
     const vipAlice = await gateway.login('alice', 'alice-password');

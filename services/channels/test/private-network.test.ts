@@ -21,7 +21,12 @@ describe.each(backends)('the per-channel private-network flag (%s)', (backend) =
   const lines: Array<Record<string, unknown>> = [];
 
   beforeAll(async () => {
-    const stream = new Writable({ write(chunk, _encoding, done) { lines.push(JSON.parse(String(chunk))); done(); } });
+    const stream = new Writable({
+      write(chunk, _encoding, done) {
+        lines.push(JSON.parse(String(chunk)));
+        done();
+      },
+    });
     // The services log through the infrastructure's logger: one whose lines the test reads.
     env = await createTestEnvironment(backend, createLogger({ level: 'info', service: 'channels' }, stream));
     gateway = await startGateway(backend, {}, env);
@@ -51,7 +56,16 @@ describe.each(backends)('the per-channel private-network flag (%s)', (backend) =
     expect(await view(open!)).toMatchObject({ allow_private_network: true });
     // The switch opened no channel that existed before it.
     expect(await view(closed!)).toMatchObject({ allow_private_network: false });
-    await waitFor(() => updated.some((event) => (event.data as { id: number; allow_private_network: boolean }).id === open && (event.data as { allow_private_network: boolean }).allow_private_network), 5_000, 'routing row of the open channel');
+    await waitFor(
+      () =>
+        updated.some(
+          (event) =>
+            (event.data as { id: number; allow_private_network: boolean }).id === open &&
+            (event.data as { allow_private_network: boolean }).allow_private_network,
+        ),
+      5_000,
+      'routing row of the open channel',
+    );
 
     await setOption(gateway, root, 'AllowPrivateNetworkUpstreams', false);
     expect(await view(open!)).toMatchObject({ allow_private_network: true });
@@ -76,15 +90,20 @@ describe.each(backends)('the per-channel private-network flag (%s)', (backend) =
     expect((await gateway.call('PUT', '/api/channel/', { session: admin, body: { id, name: 'renamed' } })).json().success).toBe(true);
     expect(auditLines(id!)).toHaveLength(2);
     // A flag that is not a boolean is refused, naming the field.
-    expect((await gateway.call('PUT', '/api/channel/', { session: admin, body: { id, allow_private_network: 'yes' } })).json())
-      .toMatchObject({ success: false, message: expect.stringMatching(/^allow_private_network/) });
+    expect((await gateway.call('PUT', '/api/channel/', { session: admin, body: { id, allow_private_network: 'yes' } })).json()).toMatchObject({
+      success: false,
+      message: expect.stringMatching(/^allow_private_network/),
+    });
   });
 
   it('goes to the relay with the channel for model lists, saved or being filled in', async () => {
     const [open] = await createChannels(gateway, admin, { name: 'lists-open', allow_private_network: true });
     const [closed] = await createChannels(gateway, admin, { name: 'lists-closed' });
     relay.answer = () => ({ models: ['m1'] });
-    for (const [id, allowed] of [[open!, true], [closed!, false]] as const) {
+    for (const [id, allowed] of [
+      [open!, true],
+      [closed!, false],
+    ] as const) {
       expect((await gateway.call('GET', `/api/channel/fetch_models/${id}`, { session: admin })).json()).toMatchObject({ success: true, data: ['m1'] });
       expect(relay.calls.at(-1)).toMatchObject({ operation: 'models', channel: { id, allow_private_network: allowed } });
     }
@@ -94,7 +113,11 @@ describe.each(backends)('the per-channel private-network flag (%s)', (backend) =
       expect(relay.calls.at(-1)).toMatchObject({ operation: 'models', channel: { id: 0, allow_private_network: allowed } });
     }
     // Without the flag an unsaved channel is what a new one would be: the global default, off here.
-    expect((await gateway.call('POST', '/api/channel/fetch_models', { session: admin, body: { type: 1, base_url: 'http://10.0.0.8:8000', key: 'sk-unsaved' } })).json().success).toBe(true);
+    expect(
+      (
+        await gateway.call('POST', '/api/channel/fetch_models', { session: admin, body: { type: 1, base_url: 'http://10.0.0.8:8000', key: 'sk-unsaved' } })
+      ).json().success,
+    ).toBe(true);
     expect(relay.calls.at(-1)).toMatchObject({ channel: { allow_private_network: false } });
   });
 });
@@ -104,7 +127,12 @@ describe.each(backends)('channels from before the flag (%s)', (backend) => {
   const lines: Array<Record<string, unknown>> = [];
 
   beforeAll(async () => {
-    const stream = new Writable({ write(chunk, _encoding, done) { lines.push(JSON.parse(String(chunk))); done(); } });
+    const stream = new Writable({
+      write(chunk, _encoding, done) {
+        lines.push(JSON.parse(String(chunk)));
+        done();
+      },
+    });
     env = await createTestEnvironment(backend, createLogger({ level: 'info', service: 'channels' }, stream));
   });
   afterAll(async () => {
@@ -127,9 +155,12 @@ describe.each(backends)('channels from before the flag (%s)', (backend) => {
     try {
       const again = await second.login('root', ROOT_PASSWORD);
       expect((await second.call('GET', `/api/channel/${id}`, { session: again })).json().data).toMatchObject({ allow_private_network: true });
-      expect((await requestTyped(env.infra.bus, 'channels.routing.snapshot', {})).channels.find((channel) => channel.id === id))
-        .toMatchObject({ allow_private_network: true });
-      expect(lines.filter((line) => line.channelId === id && line.change === 'adopted')).toEqual([expect.objectContaining({ allow_private_network: true, level: 40 })]);
+      expect((await requestTyped(env.infra.bus, 'channels.routing.snapshot', {})).channels.find((channel) => channel.id === id)).toMatchObject({
+        allow_private_network: true,
+      });
+      expect(lines.filter((line) => line.channelId === id && line.change === 'adopted')).toEqual([
+        expect.objectContaining({ allow_private_network: true, level: 40 }),
+      ]);
     } finally {
       await second.close();
     }

@@ -49,12 +49,20 @@ describe.each(backends)('channel health schedules (%s)', (backend) => {
     balances = await startBalanceUpstream();
     gateway = await startGateway(backend, { SCHEDULE_MINUTE_MS: String(MINUTE_MS) });
     root = await gateway.login('root', ROOT_PASSWORD);
-    for (const [key, value] of [['AutomaticDisableChannelEnabled', true], ['AutomaticEnableChannelEnabled', true], ['ChannelDisableThreshold', 1]] as const) {
+    for (const [key, value] of [
+      ['AutomaticDisableChannelEnabled', true],
+      ['AutomaticEnableChannelEnabled', true],
+      ['ChannelDisableThreshold', 1],
+    ] as const) {
       await setOption(gateway, root, key, value);
     }
     // The relay makes the upstream calls: it must allow the loopback upstreams.
     await setOption(gateway, root, 'AllowPrivateNetworkUpstreams', true);
-    await waitFor(async () => (await gateway.call('GET', '/internal/relay/options', { session: root })).json().data?.AllowPrivateNetworkUpstreams === true, 5_000, 'relay options');
+    await waitFor(
+      async () => (await gateway.call('GET', '/internal/relay/options', { session: root })).json().data?.AllowPrivateNetworkUpstreams === true,
+      5_000,
+      'relay options',
+    );
   });
   afterAll(async () => {
     await gateway?.close();
@@ -104,13 +112,17 @@ describe.each(backends)('channel health schedules (%s)', (backend) => {
     await waitFor(async () => (await gateway.env.infra.kv.get(jobLockKey(name))) === null, 10_000, 'the last run finished');
     // A run queued just before the schedule went away may still start: wait until the count is still.
     let before = count();
-    await waitFor(async () => {
-      await sleep(MINUTE_MS * 2);
-      const now = count();
-      const still = now === before && (await gateway.env.infra.kv.get(jobLockKey(name))) === null;
-      before = now;
-      return still;
-    }, 10_000, 'no run in flight');
+    await waitFor(
+      async () => {
+        await sleep(MINUTE_MS * 2);
+        const now = count();
+        const still = now === before && (await gateway.env.infra.kv.get(jobLockKey(name))) === null;
+        before = now;
+        return still;
+      },
+      10_000,
+      'no run in flight',
+    );
     await sleep(MINUTE_MS * 4);
     expect(count()).toBe(before);
   }

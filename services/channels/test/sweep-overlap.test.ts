@@ -1,8 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { JobName, type JobView } from '@aigw/contracts';
-import {
-  createApp, createInfrastructure, createSilentLogger, loadOrCreateSecret, type App, type Infrastructure,
-} from '@aigw/platform';
+import { createApp, createInfrastructure, createSilentLogger, loadOrCreateSecret, type App, type Infrastructure } from '@aigw/platform';
 import { backends, waitFor, type Backend, type TestEnvironment } from '@aigw/platform/testing';
 import channelsPlugin from '../src/plugin';
 import { startMockUpstream, type MockUpstream } from '../../../tools/mock-upstream/server.mjs';
@@ -32,7 +30,10 @@ async function startChannelsReplica(backend: Backend, env: TestEnvironment): Pro
   }
   const app = createApp({ logger, bodyLimitBytes: 1024 * 1024 });
   await app.register(channelsPlugin, {
-    infra, databaseUrl: env.databaseUrl, dataDir: env.dataDir, schema: env.schema('channels'),
+    infra,
+    databaseUrl: env.databaseUrl,
+    dataDir: env.dataDir,
+    schema: env.schema('channels'),
     keySecret: loadOrCreateSecret(env.dataDir, 'channel-key'),
   });
   await app.ready();
@@ -56,7 +57,11 @@ describe.each(backends)('test-all runs never overlap (%s)', (backend) => {
     gateway = await startGateway(backend);
     root = await gateway.login('root', ROOT_PASSWORD);
     await setOption(gateway, root, 'AllowPrivateNetworkUpstreams', true);
-    await waitFor(async () => (await gateway.call('GET', '/internal/relay/options', { session: root })).json().data?.AllowPrivateNetworkUpstreams === true, 5_000, 'relay options');
+    await waitFor(
+      async () => (await gateway.call('GET', '/internal/relay/options', { session: root })).json().data?.AllowPrivateNetworkUpstreams === true,
+      5_000,
+      'relay options',
+    );
     replica = await startChannelsReplica(backend, gateway.env);
   });
   afterAll(async () => {
@@ -65,14 +70,25 @@ describe.each(backends)('test-all runs never overlap (%s)', (backend) => {
     await mock?.close();
   });
 
-  const job = async () => ((await gateway.call('GET', '/api/job/', { session: root })).json().data as JobView[]).find((view) => view.name === JobName.ChannelsTestAll)!;
+  const job = async () =>
+    ((await gateway.call('GET', '/api/job/', { session: root })).json().data as JobView[]).find((view) => view.name === JobName.ChannelsTestAll)!;
 
   it('skips the second of a scheduled and a manual run started together', async () => {
     for (let index = 0; index < CHANNELS; index++) {
-      const answer = (await gateway.call('POST', '/api/channel/', {
-        session: root,
-        body: { type: 1, name: `slow-${index}`, group: 'default', models: 'mock-gpt', test_model: `mock-gpt@latency=${LATENCY_MS}`, key: `sk-${index}`, base_url: mock.url },
-      })).json();
+      const answer = (
+        await gateway.call('POST', '/api/channel/', {
+          session: root,
+          body: {
+            type: 1,
+            name: `slow-${index}`,
+            group: 'default',
+            models: 'mock-gpt',
+            test_model: `mock-gpt@latency=${LATENCY_MS}`,
+            key: `sk-${index}`,
+            base_url: mock.url,
+          },
+        })
+      ).json();
       expect(answer.success).toBe(true);
     }
 

@@ -21,12 +21,25 @@ describe.each(backends)('channel tags and batch operations (%s)', (backend) => {
     await world?.close();
   });
 
-  const call = async (method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, body?: unknown) => (await gateway.call(method, url, { session: root, body })).json();
+  const call = async (method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, body?: unknown) =>
+    (await gateway.call(method, url, { session: root, body })).json();
   const get = async (id: number) => (await call('GET', `/api/channel/${id}`)).data;
   const abilityRows = async (ids: number[]) =>
-    (await db.query(`SELECT * FROM abilities WHERE channel_id IN (${ids.map(Number).join(',')}) ORDER BY channel_id, "group", model`) as Array<Record<string, unknown>>)
-      .map((row) => ({ channel_id: Number(row.channel_id), group: row.group, model: row.model, enabled: Boolean(row.enabled), priority: Number(row.priority), weight: Number(row.weight), tag: row.tag }));
-  const lastEvent = (id: number) => updated.filter((event) => (event.data as { id: number }).id === id).at(-1)?.data as { status: number; tag: string; version: number } | undefined;
+    (
+      (await db.query(`SELECT * FROM abilities WHERE channel_id IN (${ids.map(Number).join(',')}) ORDER BY channel_id, "group", model`)) as Array<
+        Record<string, unknown>
+      >
+    ).map((row) => ({
+      channel_id: Number(row.channel_id),
+      group: row.group,
+      model: row.model,
+      enabled: Boolean(row.enabled),
+      priority: Number(row.priority),
+      weight: Number(row.weight),
+      tag: row.tag,
+    }));
+  const lastEvent = (id: number) =>
+    updated.filter((event) => (event.data as { id: number }).id === id).at(-1)?.data as { status: number; tag: string; version: number } | undefined;
 
   it('disables and enables every channel of a tag', async () => {
     const tagged = await createChannels(gateway, root, { name: 'team', key: 'k-a\nk-b', tag: 'team-a' });
@@ -47,7 +60,13 @@ describe.each(backends)('channel tags and batch operations (%s)', (backend) => {
   it('edits a tag: rename, mapping, groups, models, priority, weight, with abilities rebuilt', async () => {
     const ids = await createChannels(gateway, root, { name: 'edit', key: 'k-1\nk-2', tag: 'editable', models: 'm1' });
     const answer = await call('PUT', '/api/channel/tag', {
-      tag: 'editable', new_tag: 'edited', model_mapping: '{"m2":"m2-upstream"}', groups: 'vip, svip', models: 'm2,m3', priority: '7', weight: 3,
+      tag: 'editable',
+      new_tag: 'edited',
+      model_mapping: '{"m2":"m2-upstream"}',
+      groups: 'vip, svip',
+      models: 'm2,m3',
+      priority: '7',
+      weight: 3,
     });
     expect(answer).toEqual({ success: true, message: '', data: 2 });
     for (const id of ids) {
@@ -62,7 +81,9 @@ describe.each(backends)('channel tags and batch operations (%s)', (backend) => {
     await waitFor(() => ids.every((id) => lastEvent(id)?.tag === 'edited'), 5_000, 'tag edit events');
 
     // Empty fields mean no change; only the weight changes here.
-    expect(await call('PUT', '/api/channel/tag', { tag: 'edited', new_tag: 'edited', model_mapping: '', groups: '', models: '', priority: '', weight: 0 })).toMatchObject({ success: true, data: 2 });
+    expect(
+      await call('PUT', '/api/channel/tag', { tag: 'edited', new_tag: 'edited', model_mapping: '', groups: '', models: '', priority: '', weight: 0 }),
+    ).toMatchObject({ success: true, data: 2 });
     expect(await get(ids[0]!)).toMatchObject({ tag: 'edited', models: 'm2,m3', priority: 7, weight: 0 });
     // An empty new tag dissolves the tag.
     expect(await call('PUT', '/api/channel/tag', { tag: 'edited', new_tag: '' })).toMatchObject({ success: true, data: 2 });
@@ -74,7 +95,7 @@ describe.each(backends)('channel tags and batch operations (%s)', (backend) => {
     const cases: Array<[Record<string, unknown>, string]> = [
       [{ tag: 'strict' }, '没有任何修改！'],
       [{ tag: 'strict', new_tag: 'strict', models: '' }, '没有任何修改！'],
-      [{ tag: '' , priority: 1 }, 'tag: 标签不能为空！'],
+      [{ tag: '', priority: 1 }, 'tag: 标签不能为空！'],
       [{ tag: 'strict', model_mapping: '{not json' }, 'model_mapping: 模型映射必须是合法的 JSON 格式！'],
       [{ tag: 'strict', model_mapping: '[1,2]' }, 'model_mapping: 模型映射必须是合法的 JSON 格式！'],
       [{ tag: 'strict', priority: 1.5 }, 'priority: 优先级必须是整数！'],
@@ -82,7 +103,8 @@ describe.each(backends)('channel tags and batch operations (%s)', (backend) => {
       [{ tag: 'strict', weight: -1 }, 'weight: 权重必须是非负整数！'],
       [{ tag: 'strict', weight: '2.5' }, 'weight: 权重必须是非负整数！'],
     ];
-    for (const [body, message] of cases) expect({ body, answer: await call('PUT', '/api/channel/tag', body) }).toEqual({ body, answer: { success: false, message } });
+    for (const [body, message] of cases)
+      expect({ body, answer: await call('PUT', '/api/channel/tag', body) }).toEqual({ body, answer: { success: false, message } });
   });
 
   it('tags a selection and deletes a selection, answering the counts', async () => {
@@ -136,7 +158,9 @@ describe.each(backends)('channel tags and batch operations (%s)', (backend) => {
   it('rebuilds the abilities from the channels (fix)', async () => {
     const [id] = await createChannels(gateway, root, { name: 'repair', key: 'k-r', models: 'r1,r2' });
     await db.query('DELETE FROM abilities');
-    await db.query(`INSERT INTO abilities ("group", model, channel_id, enabled, priority, weight, tag) VALUES ('ghost', 'ghost', 999999, ${backend === 'real' ? 'true' : '1'}, 0, 0, '')`);
+    await db.query(
+      `INSERT INTO abilities ("group", model, channel_id, enabled, priority, weight, tag) VALUES ('ghost', 'ghost', 999999, ${backend === 'real' ? 'true' : '1'}, 0, 0, '')`,
+    );
     const channels = Number((await db.query('SELECT COUNT(*) AS n FROM channels'))[0].n);
     expect(await call('POST', '/api/channel/fix')).toEqual({ success: true, message: '', data: channels });
     expect((await abilityRows([id!])).map((row) => row.model)).toEqual(['r1', 'r2']);

@@ -1,8 +1,21 @@
 import crypto from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import {
-  announcesBody, createApp, errorShapeFor, internalHeaders, isLoopbackHost, OperationalError, readCookie, reportSchedules, sendError, SESSION_COOKIE, TooManyRequestsError,
-  type App, type AuthContext, type Infrastructure, type Logger,
+  announcesBody,
+  createApp,
+  errorShapeFor,
+  internalHeaders,
+  isLoopbackHost,
+  OperationalError,
+  readCookie,
+  reportSchedules,
+  sendError,
+  SESSION_COOKIE,
+  TooManyRequestsError,
+  type App,
+  type AuthContext,
+  type Infrastructure,
+  type Logger,
 } from '@aigw/platform';
 import billingPlugin, { billingSettings } from '@aigw/billing/plugin';
 import channelsPlugin, { channelsSettings } from '@aigw/channels/plugin';
@@ -47,10 +60,16 @@ export async function buildGateway(options: GatewayOptions): Promise<App> {
   /** Per-IP limits: the critical ones (login, registration, verification, reset, OAuth), then the whole console API but the payment notify. */
   const enforceRateLimits = async (request: FastifyRequest) => {
     const path = request.url.split('?', 1)[0]!;
-    if (isCriticalPath(path) && !(await allow(infra.kv, { name: 'critical', max: config.CRITICAL_RATE_LIMIT, windowMs: config.CRITICAL_RATE_LIMIT_WINDOW_MS }, request.ip))) {
+    if (
+      isCriticalPath(path) &&
+      !(await allow(infra.kv, { name: 'critical', max: config.CRITICAL_RATE_LIMIT, windowMs: config.CRITICAL_RATE_LIMIT_WINDOW_MS }, request.ip))
+    ) {
       throw new TooManyRequestsError();
     }
-    if (isGloballyLimited(path) && !(await allow(infra.kv, { name: 'api', max: config.GLOBAL_API_RATE_LIMIT, windowMs: config.GLOBAL_API_RATE_LIMIT_WINDOW_MS }, request.ip))) {
+    if (
+      isGloballyLimited(path) &&
+      !(await allow(infra.kv, { name: 'api', max: config.GLOBAL_API_RATE_LIMIT, windowMs: config.GLOBAL_API_RATE_LIMIT_WINDOW_MS }, request.ip))
+    ) {
       throw new TooManyRequestsError();
     }
   };
@@ -68,7 +87,11 @@ export async function buildGateway(options: GatewayOptions): Promise<App> {
     // Before the unknown-path answer: a GET of a POST-only path may have no GET route at all.
     if ((request.method === 'GET' || request.method === 'HEAD') && isPostOnly(request.url)) {
       reply.header('allow', 'POST');
-      return sendError(reply, errorShapeFor(request.url), { statusCode: 405, message: `${request.url.split('?', 1)[0]} changes state: use POST`, code: 'method_not_allowed' });
+      return sendError(reply, errorShapeFor(request.url), {
+        statusCode: 405,
+        message: `${request.url.split('?', 1)[0]} changes state: use POST`,
+        code: 'method_not_allowed',
+      });
     }
     // An unknown API path is answered as it arrives: its body is never read.
     if (request.is404) {
@@ -87,23 +110,35 @@ export async function buildGateway(options: GatewayOptions): Promise<App> {
   // failing readiness would take all pods out at once, an outage over background work that heals
   // by itself. Only draining makes the gateway unready.
   app.get('/readyz', async (_request, reply) =>
-    draining ? reply.status(503).send({ status: 'draining' }) : { status: 'ready', schedules: await reportSchedules(infra.jobs) });
+    draining ? reply.status(503).send({ status: 'draining' }) : { status: 'ready', schedules: await reportSchedules(infra.jobs) },
+  );
   app.addHook('preClose', async () => {
     draining = true;
   });
   registerMetrics(app);
 
   if (isDistributed(config)) {
-    await registerProxies(app, {
-      identity: config.IDENTITY_URL!, billing: config.BILLING_URL!, channels: config.CHANNELS_URL!,
-      relay: config.RELAY_URL!, notifier: config.NOTIFIER_URL!,
-    }, config.INTERNAL_SECRET!);
+    await registerProxies(
+      app,
+      {
+        identity: config.IDENTITY_URL!,
+        billing: config.BILLING_URL!,
+        channels: config.CHANNELS_URL!,
+        relay: config.RELAY_URL!,
+        notifier: config.NOTIFIER_URL!,
+      },
+      config.INTERNAL_SECRET!,
+    );
   } else {
     const services = withGeneratedSecrets(config);
     const storage = { infra, databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR };
     await app.register(identityPlugin, {
-      ...storage, schema: options.schemas?.identity, version: options.version, oauthEndpoints: options.oauthEndpoints,
-      reachableBeyondLoopback: !isLoopbackHost(config.HOST), ...identitySettings(services),
+      ...storage,
+      schema: options.schemas?.identity,
+      version: options.version,
+      oauthEndpoints: options.oauthEndpoints,
+      reachableBeyondLoopback: !isLoopbackHost(config.HOST),
+      ...identitySettings(services),
     });
     await app.register(billingPlugin, { ...storage, schema: options.schemas?.billing, ...billingSettings(services) });
     await app.register(channelsPlugin, { ...storage, schema: options.schemas?.channels, ...channelsSettings(services) });
@@ -138,7 +173,10 @@ async function authenticate(request: FastifyRequest, resolver: CredentialResolve
     }
     if (principal && String(principal.user_id) === claimed.trim()) {
       return {
-        userId: principal.user_id, username: principal.username, role: principal.role, group: principal.group,
+        userId: principal.user_id,
+        username: principal.username,
+        role: principal.role,
+        group: principal.group,
         ...(principal.password_change_required ? { passwordChangeRequired: true } : {}),
         ...(kind === 'session' ? { session: crypto.createHash('sha256').update(secret).digest('hex') } : {}),
       };

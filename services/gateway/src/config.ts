@@ -52,10 +52,17 @@ export const gatewayConfigSchema = z
     /** Folder of the built console; a placeholder page is served when it does not exist. */
     WEB_DIST_DIR: z.string().optional(),
     /** Trust X-Forwarded-For / -Proto from an ingress or load balancer in front. */
-    TRUST_PROXY: z.enum(['true', 'false']).default('false').transform((value) => value === 'true'),
+    TRUST_PROXY: z
+      .enum(['true', 'false'])
+      .default('false')
+      .transform((value) => value === 'true'),
     /** Login, registration, verification, reset and third-party login (`/api/oauth/*`) calls allowed per IP per window. */
     CRITICAL_RATE_LIMIT: z.coerce.number().int().min(0).default(20),
-    CRITICAL_RATE_LIMIT_WINDOW_MS: z.coerce.number().int().positive().default(20 * 60_000),
+    CRITICAL_RATE_LIMIT_WINDOW_MS: z.coerce
+      .number()
+      .int()
+      .positive()
+      .default(20 * 60_000),
     /** Console API calls allowed per IP per window (0 = unlimited). */
     GLOBAL_API_RATE_LIMIT: z.coerce.number().int().min(0).default(180),
     GLOBAL_API_RATE_LIMIT_WINDOW_MS: z.coerce.number().int().positive().default(180_000),
@@ -69,7 +76,11 @@ export const gatewayConfigSchema = z
     const urls = ['IDENTITY_URL', 'BILLING_URL', 'CHANNELS_URL', 'RELAY_URL', 'NOTIFIER_URL'] as const;
     const set = urls.filter((name) => config[name]);
     if (set.length > 0 && set.length < urls.length) {
-      context.addIssue({ code: 'custom', path: [urls.find((name) => !config[name])!], message: 'set every service URL for the distributed topology, or none for all-in-one' });
+      context.addIssue({
+        code: 'custom',
+        path: [urls.find((name) => !config[name])!],
+        message: 'set every service URL for the distributed topology, or none for all-in-one',
+      });
     }
     if (set.length > 0 && !config.INTERNAL_SECRET) {
       context.addIssue({ code: 'custom', path: ['INTERNAL_SECRET'], message: 'required when services run as separate processes' });
@@ -84,6 +95,8 @@ export function isDistributed(config: GatewayConfig): boolean {
 
 /** All-in-one: the config with every key secret left unset generated (or read back) under DATA_DIR/secrets. */
 export function withGeneratedSecrets(config: GatewayConfig): GatewayConfig & Record<GeneratedSecret, string> {
-  const secrets = Object.fromEntries(Object.entries(generatedSecretFiles).map(([name, file]) => [name, config[name as GeneratedSecret] ?? loadOrCreateSecret(config.DATA_DIR, file)]));
+  const secrets = Object.fromEntries(
+    Object.entries(generatedSecretFiles).map(([name, file]) => [name, config[name as GeneratedSecret] ?? loadOrCreateSecret(config.DATA_DIR, file)]),
+  );
   return { ...config, ...(secrets as Record<GeneratedSecret, string>) };
 }

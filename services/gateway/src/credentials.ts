@@ -55,10 +55,15 @@ export async function createCredentialResolver(options: CredentialResolverOption
   };
 
   const subscriptions: Subscription[] = await Promise.all([
-    onEvent(bus, 'identity.session.revoked', async ({ user_id, session_hash }) => {
-      if (session_hash) forget(`session:${session_hash}`);
-      else forgetUser(user_id);
-    }, { logger }),
+    onEvent(
+      bus,
+      'identity.session.revoked',
+      async ({ user_id, session_hash }) => {
+        if (session_hash) forget(`session:${session_hash}`);
+        else forgetUser(user_id);
+      },
+      { logger },
+    ),
     onEvent(bus, 'identity.user.updated', async ({ user_id }) => forgetUser(user_id), { logger }),
     onEvent(bus, 'identity.user.deleted', async ({ user_id }) => forgetUser(user_id), { logger }),
   ]);

@@ -1,7 +1,16 @@
 import httpProxy from '@fastify/http-proxy';
 import {
-  BodyTooLargeError, bodyLimits, errorShapeFor, internalHeaders, readCapped, sendError, serverErrorMessage, signIdentity,
-  type App, type ErrorReply, type OutageLog,
+  BodyTooLargeError,
+  bodyLimits,
+  errorShapeFor,
+  internalHeaders,
+  readCapped,
+  sendError,
+  serverErrorMessage,
+  signIdentity,
+  type App,
+  type ErrorReply,
+  type OutageLog,
 } from '@aigw/platform';
 import type { FastifyBaseLogger } from 'fastify';
 import type { IncomingHttpHeaders } from 'node:http';
@@ -82,7 +91,9 @@ function answerUnreachable(reply: ProxiedReply, service: ServiceName, error: Err
   reply.server.outageLog.report(reply.log, `service ${service}`, { reason: cause.message, code: cause.code }, `${service} is unreachable`);
   const statusCode = timedOut ? 504 : 502;
   sendError(reply, errorShapeFor(reply.request.url), {
-    statusCode, message: serverErrorMessage(statusCode), code: timedOut ? 'service_timeout' : 'service_unreachable',
+    statusCode,
+    message: serverErrorMessage(statusCode),
+    code: timedOut ? 'service_timeout' : 'service_unreachable',
   });
 }
 

@@ -19,9 +19,16 @@ export async function allow(kv: Kv, rule: RateLimitRule, client: string): Promis
 
 /** Login (password, second step, passkey), registration, verification, step-up, password reset and OAuth callbacks (the "critical" limit). */
 const criticalPaths = new Set([
-  '/api/user/login', '/api/user/register', '/api/verification', '/api/reset_password', '/api/user/reset',
+  '/api/user/login',
+  '/api/user/register',
+  '/api/verification',
+  '/api/reset_password',
+  '/api/user/reset',
   // Second factors: the 2FA step of a sign-in, passkey sign-in and the step-up before secrets.
-  '/api/user/login/2fa', '/api/user/passkey/login/begin', '/api/user/passkey/login/finish', '/api/verify',
+  '/api/user/login/2fa',
+  '/api/user/passkey/login/begin',
+  '/api/user/passkey/login/finish',
+  '/api/verify',
 ]);
 
 export function isCriticalPath(path: string): boolean {

@@ -105,9 +105,13 @@ describe.each(backends)('accounts (%s)', (backend) => {
     const second = await gateway.login('carol', 'carol-pass-1');
     const refused = (await gateway.call('PUT', '/api/user/self', { session: first, body: { password: 'carol-pass-2' } })).json();
     expect(refused.message).toMatch(/original_password/);
-    const wrongCurrent = (await gateway.call('PUT', '/api/user/self', { session: first, body: { password: 'carol-pass-2', original_password: 'bad-bad-bad' } })).json();
+    const wrongCurrent = (
+      await gateway.call('PUT', '/api/user/self', { session: first, body: { password: 'carol-pass-2', original_password: 'bad-bad-bad' } })
+    ).json();
     expect(wrongCurrent.success).toBe(false);
-    const changed = (await gateway.call('PUT', '/api/user/self', { session: first, body: { password: 'carol-pass-2', original_password: 'carol-pass-1' } })).json();
+    const changed = (
+      await gateway.call('PUT', '/api/user/self', { session: first, body: { password: 'carol-pass-2', original_password: 'carol-pass-1' } })
+    ).json();
     expect(changed.success).toBe(true);
     expect((await gateway.call('GET', '/api/user/self', { session: first })).statusCode).toBe(200);
     await waitFor(async () => (await gateway.call('GET', '/api/user/self', { session: second })).statusCode === 401, 5_000, 'second session revoked');
@@ -132,7 +136,11 @@ describe.each(backends)('accounts (%s)', (backend) => {
     expect(bearer.statusCode).toBe(200);
     const replacement = (await gateway.call('POST', '/api/user/token', { session })).json().data as string;
     expect(replacement).not.toBe(token);
-    await waitFor(async () => (await gateway.call('GET', '/api/user/self', { headers: { authorization: token, 'new-api-user': String(session.id) } })).statusCode === 401, 5_000, 'old token revoked');
+    await waitFor(
+      async () => (await gateway.call('GET', '/api/user/self', { headers: { authorization: token, 'new-api-user': String(session.id) } })).statusCode === 401,
+      5_000,
+      'old token revoked',
+    );
   });
 
   it('deletes its own account: deregistered, the name stays taken, the session ends', async () => {
@@ -165,7 +173,9 @@ describe.each(backends)('accounts (%s)', (backend) => {
     expect((await gateway.call('POST', '/api/reset_password', { body: { email: 'erin@example.com' } })).json().success).toBe(true);
     await waitFor(() => mails.some((mail) => (mail.data as { template: string }).template === 'password_reset'), 5_000, 'reset mail');
     expect(mails.filter((mail) => (mail.data as { template: string }).template === 'password_reset')).toHaveLength(1);
-    const link = new URL((mails.find((mail) => (mail.data as { template: string }).template === 'password_reset')!.data as { params: { link: string } }).params.link);
+    const link = new URL(
+      (mails.find((mail) => (mail.data as { template: string }).template === 'password_reset')!.data as { params: { link: string } }).params.link,
+    );
     const token = link.searchParams.get('token')!;
     const reset = (await gateway.call('POST', '/api/user/reset', { body: { email: 'erin@example.com', token } })).json();
     expect(reset).toMatchObject({ success: true, data: expect.stringMatching(/^[A-Za-z0-9]{12}$/) });

@@ -26,7 +26,7 @@ const auditSubjects = ['identity.audit.recorded', 'billing.audit.recorded', 'cha
 const body = (response: LightMyRequestResponse) => response.json() as { success: boolean; message: string; data?: any };
 
 describe('the audit route', () => {
-  it('is identity\'s in the route table (the distributed gateway proxies it there)', () => {
+  it("is identity's in the route table (the distributed gateway proxies it there)", () => {
     expect(owningService('/api/audit/?action=user.updated')).toBe('identity');
   });
 });
@@ -61,10 +61,14 @@ describe.each(backends)('audit trail of admin actions (%s)', (backend) => {
   /** Waits for the records of an action on a target (the consumer stores them a moment after the change), newest first. */
   const recorded = async (action: string, targetId: number | string, count = 1): Promise<AuditRecord[]> => {
     let found: AuditRecord[] = [];
-    await waitFor(async () => {
-      found = await records({ action, target_id: String(targetId) });
-      return found.length >= count;
-    }, 10_000, `${count} ${action} record(s) of ${targetId}`);
+    await waitFor(
+      async () => {
+        found = await records({ action, target_id: String(targetId) });
+        return found.length >= count;
+      },
+      10_000,
+      `${count} ${action} record(s) of ${targetId}`,
+    );
     return found;
   };
   const rootActor = () => ({ user_id: root.id, username: 'root', role: 100 });
@@ -83,7 +87,11 @@ describe.each(backends)('audit trail of admin actions (%s)', (backend) => {
     const bob = (await ok(gateway.call('GET', '/api/user/search?keyword=audit-bob', { session: root }))).items[0];
     const [created] = await recorded('user.created', bob.id);
     expect(created).toMatchObject({
-      service: 'identity', actor: rootActor(), ip: '127.0.0.1', target: { type: 'user', id: String(bob.id), label: 'audit-bob' }, before: null,
+      service: 'identity',
+      actor: rootActor(),
+      ip: '127.0.0.1',
+      target: { type: 'user', id: String(bob.id), label: 'audit-bob' },
+      before: null,
       after: { username: 'audit-bob', display_name: 'audit-bob', role: 1, status: 1, group: 'default', password: '***' },
     });
     expect(created!.time).toBeGreaterThan(Date.now() - 60_000);
@@ -92,7 +100,9 @@ describe.each(backends)('audit trail of admin actions (%s)', (backend) => {
     const [updated] = await recorded('user.updated', bob.id);
     // Only what changed, the password as "***" on both sides: changed, never shown.
     expect(updated).toMatchObject({
-      actor: rootActor(), before: { display_name: 'audit-bob', group: 'default', password: '***' }, after: { display_name: 'Bob B.', group: 'vip', password: '***' },
+      actor: rootActor(),
+      before: { display_name: 'audit-bob', group: 'default', password: '***' },
+      after: { display_name: 'Bob B.', group: 'vip', password: '***' },
     });
     expect(Object.keys(updated!.after!).sort()).toEqual(['display_name', 'group', 'password']);
 
@@ -101,8 +111,18 @@ describe.each(backends)('audit trail of admin actions (%s)', (backend) => {
     await ok(gateway.call('PUT', '/api/user/', { session: root, body: { id: bob.id, quota_delta: -200_000 } }));
     const quota = await recorded('user.quota_changed', bob.id, 2);
     // (Two records of one millisecond may come in either order.)
-    expect(quota.map((record) => [record.before, record.after])).toEqual(expect.arrayContaining([[{ quota: 500_000 }, { quota: 300_000 }], [{ quota: 0 }, { quota: 500_000 }]]));
-    expect(quota[0]).toMatchObject({ service: 'billing', actor: rootActor(), ip: '127.0.0.1', target: { type: 'user', id: String(bob.id), label: 'audit-bob' } });
+    expect(quota.map((record) => [record.before, record.after])).toEqual(
+      expect.arrayContaining([
+        [{ quota: 500_000 }, { quota: 300_000 }],
+        [{ quota: 0 }, { quota: 500_000 }],
+      ]),
+    );
+    expect(quota[0]).toMatchObject({
+      service: 'billing',
+      actor: rootActor(),
+      ip: '127.0.0.1',
+      target: { type: 'user', id: String(bob.id), label: 'audit-bob' },
+    });
     // The user's own manage log stays: it is what the user sees.
     const logs = (await ok(gateway.call('GET', '/api/log/?type=3&p=1&page_size=100', { session: root }))).items as Array<{ user_id: number; content: string }>;
     expect(logs.filter((log) => log.user_id === bob.id && log.content.startsWith('admin root changed the quota'))).toHaveLength(2);
@@ -120,7 +140,11 @@ describe.each(backends)('audit trail of admin actions (%s)', (backend) => {
     const setup = await ok(gateway.call('POST', '/api/user/2fa/setup', { session: bobSession }));
     await ok(gateway.call('POST', '/api/user/2fa/enable', { session: bobSession, body: { code: totpCode(setup.secret) } }));
     await ok(gateway.call('DELETE', `/api/user/${bob.id}/2fa`, { session: root }));
-    expect((await recorded('user.2fa_reset', bob.id))[0]).toMatchObject({ actor: rootActor(), before: { two_factor_enabled: true }, after: { two_factor_enabled: false } });
+    expect((await recorded('user.2fa_reset', bob.id))[0]).toMatchObject({
+      actor: rootActor(),
+      before: { two_factor_enabled: true },
+      after: { two_factor_enabled: false },
+    });
     await ok(gateway.call('PUT', '/api/option/', { session: root, body: { key: 'passkey.enabled', value: true } }));
     const bobAgain = await gateway.login('audit-bob', NEW_PASSWORD);
     const authenticator = new SoftAuthenticator(ORIGIN);
@@ -138,13 +162,22 @@ describe.each(backends)('audit trail of admin actions (%s)', (backend) => {
   });
 
   it('records channel creation, edits (key masked), the private-network flag, a key reveal and deletion', async () => {
-    const ids = (await ok(gateway.call('POST', '/api/channel/', {
-      session: root, body: { type: 1, name: 'audited', key: CHANNEL_KEY, models: 'gpt-4o-mini', group: 'default' },
-    }))).ids as number[];
+    const ids = (
+      await ok(
+        gateway.call('POST', '/api/channel/', {
+          session: root,
+          body: { type: 1, name: 'audited', key: CHANNEL_KEY, models: 'gpt-4o-mini', group: 'default' },
+        }),
+      )
+    ).ids as number[];
     const id = ids[0]!;
     const [created] = await recorded('channel.created', id);
     expect(created).toMatchObject({
-      service: 'channels', actor: rootActor(), ip: '127.0.0.1', target: { type: 'channel', id: String(id), label: 'audited' }, before: null,
+      service: 'channels',
+      actor: rootActor(),
+      ip: '127.0.0.1',
+      target: { type: 'channel', id: String(id), label: 'audited' },
+      before: null,
       after: { name: 'audited', type: 1, models: 'gpt-4o-mini', group: 'default', key: '***', allow_private_network: false },
     });
 
@@ -152,9 +185,14 @@ describe.each(backends)('audit trail of admin actions (%s)', (backend) => {
     const [updated] = await recorded('channel.updated', id);
     expect(updated).toMatchObject({
       target: { label: 'audited-2' },
-      before: { name: 'audited', key: '***', allow_private_network: false }, after: { name: 'audited-2', key: '***', allow_private_network: true },
+      before: { name: 'audited', key: '***', allow_private_network: false },
+      after: { name: 'audited-2', key: '***', allow_private_network: true },
     });
-    expect((await recorded('channel.private_network_set', id))[0]).toMatchObject({ actor: rootActor(), before: { allow_private_network: false }, after: { allow_private_network: true } });
+    expect((await recorded('channel.private_network_set', id))[0]).toMatchObject({
+      actor: rootActor(),
+      before: { allow_private_network: false },
+      after: { allow_private_network: true },
+    });
     // The same edit again changes nothing: no record.
     await ok(gateway.call('PUT', '/api/channel/', { session: root, body: { id, name: 'audited-2' } }));
 
@@ -166,7 +204,11 @@ describe.each(backends)('audit trail of admin actions (%s)', (backend) => {
     const challenge = await ok(gateway.call('POST', '/api/user/passkey/verify/begin', { session: root }));
     await ok(gateway.call('POST', '/api/verify', { session: root, body: { method: 'passkey', credential: authenticator.get(challenge.options) } }));
     expect(await ok(gateway.call('POST', `/api/channel/${id}/key`, { session: root }))).toEqual({ key: CHANNEL_KEY_2 });
-    expect((await recorded('channel.key_revealed', id))[0]).toMatchObject({ actor: rootActor(), ip: '127.0.0.1', target: { type: 'channel', label: 'audited-2' } });
+    expect((await recorded('channel.key_revealed', id))[0]).toMatchObject({
+      actor: rootActor(),
+      ip: '127.0.0.1',
+      target: { type: 'channel', label: 'audited-2' },
+    });
     await gateway.call('DELETE', '/api/user/passkey', { session: root });
 
     await ok(gateway.call('DELETE', `/api/channel/${id}`, { session: root }));
@@ -177,25 +219,41 @@ describe.each(backends)('audit trail of admin actions (%s)', (backend) => {
   it('records option changes; a secret option is "***" on both sides, and "" when it was not set', async () => {
     await ok(gateway.call('PUT', '/api/option/', { session: root, body: { key: 'SystemName', value: 'Audited Gateway' } }));
     expect((await recorded('option.updated', 'SystemName'))[0]).toMatchObject({
-      service: 'identity', actor: rootActor(), target: { type: 'option', id: 'SystemName', label: 'SystemName' },
-      before: { SystemName: 'New API' }, after: { SystemName: 'Audited Gateway' },
+      service: 'identity',
+      actor: rootActor(),
+      target: { type: 'option', id: 'SystemName', label: 'SystemName' },
+      before: { SystemName: 'New API' },
+      after: { SystemName: 'Audited Gateway' },
     });
     await ok(gateway.call('PUT', '/api/option/', { session: root, body: { key: 'SMTPToken', value: SMTP_TOKEN } }));
     await ok(gateway.call('PUT', '/api/option/', { session: root, body: { key: 'SMTPToken', value: SMTP_TOKEN_2 } }));
     const tokens = await recorded('option.updated', 'SMTPToken', 2);
-    expect(tokens.map((record) => [record.before, record.after])).toEqual(expect.arrayContaining([[{ SMTPToken: '***' }, { SMTPToken: '***' }], [{ SMTPToken: '' }, { SMTPToken: '***' }]]));
+    expect(tokens.map((record) => [record.before, record.after])).toEqual(
+      expect.arrayContaining([
+        [{ SMTPToken: '***' }, { SMTPToken: '***' }],
+        [{ SMTPToken: '' }, { SMTPToken: '***' }],
+      ]),
+    );
   });
 
   it('records webhook creation, edits, a new secret (masked) and deletion', async () => {
     await setNotifierOption(gateway, root, 'AllowPrivateNetworkUpstreams', true);
     const url = 'http://127.0.0.1:9999/audit-hook';
-    const created = await ok(gateway.call('POST', '/api/webhook/', { session: root, body: { url, subjects: ['channels.channel.disabled'], secret: WEBHOOK_SECRET } }));
+    const created = await ok(
+      gateway.call('POST', '/api/webhook/', { session: root, body: { url, subjects: ['channels.channel.disabled'], secret: WEBHOOK_SECRET } }),
+    );
     expect((await recorded('webhook.created', created.id))[0]).toMatchObject({
-      service: 'notifier', actor: rootActor(), target: { type: 'webhook', id: String(created.id), label: url }, before: null,
+      service: 'notifier',
+      actor: rootActor(),
+      target: { type: 'webhook', id: String(created.id), label: url },
+      before: null,
       after: { url, subjects: ['channels.channel.disabled'], enabled: true, description: '', secret: '***' },
     });
     await ok(gateway.call('PUT', '/api/webhook/', { session: root, body: { id: created.id, description: 'audited hook', enabled: false } }));
-    expect((await recorded('webhook.updated', created.id))[0]).toMatchObject({ before: { description: '', enabled: true }, after: { description: 'audited hook', enabled: false } });
+    expect((await recorded('webhook.updated', created.id))[0]).toMatchObject({
+      before: { description: '', enabled: true },
+      after: { description: 'audited hook', enabled: false },
+    });
     await ok(gateway.call('POST', `/api/webhook/${created.id}/rotate`, { session: root, body: { secret: WEBHOOK_SECRET_2 } }));
     expect((await recorded('webhook.updated', created.id, 2))[0]).toMatchObject({ before: { secret: '***' }, after: { secret: '***' } });
     await ok(gateway.call('DELETE', `/api/webhook/${created.id}`, { session: root }));
@@ -203,11 +261,15 @@ describe.each(backends)('audit trail of admin actions (%s)', (backend) => {
   });
 
   it('records redemption codes created, edited and deleted, the code itself masked', async () => {
-    const [code] = await ok(gateway.call('POST', '/api/redemption/', { session: root, body: { name: 'audited', quota: 1000, count: 1 } })) as string[];
+    const [code] = (await ok(gateway.call('POST', '/api/redemption/', { session: root, body: { name: 'audited', quota: 1000, count: 1 } }))) as string[];
     canaries.push(code!);
     const listed = (await ok(gateway.call('GET', '/api/redemption/search?keyword=audited', { session: root }))).items[0];
     expect((await recorded('redemption.created', listed.id))[0]).toMatchObject({
-      service: 'billing', actor: rootActor(), target: { type: 'redemption', label: 'audited' }, before: null, after: { name: 'audited', quota: 1000, status: 1, key: '***' },
+      service: 'billing',
+      actor: rootActor(),
+      target: { type: 'redemption', label: 'audited' },
+      before: null,
+      after: { name: 'audited', quota: 1000, status: 1, key: '***' },
     });
     await ok(gateway.call('PUT', '/api/redemption/', { session: root, body: { id: listed.id, name: 'audited', quota: 2000 } }));
     expect((await recorded('redemption.updated', listed.id))[0]).toMatchObject({ before: { quota: 1000 }, after: { quota: 2000 } });
@@ -264,7 +326,12 @@ describe.each(backends)('audit trail of admin actions (%s)', (backend) => {
 
     // The stored rows, every answer of the audit API and every event: no secret.
     const db = await openDatabase({
-      url: gateway.env.databaseUrl, dataDir: gateway.env.dataDir, schema: gateway.env.schema('identity'), entities: [], migrations: [], logger: createSilentLogger(),
+      url: gateway.env.databaseUrl,
+      dataDir: gateway.env.dataDir,
+      schema: gateway.env.schema('identity'),
+      entities: [],
+      migrations: [],
+      logger: createSilentLogger(),
     });
     try {
       const rows = JSON.stringify(await db.query('SELECT * FROM audit_records'));

@@ -39,25 +39,36 @@ describe('body caps by route class (all-in-one)', () => {
   });
 
   it('answers an unknown API path 404 before reading its body', async () => {
-    const answer = await sendRaw(port, { method: 'POST', path: '/api/nothing-here', headers: { 'content-type': 'application/json', 'content-length': String(5 * MiB) } });
+    const answer = await sendRaw(port, {
+      method: 'POST',
+      path: '/api/nothing-here',
+      headers: { 'content-type': 'application/json', 'content-length': String(5 * MiB) },
+    });
     expect(answer.status).toBe(404);
     expect(JSON.parse(answer.body)).toEqual({ success: false, message: 'Invalid URL (POST /api/nothing-here)' });
   });
 
   it('answers a chunked anonymous body 413 as soon as it passes 64 KiB', async () => {
     const answer = await sendRaw(port, {
-      method: 'POST', path: '/api/user/login', headers: { 'content-type': 'application/json', 'transfer-encoding': 'chunked' }, body: openChunk(bodyLimits.anonymous + KiB),
+      method: 'POST',
+      path: '/api/user/login',
+      headers: { 'content-type': 'application/json', 'transfer-encoding': 'chunked' },
+      body: openChunk(bodyLimits.anonymous + KiB),
     });
     expect(answer.status).toBe(413);
   });
 
   it('refuses a padded registration of 100 KiB and writes nothing', async () => {
-    const padded = await gateway.call('POST', '/api/user/register', { body: { username: 'padded', password: 'padded-pass', password2: 'padded-pass', pad: 'x'.repeat(100 * KiB) } });
+    const padded = await gateway.call('POST', '/api/user/register', {
+      body: { username: 'padded', password: 'padded-pass', password2: 'padded-pass', pad: 'x'.repeat(100 * KiB) },
+    });
     expect(padded.statusCode).toBe(413);
     expect(padded.json()).toEqual(tooLarge);
     expect((await gateway.call('POST', '/api/user/login', { body: { username: 'padded', password: 'padded-pass' } })).json().success).toBe(false);
     // Under the cap the same form is served.
-    const small = await gateway.call('POST', '/api/user/register', { body: { username: 'padded', password: 'padded-pass', password2: 'padded-pass', pad: 'x'.repeat(10 * KiB) } });
+    const small = await gateway.call('POST', '/api/user/register', {
+      body: { username: 'padded', password: 'padded-pass', password2: 'padded-pass', pad: 'x'.repeat(10 * KiB) },
+    });
     expect(small.json()).toEqual({ success: true, message: '' });
   });
 
@@ -109,12 +120,20 @@ describe('body caps by route class (distributed gateway proxy)', () => {
     service = await startFakeService();
     // The gateway resolves the cookie through identity over the bus: answer as identity would.
     resolver = await replyTyped(environment.infra.bus, 'identity.auth.resolve', async ({ secret }) => ({
-      principal: secret === 'signed-in-cookie' ? { user_id: 7, username: 'alice', role: 1, status: 1, group: 'default', password_change_required: false } : null,
+      principal:
+        secret === 'signed-in-cookie' ? { user_id: 7, username: 'alice', role: 1, status: 1, group: 'default', password_change_required: false } : null,
     }));
     const config = gatewayConfigSchema.parse({
-      DATA_DIR: environment.dataDir, NAMESPACE: environment.namespace, INTERNAL_SECRET: 'i'.repeat(32),
-      IDENTITY_URL: service.url, BILLING_URL: service.url, CHANNELS_URL: service.url, RELAY_URL: service.url, NOTIFIER_URL: service.url,
-      GLOBAL_API_RATE_LIMIT: '0', CRITICAL_RATE_LIMIT: '0',
+      DATA_DIR: environment.dataDir,
+      NAMESPACE: environment.namespace,
+      INTERNAL_SECRET: 'i'.repeat(32),
+      IDENTITY_URL: service.url,
+      BILLING_URL: service.url,
+      CHANNELS_URL: service.url,
+      RELAY_URL: service.url,
+      NOTIFIER_URL: service.url,
+      GLOBAL_API_RATE_LIMIT: '0',
+      CRITICAL_RATE_LIMIT: '0',
     });
     gateway = await buildGateway({ config, logger: createSilentLogger(), infra: environment.infra, version: 'test' });
     await gateway.listen({ host: '127.0.0.1', port: 0 });
@@ -129,10 +148,18 @@ describe('body caps by route class (distributed gateway proxy)', () => {
 
   const forwarded = (path: string) => service.received.filter((entry) => entry.url.startsWith(path));
   const post = (path: string, bytes: number, headers: Record<string, string> = {}) =>
-    fetch(`http://127.0.0.1:${port}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify({ pad: 'x'.repeat(bytes) }) });
+    fetch(`http://127.0.0.1:${port}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body: JSON.stringify({ pad: 'x'.repeat(bytes) }),
+    });
 
   it('refuses an anonymous body over 64 KiB by its length, before forwarding anything', async () => {
-    const answer = await sendRaw(port, { method: 'POST', path: '/api/user/login', headers: { 'content-type': 'application/json', 'content-length': String(5 * MiB) } });
+    const answer = await sendRaw(port, {
+      method: 'POST',
+      path: '/api/user/login',
+      headers: { 'content-type': 'application/json', 'content-length': String(5 * MiB) },
+    });
     expect(answer.status).toBe(413);
     expect(JSON.parse(answer.body)).toEqual(tooLarge);
     expect(forwarded('/api/user/login')).toEqual([]);
@@ -140,7 +167,10 @@ describe('body caps by route class (distributed gateway proxy)', () => {
 
   it('refuses a chunked anonymous body once it passes 64 KiB, before forwarding anything', async () => {
     const answer = await sendRaw(port, {
-      method: 'POST', path: '/api/user/register', headers: { 'content-type': 'application/json', 'transfer-encoding': 'chunked' }, body: openChunk(bodyLimits.anonymous + KiB),
+      method: 'POST',
+      path: '/api/user/register',
+      headers: { 'content-type': 'application/json', 'transfer-encoding': 'chunked' },
+      body: openChunk(bodyLimits.anonymous + KiB),
     });
     expect(answer.status).toBe(413);
     expect(forwarded('/api/user/register')).toEqual([]);

@@ -33,27 +33,47 @@ const open: Array<ReadableStreamDefaultReader<Uint8Array>> = [];
 beforeAll(async () => {
   environment = await createTestEnvironment('real');
   mock = await startMockUpstream({ models: ['mock-gpt'] });
-  cluster = await startTestCluster(environment, {
-    INTERNAL_SECRET: crypto.randomBytes(32).toString('base64url'),
-    INITIAL_ROOT_PASSWORD: rootPassword,
-    // Shortened from 20 s, 30 s and 30 s, so the test takes seconds instead of a minute.
-    HOLD_LEASE_TTL_MS: '1000',
-    HOLD_SWEEP_INTERVAL_MS: '1000',
-    PENDING_SWEEP_INTERVAL_MS: '1000',
-  }, logs);
+  cluster = await startTestCluster(
+    environment,
+    {
+      INTERNAL_SECRET: crypto.randomBytes(32).toString('base64url'),
+      INITIAL_ROOT_PASSWORD: rootPassword,
+      // Shortened from 20 s, 30 s and 30 s, so the test takes seconds instead of a minute.
+      HOLD_LEASE_TTL_MS: '1000',
+      HOLD_SWEEP_INTERVAL_MS: '1000',
+      PENDING_SWEEP_INTERVAL_MS: '1000',
+    },
+    logs,
+  );
   billing = await openBillingDatabase(environment);
 
   const admin = new Client(cluster.gatewayUrl);
   expect(await admin.login('root', rootPassword)).toMatchObject({ success: true });
-  for (const [key, value] of [['AllowPrivateNetworkUpstreams', 'true'], ['ModelRatio', '{"mock-*":1}'], ['QuotaRemindThreshold', '0']]) {
+  for (const [key, value] of [
+    ['AllowPrivateNetworkUpstreams', 'true'],
+    ['ModelRatio', '{"mock-*":1}'],
+    ['QuotaRemindThreshold', '0'],
+  ]) {
     expect((await admin.call('PUT', '/api/option/', { key, value })).body).toMatchObject({ success: true });
   }
-  expect((await admin.call('POST', '/api/channel/', {
-    type: 1, name: 'mock', key: 'mock-key', base_url: mock.url, models: 'mock-gpt,mock-slow', group: 'default', model_mapping: JSON.stringify({ 'mock-slow': slowModel }),
-    allow_private_network: true, // the mock is on loopback (the channel's own flag, rule R2)
-  })).body).toMatchObject({ success: true });
+  expect(
+    (
+      await admin.call('POST', '/api/channel/', {
+        type: 1,
+        name: 'mock',
+        key: 'mock-key',
+        base_url: mock.url,
+        models: 'mock-gpt,mock-slow',
+        group: 'default',
+        model_mapping: JSON.stringify({ 'mock-slow': slowModel }),
+        allow_private_network: true, // the mock is on loopback (the channel's own flag, rule R2)
+      })
+    ).body,
+  ).toMatchObject({ success: true });
   alice = new Client(cluster.gatewayUrl);
-  expect((await alice.call('POST', '/api/user/register', { username: 'alice', password: 'alice-pass-1', password2: 'alice-pass-1' })).body).toMatchObject({ success: true });
+  expect((await alice.call('POST', '/api/user/register', { username: 'alice', password: 'alice-pass-1', password2: 'alice-pass-1' })).body).toMatchObject({
+    success: true,
+  });
   expect(await alice.login('alice', 'alice-pass-1')).toMatchObject({ success: true });
   await waitFor(async () => (await alice.call('GET', '/api/user/self')).body.success === true, 10_000, 'account');
   expect((await admin.call('PUT', '/api/user/', { id: alice.userId, quota: 10_000_000 })).body).toMatchObject({ success: true });

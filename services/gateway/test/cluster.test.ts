@@ -161,11 +161,22 @@ describe('the distributed cluster, through the gateway', () => {
   test('the relay serves an sk- token through the proxy, streams included, and billing records it', async () => {
     const mock = await startMockUpstream({});
     try {
-      for (const [key, value] of [['AllowPrivateNetworkUpstreams', 'true'], ['ModelRatio', '{"mock-*":1}']]) {
+      for (const [key, value] of [
+        ['AllowPrivateNetworkUpstreams', 'true'],
+        ['ModelRatio', '{"mock-*":1}'],
+      ]) {
         expect((await admin.call('PUT', '/api/option/', { key, value })).body).toMatchObject({ success: true });
       }
       // The mock is on loopback: this channel may reach it (its own flag, not the option, whose default reaches the channels process only later).
-      const channel = await admin.call('POST', '/api/channel/', { type: 1, name: 'mock', key: 'mock-key', base_url: mock.url, models: 'mock-gpt', group: 'default', allow_private_network: true });
+      const channel = await admin.call('POST', '/api/channel/', {
+        type: 1,
+        name: 'mock',
+        key: 'mock-key',
+        base_url: mock.url,
+        models: 'mock-gpt',
+        group: 'default',
+        allow_private_network: true,
+      });
       expect(channel.body).toMatchObject({ success: true });
       expect((await admin.call('PUT', '/api/user/', { id: aliceId, quota: 5_000_000 })).body).toMatchObject({ success: true });
       const token = await alice.call('POST', '/api/token/', { name: 'cluster', unlimited_quota: true });
@@ -174,12 +185,20 @@ describe('the distributed cluster, through the gateway', () => {
 
       // The relay learns the channel and the options over NATS: wait until it answers.
       let answer: OpenAI.Chat.Completions.ChatCompletion | undefined;
-      await waitFor(async () => {
-        answer = await client.chat.completions.create({ model: 'mock-gpt', messages: [{ role: 'user', content: 'hello cluster' }] }).catch(() => undefined);
-        return answer !== undefined;
-      }, 15_000, 'relay routes mock-gpt');
+      await waitFor(
+        async () => {
+          answer = await client.chat.completions.create({ model: 'mock-gpt', messages: [{ role: 'user', content: 'hello cluster' }] }).catch(() => undefined);
+          return answer !== undefined;
+        },
+        15_000,
+        'relay routes mock-gpt',
+      );
       expect(answer!.usage?.total_tokens).toBeGreaterThan(0);
-      const stream = await client.chat.completions.create({ model: 'mock-gpt', stream: true, messages: [{ role: 'user', content: 'stream through the proxy' }] });
+      const stream = await client.chat.completions.create({
+        model: 'mock-gpt',
+        stream: true,
+        messages: [{ role: 'user', content: 'stream through the proxy' }],
+      });
       let text = '';
       for await (const chunk of stream) text += chunk.choices[0]?.delta?.content ?? '';
       expect(text.length).toBeGreaterThan(0);

@@ -61,13 +61,21 @@ describe('config: one declaration per service, composed by the gateway', () => {
 
   it('all-in-one, the service tunables reach the plugins (upstream timeouts, step-up window, schedule minute)', () => {
     const config = gatewayConfigSchema.parse({
-      UPSTREAM_CONNECT_TIMEOUT_MS: '1234', UPSTREAM_HEADERS_TIMEOUT_MS: '5678', UPSTREAM_ANSWER_TIMEOUT_MS: '9012', STREAMING_TIMEOUT_MS: '3456',
-      STEP_UP_TTL_MS: '7000', SCHEDULE_MINUTE_MS: '500', INITIAL_ROOT_PASSWORD: 'a-root-password',
-      TWO_FACTOR_KEY_SECRET: 'x'.repeat(32), CHANNEL_KEY_SECRET: 'y'.repeat(32),
+      UPSTREAM_CONNECT_TIMEOUT_MS: '1234',
+      UPSTREAM_HEADERS_TIMEOUT_MS: '5678',
+      UPSTREAM_ANSWER_TIMEOUT_MS: '9012',
+      STREAMING_TIMEOUT_MS: '3456',
+      STEP_UP_TTL_MS: '7000',
+      SCHEDULE_MINUTE_MS: '500',
+      INITIAL_ROOT_PASSWORD: 'a-root-password',
+      TWO_FACTOR_KEY_SECRET: 'x'.repeat(32),
+      CHANNEL_KEY_SECRET: 'y'.repeat(32),
     });
     expect(relaySettings(config).limits).toMatchObject({ connectTimeoutMs: 1234, headersTimeoutMs: 5678, answerTimeoutMs: 9012, streamIdleTimeoutMs: 3456 });
     expect(identitySettings({ ...config, TWO_FACTOR_KEY_SECRET: config.TWO_FACTOR_KEY_SECRET! })).toEqual({
-      initialRootPassword: 'a-root-password', twoFactorKeySecret: 'x'.repeat(32), stepUpTtlMs: 7000,
+      initialRootPassword: 'a-root-password',
+      twoFactorKeySecret: 'x'.repeat(32),
+      stepUpTtlMs: 7000,
     });
     expect(channelsSettings({ ...config, CHANNEL_KEY_SECRET: config.CHANNEL_KEY_SECRET! })).toEqual({ keySecret: 'y'.repeat(32), scheduleMinuteMs: 500 });
   });
@@ -87,7 +95,9 @@ describe('config: one declaration per service, composed by the gateway', () => {
   });
 
   it('a bad service value is refused all-in-one as the service refuses it', () => {
-    expect(gatewayConfigSchema.safeParse({ TWO_FACTOR_KEY_SECRET: 'short' }).error?.issues[0]?.message).toBe('TWO_FACTOR_KEY_SECRET must be at least 32 characters');
+    expect(gatewayConfigSchema.safeParse({ TWO_FACTOR_KEY_SECRET: 'short' }).error?.issues[0]?.message).toBe(
+      'TWO_FACTOR_KEY_SECRET must be at least 32 characters',
+    );
     expect(gatewayConfigSchema.safeParse({ HOLD_LEASE_TTL_MS: '10' }).success).toBe(false);
   });
 

@@ -49,7 +49,9 @@ describe('the factory root password on a reachable address', () => {
   });
 
   it('lifts the lock for the same session once the password is changed', async () => {
-    const wrong = (await gateway.call('PUT', '/api/user/self', { session: root, body: { original_password: 'not-it-at-all', password: 'a-new-root-pass' } })).json();
+    const wrong = (
+      await gateway.call('PUT', '/api/user/self', { session: root, body: { original_password: 'not-it-at-all', password: 'a-new-root-pass' } })
+    ).json();
     expect(wrong).toEqual({ success: false, message: 'original_password: the current password is wrong' });
     const changed = await gateway.call('PUT', '/api/user/self', { session: root, body: { original_password: FACTORY_PASSWORD, password: 'a-new-root-pass' } });
     expect(changed.json()).toEqual({ success: true, message: '' });
@@ -90,6 +92,7 @@ describe('INITIAL_ROOT_PASSWORD on a reachable address', () => {
 describe('listen addresses', () => {
   it('tells loopback from reachable ones', () => {
     for (const host of ['127.0.0.1', '127.1.2.3', 'localhost', '::1', '[::1]', '::ffff:127.0.0.1']) expect([host, isLoopbackHost(host)]).toEqual([host, true]);
-    for (const host of ['0.0.0.0', '::', '192.168.1.10', '10.0.0.1', 'example.com', '::ffff:10.0.0.1', '']) expect([host, isLoopbackHost(host)]).toEqual([host, false]);
+    for (const host of ['0.0.0.0', '::', '192.168.1.10', '10.0.0.1', 'example.com', '::ffff:10.0.0.1', ''])
+      expect([host, isLoopbackHost(host)]).toEqual([host, false]);
   });
 });

@@ -19,6 +19,7 @@ jest.setTimeout(180_000);
 const SEED = 22;
 
 /** Field names this API uses, so generated bodies reach past "unknown field" into validation and logic. */
+// prettier-ignore
 const vocabulary = [
   'id', 'ids', 'user_id', 'username', 'password', 'password2', 'original_password', 'display_name', 'email', 'code', 'key', 'keys',
   'name', 'value', 'model', 'models', 'messages', 'prompt', 'input', 'n', 'best_of', 'max_tokens', 'max_completion_tokens', 'stream',
@@ -29,18 +30,56 @@ const vocabulary = [
 ];
 
 const weirdStrings = [
-  '', ' ', '\u0000', 'a\u0000b', '\ud800', '\udfff\ud800x', '\u202eevil\u202c', `e${'\u0301'.repeat(2_000)}`, '😀'.repeat(500),
-  '𝔘𝔫𝔦𝔠𝔬𝔡𝔢 🏳️‍🌈 زبان 中文', "' OR '1'='1", "'; SELECT pg_sleep(5)--", '../../../etc/passwd', '%2e%2e%2f', '#@?',
-  'http://127.0.0.1:1/', 'http://169.254.169.254/latest/meta-data', 'file:///etc/passwd', '<script>alert(1)</script>', '{{7*7}}',
-  'NaN', 'Infinity', '-1', '1e400', 'null', '__proto__', 'constructor', 'mock-gpt', 'x'.repeat(70_000),
+  '',
+  ' ',
+  '\u0000',
+  'a\u0000b',
+  '\ud800',
+  '\udfff\ud800x',
+  '\u202eevil\u202c',
+  `e${'\u0301'.repeat(2_000)}`,
+  '😀'.repeat(500),
+  '𝔘𝔫𝔦𝔠𝔬𝔡𝔢 🏳️‍🌈 زبان 中文',
+  "' OR '1'='1",
+  "'; SELECT pg_sleep(5)--",
+  '../../../etc/passwd',
+  '%2e%2e%2f',
+  '#@?',
+  'http://127.0.0.1:1/',
+  'http://169.254.169.254/latest/meta-data',
+  'file:///etc/passwd',
+  '<script>alert(1)</script>',
+  '{{7*7}}',
+  'NaN',
+  'Infinity',
+  '-1',
+  '1e400',
+  'null',
+  '__proto__',
+  'constructor',
+  'mock-gpt',
+  'x'.repeat(70_000),
 ];
 const weirdNumbers = [-1, 0, 1, 1.5, -0.5, 2 ** 31, 2 ** 53, 2 ** 63, -(2 ** 63), 1e308, -1e308];
 const weirdValues: unknown[] = [...weirdStrings, ...weirdNumbers, true, false, null, [], {}, [[]], [{}], { '': '' }];
 
 /** Path parameter values (`:id`, `:model`), already URL-encoded. */
 const paramValues = [
-  '0', '-1', '1', '2', '99999999999999999999', '1e400', 'abc', 'null', '%00', '%ff', '%', '..%2F..%2Fetc', encodeURIComponent('\u202e中'),
-  encodeURIComponent("' OR 1=1--"), 'x'.repeat(190),
+  '0',
+  '-1',
+  '1',
+  '2',
+  '99999999999999999999',
+  '1e400',
+  'abc',
+  'null',
+  '%00',
+  '%ff',
+  '%',
+  '..%2F..%2Fetc',
+  encodeURIComponent('\u202e中'),
+  encodeURIComponent("' OR 1=1--"),
+  'x'.repeat(190),
 ];
 
 interface Probe {
@@ -71,7 +110,10 @@ const fixedProbes: Probe[] = [
   { name: 'prototype keys', payload: '{"__proto__":{"role":100},"constructor":{"prototype":{"x":1}},"id":{"__proto__":null}}' },
   { name: 'arrays nested 10,000 deep', payload: nestedArrays(10_000) },
   { name: 'every field nested 200 deep', payload: `{${vocabulary.map((field) => `"${field}":${nestedObjects(200)}`).join(',')}}` },
-  json('100,000 values', Array.from({ length: 100_000 }, (_, index) => index)),
+  json(
+    '100,000 values',
+    Array.from({ length: 100_000 }, (_, index) => index),
+  ),
   json('a 16 KB string in every field', everyField('y'.repeat(16 * 1024))),
   json('unicode in every field', everyField('\u0000\ud800\u202e😀e\u0301\u0301中文'.repeat(50))),
   json('every field an empty array', everyField([])),
@@ -100,13 +142,24 @@ const relayProbes: Probe[] = [
     payload: `{"model":"mock-gpt","max_tokens":5,"messages":[{"role":"user","content":"hi"}],"tools":[{"type":"function","function":{"name":"f","parameters":${nestedObjects(10_000)}}},{"name":"g","input_schema":${nestedObjects(10_000)}}]}`,
   },
   // Long runs without a space once took the token counter minutes (its merge is quadratic in a run's length).
-  json('512 KB texts', { model: 'mock-gpt', messages: [{ role: 'user', content: 'z'.repeat(512 * 1024) }], prompt: '!'.repeat(512 * 1024), input: ['中'.repeat(100_000)] }),
+  json('512 KB texts', {
+    model: 'mock-gpt',
+    messages: [{ role: 'user', content: 'z'.repeat(512 * 1024) }],
+    prompt: '!'.repeat(512 * 1024),
+    input: ['中'.repeat(100_000)],
+  }),
   json('unicode-heavy chat', {
     model: 'mock-gpt',
     messages: [
       { role: 'user', content: `e${'\u0301'.repeat(100_000)}` },
       { role: 'user', content: '\u0000\ud800\udc00\udfff\u202e😀\u200d'.repeat(10_000) },
-      { role: 'user', content: [{ type: 'text', text: '中文字符'.repeat(12_500) }, { type: 'image_url', image_url: { url: `data:image/png;base64,${'\u00ff'.repeat(100)}` } }] },
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: '中文字符'.repeat(12_500) },
+          { type: 'image_url', image_url: { url: `data:image/png;base64,${'\u00ff'.repeat(100)}` } },
+        ],
+      },
     ],
     prompt: '🏳️‍🌈'.repeat(20_000),
     input: ['\u0000'.repeat(50_000), 'ß'.repeat(50_000)],
@@ -123,25 +176,64 @@ const keyArbitrary = fc.oneof({ weight: 4, arbitrary: fc.constantFrom(...vocabul
 const fieldsArbitrary = fc.dictionary(keyArbitrary, valueArbitrary, { maxKeys: 8 });
 
 /** A relay request that passes the first checks (model, messages) so the rest of it is reached. */
-const relayFields = ['n', 'best_of', 'max_tokens', 'tools', 'tool_choice', 'stream_options', 'response_format', 'stop', 'system', 'temperature', 'user', 'logit_bias'];
-const relayBodyArbitrary = fc.record({
-  model: fc.constantFrom('mock-gpt', 'mock-gpt', 'mock-embed', 'no-such-model'),
-  messages: fc.array(fc.record({
-    role: fc.constantFrom('user', 'system', 'assistant', 'tool', 'x'),
-    content: fc.oneof(fc.string(), valueArbitrary, fc.array(fc.record({ type: fc.constantFrom('text', 'image_url', 'tool_use', 'x'), text: valueArbitrary, image_url: valueArbitrary }, { requiredKeys: ['type'] }), { maxLength: 3 })),
-    tool_calls: valueArbitrary,
-    name: valueArbitrary,
-  }, { requiredKeys: ['role'] }), { minLength: 1, maxLength: 3 }),
-  prompt: fc.oneof(fc.string(), valueArbitrary),
-  input: fc.oneof(fc.string(), valueArbitrary),
-  max_tokens: fc.oneof(fc.integer({ min: 1, max: 20 }), valueArbitrary),
-  stream: fc.boolean(),
-}, { requiredKeys: ['model', 'messages'] }).chain((body) =>
-  fc.dictionary(fc.constantFrom(...relayFields), valueArbitrary, { maxKeys: 3 }).map((extra) => ({ ...body, ...extra })));
+const relayFields = [
+  'n',
+  'best_of',
+  'max_tokens',
+  'tools',
+  'tool_choice',
+  'stream_options',
+  'response_format',
+  'stop',
+  'system',
+  'temperature',
+  'user',
+  'logit_bias',
+];
+const relayBodyArbitrary = fc
+  .record(
+    {
+      model: fc.constantFrom('mock-gpt', 'mock-gpt', 'mock-embed', 'no-such-model'),
+      messages: fc.array(
+        fc.record(
+          {
+            role: fc.constantFrom('user', 'system', 'assistant', 'tool', 'x'),
+            content: fc.oneof(
+              fc.string(),
+              valueArbitrary,
+              fc.array(
+                fc.record(
+                  { type: fc.constantFrom('text', 'image_url', 'tool_use', 'x'), text: valueArbitrary, image_url: valueArbitrary },
+                  { requiredKeys: ['type'] },
+                ),
+                { maxLength: 3 },
+              ),
+            ),
+            tool_calls: valueArbitrary,
+            name: valueArbitrary,
+          },
+          { requiredKeys: ['role'] },
+        ),
+        { minLength: 1, maxLength: 3 },
+      ),
+      prompt: fc.oneof(fc.string(), valueArbitrary),
+      input: fc.oneof(fc.string(), valueArbitrary),
+      max_tokens: fc.oneof(fc.integer({ min: 1, max: 20 }), valueArbitrary),
+      stream: fc.boolean(),
+    },
+    { requiredKeys: ['model', 'messages'] },
+  )
+  .chain((body) => fc.dictionary(fc.constantFrom(...relayFields), valueArbitrary, { maxKeys: 3 }).map((extra) => ({ ...body, ...extra })));
 
 const queryArbitrary = fc
-  .dictionary(keyArbitrary, fc.oneof(fc.constantFrom(...weirdStrings.filter((text) => text.length < 5_000)), fc.string({ unit: 'binary', maxLength: 30 })), { maxKeys: 5 })
-  .map((entries) => Object.entries(entries).map(([key, value]) => `${percentEncoded(key)}=${percentEncoded(value)}`).join('&'));
+  .dictionary(keyArbitrary, fc.oneof(fc.constantFrom(...weirdStrings.filter((text) => text.length < 5_000)), fc.string({ unit: 'binary', maxLength: 30 })), {
+    maxKeys: 5,
+  })
+  .map((entries) =>
+    Object.entries(entries)
+      .map(([key, value]) => `${percentEncoded(key)}=${percentEncoded(value)}`)
+      .join('&'),
+  );
 
 /** Every UTF-8 byte of the text as %XX (a lone surrogate goes as U+FFFD's bytes). */
 function percentEncoded(text: string): string {
@@ -151,7 +243,10 @@ function percentEncoded(text: string): string {
 /** Generated probes for one route: repeatable (fixed seed, fixed count). */
 function generatedProbes(route: DeclaredRoute, count: number, seed: number): Probe[] {
   const isRelay = route.service === 'relay' && route.method === 'POST';
-  const bodies = fc.sample(isRelay ? fc.oneof({ weight: 3, arbitrary: relayBodyArbitrary }, { weight: 1, arbitrary: fieldsArbitrary }) : fieldsArbitrary, { seed, numRuns: isRelay ? count * 3 : count });
+  const bodies = fc.sample(isRelay ? fc.oneof({ weight: 3, arbitrary: relayBodyArbitrary }, { weight: 1, arbitrary: fieldsArbitrary }) : fieldsArbitrary, {
+    seed,
+    numRuns: isRelay ? count * 3 : count,
+  });
   const queries = fc.sample(queryArbitrary, { seed: seed + 1, numRuns: count });
   return bodies.map((body, index) => ({ name: `generated #${index} (seed ${seed})`, payload: JSON.stringify(body), query: queries[index] }));
 }
@@ -185,7 +280,10 @@ describe('fuzz: bad input never answers 5xx', () => {
   const principals: Principal[] = [];
 
   const headersOf = (session: Session, apiKey: string) => ({
-    cookie: `session=${session.cookie}`, 'new-api-user': String(session.id), authorization: `Bearer ${apiKey}`, 'x-api-key': apiKey,
+    cookie: `session=${session.cookie}`,
+    'new-api-user': String(session.id),
+    authorization: `Bearer ${apiKey}`,
+    'x-api-key': apiKey,
   });
 
   beforeAll(async () => {
@@ -199,7 +297,12 @@ describe('fuzz: bad input never answers 5xx', () => {
     await setOption('AllowPrivateNetworkUpstreams', true);
     await setOption('ModelRatio', JSON.stringify({ 'mock-*': 1 }));
     // The mock is on loopback: the channel's own flag (rule R2), not only the option's default, which reaches channels over NATS a moment later.
-    const channel = (await gateway.call('POST', '/api/channel/', { session: root, body: { type: 1, name: 'mock', key: 'mock-key', base_url: mock.url, models: 'mock-gpt,mock-embed', group: 'default', allow_private_network: true } })).json();
+    const channel = (
+      await gateway.call('POST', '/api/channel/', {
+        session: root,
+        body: { type: 1, name: 'mock', key: 'mock-key', base_url: mock.url, models: 'mock-gpt,mock-embed', group: 'default', allow_private_network: true },
+      })
+    ).json();
     if (!channel.success) throw new Error(`channel: ${channel.message}`);
 
     await gateway.register('fuzzer', 'fuzzer-password');
@@ -214,9 +317,17 @@ describe('fuzz: bad input never answers 5xx', () => {
     const userKey = await key(user);
     const rootKey = await key(root);
     // The relay serves the mock model to both keys before the fuzzing starts.
-    await waitFor(async () => (await gateway.call('POST', '/v1/chat/completions', {
-      headers: { authorization: `Bearer ${userKey}` }, body: { model: 'mock-gpt', messages: [{ role: 'user', content: 'hi' }] },
-    })).statusCode === 200, 10_000, 'relay ready');
+    await waitFor(
+      async () =>
+        (
+          await gateway.call('POST', '/v1/chat/completions', {
+            headers: { authorization: `Bearer ${userKey}` },
+            body: { model: 'mock-gpt', messages: [{ role: 'user', content: 'hi' }] },
+          })
+        ).statusCode === 200,
+      10_000,
+      'relay ready',
+    );
 
     principals.push(
       { name: 'anonymous', headers: {}, generated: 4 },
@@ -232,8 +343,14 @@ describe('fuzz: bad input never answers 5xx', () => {
 
   it('answers every route with < 500 for every bad input, and stays up', async () => {
     // The services' routes as registered, and the gateway's own (health, metrics, the console's fallback, unknown paths).
-    const gatewayRoutes: DeclaredRoute[] = [['GET', '/healthz'], ['GET', '/readyz'], ['GET', '/metrics'], ['GET', '/*'], ['POST', '/v1/*'], ['PUT', '/api/*']]
-      .map(([method, url]) => ({ service: 'gateway', method: method!, url: url!, access: 'public' }));
+    const gatewayRoutes: DeclaredRoute[] = [
+      ['GET', '/healthz'],
+      ['GET', '/readyz'],
+      ['GET', '/metrics'],
+      ['GET', '/*'],
+      ['POST', '/v1/*'],
+      ['PUT', '/api/*'],
+    ].map(([method, url]) => ({ service: 'gateway', method: method!, url: url!, access: 'public' }));
     const routes = [...declaredRoutes(gateway.app), ...gatewayRoutes].sort((a, b) => disruption(a) - disruption(b));
     expect(routes.length).toBeGreaterThan(100);
     const failures: string[] = [];
@@ -248,11 +365,16 @@ describe('fuzz: bad input never answers 5xx', () => {
           const headers: Record<string, string> = { ...principal.headers };
           if (probe.payload !== undefined) headers['content-type'] = probe.contentType ?? 'application/json';
           const response = await gateway.app.inject({
-            method: route.method as 'GET', url, headers, ...(probe.payload !== undefined && route.method !== 'GET' ? { payload: probe.payload } : {}),
+            method: route.method as 'GET',
+            url,
+            headers,
+            ...(probe.payload !== undefined && route.method !== 'GET' ? { payload: probe.payload } : {}),
           });
           sent += 1;
           if (response.statusCode >= 500) {
-            failures.push(`${route.method} ${route.url} as ${principal.name}, ${probe.name} (${url.slice(0, 120)}): ${response.statusCode} ${response.body.slice(0, 200)}`);
+            failures.push(
+              `${route.method} ${route.url} as ${principal.name}, ${probe.name} (${url.slice(0, 120)}): ${response.statusCode} ${response.body.slice(0, 200)}`,
+            );
           }
         }
       }

@@ -48,7 +48,9 @@ describe('gateway (all-in-one, in-process)', () => {
     expect(response.headers).toMatchObject({ 'x-content-type-options': 'nosniff', 'x-frame-options': 'DENY', 'cache-control': 'no-store' });
     expect(response.headers['x-oneapi-request-id']).toEqual(expect.any(String));
     expect(response.headers['access-control-allow-origin']).toBeUndefined();
-    const preflight = await gateway.call('OPTIONS', '/api/user/login', { headers: { origin: 'https://evil.example', 'access-control-request-method': 'POST' } });
+    const preflight = await gateway.call('OPTIONS', '/api/user/login', {
+      headers: { origin: 'https://evil.example', 'access-control-request-method': 'POST' },
+    });
     expect(preflight.headers['access-control-allow-origin']).toBeUndefined();
   });
 
@@ -88,10 +90,12 @@ describe('gateway (all-in-one, in-process)', () => {
     // All-in-one: the schedules of every service, each with its next run.
     const ready = (await gateway.call('GET', '/readyz')).json();
     expect(ready).toEqual({ status: 'ready', schedules: { status: 'ok', schedules: expect.any(Array) } });
-    expect(ready.schedules.schedules).toEqual(expect.arrayContaining([
-      { name: 'relay.holds.sweep', every_ms: expect.any(Number), registered: true, next_run_at: expect.any(String) },
-      { name: 'identity.sessions.sweep', every_ms: 3_600_000, registered: true, next_run_at: expect.any(String) },
-    ]));
+    expect(ready.schedules.schedules).toEqual(
+      expect.arrayContaining([
+        { name: 'relay.holds.sweep', every_ms: expect.any(Number), registered: true, next_run_at: expect.any(String) },
+        { name: 'identity.sessions.sweep', every_ms: 3_600_000, registered: true, next_run_at: expect.any(String) },
+      ]),
+    );
     const metrics = await gateway.call('GET', '/metrics');
     expect(metrics.body).toMatch(/aigw_http_responses_total\{status="2xx"\} \d+/);
     expect((await gateway.call('GET', '/internal/identity/health')).statusCode).toBe(404);

@@ -49,7 +49,10 @@ describe.each(backends)('third-party login (%s)', (backend) => {
     const headers: Record<string, string> = browserState ? { cookie: `oauth_state=${browserState}` } : {};
     return call('GET', `/api/oauth/${provider}?code=${code}&state=${state}`, { session: options.session, headers });
   };
-  const sessionOf = (response: LightMyRequestResponse): Session => ({ id: response.json().data.id, cookie: response.cookies.find((cookie) => cookie.name === 'session')!.value });
+  const sessionOf = (response: LightMyRequestResponse): Session => ({
+    id: response.json().data.id,
+    cookie: response.cookies.find((cookie) => cookie.name === 'session')!.value,
+  });
   const self = async (session: Session) => (await call('GET', '/api/user/self', { session })).json().data;
 
   beforeAll(async () => {
@@ -83,7 +86,8 @@ describe.each(backends)('third-party login (%s)', (backend) => {
 
     const first = await callback('github', grant({ login: 'octocat', id: 583231, name: 'The Octocat' }), { state: await newState(aff) });
     expect(first.json()).toMatchObject({
-      success: true, message: '',
+      success: true,
+      message: '',
       data: { username: expect.stringMatching(/^github_\d+$/), github_id: 'octocat', display_name: 'The Octocat', inviter_id: inviter.id, role: 1 },
     });
     const session = sessionOf(first);
@@ -94,7 +98,10 @@ describe.each(backends)('third-party login (%s)', (backend) => {
     // What identity sent: the code and the client secret to the token endpoint, the token to the user endpoint.
     const exchange = fake.requests.find((request) => request.path === '/login/oauth/access_token')!;
     expect(JSON.parse(exchange.body)).toEqual({ client_id: 'gh-client', client_secret: secrets.GitHubClientSecret, code: 'code-1' });
-    expect(fake.requests.find((request) => request.path === '/user')!.headers).toMatchObject({ authorization: expect.stringMatching(/^Bearer /), 'user-agent': expect.any(String) });
+    expect(fake.requests.find((request) => request.path === '/user')!.headers).toMatchObject({
+      authorization: expect.stringMatching(/^Bearer /),
+      'user-agent': expect.any(String),
+    });
 
     const second = await callback('github', grant({ login: 'octocat' }));
     expect(second.json()).toMatchObject({ success: true, data: { id: session.id, username: first.json().data.username } });
@@ -136,10 +143,16 @@ describe.each(backends)('third-party login (%s)', (backend) => {
 
   it('works only while the provider is switched on', async () => {
     await setOption('GitHubOAuthEnabled', 'false');
-    expect((await callback('github', grant({ login: 'octocat' }))).json()).toEqual({ success: false, message: 'the administrator has not enabled GitHub login' });
+    expect((await callback('github', grant({ login: 'octocat' }))).json()).toEqual({
+      success: false,
+      message: 'the administrator has not enabled GitHub login',
+    });
     await setOption('GitHubOAuthEnabled', 'true');
     await setOption('WeChatAuthEnabled', 'false');
-    expect((await call('POST', '/api/oauth/wechat', { body: { code: 'x' } })).json()).toEqual({ success: false, message: 'the administrator has not enabled WeChat login' });
+    expect((await call('POST', '/api/oauth/wechat', { body: { code: 'x' } })).json()).toEqual({
+      success: false,
+      message: 'the administrator has not enabled WeChat login',
+    });
     await setOption('WeChatAuthEnabled', 'true');
   });
 
@@ -147,7 +160,10 @@ describe.each(backends)('third-party login (%s)', (backend) => {
     await setOption('PasswordRegisterEnabled', 'false');
     expect((await callback('github', grant({ login: 'newcomer-1' }))).json()).toMatchObject({ success: true, data: { github_id: 'newcomer-1' } });
     await setOption('RegisterEnabled', 'false');
-    expect((await callback('github', grant({ login: 'newcomer-2' }))).json()).toEqual({ success: false, message: 'the administrator has turned off new-user registration' });
+    expect((await callback('github', grant({ login: 'newcomer-2' }))).json()).toEqual({
+      success: false,
+      message: 'the administrator has turned off new-user registration',
+    });
     expect((await callback('github', grant({ login: 'octocat' }))).json().success).toBe(true);
     await setOption('RegisterEnabled', 'true');
     await setOption('PasswordRegisterEnabled', 'true');
@@ -168,8 +184,14 @@ describe.each(backends)('third-party login (%s)', (backend) => {
   });
 
   it('surfaces provider failures as messages, without secrets', async () => {
-    expect((await callback('github', 'never-granted')).json()).toEqual({ success: false, message: 'GitHub login failed: The code passed is incorrect or expired.' });
-    expect((await callback('linuxdo', 'never-granted')).json()).toEqual({ success: false, message: 'LinuxDO login failed: The code passed is incorrect or expired.' });
+    expect((await callback('github', 'never-granted')).json()).toEqual({
+      success: false,
+      message: 'GitHub login failed: The code passed is incorrect or expired.',
+    });
+    expect((await callback('linuxdo', 'never-granted')).json()).toEqual({
+      success: false,
+      message: 'LinuxDO login failed: The code passed is incorrect or expired.',
+    });
 
     // The provider echoes what it was sent, secret included: the message keeps its words but not the secret.
     for (const provider of ['github', 'linuxdo', 'oidc']) {
@@ -181,10 +203,16 @@ describe.each(backends)('third-party login (%s)', (backend) => {
     const closed = await startFakeOAuthProvider();
     await closed.close();
     await setOption('oidc.token_endpoint', `${closed.url}/oidc/token`);
-    expect((await callback('oidc', grant({ sub: 'x' }))).json()).toEqual({ success: false, message: 'OIDC login failed: could not reach the provider (connection refused)' });
+    expect((await callback('oidc', grant({ sub: 'x' }))).json()).toEqual({
+      success: false,
+      message: 'OIDC login failed: could not reach the provider (connection refused)',
+    });
     await setOption('oidc.token_endpoint', `${fake.url}/oidc/token`);
     await setOption('AllowPrivateNetworkUpstreams', 'false');
-    expect((await callback('github', grant({ login: 'octocat' }))).json()).toEqual({ success: false, message: 'GitHub login failed: could not reach the provider (the address is not allowed)' });
+    expect((await callback('github', grant({ login: 'octocat' }))).json()).toEqual({
+      success: false,
+      message: 'GitHub login failed: could not reach the provider (the address is not allowed)',
+    });
     await setOption('AllowPrivateNetworkUpstreams', 'true');
   });
 
@@ -193,7 +221,11 @@ describe.each(backends)('third-party login (%s)', (backend) => {
     expect(login).toMatchObject({ success: true, data: { username: expect.stringMatching(/^linuxdo_\d+$/), linux_do_id: '4242', display_name: 'Tux' } });
     const exchange = fake.requests.filter((request) => request.path === '/oauth2/token').at(-1)!;
     expect(exchange.headers.authorization).toBe(`Basic ${Buffer.from(`ld-client:${secrets.LinuxDOClientSecret}`).toString('base64')}`);
-    expect(Object.fromEntries(new URLSearchParams(exchange.body))).toEqual({ grant_type: 'authorization_code', code: expect.any(String), redirect_uri: 'http://localhost:3000/oauth/linuxdo' });
+    expect(Object.fromEntries(new URLSearchParams(exchange.body))).toEqual({
+      grant_type: 'authorization_code',
+      code: expect.any(String),
+      redirect_uri: 'http://localhost:3000/oauth/linuxdo',
+    });
   });
 
   it('logs in with OIDC through the discovery document, named after preferred_username while it is free', async () => {
@@ -212,8 +244,13 @@ describe.each(backends)('third-party login (%s)', (backend) => {
     expect(second).toMatchObject({ success: true, data: { username: expect.stringMatching(/^oidc_\d+$/) } });
   });
 
-  it('never takes a look-alike of another user\'s name from the provider (issue 22.5), and normalises the one it takes', async () => {
-    for (const [sub, suggested] of [['sub-root-1', 'ROOT'], ['sub-root-2', 'r\u043eot'], ['sub-root-3', 'root\u200b'], ['sub-root-4', 'ＯＫＴＡ-ＡＮＮ']]) {
+  it("never takes a look-alike of another user's name from the provider (issue 22.5), and normalises the one it takes", async () => {
+    for (const [sub, suggested] of [
+      ['sub-root-1', 'ROOT'],
+      ['sub-root-2', 'r\u043eot'],
+      ['sub-root-3', 'root\u200b'],
+      ['sub-root-4', 'ＯＫＴＡ-ＡＮＮ'],
+    ]) {
       const answer = (await callback('oidc', grant({ sub, preferred_username: suggested }))).json();
       expect({ suggested, answer }).toMatchObject({ suggested, answer: { success: true, data: { username: expect.stringMatching(/^oidc_\d+$/) } } });
     }
@@ -227,21 +264,37 @@ describe.each(backends)('third-party login (%s)', (backend) => {
     const asked = fake.requests.filter((request) => request.path === '/api/wechat/user').at(-1)!;
     expect(asked.headers.authorization).toBe(secrets.WeChatServerToken);
 
-    expect((await call('POST', '/api/oauth/wechat', { body: { code: 'wrong' } })).json()).toEqual({ success: false, message: 'WeChat login failed: the verification code is wrong or has expired' });
+    expect((await call('POST', '/api/oauth/wechat', { body: { code: 'wrong' } })).json()).toEqual({
+      success: false,
+      message: 'WeChat login failed: the verification code is wrong or has expired',
+    });
     expect((await call('POST', '/api/oauth/wechat/bind', { body: { code: 'x' } })).statusCode).toBe(401);
 
     await gateway.register('wendy', 'wendy-pass');
     const wendy = await gateway.login('wendy', 'wendy-pass');
-    expect((await call('POST', '/api/oauth/wechat/bind', { session: wendy, body: { code: grant({ id: 'wx-openid-2' }) } })).json()).toEqual({ success: true, message: '' });
+    expect((await call('POST', '/api/oauth/wechat/bind', { session: wendy, body: { code: grant({ id: 'wx-openid-2' }) } })).json()).toEqual({
+      success: true,
+      message: '',
+    });
     expect((await self(wendy)).wechat_id).toBe('wx-openid-2');
-    expect((await call('POST', '/api/oauth/wechat/bind', { session: wendy, body: { code: grant({ id: 'wx-openid-1' }) } })).json().message).toBe('this WeChat account is already bound to another user');
+    expect((await call('POST', '/api/oauth/wechat/bind', { session: wendy, body: { code: grant({ id: 'wx-openid-1' }) } })).json().message).toBe(
+      'this WeChat account is already bound to another user',
+    );
   });
 
   it('declares who may call each route, and counts the callbacks against the critical rate limit', () => {
-    const access = Object.fromEntries(declaredRoutes(gateway.app).filter((route) => route.url.startsWith('/api/oauth/')).map((route) => [route.url, route.access]));
+    const access = Object.fromEntries(
+      declaredRoutes(gateway.app)
+        .filter((route) => route.url.startsWith('/api/oauth/'))
+        .map((route) => [route.url, route.access]),
+    );
     expect(access).toMatchObject({
-      '/api/oauth/state': 'public', '/api/oauth/github': 'public', '/api/oauth/linuxdo': 'public', '/api/oauth/oidc': 'public',
-      '/api/oauth/wechat': 'public', '/api/oauth/wechat/bind': 'user',
+      '/api/oauth/state': 'public',
+      '/api/oauth/github': 'public',
+      '/api/oauth/linuxdo': 'public',
+      '/api/oauth/oidc': 'public',
+      '/api/oauth/wechat': 'public',
+      '/api/oauth/wechat/bind': 'user',
     });
     for (const url of Object.keys(access)) expect(isCriticalPath(url)).toBe(true);
   });

@@ -17,7 +17,10 @@ describe.each(backends)('options (%s)', (backend) => {
   });
 
   const put = (key: string, value: unknown) => gateway.call('PUT', '/api/option/', { session: root, body: { key, value } });
-  const rows = async () => Object.fromEntries(((await gateway.call('GET', '/api/option/', { session: root })).json().data as Array<{ key: string; value: string }>).map((row) => [row.key, row.value]));
+  const rows = async () =>
+    Object.fromEntries(
+      ((await gateway.call('GET', '/api/option/', { session: root })).json().data as Array<{ key: string; value: string }>).map((row) => [row.key, row.value]),
+    );
 
   it('lists every option as strings, never a secret', async () => {
     const options = await rows();
@@ -35,7 +38,12 @@ describe.each(backends)('options (%s)', (backend) => {
     expect((await put('GroupRatio', '{"vip":-1}')).json().message).toMatch(/^GroupRatio\.vip: /);
     expect((await put('GitHubOAuthEnabled', 'true')).json().message).toMatch(/GitHubClientId, GitHubClientSecret/);
     expect((await gateway.call('PUT', '/api/option/', { session: root, body: { value: 'x' } })).json().message).toMatch(/^key/);
-    expect(await rows()).toMatchObject({ RegisterEnabled: 'true', QuotaForNewUser: '0', GroupRatio: '{"default":1,"vip":1,"svip":1}', GitHubOAuthEnabled: 'false' });
+    expect(await rows()).toMatchObject({
+      RegisterEnabled: 'true',
+      QuotaForNewUser: '0',
+      GroupRatio: '{"default":1,"vip":1,"svip":1}',
+      GitHubOAuthEnabled: 'false',
+    });
   });
 
   it('applies typed values, publishes them after commit, and keeps secrets write-only', async () => {
@@ -51,13 +59,22 @@ describe.each(backends)('options (%s)', (backend) => {
     await waitFor(() => events.some((event) => (event.data as { key: string }).key === 'SMTPToken'), 5_000, 'secret event');
     const secretEvent = events.find((event) => (event.data as { key: string }).key === 'SMTPToken')!;
     expect(secretEvent.data).toEqual({ key: 'SMTPToken', value: null, secret: true, version: 1 });
-    expect(events.find((event) => (event.data as { key: string }).key === 'SystemName')!.data).toEqual({ key: 'SystemName', value: 'My Gateway', secret: false, version: 1 });
+    expect(events.find((event) => (event.data as { key: string }).key === 'SystemName')!.data).toEqual({
+      key: 'SystemName',
+      value: 'My Gateway',
+      secret: false,
+      version: 1,
+    });
   });
 
   it('reaches the other services: their mirrors apply the change', async () => {
     expect((await put('SystemName', 'Mirrored')).json().success).toBe(true);
     for (const service of ['billing', 'channels', 'relay', 'notifier']) {
-      await waitFor(async () => (await gateway.call('GET', `/internal/${service}/options`, { session: root })).json().data.SystemName === 'Mirrored', 5_000, `${service} mirror`);
+      await waitFor(
+        async () => (await gateway.call('GET', `/internal/${service}/options`, { session: root })).json().data.SystemName === 'Mirrored',
+        5_000,
+        `${service} mirror`,
+      );
     }
     const view = (await gateway.call('GET', '/internal/billing/options', { session: root })).json().data;
     expect(view).not.toHaveProperty('SMTPToken');

@@ -12,7 +12,12 @@ jest.setTimeout(60_000);
 /** A logger whose lines the test reads. */
 function capture() {
   const lines: Array<Record<string, unknown>> = [];
-  const stream = new Writable({ write(chunk, _encoding, done) { lines.push(JSON.parse(String(chunk))); done(); } });
+  const stream = new Writable({
+    write(chunk, _encoding, done) {
+      lines.push(JSON.parse(String(chunk)));
+      done();
+    },
+  });
   return { logger: createLogger({ level: 'info', service: 'gateway' }, stream), lines };
 }
 
@@ -36,9 +41,19 @@ describe('a service the gateway cannot reach (distributed topology)', () => {
 
   beforeAll(async () => {
     const down = `http://127.0.0.1:${await closedPort()}`;
-    gateway = await startGateway('real', {
-      IDENTITY_URL: down, BILLING_URL: down, CHANNELS_URL: down, RELAY_URL: down, NOTIFIER_URL: down, INTERNAL_SECRET: 'i'.repeat(32),
-    }, undefined, { logger });
+    gateway = await startGateway(
+      'real',
+      {
+        IDENTITY_URL: down,
+        BILLING_URL: down,
+        CHANNELS_URL: down,
+        RELAY_URL: down,
+        NOTIFIER_URL: down,
+        INTERNAL_SECRET: 'i'.repeat(32),
+      },
+      undefined,
+      { logger },
+    );
     // Over a socket: the proxy streams request bodies, which inject's fake request does not model.
     await gateway.app.listen({ host: '127.0.0.1', port: 0 });
     baseUrl = `http://127.0.0.1:${(gateway.app.server.address() as net.AddressInfo).port}`;
@@ -50,9 +65,11 @@ describe('a service the gateway cannot reach (distributed topology)', () => {
   const chat = { model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }] };
   const call = async (method: 'GET' | 'POST', path: string, body?: unknown, headers: Record<string, string> = {}) => {
     const response = await fetch(`${baseUrl}${path}`, {
-      method, headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers }, body: body === undefined ? undefined : JSON.stringify(body),
+      method,
+      headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
+      body: body === undefined ? undefined : JSON.stringify(body),
     });
-    return { statusCode: response.status, headers: Object.fromEntries(response.headers), json: await response.json() as unknown };
+    return { statusCode: response.status, headers: Object.fromEntries(response.headers), json: (await response.json()) as unknown };
   };
 
   it('answers 502 in the caller’s shape: OpenAI, Anthropic, Gemini on relay paths, the envelope on /api', async () => {
@@ -61,13 +78,18 @@ describe('a service the gateway cannot reach (distributed topology)', () => {
     expect(openai.json).toEqual({
       error: {
         message: `a service is unreachable, try again later (request id: ${openai.headers['x-oneapi-request-id']})`,
-        type: 'new_api_error', param: '', code: 'service_unreachable',
+        type: 'new_api_error',
+        param: '',
+        code: 'service_unreachable',
       },
     });
 
     const anthropic = await call('POST', '/v1/messages', { ...chat, max_tokens: 10 });
     expect(anthropic.statusCode).toBe(502);
-    expect(anthropic.json).toEqual({ type: 'error', error: { type: 'api_error', message: expect.stringMatching(/^a service is unreachable, try again later \(request id: /) } });
+    expect(anthropic.json).toEqual({
+      type: 'error',
+      error: { type: 'api_error', message: expect.stringMatching(/^a service is unreachable, try again later \(request id: /) },
+    });
 
     const gemini = await call('POST', '/v1beta/models/gemini-2.0-flash:generateContent', { contents: [] });
     expect(gemini.statusCode).toBe(502);
@@ -88,10 +110,14 @@ describe('a service the gateway cannot reach (distributed topology)', () => {
     for (let i = 0; i < 20; i++) expect((await call('POST', '/v1/chat/completions', chat)).statusCode).toBe(502);
     // Twenty failures in well under a second: at most one more line (none if the last one was under a second ago).
     expect(relayWarnings().length - before).toBeLessThanOrEqual(1);
-    await waitFor(async () => {
-      expect((await call('POST', '/v1/chat/completions', chat)).statusCode).toBe(502);
-      return (relayWarnings().at(-1)!.suppressed as number) > 0;
-    }, 5_000, 'a warning counting the suppressed failures');
+    await waitFor(
+      async () => {
+        expect((await call('POST', '/v1/chat/completions', chat)).statusCode).toBe(502);
+        return (relayWarnings().at(-1)!.suppressed as number) > 0;
+      },
+      5_000,
+      'a warning counting the suppressed failures',
+    );
     expect(relayWarnings().at(-1)).toMatchObject({ level: 40, msg: 'relay is unreachable', code: 'ECONNREFUSED' });
     expect(lines.filter((line) => line.msg === 'response errored')).toEqual([]);
     expect(stackLines(lines)).toEqual([]);

@@ -21,8 +21,12 @@ describe.each(backends)('a password change revokes the access token (%s)', (back
   beforeAll(async () => {
     gateway = await startGateway(backend);
     db = await openDatabase({
-      url: gateway.env.databaseUrl, dataDir: gateway.env.dataDir, schema: gateway.env.schema('identity'),
-      entities: [UserEntity, SessionEntity, OptionEntity], migrations: identityMigrations, logger: createSilentLogger(),
+      url: gateway.env.databaseUrl,
+      dataDir: gateway.env.dataDir,
+      schema: gateway.env.schema('identity'),
+      entities: [UserEntity, SessionEntity, OptionEntity],
+      migrations: identityMigrations,
+      logger: createSilentLogger(),
     });
     root = await gateway.login('root', ROOT_PASSWORD);
     expect((await gateway.register('pat', 'pat-password-1')).json().success).toBe(true);
@@ -42,7 +46,7 @@ describe.each(backends)('a password change revokes the access token (%s)', (back
   const withToken = (token: string) => gateway.call('GET', '/api/user/self', { headers: { authorization: token, 'new-api-user': String(pat.id) } });
   const expectRevoked = (token: string, what: string) => waitFor(async () => (await withToken(token)).statusCode === 401, 5_000, what);
 
-  it('on one\'s own change, keeping only the session that made it', async () => {
+  it("on one's own change, keeping only the session that made it", async () => {
     const token = await newAccessToken(pat);
     expect((await withToken(token)).json()).toMatchObject({ success: true, data: { username: 'pat' } });
     const changed = await gateway.call('PUT', '/api/user/self', { session: pat, body: { password: 'pat-password-2', original_password: 'pat-password-1' } });
@@ -53,10 +57,13 @@ describe.each(backends)('a password change revokes the access token (%s)', (back
     expect((await withToken(await newAccessToken(pat))).statusCode).toBe(200);
   });
 
-  it('on an admin\'s edit of the password', async () => {
+  it("on an admin's edit of the password", async () => {
     const token = await newAccessToken(pat);
     expect((await withToken(token)).statusCode).toBe(200);
-    expect((await gateway.call('PUT', '/api/user/', { session: root, body: { id: pat.id, password: 'pat-password-3' } })).json()).toEqual({ success: true, message: '' });
+    expect((await gateway.call('PUT', '/api/user/', { session: root, body: { id: pat.id, password: 'pat-password-3' } })).json()).toEqual({
+      success: true,
+      message: '',
+    });
     await expectRevoked(token, 'access token revoked by the admin edit');
     pat = await gateway.login('pat', 'pat-password-3');
   });

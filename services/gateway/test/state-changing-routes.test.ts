@@ -19,21 +19,72 @@ const keptGets = exceptionsSection
 
 /** The established product's state-changing GETs, each POST here (the section's first table). */
 const movedToPost = [
-  '/api/user/token', '/api/user/logout', '/api/verification', '/api/reset_password',
-  '/api/oauth/email/bind', '/api/oauth/wechat', '/api/oauth/wechat/bind', '/api/oauth/telegram/login', '/api/oauth/telegram/bind',
-  '/api/channel/test', '/api/channel/test/:id', '/api/channel/update_balance', '/api/channel/update_balance/:id',
+  '/api/user/token',
+  '/api/user/logout',
+  '/api/verification',
+  '/api/reset_password',
+  '/api/oauth/email/bind',
+  '/api/oauth/wechat',
+  '/api/oauth/wechat/bind',
+  '/api/oauth/telegram/login',
+  '/api/oauth/telegram/bind',
+  '/api/channel/test',
+  '/api/channel/test/:id',
+  '/api/channel/update_balance',
+  '/api/channel/update_balance/:id',
 ];
 
 /** Every other GET route only reads. A new GET route must be classified here or in docs/security.md. */
 const reads = [
-  '/api/status', '/api/notice', '/api/about', '/api/home_page_content', '/api/user/self', '/api/user/aff', '/api/user/self/groups',
-  '/api/user/', '/api/user/search', '/api/user/:id', '/api/group/', '/api/user/groups', '/api/option/', '/api/user/2fa/status',
-  '/api/user/2fa/stats', '/api/user/passkey', '/api/redemption/', '/api/redemption/search', '/api/redemption/:id', '/api/log/',
-  '/api/log/self', '/api/log/stat', '/api/log/self/stat', '/api/data/', '/api/data/self', '/api/token/', '/api/token/search',
-  '/api/token/:id', '/api/pricing', '/api/user/topup', '/api/channel/', '/api/channel/search', '/api/channel/:id',
-  '/api/channel/fetch_models/:id', '/api/channel/models', '/api/channel/models_enabled', '/api/models', '/api/user/models',
-  '/v1/models', '/v1/models/:model', '/api/mj/', '/api/mj/self', '/api/task/', '/api/task/self', '/api/webhook/', '/api/webhook/:id',
-  '/api/webhook/deliveries', '/api/job/', '/api/audit/',
+  '/api/status',
+  '/api/notice',
+  '/api/about',
+  '/api/home_page_content',
+  '/api/user/self',
+  '/api/user/aff',
+  '/api/user/self/groups',
+  '/api/user/',
+  '/api/user/search',
+  '/api/user/:id',
+  '/api/group/',
+  '/api/user/groups',
+  '/api/option/',
+  '/api/user/2fa/status',
+  '/api/user/2fa/stats',
+  '/api/user/passkey',
+  '/api/redemption/',
+  '/api/redemption/search',
+  '/api/redemption/:id',
+  '/api/log/',
+  '/api/log/self',
+  '/api/log/stat',
+  '/api/log/self/stat',
+  '/api/data/',
+  '/api/data/self',
+  '/api/token/',
+  '/api/token/search',
+  '/api/token/:id',
+  '/api/pricing',
+  '/api/user/topup',
+  '/api/channel/',
+  '/api/channel/search',
+  '/api/channel/:id',
+  '/api/channel/fetch_models/:id',
+  '/api/channel/models',
+  '/api/channel/models_enabled',
+  '/api/models',
+  '/api/user/models',
+  '/v1/models',
+  '/v1/models/:model',
+  '/api/mj/',
+  '/api/mj/self',
+  '/api/task/',
+  '/api/task/self',
+  '/api/webhook/',
+  '/api/webhook/:id',
+  '/api/webhook/deliveries',
+  '/api/job/',
+  '/api/audit/',
 ];
 
 describe('state changes only on POST, PUT or DELETE (rule R12)', () => {
@@ -46,14 +97,17 @@ describe('state changes only on POST, PUT or DELETE (rule R12)', () => {
     await gateway?.close();
   });
 
-  const methodsOf = (url: string) => declaredRoutes(gateway.app).filter((route) => route.url === url).map((route) => route.method);
+  const methodsOf = (url: string) =>
+    declaredRoutes(gateway.app)
+      .filter((route) => route.url === url)
+      .map((route) => route.method);
 
   it('lists its kept GETs in docs/security.md, each a route that exists', () => {
     expect(keptGets.sort()).toEqual(['/api/oauth/github', '/api/oauth/linuxdo', '/api/oauth/oidc', '/api/oauth/state', '/api/user/epay/notify']);
     for (const url of keptGets) expect([url, methodsOf(url)]).toEqual([url, expect.arrayContaining(['GET'])]);
   });
 
-  it('serves each of the established product\'s state-changing GETs as POST only', () => {
+  it("serves each of the established product's state-changing GETs as POST only", () => {
     for (const url of movedToPost) {
       expect(exceptionsSection).toContain(`\`POST ${url}`);
       expect([url, methodsOf(url)]).toEqual([url, ['POST']]);
@@ -61,7 +115,9 @@ describe('state changes only on POST, PUT or DELETE (rule R12)', () => {
   });
 
   it('has no other GET route than reads and the listed exceptions', () => {
-    const gets = declaredRoutes(gateway.app).filter((route) => route.method === 'GET' && !route.url.startsWith('/internal/')).map((route) => route.url);
+    const gets = declaredRoutes(gateway.app)
+      .filter((route) => route.method === 'GET' && !route.url.startsWith('/internal/'))
+      .map((route) => route.url);
     expect(gets.filter((url) => !reads.includes(url) && !keptGets.includes(url))).toEqual([]);
   });
 
@@ -79,7 +135,12 @@ describe('state changes only on POST, PUT or DELETE (rule R12)', () => {
     expect(rotate.headers.allow).toBe('POST');
     expect(rotate.json()).toEqual({ success: false, message: '/api/user/token changes state: use POST' });
     expect((await gateway.call('GET', '/api/user/logout', { session })).statusCode).toBe(405);
-    for (const url of ['/api/verification?email=gina%40example.com', '/api/reset_password?email=gina%40example.com', '/api/channel/test/1', '/api/channel/update_balance/']) {
+    for (const url of [
+      '/api/verification?email=gina%40example.com',
+      '/api/reset_password?email=gina%40example.com',
+      '/api/channel/test/1',
+      '/api/channel/update_balance/',
+    ]) {
       expect([url, (await gateway.call('GET', url)).statusCode]).toEqual([url, 405]);
     }
     expect((await gateway.call('GET', '/api/user/self', { headers: viaToken })).statusCode).toBe(200);

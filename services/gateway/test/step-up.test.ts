@@ -25,7 +25,14 @@ describe.each(backends)('step-up before secrets (%s)', (backend) => {
   beforeAll(async () => {
     gateway = await startGateway(backend, { STEP_UP_TTL_MS: String(STEP_UP_TTL_MS) });
     root = await gateway.login('root', ROOT_PASSWORD);
-    expect(body(await gateway.call('POST', '/api/channel/', { session: root, body: { type: 1, name: 'step-up', key: CHANNEL_KEY, models: 'gpt-4o-mini', group: 'default' } })).success).toBe(true);
+    expect(
+      body(
+        await gateway.call('POST', '/api/channel/', {
+          session: root,
+          body: { type: 1, name: 'step-up', key: CHANNEL_KEY, models: 'gpt-4o-mini', group: 'default' },
+        }),
+      ).success,
+    ).toBe(true);
     const list = body(await gateway.call('GET', '/api/channel/?p=0', { session: root })).data;
     channelId = list.items.find((row: { name: string }) => row.name === 'step-up').id;
     expect(body(await gateway.call('PUT', '/api/option/', { session: root, body: { key: 'passkey.enabled', value: true } })).success).toBe(true);
@@ -38,14 +45,19 @@ describe.each(backends)('step-up before secrets (%s)', (backend) => {
     const refused = await reveal(root);
     expect(refused.statusCode).toBe(403);
     expect(refused.body).not.toContain(CHANNEL_KEY);
-    expect(body(await verify(root, { method: '2fa', code: '123456' }))).toMatchObject({ success: false, message: expect.stringMatching(/set up two-factor authentication or a passkey first/) });
+    expect(body(await verify(root, { method: '2fa', code: '123456' }))).toMatchObject({
+      success: false,
+      message: expect.stringMatching(/set up two-factor authentication or a passkey first/),
+    });
     expect(body(await verify(root, { method: 'sms', code: '1' }))).toMatchObject({ success: false, message: expect.stringMatching(/method/) });
   });
 
   it('refuses an unverified passkey claim (the established product accepted {"method":"passkey"} alone)', async () => {
     const authenticator = new SoftAuthenticator(ORIGIN);
     const begin = body(await gateway.call('POST', '/api/user/passkey/register/begin', { session: root }));
-    expect(body(await gateway.call('POST', '/api/user/passkey/register/finish', { session: root, body: authenticator.create(begin.data.options) })).success).toBe(true);
+    expect(
+      body(await gateway.call('POST', '/api/user/passkey/register/finish', { session: root, body: authenticator.create(begin.data.options) })).success,
+    ).toBe(true);
 
     expect(body(await verify(root, { method: 'passkey' }))).toMatchObject({ success: false, message: expect.stringMatching(/^credential/) });
     expect((await reveal(root)).statusCode).toBe(403);
@@ -68,7 +80,9 @@ describe.each(backends)('step-up before secrets (%s)', (backend) => {
     if (left < 8_000) await new Promise((resolve) => setTimeout(resolve, left + 50));
     const setup = body(await gateway.call('POST', '/api/user/2fa/setup', { session: root })).data;
     const now = Date.now();
-    expect(body(await gateway.call('POST', '/api/user/2fa/enable', { session: root, body: { code: totpCode(setup.secret, now - 30_000) } })).success).toBe(true);
+    expect(body(await gateway.call('POST', '/api/user/2fa/enable', { session: root, body: { code: totpCode(setup.secret, now - 30_000) } })).success).toBe(
+      true,
+    );
 
     // The root signs in a second browser (2FA step included).
     const login = await gateway.call('POST', '/api/user/login', { body: { username: 'root', password: ROOT_PASSWORD } });
@@ -96,8 +110,13 @@ describe.each(backends)('step-up before secrets (%s)', (backend) => {
 
   it('cannot be opened with an access token, which has no session', async () => {
     const token = body(await gateway.call('POST', '/api/user/token', { session: root })).data as string;
-    const answer = await gateway.call('POST', '/api/verify', { body: { method: '2fa', code: '123456' }, headers: { authorization: token, 'new-api-user': String(root.id) } });
+    const answer = await gateway.call('POST', '/api/verify', {
+      body: { method: '2fa', code: '123456' },
+      headers: { authorization: token, 'new-api-user': String(root.id) },
+    });
     expect(body(answer)).toMatchObject({ success: false, message: expect.stringMatching(/console session/) });
-    expect((await gateway.call('POST', `/api/channel/${channelId}/key`, { headers: { authorization: token, 'new-api-user': String(root.id) } })).statusCode).toBe(403);
+    expect(
+      (await gateway.call('POST', `/api/channel/${channelId}/key`, { headers: { authorization: token, 'new-api-user': String(root.id) } })).statusCode,
+    ).toBe(403);
   });
 });

@@ -23,8 +23,12 @@ describe.each(backends)('usernames that pass for another (%s)', (backend) => {
   beforeAll(async () => {
     gateway = await startGateway(backend);
     db = await openDatabase({
-      url: gateway.env.databaseUrl, dataDir: gateway.env.dataDir, schema: gateway.env.schema('identity'),
-      entities: [UserEntity, SessionEntity, OptionEntity], migrations: identityMigrations, logger: createSilentLogger(),
+      url: gateway.env.databaseUrl,
+      dataDir: gateway.env.dataDir,
+      schema: gateway.env.schema('identity'),
+      entities: [UserEntity, SessionEntity, OptionEntity],
+      migrations: identityMigrations,
+      logger: createSilentLogger(),
     });
     root = await gateway.login('root', ROOT_PASSWORD);
     for (const name of ['admin1', 'alice']) expect((await gateway.register(name, `${name}-password`)).json().success).toBe(true);
@@ -64,7 +68,10 @@ describe.each(backends)('usernames that pass for another (%s)', (backend) => {
     expect(await usernames()).toContain('casey2');
     expect((await gateway.login('casey2', 'casey-password')).id).toBeGreaterThan(0);
     for (const name of ['CASEY2', 'Casey2', 'ＣＡＳＥＹ２']) {
-      expect((await gateway.register(name, 'casey-password')).json()).toMatchObject({ success: false, message: expect.stringMatching(/^username: already taken/) });
+      expect((await gateway.register(name, 'casey-password')).json()).toMatchObject({
+        success: false,
+        message: expect.stringMatching(/^username: already taken/),
+      });
     }
     // Scripts that are written together (Chinese with Latin) are one writing system, as are Greek or Cyrillic alone.
     for (const name of ['张三abc', 'Ελένη', 'иван']) expect((await gateway.register(name, 'writing-password')).json()).toEqual({ success: true, message: '' });
@@ -83,7 +90,10 @@ describe.each(backends)('usernames that pass for another (%s)', (backend) => {
       const answer = (await gateway.call('POST', '/api/user/', { session: root, body: { username: name, password: 'created-pass' } })).json();
       expect({ name, answer }).toEqual({ name, answer: { success: false, message: expect.stringMatching(reason) } });
     }
-    expect((await gateway.call('POST', '/api/user/', { session: root, body: { username: 'ＭＡＸ', password: 'created-pass' } })).json()).toEqual({ success: true, message: '' });
+    expect((await gateway.call('POST', '/api/user/', { session: root, body: { username: 'ＭＡＸ', password: 'created-pass' } })).json()).toEqual({
+      success: true,
+      message: '',
+    });
     expect(await usernames()).toContain('MAX');
   });
 
@@ -111,8 +121,14 @@ describe.each(backends)('usernames that pass for another (%s)', (backend) => {
     // A name from before the rules (written straight to the table, as an upgrade keeps it).
     const legacy = 'leg\u200bacy';
     await db.getRepository(UserEntity).update({ id: alice.id }, { username: legacy });
-    expect((await gateway.call('PUT', '/api/user/self', { session: alice, body: { username: legacy, display_name: 'Alice A' } })).json()).toEqual({ success: true, message: '' });
-    expect((await gateway.call('PUT', '/api/user/', { session: admin, body: { id: alice.id, username: legacy, display_name: 'Alice B' } })).json()).toEqual({ success: true, message: '' });
+    expect((await gateway.call('PUT', '/api/user/self', { session: alice, body: { username: legacy, display_name: 'Alice A' } })).json()).toEqual({
+      success: true,
+      message: '',
+    });
+    expect((await gateway.call('PUT', '/api/user/', { session: admin, body: { id: alice.id, username: legacy, display_name: 'Alice B' } })).json()).toEqual({
+      success: true,
+      message: '',
+    });
     expect(await db.getRepository(UserEntity).findOneByOrFail({ id: alice.id })).toMatchObject({ username: legacy, display_name: 'Alice B' });
     await db.getRepository(UserEntity).update({ id: alice.id }, { username: 'alice' });
   });

@@ -13,18 +13,22 @@ describe.each(backends)('user management (%s)', (backend) => {
     for (const name of ['admin1', 'user1', 'user2', 'user3']) await gateway.register(name, `${name}-password`);
     admin = await gateway.login('admin1', 'admin1-password');
     user = await gateway.login('user1', 'user1-password');
-    expect((await gateway.call('POST', '/api/user/manage', { session: root, body: { id: admin.id, action: 'promote' } })).json())
-      .toEqual({ success: true, message: '', data: { role: 10, status: 1 } });
+    expect((await gateway.call('POST', '/api/user/manage', { session: root, body: { id: admin.id, action: 'promote' } })).json()).toEqual({
+      success: true,
+      message: '',
+      data: { role: 10, status: 1 },
+    });
   });
   afterAll(async () => {
     await gateway?.close();
   });
 
-  const manage = (session: Session, id: number, action: string) =>
-    gateway.call('POST', '/api/user/manage', { session, body: { id, action } });
+  const manage = (session: Session, id: number, action: string) => gateway.call('POST', '/api/user/manage', { session, body: { id, action } });
   /** A row as root sees it in the list (root cannot open its own level with GET /api/user/:id). */
   const getUser = async (id: number) =>
-    ((await gateway.call('GET', '/api/user/?p=1&page_size=100', { session: root })).json().data.items as Array<{ id: number }>).find((row) => row.id === id) as Record<string, unknown>;
+    ((await gateway.call('GET', '/api/user/?p=1&page_size=100', { session: root })).json().data.items as Array<{ id: number }>).find(
+      (row) => row.id === id,
+    ) as Record<string, unknown>;
 
   it('lists users in pages; p=0 and p=1 are both the first page', async () => {
     const first = (await gateway.call('GET', '/api/user/?p=0&page_size=2', { session: root })).json();
@@ -81,14 +85,20 @@ describe.each(backends)('user management (%s)', (backend) => {
     expect(banned).toEqual({ success: false, message: 'the user has been banned' });
     expect((await manage(admin, target.id, 'enable')).json().data).toEqual({ role: 1, status: 1 });
 
-    for (const [id, action] of [[root.id, 'disable'], [root.id, 'delete'], [admin.id, 'disable']] as const) {
+    for (const [id, action] of [
+      [root.id, 'disable'],
+      [root.id, 'delete'],
+      [admin.id, 'disable'],
+    ] as const) {
       const response = await manage(admin, id, action);
       expect(response.statusCode).toBe(403);
     }
     expect((await manage(admin, target.id, 'promote')).statusCode).toBe(403);
     expect((await gateway.call('GET', `/api/user/${root.id}`, { session: admin })).statusCode).toBe(403);
     expect((await gateway.call('PUT', '/api/user/', { session: admin, body: { id: root.id, display_name: 'x' } })).statusCode).toBe(403);
-    expect((await gateway.call('POST', '/api/user/', { session: admin, body: { username: 'newadmin', password: 'newadmin-pass', role: 10 } })).statusCode).toBe(403);
+    expect((await gateway.call('POST', '/api/user/', { session: admin, body: { username: 'newadmin', password: 'newadmin-pass', role: 10 } })).statusCode).toBe(
+      403,
+    );
     expect(await getUser(root.id)).toMatchObject({ status: 1, role: 100, display_name: 'Root User' });
   });
 
@@ -101,26 +111,41 @@ describe.each(backends)('user management (%s)', (backend) => {
     expect((await manage(root, 9999, 'disable')).statusCode).toBe(404);
     // Ids beyond the 32-bit columns are bad input, not a database error.
     expect((await manage(root, 99_999_999_999, 'disable')).json()).toMatchObject({ success: false, message: expect.stringMatching(/^id: id is too large/) });
-    expect((await gateway.call('GET', '/api/user/99999999999', { session: root })).json()).toMatchObject({ success: false, message: expect.stringMatching(/id is too large/) });
+    expect((await gateway.call('GET', '/api/user/99999999999', { session: root })).json()).toMatchObject({
+      success: false,
+      message: expect.stringMatching(/id is too large/),
+    });
     expect((await manage(root, target.id, 'explode')).json()).toMatchObject({ success: false, message: expect.stringMatching(/^action/) });
   });
 
   it('creates and edits users, with the level rules and unique names', async () => {
-    expect((await gateway.call('POST', '/api/user/', { session: admin, body: { username: 'created', password: 'created-pass', display_name: 'Made' } })).json().success).toBe(true);
-    expect((await gateway.call('POST', '/api/user/', { session: admin, body: { username: '', password: '' } })).json().message)
-      .toMatch(/username and password cannot be empty/);
-    expect((await gateway.call('POST', '/api/user/', { session: admin, body: { username: 'created', password: 'created-pass' } })).json().message)
-      .toBe('username: already taken');
+    expect(
+      (await gateway.call('POST', '/api/user/', { session: admin, body: { username: 'created', password: 'created-pass', display_name: 'Made' } })).json()
+        .success,
+    ).toBe(true);
+    expect((await gateway.call('POST', '/api/user/', { session: admin, body: { username: '', password: '' } })).json().message).toMatch(
+      /username and password cannot be empty/,
+    );
+    expect((await gateway.call('POST', '/api/user/', { session: admin, body: { username: 'created', password: 'created-pass' } })).json().message).toBe(
+      'username: already taken',
+    );
     // Only the product's roles: an odd level would pass admin checks yet could never be demoted.
     for (const role of [50, 0, -5, 9]) {
       const odd = (await gateway.call('POST', '/api/user/', { session: root, body: { username: `odd${role}`, password: 'odd-password', role } })).json();
       expect(odd).toEqual({ success: false, message: 'role: must be 1 (user), 10 (admin) or 100 (super admin)' });
     }
     const created = await gateway.login('created', 'created-pass');
-    const edit = await gateway.call('PUT', '/api/user/', { session: admin, body: { id: created.id, display_name: 'Edited', password: 'changed-pass', role: 100 } });
+    const edit = await gateway.call('PUT', '/api/user/', {
+      session: admin,
+      body: { id: created.id, display_name: 'Edited', password: 'changed-pass', role: 100 },
+    });
     expect(edit.json().success).toBe(true);
     expect(await getUser(created.id)).toMatchObject({ display_name: 'Edited', role: 1 });
-    await waitFor(async () => (await gateway.call('GET', '/api/user/self', { session: created })).statusCode === 401, 5_000, 'sessions end on admin password change');
+    await waitFor(
+      async () => (await gateway.call('GET', '/api/user/self', { session: created })).statusCode === 401,
+      5_000,
+      'sessions end on admin password change',
+    );
     await gateway.login('created', 'changed-pass');
   });
 

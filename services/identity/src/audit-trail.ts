@@ -1,8 +1,15 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { DataSource } from 'typeorm';
 import {
-  auditRecordSchema, auditServices, auditSubjects,
-  type AuditQuery, type AuditRecord, type AuditService, type AuditTarget, type AuditValues, type Page,
+  auditRecordSchema,
+  auditServices,
+  auditSubjects,
+  type AuditQuery,
+  type AuditRecord,
+  type AuditService,
+  type AuditTarget,
+  type AuditValues,
+  type Page,
 } from '@aigw/contracts';
 import { onEvent, type Logger, type Subscription } from '@aigw/platform';
 import type { IdentityContext } from './context.js';
@@ -27,9 +34,16 @@ export function createAuditStore(db: DataSource): AuditStore {
   return {
     async save(record) {
       const row: AuditRecordEntity = {
-        id: record.id, time_ms: record.time, service: record.service,
-        actor_id: record.actor.user_id, actor_username: record.actor.username, actor_role: record.actor.role,
-        action: record.action, target_type: record.target.type, target_id: record.target.id, target_label: record.target.label,
+        id: record.id,
+        time_ms: record.time,
+        service: record.service,
+        actor_id: record.actor.user_id,
+        actor_username: record.actor.username,
+        actor_role: record.actor.role,
+        action: record.action,
+        target_type: record.target.type,
+        target_id: record.target.id,
+        target_label: record.target.label,
         before_values: record.before === null ? null : JSON.stringify(record.before),
         after_values: record.after === null ? null : JSON.stringify(record.after),
         ip: record.ip,
@@ -38,11 +52,15 @@ export function createAuditStore(db: DataSource): AuditStore {
       await repository.createQueryBuilder().insert().into(AuditRecordEntity).values(row).orIgnore().execute();
     },
     async list(query) {
-      const builder = repository.createQueryBuilder('audit')
-        .orderBy('audit.time_ms', 'DESC').addOrderBy('audit.id', 'DESC')
-        .skip((query.p - 1) * query.page_size).take(query.page_size);
+      const builder = repository
+        .createQueryBuilder('audit')
+        .orderBy('audit.time_ms', 'DESC')
+        .addOrderBy('audit.id', 'DESC')
+        .skip((query.p - 1) * query.page_size)
+        .take(query.page_size);
       if (query.actor) {
-        if (/^\d{1,9}$/.test(query.actor)) builder.andWhere('(audit.actor_id = :actorId OR audit.actor_username = :actor)', { actorId: Number(query.actor), actor: query.actor });
+        if (/^\d{1,9}$/.test(query.actor))
+          builder.andWhere('(audit.actor_id = :actorId OR audit.actor_username = :actor)', { actorId: Number(query.actor), actor: query.actor });
         else builder.andWhere('audit.actor_username = :actor', { actor: query.actor });
       }
       if (query.action) builder.andWhere('audit.action = :action', { action: query.action });
@@ -58,7 +76,9 @@ export function createAuditStore(db: DataSource): AuditStore {
 
 function toRecord(row: AuditRecordEntity): AuditRecord {
   return {
-    id: row.id, time: row.time_ms, service: row.service as AuditService,
+    id: row.id,
+    time: row.time_ms,
+    service: row.service as AuditService,
     actor: { user_id: row.actor_id, username: row.actor_username, role: row.actor_role },
     action: row.action as AuditRecord['action'],
     target: { type: row.target_type as AuditRecord['target']['type'], id: row.target_id, label: row.target_label },
@@ -70,10 +90,19 @@ function toRecord(row: AuditRecordEntity): AuditRecord {
 
 /** The consumer: one durable name over the four subjects; a failed write is delivered again. */
 export function subscribeAuditRecords(store: AuditStore, bus: IdentityContext['bus'], logger: Logger): Promise<Subscription[]> {
-  return Promise.all(auditServices.map((service) => onEvent(bus, auditSubjects[service], async (record) => {
-    // The stream says who published it; a record claiming another service is kept under the publisher.
-    await store.save(auditRecordSchema.parse({ ...record, service }));
-  }, { durable: 'identity-audit', maxDeliver: 30, logger })));
+  return Promise.all(
+    auditServices.map((service) =>
+      onEvent(
+        bus,
+        auditSubjects[service],
+        async (record) => {
+          // The stream says who published it; a record claiming another service is kept under the publisher.
+          await store.save(auditRecordSchema.parse({ ...record, service }));
+        },
+        { durable: 'identity-audit', maxDeliver: 30, logger },
+      ),
+    ),
+  );
 }
 
 /** The audit trail in identity: the consumer, and the root-only route. */

@@ -11,8 +11,13 @@ import type { UserEntity } from './entities/user.entity.js';
  */
 export const identityMessaging = {
   publishes: [
-    'identity.user.registered', 'identity.user.updated', 'identity.user.deleted', 'identity.session.revoked', 'identity.option.updated',
-    'notifier.mail.requested', 'identity.audit.recorded',
+    'identity.user.registered',
+    'identity.user.updated',
+    'identity.user.deleted',
+    'identity.session.revoked',
+    'identity.option.updated',
+    'notifier.mail.requested',
+    'identity.audit.recorded',
   ],
   consumes: ['identity.option.updated', 'identity.audit.recorded', 'billing.audit.recorded', 'channels.audit.recorded', 'notifier.audit.recorded'],
   answers: ['identity.option.snapshot', 'identity.auth.resolve', 'identity.session.step-up', 'identity.user.contacts'],
@@ -21,8 +26,13 @@ export const identityMessaging = {
 
 export function userSnapshot(user: UserEntity): EventPayload<'identity.user.updated'> {
   return {
-    user_id: user.id, username: user.username, display_name: user.display_name, email: user.email,
-    role: user.role, status: user.status, group: user.group,
+    user_id: user.id,
+    username: user.username,
+    display_name: user.display_name,
+    email: user.email,
+    role: user.role,
+    status: user.status,
+    group: user.group,
   };
 }
 

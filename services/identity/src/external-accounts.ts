@@ -40,7 +40,13 @@ async function freshUsername(context: Pick<IdentityContext, 'db'>, prefix: strin
 }
 
 /** Registers the account's owner on first use, while registration is open, with the account bound. */
-async function registerExternal(context: IdentityContext, login: ExternalLogin, account: ExternalAccount, inviteCode: string, language: string): Promise<UserEntity> {
+async function registerExternal(
+  context: IdentityContext,
+  login: ExternalLogin,
+  account: ExternalAccount,
+  inviteCode: string,
+  language: string,
+): Promise<UserEntity> {
   if (!context.options.get('RegisterEnabled')) throw new UserError('the administrator has turned off new-user registration');
   const inviterId = await inviterIdOf(context.db.manager, inviteCode);
   // The account signs in through the provider only: its password is a random one nobody knows.
@@ -65,13 +71,24 @@ async function registerExternal(context: IdentityContext, login: ExternalLogin, 
 }
 
 /** The user signing in with a third-party account: its owner, or a new user registered with it. */
-export async function externalAccountUser(context: IdentityContext, login: ExternalLogin, account: ExternalAccount, inviteCode: string, language: string): Promise<UserEntity> {
+export async function externalAccountUser(
+  context: IdentityContext,
+  login: ExternalLogin,
+  account: ExternalAccount,
+  inviteCode: string,
+  language: string,
+): Promise<UserEntity> {
   const owner = await findByBinding(context.db.manager, login.column, account.id);
   return owner ? ensureMaySignIn(owner) : registerExternal(context, login, account, inviteCode, language);
 }
 
 /** Binds an account to the signed-in user, unless another user, deregistered ones included, holds it. */
-export async function bindExternalAccount(context: IdentityContext, userId: number, login: { column: BindingColumn; label: string }, accountId: string): Promise<void> {
+export async function bindExternalAccount(
+  context: IdentityContext,
+  userId: number,
+  login: { column: BindingColumn; label: string },
+  accountId: string,
+): Promise<void> {
   const self = await loadActiveUser(context.db.manager, userId);
   const owner = await findByBinding(context.db.manager, login.column, accountId);
   if (owner && owner.id !== self.id) throw new UserError(`this ${login.label} account is already bound to another user`);

@@ -70,7 +70,10 @@ export interface OAuthProvider extends ExternalLogin {
 }
 
 const accountId = z.union([z.string(), z.number().int()]).transform(String).pipe(z.string().min(1).max(64));
-const optionalText = z.string().nullish().transform((value) => value || undefined);
+const optionalText = z
+  .string()
+  .nullish()
+  .transform((value) => value || undefined);
 
 /** Where providers put an error: OAuth's `error_description`/`error`, or a plain `message`. */
 const errorText = z.string().optional().catch(undefined);
@@ -108,16 +111,20 @@ interface ProviderCall {
 async function callProvider(context: ProviderContext, label: string, call: ProviderCall, secrets: readonly string[]): Promise<unknown> {
   let answer;
   try {
-    answer = await context.egress.fetchJson(call.url, {
-      method: call.method ?? 'GET',
-      headers: { accept: 'application/json', 'user-agent': USER_AGENT, ...call.headers },
-      body: call.body,
-    }, { maxBytes: MAX_ANSWER_BYTES });
+    answer = await context.egress.fetchJson(
+      call.url,
+      {
+        method: call.method ?? 'GET',
+        headers: { accept: 'application/json', 'user-agent': USER_AGENT, ...call.headers },
+        body: call.body,
+      },
+      { maxBytes: MAX_ANSWER_BYTES },
+    );
   } catch (error) {
     // The details (address, blocked range) are for the administrator's log, not the visitor.
     context.logger.warn({ provider: label, error: error instanceof Error ? error.message : String(error) }, 'third-party login: provider not reached');
-    const reason = error instanceof EgressError ? error.kind.replace('_', ' ')
-      : error instanceof EgressBlockedError ? 'the address is not allowed' : 'network error';
+    const reason =
+      error instanceof EgressError ? error.kind.replace('_', ' ') : error instanceof EgressBlockedError ? 'the address is not allowed' : 'network error';
     throw failure(label, `could not reach the provider (${reason})`, secrets);
   }
   if (answer.statusCode < 200 || answer.statusCode >= 300 || answer.data === undefined) {
@@ -143,34 +150,60 @@ const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
 const formBody = (fields: Record<string, string>) => new URLSearchParams(fields).toString();
 
 const github: OAuthProvider = {
-  label: 'GitHub', enabledOption: 'GitHubOAuthEnabled', column: 'github_id', usernamePrefix: 'github',
+  label: 'GitHub',
+  enabledOption: 'GitHubOAuthEnabled',
+  column: 'github_id',
+  usernamePrefix: 'github',
   async account(code, context) {
     const { options, endpoints } = context;
     const secrets = [options.get('GitHubClientSecret')];
-    const token = await accessToken(context, 'GitHub', {
-      url: `${endpoints.github}/login/oauth/access_token`,
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ client_id: options.get('GitHubClientId'), client_secret: secrets[0], code }),
-    }, secrets);
-    const user = parse(githubUserSchema, await callProvider(context, 'GitHub', { url: `${endpoints.githubApi}/user`, headers: { authorization: `Bearer ${token}` } }, secrets), 'GitHub', secrets);
+    const token = await accessToken(
+      context,
+      'GitHub',
+      {
+        url: `${endpoints.github}/login/oauth/access_token`,
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ client_id: options.get('GitHubClientId'), client_secret: secrets[0], code }),
+      },
+      secrets,
+    );
+    const user = parse(
+      githubUserSchema,
+      await callProvider(context, 'GitHub', { url: `${endpoints.githubApi}/user`, headers: { authorization: `Bearer ${token}` } }, secrets),
+      'GitHub',
+      secrets,
+    );
     // The established product binds the login name, not the numeric id.
     return { id: user.login, displayName: user.name };
   },
 };
 
 const linuxdo: OAuthProvider = {
-  label: 'LinuxDO', enabledOption: 'LinuxDOOAuthEnabled', column: 'linux_do_id', usernamePrefix: 'linuxdo',
+  label: 'LinuxDO',
+  enabledOption: 'LinuxDOOAuthEnabled',
+  column: 'linux_do_id',
+  usernamePrefix: 'linuxdo',
   async account(code, context) {
     const { options, endpoints } = context;
     const secrets = [options.get('LinuxDOClientSecret')];
     const basic = Buffer.from(`${options.get('LinuxDOClientId')}:${secrets[0]}`).toString('base64');
     secrets.push(basic);
-    const token = await accessToken(context, 'LinuxDO', {
-      url: `${endpoints.linuxdo}/oauth2/token`,
-      headers: { ...FORM, authorization: `Basic ${basic}` },
-      body: formBody({ grant_type: 'authorization_code', code, redirect_uri: callbackUrl(options, 'linuxdo') }),
-    }, secrets);
-    const user = parse(linuxdoUserSchema, await callProvider(context, 'LinuxDO', { url: `${endpoints.linuxdo}/api/user`, headers: { authorization: `Bearer ${token}` } }, secrets), 'LinuxDO', secrets);
+    const token = await accessToken(
+      context,
+      'LinuxDO',
+      {
+        url: `${endpoints.linuxdo}/oauth2/token`,
+        headers: { ...FORM, authorization: `Basic ${basic}` },
+        body: formBody({ grant_type: 'authorization_code', code, redirect_uri: callbackUrl(options, 'linuxdo') }),
+      },
+      secrets,
+    );
+    const user = parse(
+      linuxdoUserSchema,
+      await callProvider(context, 'LinuxDO', { url: `${endpoints.linuxdo}/api/user`, headers: { authorization: `Bearer ${token}` } }, secrets),
+      'LinuxDO',
+      secrets,
+    );
     return { id: user.id, displayName: user.name };
   },
 };
@@ -192,20 +225,36 @@ async function oidcEndpoints(context: ProviderContext, secrets: readonly string[
 }
 
 const oidc: OAuthProvider = {
-  label: 'OIDC', enabledOption: 'oidc.enabled', column: 'oidc_id', usernamePrefix: 'oidc',
+  label: 'OIDC',
+  enabledOption: 'oidc.enabled',
+  column: 'oidc_id',
+  usernamePrefix: 'oidc',
   async account(code, context) {
     const { options } = context;
     const secrets = [options.get('oidc.client_secret')];
     const endpoints = await oidcEndpoints(context, secrets);
-    const token = await accessToken(context, 'OIDC', {
-      url: endpoints.token,
-      headers: FORM,
-      body: formBody({
-        client_id: options.get('oidc.client_id'), client_secret: secrets[0]!, code,
-        grant_type: 'authorization_code', redirect_uri: callbackUrl(options, 'oidc'),
-      }),
-    }, secrets);
-    const user = parse(oidcUserSchema, await callProvider(context, 'OIDC', { url: endpoints.userInfo, headers: { authorization: `Bearer ${token}` } }, secrets), 'OIDC', secrets);
+    const token = await accessToken(
+      context,
+      'OIDC',
+      {
+        url: endpoints.token,
+        headers: FORM,
+        body: formBody({
+          client_id: options.get('oidc.client_id'),
+          client_secret: secrets[0]!,
+          code,
+          grant_type: 'authorization_code',
+          redirect_uri: callbackUrl(options, 'oidc'),
+        }),
+      },
+      secrets,
+    );
+    const user = parse(
+      oidcUserSchema,
+      await callProvider(context, 'OIDC', { url: endpoints.userInfo, headers: { authorization: `Bearer ${token}` } }, secrets),
+      'OIDC',
+      secrets,
+    );
     return { id: user.sub, username: user.preferred_username, displayName: user.name };
   },
 };

@@ -1,11 +1,16 @@
 import type { DataSource } from 'typeorm';
 import {
-  decodeOptionValue, defaultOptionValues, encodeOptionValue, isOptionKey, isSecretOption, optionKeys,
-  type OptionKey, type OptionRow, type OptionValues,
+  decodeOptionValue,
+  defaultOptionValues,
+  encodeOptionValue,
+  isOptionKey,
+  isSecretOption,
+  optionKeys,
+  type OptionKey,
+  type OptionRow,
+  type OptionValues,
 } from '@aigw/contracts';
-import {
-  EgressBlockedError, onEvent, param, queryRows, resolveEgressHost, UserError, type Bus, type Logger, type Subscription,
-} from '@aigw/platform';
+import { EgressBlockedError, onEvent, param, queryRows, resolveEgressHost, UserError, type Bus, type Logger, type Subscription } from '@aigw/platform';
 import { OptionEntity } from './entities/option.entity.js';
 import { publishOptionUpdated } from './events.js';
 
@@ -45,16 +50,22 @@ export async function createOptionStore(db: DataSource, bus: Bus, logger: Logger
   for (const row of await repository.find()) apply(row.key, row.value, row.version);
 
   // Other replicas' writes; secrets arrive without a value and are read from the database.
-  const subscription: Subscription = await onEvent(bus, 'identity.option.updated', async (payload) => {
-    if (payload.value !== null) return apply(payload.key, payload.value, payload.version);
-    const row = await repository.findOneBy({ key: payload.key });
-    if (row) apply(row.key, row.value, row.version);
-  }, { logger });
+  const subscription: Subscription = await onEvent(
+    bus,
+    'identity.option.updated',
+    async (payload) => {
+      if (payload.value !== null) return apply(payload.key, payload.value, payload.version);
+      const row = await repository.findOneBy({ key: payload.key });
+      if (row) apply(row.key, row.value, row.version);
+    },
+    { logger },
+  );
 
   const write = async (key: OptionKey, value: unknown): Promise<void> => {
     const encoded = encodeOptionValue(key, value);
     // One atomic statement, so concurrent writers on several replicas never reuse a version.
-    const rows = await queryRows<{ version: number | string }>(db,
+    const rows = await queryRows<{ version: number | string }>(
+      db,
       `INSERT INTO options ("key", "value", "version") VALUES (${param(db, 1)}, ${param(db, 2)}, 1)
        ON CONFLICT ("key") DO UPDATE SET "value" = excluded."value", "version" = options."version" + 1
        RETURNING "version"`,
@@ -67,8 +78,7 @@ export async function createOptionStore(db: DataSource, bus: Bus, logger: Logger
 
   return {
     get: (key) => values[key] as OptionValues[typeof key],
-    publicRows: () =>
-      optionKeys.filter((key) => !isSecretOption(key)).map((key) => ({ key, value: encodeOptionValue(key, values[key]) })),
+    publicRows: () => optionKeys.filter((key) => !isSecretOption(key)).map((key) => ({ key, value: encodeOptionValue(key, values[key]) })),
     snapshot: async () => (await repository.find()).map(({ key, value, version }) => ({ key, value, version })),
     async update(key, raw) {
       if (!isOptionKey(key)) throw new UserError(`key: unknown option '${key}'`);

@@ -1,8 +1,12 @@
 import type { FastifyRequest } from 'fastify';
 import type { DataSource } from 'typeorm';
 import {
-  generateAuthenticationOptions, generateRegistrationOptions, verifyAuthenticationResponse, verifyRegistrationResponse,
-  type AuthenticationResponseJSON, type RegistrationResponseJSON,
+  generateAuthenticationOptions,
+  generateRegistrationOptions,
+  verifyAuthenticationResponse,
+  verifyRegistrationResponse,
+  type AuthenticationResponseJSON,
+  type RegistrationResponseJSON,
 } from '@simplewebauthn/server';
 import type { PasskeyView, WebAuthnResponse } from '@aigw/contracts';
 import { isUniqueViolation, UserError } from '@aigw/platform';
@@ -61,14 +65,17 @@ export function createPasskeyService(db: DataSource, options: OptionStore): Pass
     relyingParty(request) {
       if (!options.get('passkey.enabled')) throw new UserError('the administrator has not enabled passkeys');
       try {
-        return resolveRelyingParty({
-          rpId: options.get('passkey.rp_id'),
-          rpName: options.get('passkey.rp_display_name'),
-          origins: options.get('passkey.origins'),
-          allowInsecureOrigin: options.get('passkey.allow_insecure_origin'),
-          serverAddress: options.get('ServerAddress'),
-          systemName: options.get('SystemName'),
-        }, `${request.protocol}://${request.host}`);
+        return resolveRelyingParty(
+          {
+            rpId: options.get('passkey.rp_id'),
+            rpName: options.get('passkey.rp_display_name'),
+            origins: options.get('passkey.origins'),
+            allowInsecureOrigin: options.get('passkey.allow_insecure_origin'),
+            serverAddress: options.get('ServerAddress'),
+            systemName: options.get('SystemName'),
+          },
+          `${request.protocol}://${request.host}`,
+        );
       } catch (error) {
         throw new UserError((error as Error).message);
       }
@@ -160,7 +167,10 @@ export function createPasskeyService(db: DataSource, options: OptionStore): Pass
         throw refused(error);
       }
       if (!verified.verified) throw new UserError('passkey verification failed');
-      await passkeys.update({ id: row.id }, { counter: verified.authenticationInfo.newCounter, backed_up: verified.authenticationInfo.credentialBackedUp, last_used_at: Date.now() });
+      await passkeys.update(
+        { id: row.id },
+        { counter: verified.authenticationInfo.newCounter, backed_up: verified.authenticationInfo.credentialBackedUp, last_used_at: Date.now() },
+      );
       return row.user_id;
     },
     async remove(userId, id) {

@@ -76,7 +76,10 @@ const identityPlugin: FastifyPluginAsync<IdentityPluginOptions> = async (app, op
   const optionStore = await createOptionStore(db, bus, logger);
   const reachableBeyondLoopback = options.reachableBeyondLoopback ?? true;
   const context: IdentityContext = {
-    db, bus, kv, logger,
+    db,
+    bus,
+    kv,
+    logger,
     options: optionStore,
     sessions: createSessionStore(db, { reachableBeyondLoopback }),
     reachableBeyondLoopback,
@@ -92,11 +95,18 @@ const identityPlugin: FastifyPluginAsync<IdentityPluginOptions> = async (app, op
   const responders = await registerResponders(context);
   await ensureRootUser(db, bus, logger, options.initialRootPassword);
 
-  await jobs.work(JobName.IdentitySessionsSweep, recordedJob(JobName.IdentitySessionsSweep, async () => {
-    const removed = await context.sessions.sweep();
-    if (removed) logger.info({ removed }, 'expired sessions removed');
-    return `removed ${removed} expired session${removed === 1 ? '' : 's'}`;
-  }, { kv, logger }));
+  await jobs.work(
+    JobName.IdentitySessionsSweep,
+    recordedJob(
+      JobName.IdentitySessionsSweep,
+      async () => {
+        const removed = await context.sessions.sweep();
+        if (removed) logger.info({ removed }, 'expired sessions removed');
+        return `removed ${removed} expired session${removed === 1 ? '' : 's'}`;
+      },
+      { kv, logger },
+    ),
+  );
   await jobs.repeat(JobName.IdentitySessionsSweep, {}, { everyMs: SESSION_SWEEP_EVERY_MS });
 
   // Third-party logins call out; private addresses follow the root option the channels use.
@@ -109,7 +119,19 @@ const identityPlugin: FastifyPluginAsync<IdentityPluginOptions> = async (app, op
     await db.destroy();
   });
 
-  for (const routes of [statusRoutes, sessionRoutes, registrationRoutes, selfRoutes, userRoutes, groupRoutes, optionRoutes, telegramRoutes, twoFactorRoutes, passkeyRoutes, verifyRoutes]) {
+  for (const routes of [
+    statusRoutes,
+    sessionRoutes,
+    registrationRoutes,
+    selfRoutes,
+    userRoutes,
+    groupRoutes,
+    optionRoutes,
+    telegramRoutes,
+    twoFactorRoutes,
+    passkeyRoutes,
+    verifyRoutes,
+  ]) {
     await app.register(routes, { context });
   }
   await app.register(oauthRoutes, { context, egress: oauthEgress, endpoints: { ...defaultOAuthEndpoints, ...options.oauthEndpoints } });

@@ -32,11 +32,17 @@ export async function newPasswordColumns(password: string): Promise<Pick<UserEnt
  * display name, a new password. A user changing their own password proves the current one
  * (`by.currentPassword`); an admin does not.
  */
-export async function profileChanges(manager: EntityManager, user: UserEntity, edit: ProfileEdit, by: 'admin' | { currentPassword: string }): Promise<Partial<UserEntity>> {
+export async function profileChanges(
+  manager: EntityManager,
+  user: UserEntity,
+  edit: ProfileEdit,
+  by: 'admin' | { currentPassword: string },
+): Promise<Partial<UserEntity>> {
   const changes: Partial<UserEntity> = { ...(await renameFields(manager, user, edit.username)) };
   if (edit.display_name !== undefined) changes.display_name = edit.display_name;
   if (edit.password) {
-    if (by !== 'admin' && !(await verifyPassword(user.password_hash, by.currentPassword))) throw new UserError('original_password: the current password is wrong');
+    if (by !== 'admin' && !(await verifyPassword(user.password_hash, by.currentPassword)))
+      throw new UserError('original_password: the current password is wrong');
     Object.assign(changes, await newPasswordColumns(edit.password));
   }
   return changes;
@@ -46,7 +52,12 @@ export async function profileChanges(manager: EntityManager, user: UserEntity, e
  * Writes a user's changes (a rename that lost a race for its name is refused as taken). A new
  * password ends every session of the user but `keepSessionHash` (the one that made the change).
  */
-export async function saveProfile(context: Pick<IdentityContext, 'db' | 'sessions' | 'bus'>, userId: number, changes: Partial<UserEntity>, keepSessionHash?: string): Promise<void> {
+export async function saveProfile(
+  context: Pick<IdentityContext, 'db' | 'sessions' | 'bus'>,
+  userId: number,
+  changes: Partial<UserEntity>,
+  keepSessionHash?: string,
+): Promise<void> {
   if (Object.keys(changes).length) await updateUser(context.db.manager, userId, changes);
   if (changes.password_hash) await endSessions(context, userId, keepSessionHash);
 }
@@ -55,7 +66,10 @@ export async function saveProfile(context: Pick<IdentityContext, 'db' | 'session
  * Deregisters a user: the row stays (its name, email and bindings stay held), its access token and
  * every session end. Returns the columns it set.
  */
-export async function deregisterUser(context: Pick<IdentityContext, 'db' | 'sessions' | 'bus'>, userId: number): Promise<Pick<UserEntity, 'deleted_at' | 'access_token_hash'>> {
+export async function deregisterUser(
+  context: Pick<IdentityContext, 'db' | 'sessions' | 'bus'>,
+  userId: number,
+): Promise<Pick<UserEntity, 'deleted_at' | 'access_token_hash'>> {
   const changes = { deleted_at: Date.now(), access_token_hash: null };
   await context.db.manager.update(UserEntity, { id: userId }, changes);
   await endSessions(context, userId);

@@ -85,7 +85,12 @@ export async function sendVerificationCode(context: IdentityContext, email: stri
   await lockResend(context, email, 'verification');
   const code = crypto.randomBytes(3).toString('hex');
   await context.kv.set(verificationKey(email), code, { ttlMs: VERIFICATION_TTL_MS });
-  await requestMail(context.bus, { to: email, template: 'verification_code', params: { code, minutes: String(VERIFICATION_TTL_MS / 60_000), system_name: context.options.get('SystemName') }, locale });
+  await requestMail(context.bus, {
+    to: email,
+    template: 'verification_code',
+    params: { code, minutes: String(VERIFICATION_TTL_MS / 60_000), system_name: context.options.get('SystemName') },
+    locale,
+  });
 }
 
 /** Mails a reset link when the address is a user's; the caller answers the same either way (no account enumeration). */
@@ -97,7 +102,12 @@ export async function sendPasswordReset(context: IdentityContext, email: string,
   const token = crypto.randomBytes(16).toString('hex');
   await kv.set(resetKey(email), token, { ttlMs: RESET_TTL_MS });
   const link = `${options.get('ServerAddress')}/user/reset?email=${encodeURIComponent(email)}&token=${token}`;
-  await requestMail(context.bus, { to: email, template: 'password_reset', params: { link, minutes: String(RESET_TTL_MS / 60_000), system_name: options.get('SystemName') }, locale });
+  await requestMail(context.bus, {
+    to: email,
+    template: 'password_reset',
+    params: { link, minutes: String(RESET_TTL_MS / 60_000), system_name: options.get('SystemName') },
+    locale,
+  });
 }
 
 /**

@@ -30,7 +30,11 @@ async function findContacts(context: IdentityContext, userIds: number[], roots: 
     .filter((user) => user.deleted_at === null)
     .sort((a, b) => a.id - b.id)
     .map((user) => ({
-      user_id: user.id, username: user.username, display_name: user.display_name, email: user.email, role: user.role,
+      user_id: user.id,
+      username: user.username,
+      display_name: user.display_name,
+      email: user.email,
+      role: user.role,
       // '' (never seen) or anything unexpected reads as the default language.
       locale: localeSchema.catch('zh-CN').parse(user.language),
     }));

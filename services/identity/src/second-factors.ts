@@ -3,9 +3,7 @@ import type { TwoFactorSetup } from '@aigw/contracts';
 import { openSecret, sealSecret, TooManyRequestsError, UserError, type Kv } from '@aigw/platform';
 import { BackupCodeEntity, TwoFactorEntity } from './entities/two-factor.entity.js';
 import { PasskeyEntity } from './entities/passkey.entity.js';
-import {
-  generateBackupCodes, generateTotpSecret, hashBackupCode, isTotpCode, matchTotpStep, normalizeBackupCode, totpUri,
-} from './domain/two-factor.js';
+import { generateBackupCodes, generateTotpSecret, hashBackupCode, isTotpCode, matchTotpStep, normalizeBackupCode, totpUri } from './domain/two-factor.js';
 
 /** Wrong second-factor codes a user may send per window before being told to wait. */
 export const CODE_ATTEMPTS_MAX = 5;
@@ -71,7 +69,10 @@ export function createSecondFactorStore(db: DataSource, kv: Kv, key: { seal: Buf
 
   const storeBackupCodes = async (manager: DataSource['manager'], userId: number, fresh: string[]) => {
     await manager.delete(BackupCodeEntity, { user_id: userId });
-    await manager.insert(BackupCodeEntity, fresh.map((code) => ({ user_id: userId, code_hash: hashBackupCode(code, key.hash), used_at: null })));
+    await manager.insert(
+      BackupCodeEntity,
+      fresh.map((code) => ({ user_id: userId, code_hash: hashBackupCode(code, key.hash), used_at: null })),
+    );
   };
 
   return {
@@ -83,7 +84,7 @@ export function createSecondFactorStore(db: DataSource, kv: Kv, key: { seal: Buf
       return { enabled, backupCodesRemaining, locked: attempts >= CODE_ATTEMPTS_MAX };
     },
     async totpEnabled(userId) {
-      return (await factors.existsBy({ user_id: userId, enabled: true }));
+      return await factors.existsBy({ user_id: userId, enabled: true });
     },
     async hasAny(userId) {
       return (await factors.existsBy({ user_id: userId, enabled: true })) || (await passkeys.existsBy({ user_id: userId }));
@@ -96,7 +97,13 @@ export function createSecondFactorStore(db: DataSource, kv: Kv, key: { seal: Buf
       const backupCodes = generateBackupCodes();
       await db.transaction(async (manager) => {
         await manager.delete(TwoFactorEntity, { user_id: userId });
-        await manager.insert(TwoFactorEntity, { user_id: userId, secret_sealed: sealSecret(secret, key.seal), enabled: false, last_step: 0, created_at: Date.now() });
+        await manager.insert(TwoFactorEntity, {
+          user_id: userId,
+          secret_sealed: sealSecret(secret, key.seal),
+          enabled: false,
+          last_step: 0,
+          created_at: Date.now(),
+        });
         await storeBackupCodes(manager, userId, backupCodes);
       });
       return { secret, qr_code_data: totpUri(secret, issuer, account), backup_codes: backupCodes };
@@ -138,7 +145,9 @@ export function createSecondFactorStore(db: DataSource, kv: Kv, key: { seal: Buf
     },
     async stats() {
       const enabledUsers = await factors.countBy({ enabled: true });
-      const passkeyUsers = Number((await passkeys.createQueryBuilder('passkey').select('COUNT(DISTINCT passkey.user_id)', 'count').getRawOne<{ count: string | number }>())?.count ?? 0);
+      const passkeyUsers = Number(
+        (await passkeys.createQueryBuilder('passkey').select('COUNT(DISTINCT passkey.user_id)', 'count').getRawOne<{ count: string | number }>())?.count ?? 0,
+      );
       return { enabledUsers, passkeyUsers };
     },
   };

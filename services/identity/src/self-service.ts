@@ -26,7 +26,12 @@ export async function selfView(context: IdentityContext, userId: number): Promis
  * new password (rule R8). A new password ends every other session and the access token; the
  * session that made the change (`currentSessionSecret`) stays.
  */
-export async function updateSelf(context: IdentityContext, auth: Pick<AuthContext, 'userId' | 'passwordChangeRequired'>, body: UpdateSelfBody, currentSessionSecret: string | undefined): Promise<void> {
+export async function updateSelf(
+  context: IdentityContext,
+  auth: Pick<AuthContext, 'userId' | 'passwordChangeRequired'>,
+  body: UpdateSelfBody,
+  currentSessionSecret: string | undefined,
+): Promise<void> {
   if (auth.passwordChangeRequired && !body.password) throw new ForbiddenError(passwordChangeRequiredMessage);
   const user = await loadActiveUser(context.db.manager, auth.userId);
   const changes = await profileChanges(context.db.manager, user, body, { currentPassword: body.original_password ?? '' });
@@ -61,7 +66,9 @@ export async function usableGroups(context: IdentityContext, userId: number): Pr
   const usable: Record<string, string> = { ...context.options.get('UserUsableGroups') };
   if (!(user.group in usable)) usable[user.group] = 'your group';
   return Object.fromEntries(
-    Object.entries(usable).filter(([group]) => group in ratios).map(([group, desc]) => [group, { ratio: ratios[group], desc }]),
+    Object.entries(usable)
+      .filter(([group]) => group in ratios)
+      .map(([group, desc]) => [group, { ratio: ratios[group], desc }]),
   );
 }
 

@@ -34,7 +34,11 @@ export function createSessionStore(db: DataSource, options: SessionStoreOptions)
   const principal = (user: UserEntity | null): AuthPrincipal | null => {
     if (!user || user.deleted_at !== null || user.status !== UserStatus.Enabled) return null;
     return {
-      user_id: user.id, username: user.username, role: user.role, status: user.status, group: user.group,
+      user_id: user.id,
+      username: user.username,
+      role: user.role,
+      status: user.status,
+      group: user.group,
       password_change_required: passwordChangeRequired(user, options.reachableBeyondLoopback),
     };
   };

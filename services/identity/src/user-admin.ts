@@ -1,11 +1,16 @@
 import { Brackets } from 'typeorm';
+import { Role, UserStatus, type CreateUserBody, type ManageAction, type Page, type PageQuery, type UpdateUserBody, type UserRow } from '@aigw/contracts';
 import {
-  Role, UserStatus,
-  type CreateUserBody, type ManageAction, type Page, type PageQuery, type UpdateUserBody, type UserRow,
-} from '@aigw/contracts';
-import {
-  BusRequestError, escapeLike, ForbiddenError, NotFoundError, OperationalError, publishAudit, requestTyped, UserError,
-  type AuditEntry, type AuditSource,
+  BusRequestError,
+  escapeLike,
+  ForbiddenError,
+  NotFoundError,
+  OperationalError,
+  publishAudit,
+  requestTyped,
+  UserError,
+  type AuditEntry,
+  type AuditSource,
 } from '@aigw/platform';
 import type { IdentityContext } from './context.js';
 import { UserEntity } from './entities/user.entity.js';
@@ -37,22 +42,33 @@ export async function loadManagedUser(context: Pick<IdentityContext, 'db'>, acto
 }
 
 async function withBalances(context: IdentityContext, rows: UserEntity[], total: number, query: PageQuery): Promise<Page<UserRow>> {
-  const balances = await fetchBalances(context.bus, context.logger, rows.map((row) => row.id));
+  const balances = await fetchBalances(
+    context.bus,
+    context.logger,
+    rows.map((row) => row.id),
+  );
   return { items: rows.map((row) => toUserRow(row, balances.get(row.id) ?? null)), total, page: query.p, page_size: query.page_size };
 }
 
 /** A page of users, newest first; `keyword` matches the id, username, display name or email, `group` the group. */
 export async function listUsers(context: IdentityContext, query: PageQuery & { keyword?: string; group?: string }): Promise<Page<UserRow>> {
   const { keyword, group, p, page_size } = query;
-  const builder = context.db.getRepository(UserEntity).createQueryBuilder('user').orderBy('user.id', 'DESC').skip((p - 1) * page_size).take(page_size);
+  const builder = context.db
+    .getRepository(UserEntity)
+    .createQueryBuilder('user')
+    .orderBy('user.id', 'DESC')
+    .skip((p - 1) * page_size)
+    .take(page_size);
   if (group) builder.andWhere('user.group = :group', { group });
   if (keyword) {
     // Case-insensitive on both databases; %, _ and \ in the keyword match themselves.
     const like = `%${escapeLike(keyword.toLowerCase())}%`;
-    builder.andWhere(new Brackets((where) => {
-      if (/^\d{1,9}$/.test(keyword)) where.orWhere('user.id = :id', { id: Number(keyword) });
-      for (const column of ['username', 'display_name', 'email']) where.orWhere(`LOWER(user.${column}) LIKE :like ESCAPE '\\'`, { like });
-    }));
+    builder.andWhere(
+      new Brackets((where) => {
+        if (/^\d{1,9}$/.test(keyword)) where.orWhere('user.id = :id', { id: Number(keyword) });
+        for (const column of ['username', 'display_name', 'email']) where.orWhere(`LOWER(user.${column}) LIKE :like ESCAPE '\\'`, { like });
+      }),
+    );
   }
   const [rows, total] = await builder.getManyAndCount();
   return withBalances(context, rows, total, query);
@@ -76,7 +92,11 @@ export async function createUser(context: IdentityContext, body: CreateUserBody,
     role,
   });
   await publishUserRegistered(context.bus, user, 'admin');
-  await publishAudit(context.bus, 'identity', source, { action: 'user.created', target: userTarget(user), after: { ...auditedUser(user), password: user.password_hash } });
+  await publishAudit(context.bus, 'identity', source, {
+    action: 'user.created',
+    target: userTarget(user),
+    after: { ...auditedUser(user), password: user.password_hash },
+  });
 }
 
 /**
@@ -89,9 +109,19 @@ async function changeQuota(context: IdentityContext, userId: number, body: Updat
   const change = body.quota_delta !== undefined ? { delta: body.quota_delta } : { quota: body.quota, expected_quota: body.expected_quota };
   const { actor, ip } = source;
   try {
-    await requestTyped(context.bus, 'billing.account.set_quota', {
-      user_id: userId, ...change, actor_id: actor.user_id, actor_username: actor.username, actor_role: actor.role, client_ip: ip,
-    }, { timeoutMs: 5_000 });
+    await requestTyped(
+      context.bus,
+      'billing.account.set_quota',
+      {
+        user_id: userId,
+        ...change,
+        actor_id: actor.user_id,
+        actor_username: actor.username,
+        actor_role: actor.role,
+        client_ip: ip,
+      },
+      { timeoutMs: 5_000 },
+    );
   } catch (error) {
     const field = body.quota_delta !== undefined ? 'quota_delta' : 'quota';
     if (error instanceof BusRequestError && error.reason === 'remote-error') throw new UserError(`${field}: ${error.message}`);
@@ -118,12 +148,20 @@ export async function editUser(context: IdentityContext, body: UpdateUserBody, s
   // The password as its hash on both sides: masked, and shown as changed when it was.
   const password = (user: UserEntity) => (changes.password_hash ? { password: user.password_hash } : {});
   await publishAudit(context.bus, 'identity', source, {
-    action: 'user.updated', target: userTarget(updated), before: { ...auditedUser(target), ...password(target) }, after: { ...auditedUser(updated), ...password(updated) },
+    action: 'user.updated',
+    target: userTarget(updated),
+    before: { ...auditedUser(target), ...password(target) },
+    after: { ...auditedUser(updated), ...password(updated) },
   });
 }
 
 /** Promote, demote, disable, enable or deregister a user; answers the role and status it has now. */
-export async function manageUser(context: IdentityContext, id: number, action: ManageAction, source: AuditSource): Promise<Pick<UserEntity, 'role' | 'status'>> {
+export async function manageUser(
+  context: IdentityContext,
+  id: number,
+  action: ManageAction,
+  source: AuditSource,
+): Promise<Pick<UserEntity, 'role' | 'status'>> {
   const target = await loadManagedUser(context, source.actor.role, id, action);
   if (target.deleted_at !== null) throw new UserError('the user has been deregistered');
   let updated: UserEntity;
@@ -145,18 +183,25 @@ function manageAudit(action: ManageAction, before: UserEntity, after: UserEntity
   const target = userTarget(before);
   switch (action) {
     case 'promote':
-    case 'demote': return { action: 'user.role_changed', target, before: { role: before.role }, after: { role: after.role } };
+    case 'demote':
+      return { action: 'user.role_changed', target, before: { role: before.role }, after: { role: after.role } };
     case 'disable':
-    case 'enable': return { action: 'user.status_changed', target, before: { status: before.status }, after: { status: after.status } };
-    case 'delete': return { action: 'user.deleted', target, before: auditedUser(before), after: null };
+    case 'enable':
+      return { action: 'user.status_changed', target, before: { status: before.status }, after: { status: after.status } };
+    case 'delete':
+      return { action: 'user.deleted', target, before: auditedUser(before), after: null };
   }
 }
 
 function manageChanges(action: Exclude<ManageAction, 'delete'>): Partial<UserEntity> {
   switch (action) {
-    case 'promote': return { role: Role.Admin };
-    case 'demote': return { role: Role.Common };
-    case 'disable': return { status: UserStatus.Disabled };
-    case 'enable': return { status: UserStatus.Enabled };
+    case 'promote':
+      return { role: Role.Admin };
+    case 'demote':
+      return { role: Role.Common };
+    case 'disable':
+      return { status: UserStatus.Disabled };
+    case 'enable':
+      return { status: UserStatus.Enabled };
   }
 }

@@ -1,7 +1,15 @@
 import { IsNull, Not, type DataSource, type EntityManager, type FindOptionsWhere } from 'typeorm';
 import {
-  localeFromAcceptLanguage, normalizeUsername, Role, USERNAME_MAX, usernameKey, usernameProblem, UserStatus,
-  type User, type UserBalance, type UserRow,
+  localeFromAcceptLanguage,
+  normalizeUsername,
+  Role,
+  USERNAME_MAX,
+  usernameKey,
+  usernameProblem,
+  UserStatus,
+  type User,
+  type UserBalance,
+  type UserRow,
 } from '@aigw/contracts';
 import { isUniqueViolation, UnauthorizedError, UserError } from '@aigw/platform';
 import { UserEntity } from './entities/user.entity.js';
@@ -108,7 +116,11 @@ export async function acceptNewUsername(manager: EntityManager, requested: strin
  * current name (sent unchanged, or a spelling that normalises to it: existing names stay as they
  * are), else the accepted name with its key.
  */
-export async function renameFields(manager: EntityManager, user: UserEntity, requested: string | undefined): Promise<Pick<UserEntity, 'username' | 'username_key'> | undefined> {
+export async function renameFields(
+  manager: EntityManager,
+  user: UserEntity,
+  requested: string | undefined,
+): Promise<Pick<UserEntity, 'username' | 'username_key'> | undefined> {
   if (requested === undefined || requested === user.username || normalizeUsername(requested) === user.username) return undefined;
   const username = await acceptNewUsername(manager, requested, user.id);
   return { username, username_key: usernameKey(username) };

@@ -44,12 +44,14 @@ const telegramAnswer = { id: '4242', first_name: 'Ann', auth_date: '1700000000',
 const webAuthnAnswer = { id: 'AAAA', rawId: 'AAAA', type: 'public-key', response: { clientDataJSON: 'e30', authenticatorData: 'AAAA', signature: 'AAAA' } };
 
 /** After the row, each probed session is signed out (401) or, for `stillIn`, still served. */
-const sessionsEnded = (stillIn: Array<keyof Sessions> = []) => async (gateway: TestGateway, probed: Sessions) => {
-  for (const [principal, session] of Object.entries(probed) as Array<[keyof Sessions, Session]>) {
-    const self = await gateway.call('GET', '/api/user/self', { session });
-    expect([principal, self.statusCode]).toEqual([principal, stillIn.includes(principal) ? 200 : 401]);
-  }
-};
+const sessionsEnded =
+  (stillIn: Array<keyof Sessions> = []) =>
+  async (gateway: TestGateway, probed: Sessions) => {
+    for (const [principal, session] of Object.entries(probed) as Array<[keyof Sessions, Session]>) {
+      const self = await gateway.call('GET', '/api/user/self', { session });
+      expect([principal, self.statusCode]).toEqual([principal, stillIn.includes(principal) ? 200 : 401]);
+    }
+  };
 
 /**
  * Every identity route (rule R11), with the level rules of docs/product.md section 3 as extra rows
@@ -64,12 +66,47 @@ const matrix: Row[] = [
   { method: 'GET', route: '/api/user/groups', url: () => '/api/user/groups', expect: everyone },
 
   // Sign-in, registration and reset: public; the bodies are refused by the business rules, so nothing changes.
-  { method: 'POST', route: '/api/user/login', note: 'wrong password', url: () => '/api/user/login', body: () => ({ username: 'usera', password: 'not-the-password' }), expect: everyone },
+  {
+    method: 'POST',
+    route: '/api/user/login',
+    note: 'wrong password',
+    url: () => '/api/user/login',
+    body: () => ({ username: 'usera', password: 'not-the-password' }),
+    expect: everyone,
+  },
   { method: 'POST', route: '/api/user/logout', url: () => '/api/user/logout', expect: everyone, fresh: { after: sessionsEnded() } },
-  { method: 'POST', route: '/api/user/register', note: 'taken username', url: () => '/api/user/register', body: () => ({ username: 'usera', password: 'another-password', password2: 'another-password' }), expect: everyone },
-  { method: 'POST', route: '/api/verification', note: 'email already used', url: () => '/api/verification', body: (ids) => ({ email: ids.emailA }), expect: everyone },
-  { method: 'POST', route: '/api/reset_password', note: 'unknown email', url: () => '/api/reset_password', body: () => ({ email: 'nobody@example.com' }), expect: everyone },
-  { method: 'POST', route: '/api/user/reset', note: "guessed token for A's email", url: () => '/api/user/reset', body: (ids) => ({ email: ids.emailA, token: 'f'.repeat(32) }), expect: everyone },
+  {
+    method: 'POST',
+    route: '/api/user/register',
+    note: 'taken username',
+    url: () => '/api/user/register',
+    body: () => ({ username: 'usera', password: 'another-password', password2: 'another-password' }),
+    expect: everyone,
+  },
+  {
+    method: 'POST',
+    route: '/api/verification',
+    note: 'email already used',
+    url: () => '/api/verification',
+    body: (ids) => ({ email: ids.emailA }),
+    expect: everyone,
+  },
+  {
+    method: 'POST',
+    route: '/api/reset_password',
+    note: 'unknown email',
+    url: () => '/api/reset_password',
+    body: () => ({ email: 'nobody@example.com' }),
+    expect: everyone,
+  },
+  {
+    method: 'POST',
+    route: '/api/user/reset',
+    note: "guessed token for A's email",
+    url: () => '/api/user/reset',
+    body: (ids) => ({ email: ids.emailA, token: 'f'.repeat(32) }),
+    expect: everyone,
+  },
 
   // Third-party logins: public callbacks (every provider is off here, so each answers a refusal).
   { method: 'GET', route: '/api/oauth/state', url: () => '/api/oauth/state?aff=', expect: everyone },
@@ -81,13 +118,27 @@ const matrix: Row[] = [
 
   // The caller's own account.
   { method: 'GET', route: '/api/user/self', url: () => '/api/user/self', expect: signedIn },
-  { method: 'PUT', route: '/api/user/self', note: 'password change, wrong current password', url: () => '/api/user/self', body: () => ({ password: 'new-password-1', original_password: 'not-the-password' }), expect: signedIn },
+  {
+    method: 'PUT',
+    route: '/api/user/self',
+    note: 'password change, wrong current password',
+    url: () => '/api/user/self',
+    body: () => ({ password: 'new-password-1', original_password: 'not-the-password' }),
+    expect: signedIn,
+  },
   // Root is served too: the envelope refuses ("the super admin cannot delete their own account").
   { method: 'DELETE', route: '/api/user/self', url: () => '/api/user/self', expect: signedIn, fresh: { after: sessionsEnded(['root']) } },
   { method: 'POST', route: '/api/user/token', url: () => '/api/user/token', expect: signedIn, fresh: {} },
   { method: 'GET', route: '/api/user/aff', url: () => '/api/user/aff', expect: signedIn },
   { method: 'GET', route: '/api/user/self/groups', url: () => '/api/user/self/groups', expect: signedIn },
-  { method: 'POST', route: '/api/oauth/email/bind', note: "A's email, wrong code", url: () => '/api/oauth/email/bind', body: (ids) => ({ email: ids.emailA, code: '000000' }), expect: signedIn },
+  {
+    method: 'POST',
+    route: '/api/oauth/email/bind',
+    note: "A's email, wrong code",
+    url: () => '/api/oauth/email/bind',
+    body: (ids) => ({ email: ids.emailA, code: '000000' }),
+    expect: signedIn,
+  },
   { method: 'POST', route: '/api/oauth/wechat/bind', url: () => '/api/oauth/wechat/bind', body: () => ({ code: 'matrix' }), expect: signedIn },
   { method: 'POST', route: '/api/oauth/telegram/bind', url: () => '/api/oauth/telegram/bind', body: () => telegramAnswer, expect: signedIn },
 
@@ -99,46 +150,204 @@ const matrix: Row[] = [
   { method: 'GET', route: '/api/user/:id', note: 'another admin', url: (ids) => `/api/user/${ids.target.peer}`, expect: rootOnTarget },
   { method: 'GET', route: '/api/user/:id', note: 'root', url: (ids) => `/api/user/${ids.root}`, expect: nobodyOnTarget },
   { method: 'GET', route: '/api/user/:id', note: 'missing', url: () => `/api/user/${missing}`, expect: missingTarget },
-  { method: 'POST', route: '/api/user/', note: 'ordinary user, taken username', url: () => '/api/user/', body: () => ({ username: 'usera', password: 'target-password' }), expect: adminOnly },
-  { method: 'POST', route: '/api/user/', note: 'admin role, taken username', url: () => '/api/user/', body: () => ({ username: 'usera', password: 'target-password', role: 10 }), expect: rootOnTarget },
-  { method: 'POST', route: '/api/user/', note: 'root role', url: () => '/api/user/', body: () => ({ username: 'second-root', password: 'target-password', role: 100 }), expect: nobodyOnTarget },
-  { method: 'PUT', route: '/api/user/', note: 'throw-away user', url: () => '/api/user/', body: (ids) => ({ id: ids.target.put, display_name: 'edited' }), expect: adminOnly },
-  { method: 'PUT', route: '/api/user/', note: 'root', url: () => '/api/user/', body: (ids) => ({ id: ids.root, display_name: 'hijacked', password: 'hijacked-pass' }), expect: nobodyOnTarget },
-  { method: 'PUT', route: '/api/user/', note: 'missing', url: () => '/api/user/', body: () => ({ id: missing, display_name: 'nobody' }), expect: missingTarget },
-  { method: 'POST', route: '/api/user/manage', note: 'disable a throw-away user', url: () => '/api/user/manage', body: (ids) => ({ id: ids.target.disable, action: 'disable' }), expect: adminOnly },
+  {
+    method: 'POST',
+    route: '/api/user/',
+    note: 'ordinary user, taken username',
+    url: () => '/api/user/',
+    body: () => ({ username: 'usera', password: 'target-password' }),
+    expect: adminOnly,
+  },
+  {
+    method: 'POST',
+    route: '/api/user/',
+    note: 'admin role, taken username',
+    url: () => '/api/user/',
+    body: () => ({ username: 'usera', password: 'target-password', role: 10 }),
+    expect: rootOnTarget,
+  },
+  {
+    method: 'POST',
+    route: '/api/user/',
+    note: 'root role',
+    url: () => '/api/user/',
+    body: () => ({ username: 'second-root', password: 'target-password', role: 100 }),
+    expect: nobodyOnTarget,
+  },
+  {
+    method: 'PUT',
+    route: '/api/user/',
+    note: 'throw-away user',
+    url: () => '/api/user/',
+    body: (ids) => ({ id: ids.target.put, display_name: 'edited' }),
+    expect: adminOnly,
+  },
+  {
+    method: 'PUT',
+    route: '/api/user/',
+    note: 'root',
+    url: () => '/api/user/',
+    body: (ids) => ({ id: ids.root, display_name: 'hijacked', password: 'hijacked-pass' }),
+    expect: nobodyOnTarget,
+  },
+  {
+    method: 'PUT',
+    route: '/api/user/',
+    note: 'missing',
+    url: () => '/api/user/',
+    body: () => ({ id: missing, display_name: 'nobody' }),
+    expect: missingTarget,
+  },
+  {
+    method: 'POST',
+    route: '/api/user/manage',
+    note: 'disable a throw-away user',
+    url: () => '/api/user/manage',
+    body: (ids) => ({ id: ids.target.disable, action: 'disable' }),
+    expect: adminOnly,
+  },
   // The admin deregisters it; root is then served a refusal ("the user has been deregistered").
-  { method: 'POST', route: '/api/user/manage', note: 'delete a throw-away user', url: () => '/api/user/manage', body: (ids) => ({ id: ids.target.delete, action: 'delete' }), expect: adminOnly },
-  { method: 'POST', route: '/api/user/manage', note: 'promote a throw-away user', url: () => '/api/user/manage', body: (ids) => ({ id: ids.target.promote, action: 'promote' }), expect: rootOnTarget },
-  { method: 'POST', route: '/api/user/manage', note: 'demote a throw-away admin', url: () => '/api/user/manage', body: (ids) => ({ id: ids.target.demote, action: 'demote' }), expect: rootOnTarget },
-  { method: 'POST', route: '/api/user/manage', note: 'disable another admin', url: () => '/api/user/manage', body: (ids) => ({ id: ids.target.peer, action: 'disable' }), expect: rootOnTarget },
-  { method: 'POST', route: '/api/user/manage', note: 'disable root', url: () => '/api/user/manage', body: (ids) => ({ id: ids.root, action: 'disable' }), expect: nobodyOnTarget },
-  { method: 'POST', route: '/api/user/manage', note: 'missing', url: () => '/api/user/manage', body: () => ({ id: missing, action: 'enable' }), expect: missingTarget },
+  {
+    method: 'POST',
+    route: '/api/user/manage',
+    note: 'delete a throw-away user',
+    url: () => '/api/user/manage',
+    body: (ids) => ({ id: ids.target.delete, action: 'delete' }),
+    expect: adminOnly,
+  },
+  {
+    method: 'POST',
+    route: '/api/user/manage',
+    note: 'promote a throw-away user',
+    url: () => '/api/user/manage',
+    body: (ids) => ({ id: ids.target.promote, action: 'promote' }),
+    expect: rootOnTarget,
+  },
+  {
+    method: 'POST',
+    route: '/api/user/manage',
+    note: 'demote a throw-away admin',
+    url: () => '/api/user/manage',
+    body: (ids) => ({ id: ids.target.demote, action: 'demote' }),
+    expect: rootOnTarget,
+  },
+  {
+    method: 'POST',
+    route: '/api/user/manage',
+    note: 'disable another admin',
+    url: () => '/api/user/manage',
+    body: (ids) => ({ id: ids.target.peer, action: 'disable' }),
+    expect: rootOnTarget,
+  },
+  {
+    method: 'POST',
+    route: '/api/user/manage',
+    note: 'disable root',
+    url: () => '/api/user/manage',
+    body: (ids) => ({ id: ids.root, action: 'disable' }),
+    expect: nobodyOnTarget,
+  },
+  {
+    method: 'POST',
+    route: '/api/user/manage',
+    note: 'missing',
+    url: () => '/api/user/manage',
+    body: () => ({ id: missing, action: 'enable' }),
+    expect: missingTarget,
+  },
 
   // Second factors (issue 22): the caller's own 2FA and passkeys (passkeys are off here, so their
   // ceremonies answer refusals), sign-in steps (public), the step-up, and admins' resets by level.
   { method: 'GET', route: '/api/user/2fa/status', url: () => '/api/user/2fa/status', expect: signedIn },
   { method: 'POST', route: '/api/user/2fa/setup', note: 'a setup not in force', url: () => '/api/user/2fa/setup', expect: signedIn },
   { method: 'POST', route: '/api/user/2fa/enable', note: 'wrong code', url: () => '/api/user/2fa/enable', body: () => ({ code: '000000' }), expect: signedIn },
-  { method: 'POST', route: '/api/user/2fa/disable', note: 'not enabled', url: () => '/api/user/2fa/disable', body: () => ({ code: '000000' }), expect: signedIn },
-  { method: 'POST', route: '/api/user/2fa/backup_codes', note: 'not enabled', url: () => '/api/user/2fa/backup_codes', body: () => ({ code: '000000' }), expect: signedIn },
-  { method: 'POST', route: '/api/user/login/2fa', note: 'no pending sign-in', url: () => '/api/user/login/2fa', body: () => ({ code: '000000' }), expect: everyone },
+  {
+    method: 'POST',
+    route: '/api/user/2fa/disable',
+    note: 'not enabled',
+    url: () => '/api/user/2fa/disable',
+    body: () => ({ code: '000000' }),
+    expect: signedIn,
+  },
+  {
+    method: 'POST',
+    route: '/api/user/2fa/backup_codes',
+    note: 'not enabled',
+    url: () => '/api/user/2fa/backup_codes',
+    body: () => ({ code: '000000' }),
+    expect: signedIn,
+  },
+  {
+    method: 'POST',
+    route: '/api/user/login/2fa',
+    note: 'no pending sign-in',
+    url: () => '/api/user/login/2fa',
+    body: () => ({ code: '000000' }),
+    expect: everyone,
+  },
   { method: 'GET', route: '/api/user/2fa/stats', url: () => '/api/user/2fa/stats', expect: adminOnly },
   { method: 'GET', route: '/api/user/passkey', url: () => '/api/user/passkey', expect: signedIn },
   { method: 'POST', route: '/api/user/passkey/register/begin', note: 'passkeys off', url: () => '/api/user/passkey/register/begin', expect: signedIn },
-  { method: 'POST', route: '/api/user/passkey/register/finish', note: 'passkeys off', url: () => '/api/user/passkey/register/finish', body: () => webAuthnAnswer, expect: signedIn },
+  {
+    method: 'POST',
+    route: '/api/user/passkey/register/finish',
+    note: 'passkeys off',
+    url: () => '/api/user/passkey/register/finish',
+    body: () => webAuthnAnswer,
+    expect: signedIn,
+  },
   { method: 'DELETE', route: '/api/user/passkey', note: 'none registered', url: () => '/api/user/passkey', expect: signedIn },
-  { method: 'DELETE', route: '/api/user/passkey/:id', note: 'missing', url: () => `/api/user/passkey/${missing}`, expect: { ...signedIn, userA: 404, userB: 404, admin: 404, root: 404 } },
+  {
+    method: 'DELETE',
+    route: '/api/user/passkey/:id',
+    note: 'missing',
+    url: () => `/api/user/passkey/${missing}`,
+    expect: { ...signedIn, userA: 404, userB: 404, admin: 404, root: 404 },
+  },
   { method: 'POST', route: '/api/user/passkey/verify/begin', note: 'passkeys off', url: () => '/api/user/passkey/verify/begin', expect: signedIn },
-  { method: 'POST', route: '/api/user/passkey/verify/finish', note: 'passkeys off', url: () => '/api/user/passkey/verify/finish', body: () => webAuthnAnswer, expect: signedIn },
+  {
+    method: 'POST',
+    route: '/api/user/passkey/verify/finish',
+    note: 'passkeys off',
+    url: () => '/api/user/passkey/verify/finish',
+    body: () => webAuthnAnswer,
+    expect: signedIn,
+  },
   { method: 'POST', route: '/api/user/passkey/login/begin', note: 'passkeys off', url: () => '/api/user/passkey/login/begin', expect: everyone },
-  { method: 'POST', route: '/api/user/passkey/login/finish', note: 'passkeys off', url: () => '/api/user/passkey/login/finish', body: () => webAuthnAnswer, expect: everyone },
-  { method: 'POST', route: '/api/verify', note: 'no second factor', url: () => '/api/verify', body: () => ({ method: '2fa', code: '000000' }), expect: signedIn },
+  {
+    method: 'POST',
+    route: '/api/user/passkey/login/finish',
+    note: 'passkeys off',
+    url: () => '/api/user/passkey/login/finish',
+    body: () => webAuthnAnswer,
+    expect: everyone,
+  },
+  {
+    method: 'POST',
+    route: '/api/verify',
+    note: 'no second factor',
+    url: () => '/api/verify',
+    body: () => ({ method: '2fa', code: '000000' }),
+    expect: signedIn,
+  },
   { method: 'DELETE', route: '/api/user/:id/2fa', note: 'user A, not enabled', url: (ids) => `/api/user/${ids.userA}/2fa`, expect: adminOnly },
   { method: 'DELETE', route: '/api/user/:id/2fa', note: 'another admin', url: (ids) => `/api/user/${ids.target.peer}/2fa`, expect: rootOnTarget },
   { method: 'DELETE', route: '/api/user/:id/2fa', note: 'root', url: (ids) => `/api/user/${ids.root}/2fa`, expect: nobodyOnTarget },
   { method: 'DELETE', route: '/api/user/:id/2fa', note: 'missing', url: () => `/api/user/${missing}/2fa`, expect: missingTarget },
-  { method: 'DELETE', route: '/api/user/:id/reset_passkey', note: 'user A, none registered', url: (ids) => `/api/user/${ids.userA}/reset_passkey`, expect: adminOnly },
-  { method: 'DELETE', route: '/api/user/:id/reset_passkey', note: 'another admin', url: (ids) => `/api/user/${ids.target.peer}/reset_passkey`, expect: rootOnTarget },
+  {
+    method: 'DELETE',
+    route: '/api/user/:id/reset_passkey',
+    note: 'user A, none registered',
+    url: (ids) => `/api/user/${ids.userA}/reset_passkey`,
+    expect: adminOnly,
+  },
+  {
+    method: 'DELETE',
+    route: '/api/user/:id/reset_passkey',
+    note: 'another admin',
+    url: (ids) => `/api/user/${ids.target.peer}/reset_passkey`,
+    expect: rootOnTarget,
+  },
   { method: 'DELETE', route: '/api/user/:id/reset_passkey', note: 'root', url: (ids) => `/api/user/${ids.root}/reset_passkey`, expect: nobodyOnTarget },
   { method: 'DELETE', route: '/api/user/:id/reset_passkey', note: 'missing', url: () => `/api/user/${missing}/reset_passkey`, expect: missingTarget },
 
@@ -205,8 +414,13 @@ describe.each(backends)('identity authorization (%s)', (backend) => {
     // Throw-away targets of the user management rows; demote and peer are admins.
     const target = {} as Ids['target'];
     for (const name of ['put', 'disable', 'delete', 'promote', 'demote', 'peer'] as const) {
-      await succeed(gateway.call('POST', '/api/user/', { session: sessions.root, body: { username: `tgt-${name}`, password: 'target-password' } }), `create tgt-${name}`);
-      const found = (await succeed(gateway.call('GET', `/api/user/search?keyword=tgt-${name}`, { session: sessions.root }), `find tgt-${name}`)) as { items: Array<{ id: number; username: string }> };
+      await succeed(
+        gateway.call('POST', '/api/user/', { session: sessions.root, body: { username: `tgt-${name}`, password: 'target-password' } }),
+        `create tgt-${name}`,
+      );
+      const found = (await succeed(gateway.call('GET', `/api/user/search?keyword=tgt-${name}`, { session: sessions.root }), `find tgt-${name}`)) as {
+        items: Array<{ id: number; username: string }>;
+      };
       target[name] = found.items.find((user) => user.username === `tgt-${name}`)!.id;
     }
     for (const name of ['demote', 'peer'] as const) {
@@ -214,9 +428,12 @@ describe.each(backends)('identity authorization (%s)', (backend) => {
     }
 
     ids = { userA: sessions.userA.id, root: sessions.root.id, emailA: emails.userA, target };
-    leaks = new RegExp([...Object.values(emails), accessTokenA, SECRET_SENTINEL, 'tgt-', 'usera', 'userb'].map(escapeRegExp)
-      .concat(['\\$argon2', 'password', 'token', 'email', 'aff_code', '"data"'])
-      .join('|'));
+    leaks = new RegExp(
+      [...Object.values(emails), accessTokenA, SECRET_SENTINEL, 'tgt-', 'usera', 'userb']
+        .map(escapeRegExp)
+        .concat(['\\$argon2', 'password', 'token', 'email', 'aff_code', '"data"'])
+        .join('|'),
+    );
   });
   afterAll(async () => {
     await gateway?.close();
@@ -236,7 +453,8 @@ describe.each(backends)('identity authorization (%s)', (backend) => {
   });
 
   it('acted on the throw-away targets of the management rows (their ok was a real change)', async () => {
-    const view = async (id: number) => (await succeed(gateway.call('GET', `/api/user/${id}`, { session: sessions.root }), `user ${id}`)) as Record<string, unknown>;
+    const view = async (id: number) =>
+      (await succeed(gateway.call('GET', `/api/user/${id}`, { session: sessions.root }), `user ${id}`)) as Record<string, unknown>;
     expect(await view(ids.target.put)).toMatchObject({ display_name: 'edited' });
     expect(await view(ids.target.disable)).toMatchObject({ status: 2 });
     expect((await view(ids.target.delete)).DeletedAt).toEqual(expect.any(String));
@@ -245,7 +463,7 @@ describe.each(backends)('identity authorization (%s)', (backend) => {
     expect(await view(ids.target.peer)).toMatchObject({ role: 10, status: 2 });
   });
 
-  it('never answers a password hash, a secret option or A\'s access token, to anyone', async () => {
+  it("never answers a password hash, a secret option or A's access token, to anyone", async () => {
     const secrets = new RegExp(`\\$argon2|${SECRET_SENTINEL}|${escapeRegExp(accessTokenA)}|password_hash|access_token`);
     for (const row of matrix.filter((entry) => entry.method === 'GET' && !entry.fresh)) {
       for (const principal of principals) {
@@ -268,7 +486,9 @@ describe.each(backends)('identity authorization (%s)', (backend) => {
     expect(status(await gateway.call('PUT', '/api/user/', { session: sessions.admin, body: { id: sessions.root.id, password: 'hijacked-pass' } }))).toBe(403);
     await gateway.login('root', ROOT_PASSWORD);
 
-    expect(status(await gateway.call('POST', '/api/user/', { session: sessions.admin, body: { username: 'sneaky', password: 'sneaky-pass', role: 10 } }))).toBe(403);
+    expect(status(await gateway.call('POST', '/api/user/', { session: sessions.admin, body: { username: 'sneaky', password: 'sneaky-pass', role: 10 } }))).toBe(
+      403,
+    );
     expect(status(await gateway.call('POST', '/api/user/', { session: sessions.userA, body: { username: 'sneaky', password: 'sneaky-pass' } }))).toBe(403);
     expect((await gateway.call('GET', '/api/user/search?keyword=sneaky', { session: sessions.root })).json().data.total).toBe(0);
 
@@ -283,9 +503,15 @@ describe.each(backends)('identity authorization (%s)', (backend) => {
       expect([principal, self.statusCode, self.json().data?.id]).toEqual([principal, 200, sessions[principal].id]);
     }
     expect((await gateway.call('GET', '/api/user/self', { session: sessions.admin })).json().data.role).toBe(10);
-    expect((await gateway.call('GET', '/api/user/self', { session: sessions.root })).json().data).toMatchObject({ display_name: 'Root User', role: 100, status: 1 });
+    expect((await gateway.call('GET', '/api/user/self', { session: sessions.root })).json().data).toMatchObject({
+      display_name: 'Root User',
+      role: 100,
+      status: 1,
+    });
     // A's access token was generated once, in the setup: no row replaced it.
-    const byToken = await gateway.call('GET', '/api/user/self', { headers: { authorization: `Bearer ${accessTokenA}`, 'new-api-user': String(sessions.userA.id) } });
+    const byToken = await gateway.call('GET', '/api/user/self', {
+      headers: { authorization: `Bearer ${accessTokenA}`, 'new-api-user': String(sessions.userA.id) },
+    });
     expect([byToken.statusCode, byToken.json().data?.id]).toEqual([200, sessions.userA.id]);
   });
 });

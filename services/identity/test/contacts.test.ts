@@ -18,7 +18,10 @@ describe.each(backends)('user contacts and languages for the notifier (%s)', (ba
     requestTyped(gateway.env.infra.bus, 'identity.user.contacts', { user_ids: payload.user_ids ?? [], roots: payload.roots ?? false });
   const register = async (name: string, acceptLanguage?: string) => {
     const headers = acceptLanguage ? { 'accept-language': acceptLanguage } : undefined;
-    const answer = await gateway.call('POST', '/api/user/register', { body: { username: name, password: `${name}-password`, password2: `${name}-password` }, headers });
+    const answer = await gateway.call('POST', '/api/user/register', {
+      body: { username: name, password: `${name}-password`, password2: `${name}-password` },
+      headers,
+    });
     expect(answer.json().success).toBe(true);
     return gateway.login(name, `${name}-password`);
   };
@@ -33,8 +36,16 @@ describe.each(backends)('user contacts and languages for the notifier (%s)', (ba
     ]);
 
     // A sign-in from a console set to another language moves the user's mails to it; one without the header changes nothing.
-    expect((await gateway.call('POST', '/api/user/login', { body: { username: 'lang-none', password: 'lang-none-password' }, headers: { 'accept-language': 'en' } })).json().success).toBe(true);
-    expect((await gateway.call('POST', '/api/user/login', { body: { username: 'lang-en', password: 'lang-en-password' }, headers: { 'accept-language': 'zh-CN' } })).json().success).toBe(true);
+    expect(
+      (
+        await gateway.call('POST', '/api/user/login', { body: { username: 'lang-none', password: 'lang-none-password' }, headers: { 'accept-language': 'en' } })
+      ).json().success,
+    ).toBe(true);
+    expect(
+      (
+        await gateway.call('POST', '/api/user/login', { body: { username: 'lang-en', password: 'lang-en-password' }, headers: { 'accept-language': 'zh-CN' } })
+      ).json().success,
+    ).toBe(true);
     await gateway.login('lang-en', 'lang-en-password');
     expect((await contacts({ user_ids: [english.id, silent.id] })).contacts.map((contact) => contact.locale)).toEqual(['zh-CN', 'en-US']);
   });

@@ -44,22 +44,39 @@ describe.each(backends)('passkeys (%s)', (backend) => {
     const begin = await gateway.call('POST', '/api/user/passkey/login/begin');
     const pending = cookieOf(begin, 'passkey_login');
     const assertion = authenticator.get(body(begin).data.options, origin);
-    return { pending, assertion, finish: () => gateway.call('POST', '/api/user/passkey/login/finish', { body: assertion, headers: { cookie: `passkey_login=${pending}` } }) };
+    return {
+      pending,
+      assertion,
+      finish: () => gateway.call('POST', '/api/user/passkey/login/finish', { body: assertion, headers: { cookie: `passkey_login=${pending}` } }),
+    };
   }
 
   it('is refused while the passkey options are off, and shows the relying party in /api/status', async () => {
     const { session } = await newUser();
-    expect(body(await gateway.call('POST', '/api/user/passkey/register/begin', { session }))).toMatchObject({ success: false, message: expect.stringMatching(/not enabled passkeys/) });
+    expect(body(await gateway.call('POST', '/api/user/passkey/register/begin', { session }))).toMatchObject({
+      success: false,
+      message: expect.stringMatching(/not enabled passkeys/),
+    });
     expect(body(await gateway.call('POST', '/api/user/passkey/login/begin'))).toMatchObject({ success: false });
     await setOption('passkey.enabled', true);
     expect(body(await gateway.call('GET', '/api/status')).data).toMatchObject({
-      passkey_login: true, passkey_rp_id: 'localhost', passkey_origins: ORIGIN, passkey_user_verification: 'preferred', passkey_attachment: '',
+      passkey_login: true,
+      passkey_rp_id: 'localhost',
+      passkey_origins: ORIGIN,
+      passkey_user_verification: 'preferred',
+      passkey_attachment: '',
     });
     // A plain-http origin that is not loopback is refused unless allowed.
     await setOption('passkey.origins', 'http://gateway.example.com');
-    expect(body(await gateway.call('POST', '/api/user/passkey/register/begin', { session }))).toMatchObject({ success: false, message: expect.stringMatching(/https/) });
+    expect(body(await gateway.call('POST', '/api/user/passkey/register/begin', { session }))).toMatchObject({
+      success: false,
+      message: expect.stringMatching(/https/),
+    });
     await setOption('passkey.origins', '');
-    expect(body(await gateway.call('PUT', '/api/option/', { session: root, body: { key: 'passkey.user_verification', value: 'sometimes' } }))).toMatchObject({ success: false, message: expect.stringMatching(/^passkey.user_verification/) });
+    expect(body(await gateway.call('PUT', '/api/option/', { session: root, body: { key: 'passkey.user_verification', value: 'sometimes' } }))).toMatchObject({
+      success: false,
+      message: expect.stringMatching(/^passkey.user_verification/),
+    });
   });
 
   it('registers passkeys, lists them without their keys, and signs in with one, no password asked', async () => {
@@ -96,7 +113,10 @@ describe.each(backends)('passkeys (%s)', (backend) => {
     expect(body(await honest.finish())).toMatchObject({ success: false, message: expect.stringMatching(/expired/) });
     // Without the browser's ceremony cookie nothing can be finished.
     const third = await passkeyLogin(authenticator);
-    expect(body(await gateway.call('POST', '/api/user/passkey/login/finish', { body: third.assertion }))).toMatchObject({ success: false, message: expect.stringMatching(/expired/) });
+    expect(body(await gateway.call('POST', '/api/user/passkey/login/finish', { body: third.assertion }))).toMatchObject({
+      success: false,
+      message: expect.stringMatching(/expired/),
+    });
   });
 
   it('needs a step-up to add a passkey to an account that already has one, and removes them', async () => {

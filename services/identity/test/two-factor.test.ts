@@ -73,13 +73,18 @@ describe.each(backends)('two-factor sign-in (%s)', (backend) => {
     // Not yet in force: the password alone still signs in.
     expect(body(await passwordLogin(username, `${username}-password`)).data).toHaveProperty('id');
 
-    expect(body(await gateway.call('POST', '/api/user/2fa/enable', { session, body: { code: '000000' } }))).toMatchObject({ success: false, message: expect.stringMatching(/wrong/) });
-    expect(body(await gateway.call('POST', '/api/user/2fa/enable', { session, body: { code: 'abc' } }))).toMatchObject({ success: false, message: expect.stringMatching(/^code: /) });
+    expect(body(await gateway.call('POST', '/api/user/2fa/enable', { session, body: { code: '000000' } }))).toMatchObject({
+      success: false,
+      message: expect.stringMatching(/wrong/),
+    });
+    expect(body(await gateway.call('POST', '/api/user/2fa/enable', { session, body: { code: 'abc' } }))).toMatchObject({
+      success: false,
+      message: expect.stringMatching(/^code: /),
+    });
     expect(body(await gateway.call('POST', '/api/user/2fa/enable', { session, body: { code: codesAround(setup.data.secret).current } })).success).toBe(true);
     expect(body(await gateway.call('GET', '/api/user/2fa/status', { session })).data).toEqual({ enabled: true, locked: false, backup_codes_remaining: 10 });
     // A second setup while enabled is refused.
     expect(body(await gateway.call('POST', '/api/user/2fa/setup', { session })).success).toBe(false);
-
   });
 
   it('a password-correct login of a 2FA user is no session until the second step, which is bound to the browser and single use', async () => {
@@ -190,8 +195,12 @@ async function findTwoFactorRows(gateway: TestGateway, userId: number): Promise<
   const { BackupCodeEntity } = await import('../src/entities/two-factor.entity');
   const { PasskeyEntity } = await import('../src/entities/passkey.entity');
   const db = await openDatabase({
-    url: gateway.env.databaseUrl, dataDir: gateway.env.dataDir, schema: gateway.env.schema('identity'),
-    entities: [TwoFactorEntity, BackupCodeEntity, PasskeyEntity], migrations: identityMigrations, logger: createSilentLogger(),
+    url: gateway.env.databaseUrl,
+    dataDir: gateway.env.dataDir,
+    schema: gateway.env.schema('identity'),
+    entities: [TwoFactorEntity, BackupCodeEntity, PasskeyEntity],
+    migrations: identityMigrations,
+    logger: createSilentLogger(),
   });
   try {
     return await db.getRepository(TwoFactorEntity).findBy({ user_id: userId });

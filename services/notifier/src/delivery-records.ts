@@ -15,12 +15,29 @@ export type DeliveryCause = Pick<DeliveryEntity, 'kind' | 'dedupe_key' | 'target
 const nowSeconds = () => Math.floor(Date.now() / 1000);
 
 /** The pending row of `cause`, written now unless an earlier order already did. */
-export async function recordDelivery(db: DataSource, cause: DeliveryCause, content: Pick<DeliveryEntity, 'topic' | 'webhook_id' | 'payload'>): Promise<DeliveryEntity> {
+export async function recordDelivery(
+  db: DataSource,
+  cause: DeliveryCause,
+  content: Pick<DeliveryEntity, 'topic' | 'webhook_id' | 'payload'>,
+): Promise<DeliveryEntity> {
   const repository = db.getRepository(DeliveryEntity);
   const now = nowSeconds();
-  await repository.createQueryBuilder().insert().into(DeliveryEntity).orIgnore().values({
-    ...cause, ...content, status: 'pending', attempts: 0, last_error: '', response_status: 0, created_at: now, updated_at: now,
-  }).execute();
+  await repository
+    .createQueryBuilder()
+    .insert()
+    .into(DeliveryEntity)
+    .orIgnore()
+    .values({
+      ...cause,
+      ...content,
+      status: 'pending',
+      attempts: 0,
+      last_error: '',
+      response_status: 0,
+      created_at: now,
+      updated_at: now,
+    })
+    .execute();
   return repository.findOneByOrFail(cause);
 }
 
@@ -40,6 +57,11 @@ export async function failDelivery(
   const { id, kind, target, topic } = delivery;
   context.logger.warn({ deliveryId: id, kind, topic, attempts: outcome.attempts, error: outcome.last_error }, 'delivery failed for good');
   await publishDeliveryFailed(context.bus, {
-    kind, delivery_id: id, target, topic, attempts: Math.max(1, outcome.attempts), error: outcome.last_error,
+    kind,
+    delivery_id: id,
+    target,
+    topic,
+    attempts: Math.max(1, outcome.attempts),
+    error: outcome.last_error,
   });
 }

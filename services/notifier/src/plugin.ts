@@ -1,7 +1,5 @@
 import type { FastifyPluginAsync } from 'fastify';
-import {
-  createOptionsMirror, deriveKey, openDatabase, registerDiagnostics, useAccessControl, type Infrastructure, type Subscription,
-} from '@aigw/platform';
+import { createOptionsMirror, deriveKey, openDatabase, registerDiagnostics, useAccessControl, type Infrastructure, type Subscription } from '@aigw/platform';
 import type { NotifierContext } from './context.js';
 import { notifierEntities } from './entities/index.js';
 import { notifierMigrations } from './migrations/index.js';
@@ -32,8 +30,12 @@ const notifierPlugin: FastifyPluginAsync<NotifierPluginOptions> = async (app, op
   useAccessControl(app, 'notifier');
   const { bus, jobs, kv, logger } = options.infra;
   const db = await openDatabase({
-    url: options.databaseUrl, dataDir: options.dataDir, schema: options.schema ?? 'notifier',
-    entities: notifierEntities, migrations: notifierMigrations, logger,
+    url: options.databaseUrl,
+    dataDir: options.dataDir,
+    schema: options.schema ?? 'notifier',
+    entities: notifierEntities,
+    migrations: notifierMigrations,
+    logger,
   });
   const mirror = await createOptionsMirror({ bus, logger });
   const context: NotifierContext = { db, bus, jobs, kv, logger, options: mirror, keySecret: deriveKey(options.keySecret, 'notifier.key') };

@@ -12,7 +12,13 @@ const missing = 424242;
 /** Every notifier route. A route missing here fails the completeness test (rule R11). */
 const matrix: Row[] = [
   { method: 'GET', route: '/api/webhook', url: () => '/api/webhook/', expect: rootOnly },
-  { method: 'POST', route: '/api/webhook', url: () => '/api/webhook/', body: () => ({ url: 'https://93.184.216.34/x', subjects: ['relay.>'] }), expect: rootOnly },
+  {
+    method: 'POST',
+    route: '/api/webhook',
+    url: () => '/api/webhook/',
+    body: () => ({ url: 'https://93.184.216.34/x', subjects: ['relay.>'] }),
+    expect: rootOnly,
+  },
   { method: 'PUT', route: '/api/webhook', url: () => '/api/webhook/', body: (id) => ({ id, description: 'matrix' }), expect: rootOnly },
   { method: 'GET', route: '/api/webhook/deliveries', url: () => '/api/webhook/deliveries?kind=&status=', expect: rootOnly },
   { method: 'GET', route: '/api/webhook/:id', url: (id) => `/api/webhook/${id}`, expect: rootOnly },
@@ -20,7 +26,12 @@ const matrix: Row[] = [
   { method: 'POST', route: '/api/webhook/:id/rotate', url: () => `/api/webhook/${missing}/rotate`, body: () => ({}), expect: { ...rootOnly, root: 404 } },
   { method: 'POST', route: '/api/webhook/:id/test', url: () => `/api/webhook/${missing}/test`, expect: { ...rootOnly, root: 404 } },
   { method: 'GET', route: '/api/job', url: () => '/api/job/', expect: rootOnly },
-  { method: 'GET', route: '/internal/notifier/health', url: () => '/internal/notifier/health', expect: { anonymous: 'ok', user: 'ok', admin: 'ok', root: 'ok' } },
+  {
+    method: 'GET',
+    route: '/internal/notifier/health',
+    url: () => '/internal/notifier/health',
+    expect: { anonymous: 'ok', user: 'ok', admin: 'ok', root: 'ok' },
+  },
   { method: 'GET', route: '/internal/notifier/options', url: () => '/internal/notifier/options', expect: rootOnly },
 ];
 
@@ -36,7 +47,9 @@ describe.each(backends)('notifier authorization (%s)', (backend) => {
     sessions.user = await gateway.login('userx', 'user-password');
     sessions.admin = await registerAdmin(gateway, sessions.root, 'adminx', 'admin-password');
     // A public address that is never called: nothing here publishes a matching event or pings it.
-    const created = (await gateway.call('POST', '/api/webhook/', { session: sessions.root, body: { url: 'https://93.184.216.34/hook', subjects: ['relay.usage.recorded'] } })).json();
+    const created = (
+      await gateway.call('POST', '/api/webhook/', { session: sessions.root, body: { url: 'https://93.184.216.34/hook', subjects: ['relay.usage.recorded'] } })
+    ).json();
     if (!created.success) throw new Error(`endpoint not created: ${created.message}`);
     endpointId = created.data.id;
   });

@@ -34,10 +34,20 @@ describe.each(backends)('background job list (%s)', (backend) => {
     expect(jobs.every((job) => job.service && job.schedule && job.description)).toBe(true);
     const byName = Object.fromEntries(jobs.map((job) => [job.name, job]));
     expect(byName[JobName.IdentitySessionsSweep]!.last_run).toEqual({
-      started_at: expect.any(Number), finished_at: expect.any(Number), duration_ms: expect.any(Number), outcome: 'ok', summary: expect.stringMatching(/^removed \d+ expired sessions?$/),
+      started_at: expect.any(Number),
+      finished_at: expect.any(Number),
+      duration_ms: expect.any(Number),
+      outcome: 'ok',
+      summary: expect.stringMatching(/^removed \d+ expired sessions?$/),
     });
-    expect(byName[JobName.RelayHoldsSweep]!.last_run).toMatchObject({ outcome: 'ok', summary: expect.stringMatching(/^released \d+ holds? of stopped relays, \d+ usage records? published$/) });
-    expect(byName[JobName.BillingPendingSweep]!.last_run).toMatchObject({ outcome: 'ok', summary: expect.stringMatching(/^\d+ requests? of stopped relays recorded, \d+ still in flight$/) });
+    expect(byName[JobName.RelayHoldsSweep]!.last_run).toMatchObject({
+      outcome: 'ok',
+      summary: expect.stringMatching(/^released \d+ holds? of stopped relays, \d+ usage records? published$/),
+    });
+    expect(byName[JobName.BillingPendingSweep]!.last_run).toMatchObject({
+      outcome: 'ok',
+      summary: expect.stringMatching(/^\d+ requests? of stopped relays recorded, \d+ still in flight$/),
+    });
     expect(byName[JobName.BillingLogRetention]!.last_run).toMatchObject({ outcome: 'skipped', summary: 'LogRetentionDays is 0: logs are kept' });
     // The channel sweeps run on schedule only when a frequency is set (0 by default), or from the buttons.
     expect(byName[JobName.ChannelsTestAll]).toMatchObject({ last_run: null, last_skipped: null });
@@ -48,7 +58,12 @@ describe.each(backends)('background job list (%s)', (backend) => {
     const byName = Object.fromEntries((await list()).map((job) => [job.name, job]));
     const now = Math.floor(Date.now() / 1000);
     // All-in-one: the answering process runs every service, so it wants their schedules.
-    expect(byName[JobName.IdentitySessionsSweep]!.schedule_status).toEqual({ wanted: true, every_ms: 3_600_000, registered: true, next_run_at: expect.any(Number) });
+    expect(byName[JobName.IdentitySessionsSweep]!.schedule_status).toEqual({
+      wanted: true,
+      every_ms: 3_600_000,
+      registered: true,
+      next_run_at: expect.any(Number),
+    });
     expect(byName[JobName.IdentitySessionsSweep]!.schedule_status.next_run_at).toBeGreaterThanOrEqual(now - 1);
     expect(byName[JobName.IdentitySessionsSweep]!.schedule_status.next_run_at).toBeLessThanOrEqual(now + 3_600);
     expect(byName[JobName.RelayHoldsSweep]!.schedule_status).toMatchObject({ wanted: true, registered: true });

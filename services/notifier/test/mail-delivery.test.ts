@@ -62,7 +62,9 @@ describe.each(backends)('mail delivery (%s)', (backend) => {
 
     const listed = (await world.gateway.call('GET', '/api/webhook/deliveries?kind=mail&status=failed&p=1&page_size=10', { session: world.root })).json();
     expect(listed.success).toBe(true);
-    expect(listed.data.items).toContainEqual(expect.objectContaining({ id: row.id, kind: 'mail', target: address, status: 'failed', attempts: ATTEMPTS, last_error: error }));
+    expect(listed.data.items).toContainEqual(
+      expect.objectContaining({ id: row.id, kind: 'mail', target: address, status: 'failed', attempts: ATTEMPTS, last_error: error }),
+    );
     // The rendered mail (the code) never leaves in the list.
     expect(JSON.stringify(listed.data)).not.toContain('verification code');
   });
@@ -98,12 +100,26 @@ describe.each(backends)('mail delivery (%s)', (backend) => {
     const { gateway } = world;
     const values = { ...defaultOptionValues(), ServerAddress: 'https://gw.example.com' };
     const options = { get: (key: keyof typeof values) => values[key] } as unknown as OptionsMirror;
-    const context = { db: world.db, bus: gateway.env.infra.bus, jobs: gateway.env.infra.jobs, kv: gateway.env.infra.kv, logger: createSilentLogger(), options, keySecret: Buffer.alloc(32) };
+    const context = {
+      db: world.db,
+      bus: gateway.env.infra.bus,
+      jobs: gateway.env.infra.jobs,
+      kv: gateway.env.infra.kv,
+      logger: createSilentLogger(),
+      options,
+      keySecret: Buffer.alloc(32),
+    };
     // Only queueing happens here: the gateway's notifier worker sends, with its own mailer.
     const runtime = { context, settings: defaultMailSettings, mailer: createMailer(options) };
     const other = extra[0]!;
     const address = `twice-${backend}@example.com`;
-    const order = { cause: `event-${backend}-1`, to: address, template: 'verification_code' as const, locale: 'en-US' as const, params: { code: 'abc123', minutes: '10', system_name: 'Twice' } };
+    const order = {
+      cause: `event-${backend}-1`,
+      to: address,
+      template: 'verification_code' as const,
+      locale: 'en-US' as const,
+      params: { code: 'abc123', minutes: '10', system_name: 'Twice' },
+    };
     await Promise.all([queueMail(runtime, order), queueMail(runtime, order)]);
     await waitFor(() => other.mails.some((mail) => mail.to.includes(address)), 10_000, 'the mail');
     await waitFor(async () => (await rowTo(address))?.status === 'sent', 5_000, 'sent');

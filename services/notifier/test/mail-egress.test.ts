@@ -27,13 +27,18 @@ describe('the mailer connects only where the egress policy allows', () => {
   });
 
   /** `mail.test.invalid` exists only here (a DNS server that answers loopback). */
-  const resolve = async (hostname: string) => (hostname === 'mail.test.invalid' ? [{ address: '127.0.0.1', family: 4 }] : (await import('node:dns')).promises.lookup(hostname, { all: true }));
-  const smtp = (host: string, allowPrivate: boolean) => mirror({ SMTPServer: host, SMTPPort: receiver.port, SMTPFrom: SMTP.from, AllowPrivateNetworkSmtp: allowPrivate });
+  const resolve = async (hostname: string) =>
+    hostname === 'mail.test.invalid' ? [{ address: '127.0.0.1', family: 4 }] : (await import('node:dns')).promises.lookup(hostname, { all: true });
+  const smtp = (host: string, allowPrivate: boolean) =>
+    mirror({ SMTPServer: host, SMTPPort: receiver.port, SMTPFrom: SMTP.from, AllowPrivateNetworkSmtp: allowPrivate });
 
   it.each(['127.0.0.1', 'localhost', 'mail.test.invalid'])('refuses %s while private SMTP servers are off, opening no connection', async (host) => {
     const mailer = createMailer(smtp(host, false), defaultSmtpTimeouts, { resolve });
     const before = receiver.connections;
-    const error = await mailer.send(mail('blocked@example.com')).then(() => null, (failure: unknown) => failure);
+    const error = await mailer.send(mail('blocked@example.com')).then(
+      () => null,
+      (failure: unknown) => failure,
+    );
     mailer.close();
     expect(error).toBeInstanceOf(EgressBlockedError);
     expect((error as Error).message).toMatch(/AllowPrivateNetworkSmtp/);
@@ -64,8 +69,10 @@ describe.each(backends)('SMTP and the egress policy, end to end (%s)', (backend)
   it('refuses saving an SMTP server on a private address while the switch is off, naming the field and the switch', async () => {
     await setOptions(world.gateway, world.root, { AllowPrivateNetworkSmtp: false });
     for (const host of ['127.0.0.1', 'localhost', '10.0.0.25', '169.254.169.254']) {
-      expect({ host, answer: await saveOption('SMTPServer', host) })
-        .toEqual({ host, answer: { success: false, message: expect.stringMatching(/^SMTPServer: egress blocked: .*AllowPrivateNetworkSmtp/) } });
+      expect({ host, answer: await saveOption('SMTPServer', host) }).toEqual({
+        host,
+        answer: { success: false, message: expect.stringMatching(/^SMTPServer: egress blocked: .*AllowPrivateNetworkSmtp/) },
+      });
     }
     expect(await saveOption('SMTPServer', '93.184.216.34')).toEqual({ success: true, message: '' });
     await setOptions(world.gateway, world.root, { AllowPrivateNetworkSmtp: true });
@@ -78,9 +85,16 @@ describe.each(backends)('SMTP and the egress policy, end to end (%s)', (backend)
     const before = world.receiver.connections;
     // What GET /api/verification asks for, from anyone.
     await publishEvent(world.gateway.env.infra.bus, 'notifier.mail.requested', {
-      to: 'anonymous@example.com', template: 'verification_code', params: { code: 'abc123', minutes: '10', system_name: 'Gate' }, locale: 'en-US',
+      to: 'anonymous@example.com',
+      template: 'verification_code',
+      params: { code: 'abc123', minutes: '10', system_name: 'Gate' },
+      locale: 'en-US',
     });
-    await waitFor(async () => (await world.deliveries()).some((row) => row.target === 'anonymous@example.com' && /egress blocked/.test(row.last_error ?? '')), 10_000, 'the refused delivery');
+    await waitFor(
+      async () => (await world.deliveries()).some((row) => row.target === 'anonymous@example.com' && /egress blocked/.test(row.last_error ?? '')),
+      10_000,
+      'the refused delivery',
+    );
     const refused = (await world.deliveries()).find((row) => row.target === 'anonymous@example.com')!;
     expect(refused.last_error).toMatch(/127\.0\.0\.1 is a loopback address .*AllowPrivateNetworkSmtp/);
     expect(world.receiver.connections).toBe(before);

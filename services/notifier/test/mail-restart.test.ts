@@ -43,13 +43,23 @@ async function stop(child: ChildProcess, signal: NodeJS.Signals): Promise<void> 
 }
 
 beforeAll(async () => {
-  if (!fs.existsSync(compiledPlugin)) throw new Error(`this test runs the compiled notifier: ${compiledPlugin} is missing (run \`npx tsc -b tsconfig.json\`; npm test does it in pretest)`);
+  if (!fs.existsSync(compiledPlugin))
+    throw new Error(`this test runs the compiled notifier: ${compiledPlugin} is missing (run \`npx tsc -b tsconfig.json\`; npm test does it in pretest)`);
   env = await createTestEnvironment('real');
   receiver = await createSmtpReceiver();
   await receiver.start();
   // Identity's part: the options the notifier loads at start (no identity runs here).
-  const options = { AllowPrivateNetworkSmtp: 'true', SMTPServer: '127.0.0.1', SMTPPort: String(receiver.port), SMTPFrom: 'noreply@example.com', SystemName: 'Restart', ServerAddress: 'https://gw.example.com' };
-  await replyTyped(env.infra.bus, 'identity.option.snapshot', async () => ({ options: Object.entries(options).map(([key, value]) => ({ key, value, version: 1 })) }));
+  const options = {
+    AllowPrivateNetworkSmtp: 'true',
+    SMTPServer: '127.0.0.1',
+    SMTPPort: String(receiver.port),
+    SMTPFrom: 'noreply@example.com',
+    SystemName: 'Restart',
+    ServerAddress: 'https://gw.example.com',
+  };
+  await replyTyped(env.infra.bus, 'identity.option.snapshot', async () => ({
+    options: Object.entries(options).map(([key, value]) => ({ key, value, version: 1 })),
+  }));
   db = await openNotifierDatabase(env);
 });
 
@@ -66,7 +76,12 @@ it('a notifier killed while a mail is in flight, then started again, sends every
   receiver.holdWhen = (mail) => mail.to.includes(addresses[2]!);
   const first = await startWorker();
   for (const [index, to] of addresses.entries()) {
-    await publishEvent(env.infra.bus, 'notifier.mail.requested', { to, template: 'verification_code', params: { code: `code${index + 1}`, minutes: '10', system_name: 'Restart' }, locale: 'en-US' });
+    await publishEvent(env.infra.bus, 'notifier.mail.requested', {
+      to,
+      template: 'verification_code',
+      params: { code: `code${index + 1}`, minutes: '10', system_name: 'Restart' },
+      locale: 'en-US',
+    });
   }
   const deliveries = db.getRepository(DeliveryEntity);
   await waitFor(async () => (await deliveries.countBy({ kind: 'mail' })) === 6 && receiver.held.length === 1, 15_000, 'six mails queued, the third in flight');

@@ -34,11 +34,15 @@ describe('mail templates', () => {
     const params = { name: 'north', id: '12', reason: 'status 401: invalid key', time: formatTime(1732600000), system_name: 'Gate' };
     expect(renderMail('channel_disabled', 'zh-CN', params).subject).toBe('通道「north」（#12）已被禁用');
     expect(renderMail('channel_disabled', 'en-US', params).subject).toBe('Channel "north" (#12) has been disabled');
-    expect(renderMail('channel_disabled', 'zh-CN', params).text).toBe('通道「north」（#12）已被禁用，原因：status 401: invalid key\n\n禁用时间：2024-11-26 05:46:40 UTC\n');
+    expect(renderMail('channel_disabled', 'zh-CN', params).text).toBe(
+      '通道「north」（#12）已被禁用，原因：status 401: invalid key\n\n禁用时间：2024-11-26 05:46:40 UTC\n',
+    );
   });
 
   it('keeps a subject on one line whatever a parameter holds', () => {
-    expect(renderMail('channel_disabled', 'en-US', { name: 'a\r\nBcc: x@y.z', id: '1', reason: '', time: '', system_name: '' }).subject).toBe('Channel "a Bcc: x@y.z" (#1) has been disabled');
+    expect(renderMail('channel_disabled', 'en-US', { name: 'a\r\nBcc: x@y.z', id: '1', reason: '', time: '', system_name: '' }).subject).toBe(
+      'Channel "a Bcc: x@y.z" (#1) has been disabled',
+    );
   });
 
   it('links only web addresses', () => {
@@ -47,7 +51,10 @@ describe('mail templates', () => {
   });
 
   it('checks parameters before anything is queued', () => {
-    expect(checkParams('verification_code', { code: '123456', minutes: '10', system_name: 'Gate' })).toEqual({ ok: true, params: { code: '123456', minutes: '10', system_name: 'Gate' } });
+    expect(checkParams('verification_code', { code: '123456', minutes: '10', system_name: 'Gate' })).toEqual({
+      ok: true,
+      params: { code: '123456', minutes: '10', system_name: 'Gate' },
+    });
     expect(checkParams('password_reset', { minutes: '15' })).toMatchObject({ ok: false, message: expect.stringContaining('link') });
   });
 
@@ -62,14 +69,27 @@ describe('SMTP settings', () => {
   it('needs a server and a sender (SMTPFrom, else the account)', () => {
     expect(smtpSettings(mirror({}))).toEqual({ missing: 'SMTPServer' });
     expect(smtpSettings(mirror({ SMTPServer: 'smtp.example.com' }))).toEqual({ missing: 'SMTPFrom' });
-    expect(smtpSettings(mirror({ SMTPServer: 'smtp.example.com', SMTPAccount: 'me@example.com', SystemName: 'Gate' }))).toMatchObject({ from: 'me@example.com', port: 587, secure: false, fromName: 'Gate' });
+    expect(smtpSettings(mirror({ SMTPServer: 'smtp.example.com', SMTPAccount: 'me@example.com', SystemName: 'Gate' }))).toMatchObject({
+      from: 'me@example.com',
+      port: 587,
+      secure: false,
+      fromName: 'Gate',
+    });
   });
 
   it('maps SSL, the port, the account and token, and bounded waits to the transport', () => {
-    const settings = smtpSettings(mirror({ SMTPServer: 'smtp.example.com', SMTPPort: 2525, SMTPAccount: 'me', SMTPToken: 'secret', SMTPFrom: 'a@b.c', SMTPSSLEnabled: true }));
+    const settings = smtpSettings(
+      mirror({ SMTPServer: 'smtp.example.com', SMTPPort: 2525, SMTPAccount: 'me', SMTPToken: 'secret', SMTPFrom: 'a@b.c', SMTPSSLEnabled: true }),
+    );
     expect(transportOptions(settings as never, defaultSmtpTimeouts)).toEqual({
-      host: 'smtp.example.com', port: 2525, secure: true, auth: { user: 'me', pass: 'secret' },
-      connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 30_000, dnsTimeout: 10_000,
+      host: 'smtp.example.com',
+      port: 2525,
+      secure: true,
+      auth: { user: 'me', pass: 'secret' },
+      connectionTimeout: 10_000,
+      greetingTimeout: 10_000,
+      socketTimeout: 30_000,
+      dnsTimeout: 10_000,
     });
     // Port 465 is implicit TLS whatever the flag says; no account means no AUTH.
     const open = smtpSettings(mirror({ SMTPServer: 'relay.local', SMTPPort: 465, SMTPFrom: 'a@b.c' }));

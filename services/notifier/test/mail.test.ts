@@ -51,7 +51,13 @@ describe.each(backends)('mail (%s)', (backend) => {
     expect(mail.html).not.toContain(SYSTEM_NAME);
 
     const registered = await call('POST', '/api/user/register', {
-      body: { username: `alice${backend === 'real' ? 'r' : 'm'}`, password: 'alice-password', password2: 'alice-password', email: address, verification_code: code },
+      body: {
+        username: `alice${backend === 'real' ? 'r' : 'm'}`,
+        password: 'alice-password',
+        password2: 'alice-password',
+        email: address,
+        verification_code: code,
+      },
     });
     expect(registered.json()).toMatchObject({ success: true });
     await setOptions(world.gateway, world.root, { EmailVerificationEnabled: false });
@@ -60,7 +66,10 @@ describe.each(backends)('mail (%s)', (backend) => {
   });
 
   it('a Chinese console gets the mail in zh-CN (the default, also without Accept-Language)', async () => {
-    for (const [address, headers] of [[`chen-${backend}@example.com`, { 'accept-language': 'zh-CN,zh;q=0.9' }], [`wang-${backend}@example.com`, undefined]] as const) {
+    for (const [address, headers] of [
+      [`chen-${backend}@example.com`, { 'accept-language': 'zh-CN,zh;q=0.9' }],
+      [`wang-${backend}@example.com`, undefined],
+    ] as const) {
       expect((await call('POST', '/api/verification', { body: { email: address }, headers })).json().success).toBe(true);
       const mail = await onlyMailTo(address);
       expect(mail.subject).toBe(`${SYSTEM_NAME}邮箱验证邮件`);
@@ -91,23 +100,33 @@ describe.each(backends)('mail (%s)', (backend) => {
     await world.gateway.login(username, reset.data);
   });
 
-  it('an automatic channel disable alerts root at the email root bound, in root\'s language', async () => {
+  it("an automatic channel disable alerts root at the email root bound, in root's language", async () => {
     const rootAddress = `root-${backend}@example.com`;
     const language = backend === 'real' ? 'en-US' : 'zh-CN';
     // Root signs in from a console in that language, then binds an email with a code sent by mail.
     const { root } = world;
-    expect((await call('POST', '/api/user/login', { body: { username: 'root', password: ROOT_PASSWORD }, headers: { 'accept-language': language } })).json().success).toBe(true);
+    expect(
+      (await call('POST', '/api/user/login', { body: { username: 'root', password: ROOT_PASSWORD }, headers: { 'accept-language': language } })).json().success,
+    ).toBe(true);
     expect((await call('POST', '/api/verification', { body: { email: rootAddress } })).json().success).toBe(true);
     const codeMail = await onlyMailTo(rootAddress);
     const code = /([0-9a-f]{6})/.exec(codeMail.text)![1]!;
     expect((await call('POST', '/api/oauth/email/bind', { session: root, body: { email: rootAddress, code } })).json().success).toBe(true);
 
     await setOptions(world.gateway, root, { AutomaticDisableChannelEnabled: true });
-    const created = (await call('POST', '/api/channel/', { session: root, body: { type: 1, name: 'north <1>', group: 'default', models: 'gpt-4o', key: 'sk-mail-test' } })).json();
+    const created = (
+      await call('POST', '/api/channel/', { session: root, body: { type: 1, name: 'north <1>', group: 'default', models: 'gpt-4o', key: 'sk-mail-test' } })
+    ).json();
     expect(created.success).toBe(true);
     const channelId = created.data.ids[0] as number;
     await publishEvent(world.gateway.env.infra.bus, 'relay.channel.failed', {
-      channel_id: channelId, request_id: randomUUID(), status_code: 401, error_code: '', error_type: '', message: 'Incorrect API key', test: false,
+      channel_id: channelId,
+      request_id: randomUUID(),
+      status_code: 401,
+      error_code: '',
+      error_type: '',
+      message: 'Incorrect API key',
+      test: false,
     });
 
     await waitFor(() => world.mailsTo(rootAddress).length === 2, 10_000, 'the alert to root');
@@ -134,7 +153,13 @@ describe.each(backends)('mail (%s)', (backend) => {
       const logger = createSilentLogger();
       const infra = await createInfrastructure({ NAMESPACE: env.namespace, NATS_URL: services.natsUrl, REDIS_URL: services.redisUrl }, logger);
       const app = createApp({ logger, bodyLimitBytes: 1_048_576 });
-      await app.register(notifierPlugin, { infra, databaseUrl: env.databaseUrl, dataDir: env.dataDir, schema: env.schema('notifier'), keySecret: 'x'.repeat(32) });
+      await app.register(notifierPlugin, {
+        infra,
+        databaseUrl: env.databaseUrl,
+        dataDir: env.dataDir,
+        schema: env.schema('notifier'),
+        keySecret: 'x'.repeat(32),
+      });
       await app.ready();
       replica = {
         infra,
@@ -153,7 +178,14 @@ describe.each(backends)('mail (%s)', (backend) => {
       const username = `low${backend === 'real' ? 'r' : 'm'}`;
       const address = `${username}@example.com`;
       // Registered from an English console: the warning is in English.
-      expect((await call('POST', '/api/user/register', { body: { username, password: 'low-password', password2: 'low-password' }, headers: { 'accept-language': 'en-US' } })).json().success).toBe(true);
+      expect(
+        (
+          await call('POST', '/api/user/register', {
+            body: { username, password: 'low-password', password2: 'low-password' },
+            headers: { 'accept-language': 'en-US' },
+          })
+        ).json().success,
+      ).toBe(true);
       const user = await gateway.login(username, 'low-password');
       await setOptions(gateway, root, { QuotaRemindThreshold: 250_000, DisplayInCurrencyEnabled: true, QuotaPerUnit: 500_000 });
       const setQuota = async (quota: number) =>
@@ -161,8 +193,21 @@ describe.each(backends)('mail (%s)', (backend) => {
       const drops = await collectEvents(gateway.env.infra.bus, 'billing.balance.dropped');
       const charge = (quota: number) => {
         const usage: UsageRecord = {
-          request_id: randomUUID(), user_id: user.id, token_id: 0, token_name: '', model_name: 'gpt-4o', group: 'default', channel_id: 1,
-          prompt_tokens: 10, completion_tokens: 10, quota, use_time_ms: 100, is_stream: false, created_at: Math.floor(Date.now() / 1000), content: '', other: {},
+          request_id: randomUUID(),
+          user_id: user.id,
+          token_id: 0,
+          token_name: '',
+          model_name: 'gpt-4o',
+          group: 'default',
+          channel_id: 1,
+          prompt_tokens: 10,
+          completion_tokens: 10,
+          quota,
+          use_time_ms: 100,
+          is_stream: false,
+          created_at: Math.floor(Date.now() / 1000),
+          content: '',
+          other: {},
         };
         return publishEvent(gateway.env.infra.bus, 'relay.usage.recorded', usage);
       };
@@ -215,10 +260,24 @@ describe.each(backends)('mail (%s)', (backend) => {
       const user = await gateway.login(username, 'raw-password');
       await setOptions(gateway, root, { DisplayInCurrencyEnabled: false, QuotaRemindThreshold: 1_000 });
       const drops = await collectEvents(gateway.env.infra.bus, 'billing.balance.dropped');
-      const charge = (quota: number) => publishEvent(gateway.env.infra.bus, 'relay.usage.recorded', {
-        request_id: randomUUID(), user_id: user.id, token_id: 0, token_name: '', model_name: 'gpt-4o', group: 'default', channel_id: 1,
-        prompt_tokens: 1, completion_tokens: 1, quota, use_time_ms: 10, is_stream: false, created_at: Math.floor(Date.now() / 1000), content: '', other: {},
-      });
+      const charge = (quota: number) =>
+        publishEvent(gateway.env.infra.bus, 'relay.usage.recorded', {
+          request_id: randomUUID(),
+          user_id: user.id,
+          token_id: 0,
+          token_name: '',
+          model_name: 'gpt-4o',
+          group: 'default',
+          channel_id: 1,
+          prompt_tokens: 1,
+          completion_tokens: 1,
+          quota,
+          use_time_ms: 10,
+          is_stream: false,
+          created_at: Math.floor(Date.now() / 1000),
+          content: '',
+          other: {},
+        });
       // No email yet: the drop is reported but nobody is mailed, and the 2-hour window is not taken.
       expect((await call('PUT', '/api/user/', { session: root, body: { id: user.id, quota: 1_500 } })).json().success).toBe(true);
       await charge(1_000);

@@ -39,7 +39,10 @@ describe.each(backends)('webhook delivery (%s)', (backend) => {
 
   it('delivers a signed relay.usage.recorded that verifies with the secret shown at creation', async () => {
     const { id, secret } = await register('/usage', ['relay.usage.recorded']);
-    const event = await publishEvent(world.gateway.env.infra.bus, 'relay.usage.recorded', { ...eventExamples['relay.usage.recorded'], request_id: `req-${backend}-signed` });
+    const event = await publishEvent(world.gateway.env.infra.bus, 'relay.usage.recorded', {
+      ...eventExamples['relay.usage.recorded'],
+      request_id: `req-${backend}-signed`,
+    });
 
     await waitFor(() => receiver.on('/usage').length > 0, 10_000, 'the webhook call');
     const [call] = receiver.on('/usage') as [ReceivedCall];
@@ -49,10 +52,21 @@ describe.each(backends)('webhook delivery (%s)', (backend) => {
     expect(call.headers['x-webhook-id']).toBe(event.id);
     expect(call.headers['x-webhook-subject']).toBe('relay.usage.recorded');
     expect(Math.abs(Number(call.headers['x-webhook-timestamp']) - Date.now() / 1000)).toBeLessThan(30);
-    expect(JSON.parse(call.body)).toEqual({ id: event.id, subject: 'relay.usage.recorded', time: event.time, data: expect.objectContaining({ request_id: `req-${backend}-signed`, quota: 1134 }) });
+    expect(JSON.parse(call.body)).toEqual({
+      id: event.id,
+      subject: 'relay.usage.recorded',
+      time: event.time,
+      data: expect.objectContaining({ request_id: `req-${backend}-signed`, quota: 1134 }),
+    });
 
     await waitFor(async () => (await deliveryOf(event.id, '/usage'))?.status === 'sent', 5_000, 'the delivery recorded as sent');
-    expect(await deliveryOf(event.id, '/usage')).toMatchObject({ webhook_id: id, topic: 'relay.usage.recorded', attempts: 1, response_status: 200, last_error: '' });
+    expect(await deliveryOf(event.id, '/usage')).toMatchObject({
+      webhook_id: id,
+      topic: 'relay.usage.recorded',
+      attempts: 1,
+      response_status: 200,
+      last_error: '',
+    });
   });
 
   it('sends only what an enabled endpoint filter matches', async () => {
@@ -71,7 +85,10 @@ describe.each(backends)('webhook delivery (%s)', (backend) => {
     const marker = await publishEvent(bus, 'billing.account.updated', { ...eventExamples['billing.account.updated'], user_id: 4343 });
     await waitFor(() => receiver.on('/filtered').some((call) => call.headers['x-webhook-id'] === marker.id), 10_000, 'the marker');
 
-    const subjects = receiver.on('/filtered').map((call) => call.headers['x-webhook-subject']).sort();
+    const subjects = receiver
+      .on('/filtered')
+      .map((call) => call.headers['x-webhook-subject'])
+      .sort();
     expect(subjects).toEqual(['billing.account.updated', 'billing.account.updated', 'billing.token.deleted', 'channels.channel.disabled']);
     expect(receiver.on('/filtered').map((call) => call.headers['x-webhook-id'])).not.toContain(published[0]!.id);
     expect(receiver.on('/off')).toEqual([]);
@@ -98,7 +115,9 @@ describe.each(backends)('webhook delivery (%s)', (backend) => {
     await waitFor(() => receiver.on('/hang').length === 1, 10_000, 'the first hanging call');
 
     // While the endpoint hangs (and waits for its retries), later events reach the other endpoint.
-    const later = await Promise.all([1, 2, 3].map((n) => publishEvent(bus, 'relay.channel.succeeded', { channel_id: 9001 + n, response_time_ms: 5, test: false })));
+    const later = await Promise.all(
+      [1, 2, 3].map((n) => publishEvent(bus, 'relay.channel.succeeded', { channel_id: 9001 + n, response_time_ms: 5, test: false })),
+    );
     const arrived = () => later.map((event) => receiver.on('/beside').find((call) => call.headers['x-webhook-id'] === event.id));
     await waitFor(() => arrived().every(Boolean), 10_000, 'later events beside the hanging one');
 
@@ -112,7 +131,11 @@ describe.each(backends)('webhook delivery (%s)', (backend) => {
 
     await waitFor(() => failures.some((event) => (event.data as { delivery_id: number }).delivery_id === failed!.id), 5_000, 'notifier.delivery.failed');
     expect(failures.find((event) => (event.data as { delivery_id: number }).delivery_id === failed!.id)?.data).toEqual({
-      kind: 'webhook', delivery_id: failed!.id, target: receiver.url('/hang'), topic: 'relay.channel.succeeded', attempts: 3,
+      kind: 'webhook',
+      delivery_id: failed!.id,
+      target: receiver.url('/hang'),
+      topic: 'relay.channel.succeeded',
+      attempts: 3,
       error: 'no complete answer within 600 ms',
     });
     // Root sees it among the failed deliveries.

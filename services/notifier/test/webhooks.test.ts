@@ -17,11 +17,17 @@ describe.each(backends)('webhook endpoints (%s)', (backend) => {
   });
 
   const call = (method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, body?: unknown) =>
-    world.gateway.call(method, url, { session: world.root, body }).then((response) => ({ status: response.statusCode, raw: response.body, ...response.json() }));
+    world.gateway
+      .call(method, url, { session: world.root, body })
+      .then((response) => ({ status: response.statusCode, raw: response.body, ...response.json() }));
   const count = () => world.db.getRepository(WebhookEndpointEntity).count();
 
   it('shows a generated secret once, at creation, and never again', async () => {
-    const created = await call('POST', '/api/webhook/', { url: receiver.url('/a'), subjects: ['relay.usage.recorded', 'billing.>'], description: 'ledger sync' });
+    const created = await call('POST', '/api/webhook/', {
+      url: receiver.url('/a'),
+      subjects: ['relay.usage.recorded', 'billing.>'],
+      description: 'ledger sync',
+    });
     expect(created.success).toBe(true);
     expect(created.data).toMatchObject({ url: receiver.url('/a'), subjects: ['relay.usage.recorded', 'billing.>'], description: 'ledger sync', enabled: true });
     const secret: string = created.data.secret;
@@ -57,15 +63,21 @@ describe.each(backends)('webhook endpoints (%s)', (backend) => {
     expect(ping.data).toMatchObject({ ok: true, status_code: 200, error: '' });
     const received = receiver.on('/b').at(-1)!;
     const timestamp = String(received.headers['x-webhook-timestamp']);
-    expect(received.headers['x-webhook-signature']).toBe(`sha256=${createHmac('sha256', rotated.data.secret).update(`${timestamp}.${received.body}`).digest('hex')}`);
+    expect(received.headers['x-webhook-signature']).toBe(
+      `sha256=${createHmac('sha256', rotated.data.secret).update(`${timestamp}.${received.body}`).digest('hex')}`,
+    );
     expect(JSON.parse(received.body)).toMatchObject({ subject: 'webhook.ping', data: { webhook_id: created.data.id } });
   });
 
-  it('reports a failing test ping with the endpoint\'s answer', async () => {
+  it("reports a failing test ping with the endpoint's answer", async () => {
     const created = await call('POST', '/api/webhook/', { url: receiver.url('/down'), subjects: ['relay.>'] });
     const ping = await call('POST', `/api/webhook/${created.data.id}/test`);
-    expect(ping).toMatchObject({ success: true, message: 'HTTP 500: receiver down (call 1)', data: { ok: false, status_code: 500, error: 'HTTP 500: receiver down (call 1)' } });
-    expect((await world.db.getRepository(DeliveryEntity).countBy({ webhook_id: created.data.id }))).toBe(0);
+    expect(ping).toMatchObject({
+      success: true,
+      message: 'HTTP 500: receiver down (call 1)',
+      data: { ok: false, status_code: 500, error: 'HTTP 500: receiver down (call 1)' },
+    });
+    expect(await world.db.getRepository(DeliveryEntity).countBy({ webhook_id: created.data.id })).toBe(0);
   });
 
   it.each([
@@ -90,7 +102,13 @@ describe.each(backends)('webhook endpoints (%s)', (backend) => {
     await setNotifierOption(world.gateway, world.root, 'AllowPrivateNetworkUpstreams', false);
     try {
       const before = await count();
-      for (const url of [receiver.url('/d'), 'http://169.254.169.254/latest/meta-data/', 'http://10.0.0.8/hook', 'http://[::1]:8080/hook', 'http://localhost:8080/hook']) {
+      for (const url of [
+        receiver.url('/d'),
+        'http://169.254.169.254/latest/meta-data/',
+        'http://10.0.0.8/hook',
+        'http://[::1]:8080/hook',
+        'http://localhost:8080/hook',
+      ]) {
         const answer = await call('POST', '/api/webhook/', { url, subjects: ['relay.>'] });
         expect(answer).toMatchObject({ success: false, message: expect.stringMatching(/^url: egress blocked: .* AllowPrivateNetworkUpstreams/) });
       }
@@ -109,7 +127,12 @@ describe.each(backends)('webhook endpoints (%s)', (backend) => {
 
   it('edits and deletes; a deleted endpoint is 404', async () => {
     const created = await call('POST', '/api/webhook/', { url: receiver.url('/e'), subjects: ['relay.>'] });
-    const edited = await call('PUT', '/api/webhook/', { id: created.data.id, url: receiver.url('/e2'), subjects: ['channels.>', 'channels.>'], enabled: false });
+    const edited = await call('PUT', '/api/webhook/', {
+      id: created.data.id,
+      url: receiver.url('/e2'),
+      subjects: ['channels.>', 'channels.>'],
+      enabled: false,
+    });
     expect(edited.data).toMatchObject({ url: receiver.url('/e2'), subjects: ['channels.>'], enabled: false, description: '' });
     expect((await call('DELETE', `/api/webhook/${created.data.id}`)).success).toBe(true);
     expect(await call('GET', `/api/webhook/${created.data.id}`)).toMatchObject({ status: 404, success: false });
@@ -120,18 +143,40 @@ describe.each(backends)('webhook endpoints (%s)', (backend) => {
   it('lists mail and webhook deliveries newest first, filtered by kind and status, without payloads', async () => {
     const repository = world.db.getRepository(DeliveryEntity);
     const row = (kind: 'mail' | 'webhook', status: 'pending' | 'sent' | 'failed', n: number) => ({
-      kind, status, target: kind === 'mail' ? `user${n}@example.com` : `https://hooks.example.com/${n}`, topic: kind === 'mail' ? 'password_reset' : 'relay.usage.recorded',
-      dedupe_key: `listing-${n}`, webhook_id: kind === 'mail' ? 0 : 99, payload: `{"secret-link":"https://gw.example.com/reset?token=${n}"}`,
-      attempts: status === 'failed' ? 5 : 1, last_error: status === 'failed' ? 'connect ECONNREFUSED' : '', response_status: 0, created_at: 1_732_600_000 + n, updated_at: 1_732_600_000 + n,
+      kind,
+      status,
+      target: kind === 'mail' ? `user${n}@example.com` : `https://hooks.example.com/${n}`,
+      topic: kind === 'mail' ? 'password_reset' : 'relay.usage.recorded',
+      dedupe_key: `listing-${n}`,
+      webhook_id: kind === 'mail' ? 0 : 99,
+      payload: `{"secret-link":"https://gw.example.com/reset?token=${n}"}`,
+      attempts: status === 'failed' ? 5 : 1,
+      last_error: status === 'failed' ? 'connect ECONNREFUSED' : '',
+      response_status: 0,
+      created_at: 1_732_600_000 + n,
+      updated_at: 1_732_600_000 + n,
     });
-    await repository.save([row('mail', 'failed', 1), row('webhook', 'sent', 2), row('mail', 'sent', 3), row('webhook', 'failed', 4), row('mail', 'failed', 5)].map((values) => repository.create(values)));
+    await repository.save(
+      [row('mail', 'failed', 1), row('webhook', 'sent', 2), row('mail', 'sent', 3), row('webhook', 'failed', 4), row('mail', 'failed', 5)].map((values) =>
+        repository.create(values),
+      ),
+    );
 
     const failedMail = await call('GET', '/api/webhook/deliveries?kind=mail&status=failed&p=1&page_size=10');
     expect(failedMail.data).toMatchObject({ total: 2, page: 1, page_size: 10 });
     expect(failedMail.data.items.map((item: { target: string }) => item.target)).toEqual(['user5@example.com', 'user1@example.com']);
     expect(failedMail.data.items[0]).toEqual({
-      id: expect.any(Number), kind: 'mail', target: 'user5@example.com', topic: 'password_reset', webhook_id: 0, status: 'failed', attempts: 5,
-      response_status: 0, last_error: 'connect ECONNREFUSED', created_at: 1_732_600_005, updated_at: 1_732_600_005,
+      id: expect.any(Number),
+      kind: 'mail',
+      target: 'user5@example.com',
+      topic: 'password_reset',
+      webhook_id: 0,
+      status: 'failed',
+      attempts: 5,
+      response_status: 0,
+      last_error: 'connect ECONNREFUSED',
+      created_at: 1_732_600_005,
+      updated_at: 1_732_600_005,
     });
 
     const all = await call('GET', '/api/webhook/deliveries?kind=&status=&p=0&page_size=2');

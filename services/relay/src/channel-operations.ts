@@ -15,7 +15,12 @@ export function registerChannelOperations(context: RelayContext): Promise<Subscr
   return replyTyped(context.bus, 'relay.channel.operate', async ({ operation, channel, key, model }) => {
     const started = Date.now();
     const result = (ok: boolean, message: string, statusCode: number, extra: { models?: string[]; balance?: number | null } = {}) => ({
-      ok, message, status_code: statusCode, response_time_ms: Date.now() - started, models: extra.models ?? [], balance: extra.balance ?? null,
+      ok,
+      message,
+      status_code: statusCode,
+      response_time_ms: Date.now() - started,
+      models: extra.models ?? [],
+      balance: extra.balance ?? null,
     });
     let provider;
     try {
@@ -35,9 +40,20 @@ export function registerChannelOperations(context: RelayContext): Promise<Subscr
 
       const testModel = model || channel.models[0] || '';
       if (!testModel) return result(false, 'the channel lists no model to test', 0);
-      const providerContext: ProviderContext = { channel, key, upstreamModel: channel.model_mapping[testModel] ?? testModel, requestedModel: testModel, stream: false };
+      const providerContext: ProviderContext = {
+        channel,
+        key,
+        upstreamModel: channel.model_mapping[testModel] ?? testModel,
+        requestedModel: testModel,
+        stream: false,
+      };
       const upstream = provider.chat.request({ model: testModel, messages: [{ role: 'user', content: 'hi' }], max_tokens: 16, stream: false }, providerContext);
-      const response = await context.egress.request(upstream.url, { method: upstream.method, headers: upstream.headers, body: upstream.body, ...channelEgress(channel) });
+      const response = await context.egress.request(upstream.url, {
+        method: upstream.method,
+        headers: upstream.headers,
+        body: upstream.body,
+        ...channelEgress(channel),
+      });
       const text = await readBounded(response, 256 * 1024);
       if (response.statusCode < 200 || response.statusCode >= 300) return result(false, provider.error(response.statusCode, text).message, response.statusCode);
       provider.chat.response(JSON.parse(text), providerContext);
@@ -48,8 +64,18 @@ export function registerChannelOperations(context: RelayContext): Promise<Subscr
   });
 }
 
-type Result = (ok: boolean, message: string, statusCode: number, extra?: { models?: string[]; balance?: number | null }) => {
-  ok: boolean; message: string; status_code: number; response_time_ms: number; models: string[]; balance: number | null;
+type Result = (
+  ok: boolean,
+  message: string,
+  statusCode: number,
+  extra?: { models?: string[]; balance?: number | null },
+) => {
+  ok: boolean;
+  message: string;
+  status_code: number;
+  response_time_ms: number;
+  models: string[];
+  balance: number | null;
 };
 
 /** OpenAI-style billing endpoints (subscription limit minus this month's usage), which resellers commonly keep. */
@@ -63,7 +89,10 @@ async function balance(context: RelayContext, channel: RoutingChannel, key: stri
   const now = new Date();
   const start = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1)).toISOString().slice(0, 10);
   const end = new Date(now.getTime() + 86_400_000).toISOString().slice(0, 10);
-  const usage = await context.egress.fetchJson(`${base}/v1/dashboard/billing/usage?start_date=${start}&end_date=${end}`, { headers, ...channelEgress(channel) });
+  const usage = await context.egress.fetchJson(`${base}/v1/dashboard/billing/usage?start_date=${start}&end_date=${end}`, {
+    headers,
+    ...channelEgress(channel),
+  });
   const used = usage.statusCode === 200 ? Number((usage.data as { total_usage?: unknown })?.total_usage) / 100 : 0;
   if (!Number.isFinite(limit)) return result(false, 'the upstream balance answer was not understood', 200);
   return result(true, '', 200, { balance: Math.round((limit - (Number.isFinite(used) ? used : 0)) * 100) / 100 });

@@ -19,13 +19,23 @@ export async function createChannelDirectory(options: { bus: Bus; logger: Logger
   const keys = new Map<number, { version: number; key: Promise<string> }>();
 
   const subscriptions: Subscription[] = await Promise.all([
-    onEvent(bus, 'channels.channel.updated', async (channel) => {
-      if (index.upsert(channel)) keys.delete(channel.id);
-    }, { logger }),
-    onEvent(bus, 'channels.channel.deleted', async ({ id }) => {
-      index.remove(id);
-      keys.delete(id);
-    }, { logger }),
+    onEvent(
+      bus,
+      'channels.channel.updated',
+      async (channel) => {
+        if (index.upsert(channel)) keys.delete(channel.id);
+      },
+      { logger },
+    ),
+    onEvent(
+      bus,
+      'channels.channel.deleted',
+      async ({ id }) => {
+        index.remove(id);
+        keys.delete(id);
+      },
+      { logger },
+    ),
   ]);
   await loadSnapshot(bus, index, logger, options.snapshotTimeoutMs ?? 60_000);
 

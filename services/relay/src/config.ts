@@ -27,7 +27,10 @@ export const relayConfigShape = {
    * among the relays running. A restart under the same name releases the previous holds at once.
    * Default: the host name and process id.
    */
-  INSTANCE_NAME: z.string().regex(/^[^#\s]{1,120}$/, 'INSTANCE_NAME: 1 to 120 characters without spaces or #').optional(),
+  INSTANCE_NAME: z
+    .string()
+    .regex(/^[^#\s]{1,120}$/, 'INSTANCE_NAME: 1 to 120 characters without spaces or #')
+    .optional(),
   /** How long the lease outlives its last renewal: a stopped relay's holds are released this long after, at the next sweep. */
   HOLD_LEASE_TTL_MS: z.coerce.number().int().min(1_000).max(600_000).default(20_000),
   /** How often holds of stopped relays (and past their expiry) are swept. */

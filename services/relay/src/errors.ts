@@ -26,7 +26,13 @@ export class RelayError extends Error {
  */
 function relayAnswer(error: FastifyError | Error, request: FastifyRequest): ErrorAnswer {
   if (error instanceof RelayError) {
-    return { statusCode: error.statusCode, message: error.message, code: error.code, type: error.type, ...(error.param !== undefined ? { param: error.param } : {}) };
+    return {
+      statusCode: error.statusCode,
+      message: error.message,
+      code: error.code,
+      type: error.type,
+      ...(error.param !== undefined ? { param: error.param } : {}),
+    };
   }
   return describeError(error, request);
 }

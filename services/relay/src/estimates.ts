@@ -12,13 +12,15 @@ export function estimatePrompt(operation: Operation, body: Record<string, unknow
 
 function countTexts(value: unknown, model: string): number {
   if (typeof value === 'string') return countText(value, model);
-  if (Array.isArray(value)) return value.reduce((sum: number, item) => sum + (typeof item === 'string' ? countText(item, model) : Array.isArray(item) ? item.length : 0), 0);
+  if (Array.isArray(value))
+    return value.reduce((sum: number, item) => sum + (typeof item === 'string' ? countText(item, model) : Array.isArray(item) ? item.length : 0), 0);
   return 0;
 }
 
 /** Completion tokens of a whole OpenAI-format answer that came without usage. */
 export function estimateCompletion(body: unknown, model: string): number {
-  const choices = (body as { choices?: Array<{ message?: { content?: unknown; tool_calls?: Array<{ function?: { arguments?: unknown } }> }; text?: unknown }> })?.choices;
+  const choices = (body as { choices?: Array<{ message?: { content?: unknown; tool_calls?: Array<{ function?: { arguments?: unknown } }> }; text?: unknown }> })
+    ?.choices;
   if (!Array.isArray(choices)) return 0;
   const counter = new CompletionCounter(model);
   for (const choice of choices) {

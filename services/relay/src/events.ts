@@ -11,7 +11,14 @@ import { publishEvent, type Bus, type ServiceMessaging } from '@aigw/platform';
  */
 export const relayMessaging = {
   publishes: ['relay.usage.recorded', 'relay.request.started', 'relay.channel.failed'],
-  consumes: ['channels.channel.updated', 'channels.channel.deleted', 'billing.token.updated', 'billing.token.deleted', 'billing.account.updated', 'identity.option.updated'],
+  consumes: [
+    'channels.channel.updated',
+    'channels.channel.deleted',
+    'billing.token.updated',
+    'billing.token.deleted',
+    'billing.account.updated',
+    'identity.option.updated',
+  ],
   answers: ['relay.channel.operate'],
   asks: ['channels.channel.key', 'channels.routing.snapshot', 'billing.token.resolve', 'billing.quota.seed', 'identity.option.snapshot'],
 } as const satisfies ServiceMessaging;

@@ -1,6 +1,4 @@
-import {
-  cacheRatio, completionRatio, groupRatio, modelPricing, quotaForCall, quotaForUsage, reservationFor, type ModelPricing,
-} from '@aigw/contracts';
+import { cacheRatio, completionRatio, groupRatio, modelPricing, quotaForCall, quotaForUsage, reservationFor, type ModelPricing } from '@aigw/contracts';
 import type { OptionsMirror } from '@aigw/platform';
 import type { Usage } from './providers/types.js';
 
@@ -34,17 +32,29 @@ export function quotePrice(options: OptionsMirror, model: string, group: string)
  */
 export function reservation(quote: PriceQuote, promptTokens: number, maxTokens: number, preConsumedTokens: number, answers = 1): number {
   return reservationFor({
-    pricing: quote.pricing, groupRatio: quote.groupRatio, quotaPerUnit: quote.quotaPerUnit, completionRatio: quote.completionRatio,
-    promptTokens, maxTokens: maxTokens > 0 ? maxTokens : Math.max(preConsumedTokens, 1), preConsumedTokens, answers,
+    pricing: quote.pricing,
+    groupRatio: quote.groupRatio,
+    quotaPerUnit: quote.quotaPerUnit,
+    completionRatio: quote.completionRatio,
+    promptTokens,
+    maxTokens: maxTokens > 0 ? maxTokens : Math.max(preConsumedTokens, 1),
+    preConsumedTokens,
+    answers,
   });
 }
 
 /** The charge for what was used. A per-call price is charged once the call succeeded. */
 export function charge(quote: PriceQuote, usage: Usage): number {
-  if (quote.pricing.kind === 'price') return quotaForCall({ modelPrice: quote.pricing.modelPrice, groupRatio: quote.groupRatio, quotaPerUnit: quote.quotaPerUnit });
+  if (quote.pricing.kind === 'price')
+    return quotaForCall({ modelPrice: quote.pricing.modelPrice, groupRatio: quote.groupRatio, quotaPerUnit: quote.quotaPerUnit });
   return quotaForUsage({
-    promptTokens: usage.prompt_tokens, completionTokens: usage.completion_tokens, cachedTokens: usage.cached_tokens,
-    modelRatio: quote.pricing.modelRatio, completionRatio: quote.completionRatio, cacheRatio: quote.cacheRatio, groupRatio: quote.groupRatio,
+    promptTokens: usage.prompt_tokens,
+    completionTokens: usage.completion_tokens,
+    cachedTokens: usage.cached_tokens,
+    modelRatio: quote.pricing.modelRatio,
+    completionRatio: quote.completionRatio,
+    cacheRatio: quote.cacheRatio,
+    groupRatio: quote.groupRatio,
   });
 }
 
@@ -58,7 +68,13 @@ export function priceDetails(quote: PriceQuote): { content: string; other: Recor
   }
   return {
     content: `model ratio ${quote.pricing.modelRatio.toFixed(2)}, completion ratio ${quote.completionRatio.toFixed(2)}, group ratio ${quote.groupRatio.toFixed(2)}`,
-    other: { model_ratio: quote.pricing.modelRatio, completion_ratio: quote.completionRatio, group_ratio: quote.groupRatio, cache_ratio: quote.cacheRatio, model_price: -1 },
+    other: {
+      model_ratio: quote.pricing.modelRatio,
+      completion_ratio: quote.completionRatio,
+      group_ratio: quote.groupRatio,
+      cache_ratio: quote.cacheRatio,
+      model_price: -1,
+    },
   };
 }
 

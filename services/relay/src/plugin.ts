@@ -1,7 +1,15 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { JobName } from '@aigw/contracts';
 import {
-  createEgressClient, createOptionsMirror, createQuotaGate, recordedJob, registerDiagnostics, useAccessControl, type Infrastructure, type QuotaHold, type Subscription,
+  createEgressClient,
+  createOptionsMirror,
+  createQuotaGate,
+  recordedJob,
+  registerDiagnostics,
+  useAccessControl,
+  type Infrastructure,
+  type QuotaHold,
+  type Subscription,
 } from '@aigw/platform';
 import { createChannelDirectory } from './channels.js';
 import { preloadEncoders } from './tokenizer/index.js';
@@ -70,7 +78,9 @@ const relayPlugin: FastifyPluginAsync<RelayPluginOptions> = async (app, settings
     quota,
     usage,
     limits: {
-      streamIdleTimeoutMs, connectTimeoutMs, headersTimeoutMs,
+      streamIdleTimeoutMs,
+      connectTimeoutMs,
+      headersTimeoutMs,
       answerTimeoutMs: limits.answerTimeoutMs ?? 3_600_000,
       maxUpstreamBodyBytes: limits.maxUpstreamBodyBytes ?? 64 * 1024 * 1024,
       requestBodyBytes: limits.requestBodyBytes ?? DEFAULT_REQUEST_BODY_BYTES,
@@ -79,7 +89,10 @@ const relayPlugin: FastifyPluginAsync<RelayPluginOptions> = async (app, settings
   const subscriptions: Subscription[] = [await registerChannelOperations(context)];
 
   // docs/architecture.md section 5.2: nothing leaks (billing's pending sweep covers the holds Redis lost).
-  await infra.jobs.work(JobName.RelayHoldsSweep, recordedJob(JobName.RelayHoldsSweep, async () => releasedHolds(await quota.sweep()), { kv, logger }));
+  await infra.jobs.work(
+    JobName.RelayHoldsSweep,
+    recordedJob(JobName.RelayHoldsSweep, async () => releasedHolds(await quota.sweep()), { kv, logger }),
+  );
   await infra.jobs.repeat(JobName.RelayHoldsSweep, {}, { everyMs: settings.holdSweepEveryMs ?? 30_000 });
 
   app.addHook('onClose', async () => {

@@ -43,7 +43,13 @@ const NO_USAGE: Usage = { prompt_tokens: 0, completion_tokens: 0, cached_tokens:
  * 'anthropic' (chat only) converts the OpenAI-format answer to the Messages API's.
  */
 export async function relay(
-  context: RelayContext, request: FastifyRequest, reply: FastifyReply, caller: Caller, operation: Operation, body: Record<string, unknown>, output: OutputFormat = 'openai',
+  context: RelayContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  caller: Caller,
+  operation: Operation,
+  body: Record<string, unknown>,
+  output: OutputFormat = 'openai',
 ): Promise<void> {
   const startedAt = Date.now();
   const { options, channels } = context;
@@ -72,10 +78,25 @@ export async function relay(
   // The id every answer carries (X-Oneapi-Request-Id): the usage record and the log row have it too.
   const requestId = request.id;
   const amount = reservation(quote, promptTokens, bounds.maxTokens, options.get('PreConsumedQuota'), bounds.answers);
-  const unbilled = (tried: number[], note: string): RecordInput => ({ caller, model, requestId, startedAt, quote, stream, tried, usage: NO_USAGE, quota: 0, note });
+  const unbilled = (tried: number[], note: string): RecordInput => ({
+    caller,
+    model,
+    requestId,
+    startedAt,
+    quote,
+    stream,
+    tried,
+    usage: NO_USAGE,
+    quota: 0,
+    note,
+  });
   const orphanNote = 'relay stopped mid-request; nothing was charged';
   const reserved = await context.quota.reserve({
-    requestId, userId: caller.userId, tokenId: caller.tokenId, unlimitedToken: caller.unlimitedToken, amount,
+    requestId,
+    userId: caller.userId,
+    tokenId: caller.tokenId,
+    unlimitedToken: caller.unlimitedToken,
+    amount,
     ttlMs: holdLifetimeMs(context.limits, options.get('RetryTimes')),
     // Should this process die mid-request, the hold sweeper publishes this (nothing charged).
     record: usageRecord(unbilled([], orphanNote)),
@@ -128,7 +149,8 @@ export async function relay(
     await context.quota.release(hold);
     if (tried.length > 0) record(context, unbilled(tried, 'upstream error'));
     const status = failure?.status && failure.status >= 400 ? failure.status : 502;
-    const message = status === 429 ? 'the upstream load of this group is saturated, try again later' : (failure?.error.message ?? 'no channel could serve the request');
+    const message =
+      status === 429 ? 'the upstream load of this group is saturated, try again later' : (failure?.error.message ?? 'no channel could serve the request');
     throw new RelayError(status, message, failure?.error.code || 'upstream_error', 'upstream_error');
   }
 
@@ -138,8 +160,18 @@ export async function relay(
   const quota = delivered ? charge(quote, usage) : 0;
   await context.quota.settle(hold, quota);
   record(context, {
-    caller, model, requestId, startedAt, quote, stream, tried, usage, quota,
-    firstResponseMs: outcome.firstResponseMs, estimated: outcome.usage === null, upstreamModel: outcome.upstreamModel,
+    caller,
+    model,
+    requestId,
+    startedAt,
+    quote,
+    stream,
+    tried,
+    usage,
+    quota,
+    firstResponseMs: outcome.firstResponseMs,
+    estimated: outcome.usage === null,
+    upstreamModel: outcome.upstreamModel,
     note: outcome.partial ? outcome.partial : undefined,
   });
 }
@@ -183,18 +215,33 @@ async function send(context: RelayContext, attempt: Attempt, operation: Operatio
   } else if (provider.passthrough) {
     upstream = provider.passthrough.request(operation, body, attempt.context);
   } else {
-    return { failure: { status: 400, error: { message: `channel type ${channel.type} does not serve ${operation}`, type: 'invalid_request_error', code: 'unsupported_operation' } } };
+    return {
+      failure: {
+        status: 400,
+        error: { message: `channel type ${channel.type} does not serve ${operation}`, type: 'invalid_request_error', code: 'unsupported_operation' },
+      },
+    };
   }
 
-  if (upstream.warnings?.length) context.logger.debug({ channelId: channel.id, warnings: upstream.warnings }, 'parameters the upstream cannot take were dropped');
+  if (upstream.warnings?.length)
+    context.logger.debug({ channelId: channel.id, warnings: upstream.warnings }, 'parameters the upstream cannot take were dropped');
   let response: EgressResponse;
   try {
-    response = await context.egress.request(upstream.url, { method: upstream.method, headers: upstream.headers, body: upstream.body, ...channelEgress(channel) });
+    response = await context.egress.request(upstream.url, {
+      method: upstream.method,
+      headers: upstream.headers,
+      body: upstream.body,
+      ...channelEgress(channel),
+    });
   } catch (error) {
     const blocked = error instanceof EgressBlockedError;
     const failure: Failure = {
       status: blocked ? 502 : 0,
-      error: { message: blocked ? 'the channel address is not allowed' : 'failed to reach the upstream', type: 'upstream_error', code: blocked ? 'upstream_address_blocked' : 'upstream_unreachable' },
+      error: {
+        message: blocked ? 'the channel address is not allowed' : 'failed to reach the upstream',
+        type: 'upstream_error',
+        code: blocked ? 'upstream_address_blocked' : 'upstream_unreachable',
+      },
     };
     reportFailure(context, channel, requestId, failure, blocked ? (error as Error).message : failure.error.message);
     return { failure };
@@ -209,8 +256,13 @@ async function send(context: RelayContext, attempt: Attempt, operation: Operatio
 
 function reportFailure(context: RelayContext, channel: RoutingChannel, requestId: string, failure: Failure, message: string): void {
   void publishChannelFailed(context.bus, {
-    channel_id: channel.id, request_id: requestId, status_code: failure.status,
-    error_code: failure.error.code.slice(0, 256), error_type: failure.error.type.slice(0, 256), message: message.slice(0, 2048), test: false,
+    channel_id: channel.id,
+    request_id: requestId,
+    status_code: failure.status,
+    error_code: failure.error.code.slice(0, 256),
+    error_type: failure.error.type.slice(0, 256),
+    message: message.slice(0, 2048),
+    test: false,
   }).catch((error: unknown) => context.logger.warn({ err: error }, 'channel failure not reported'));
 }
 
@@ -233,7 +285,13 @@ export async function readBounded(response: EgressResponse, maxBytes: number): P
 
 /** A whole (non-streaming) answer: parsed for usage, converted when the provider is not OpenAI. */
 async function answer(
-  context: RelayContext, reply: FastifyReply, attempt: Attempt, operation: Operation, response: EgressResponse, requestId: string, output: OutputFormat,
+  context: RelayContext,
+  reply: FastifyReply,
+  attempt: Attempt,
+  operation: Operation,
+  response: EgressResponse,
+  requestId: string,
+  output: OutputFormat,
 ): Promise<StreamOutcome> {
   const started = Date.now();
   // The whole answer has a deadline, so no request outlives its quota hold.
@@ -242,10 +300,12 @@ async function answer(
     late = true;
     response.body.destroy();
   }, context.limits.answerTimeoutMs);
-  const text = await readBounded(response, context.limits.maxUpstreamBodyBytes).catch((error: unknown) => {
-    if (late) throw new RelayError(504, 'the upstream answer took longer than the relay allows', 'upstream_timeout', 'upstream_error');
-    throw error;
-  }).finally(() => clearTimeout(deadline));
+  const text = await readBounded(response, context.limits.maxUpstreamBodyBytes)
+    .catch((error: unknown) => {
+      if (late) throw new RelayError(504, 'the upstream answer took longer than the relay allows', 'upstream_timeout', 'upstream_error');
+      throw error;
+    })
+    .finally(() => clearTimeout(deadline));
   let json: unknown;
   try {
     json = JSON.parse(text);
@@ -262,7 +322,12 @@ async function answer(
     usage = attempt.provider.passthrough!.usage(json);
   }
   // OpenAI-format answers go out as received: no re-serialisation on the hot path.
-  const outgoing = output === 'anthropic' && operation === 'chat' ? JSON.stringify(openAiToAnthropicMessage(body, attempt.context.requestedModel)) : body === json ? text : JSON.stringify(body);
+  const outgoing =
+    output === 'anthropic' && operation === 'chat'
+      ? JSON.stringify(openAiToAnthropicMessage(body, attempt.context.requestedModel))
+      : body === json
+        ? text
+        : JSON.stringify(body);
   const payload = redactKey(outgoing, attempt.context.key);
   void reply.status(200).header('content-type', 'application/json').header('x-oneapi-request-id', requestId).send(payload);
   return {
@@ -327,4 +392,3 @@ function usageRecord(input: RecordInput): UsageRecord {
     } satisfies LogOther,
   };
 }
-

@@ -81,15 +81,16 @@ export async function streamToClient(
   const write = async (text: string) => {
     if (clientGone) return;
     if (firstResponseMs < 0) firstResponseMs = Date.now() - started;
-    if (!raw.write(text)) await new Promise<void>((resolve) => {
-      const done = () => {
-        raw.off('drain', done);
-        raw.off('close', done);
-        resolve();
-      };
-      raw.once('drain', done);
-      raw.once('close', done);
-    });
+    if (!raw.write(text))
+      await new Promise<void>((resolve) => {
+        const done = () => {
+          raw.off('drain', done);
+          raw.off('close', done);
+          resolve();
+        };
+        raw.once('drain', done);
+        raw.once('close', done);
+      });
   };
 
   const deliver = async (outputs: ReturnType<typeof converter.onEvent>) => {

@@ -44,18 +44,30 @@ export async function createTokenCache(options: { bus: Bus; logger: Logger; ttlM
   };
 
   const subscriptions: Subscription[] = await Promise.all([
-    onEvent(bus, 'billing.token.updated', async ({ key_hash, ...token }) => {
-      if (entries.has(key_hash)) remember(key_hash, token);
-    }, { logger }),
-    onEvent(bus, 'billing.token.deleted', async ({ key_hash }) => void entries.set(key_hash, { token: null, expiresAt: Date.now() + unknownTtlMs }), { logger }),
-    onEvent(bus, 'billing.account.updated', async ({ user_id, status, group, role }) => {
-      for (const hash of hashesByUser.get(user_id) ?? []) {
-        const entry = entries.get(hash);
-        if (!entry?.token) continue;
-        const ownGroup = entry.token.group === entry.token.owner_group;
-        entry.token = { ...entry.token, owner_status: status, owner_group: group, owner_role: role, group: ownGroup ? group : entry.token.group };
-      }
-    }, { logger }),
+    onEvent(
+      bus,
+      'billing.token.updated',
+      async ({ key_hash, ...token }) => {
+        if (entries.has(key_hash)) remember(key_hash, token);
+      },
+      { logger },
+    ),
+    onEvent(bus, 'billing.token.deleted', async ({ key_hash }) => void entries.set(key_hash, { token: null, expiresAt: Date.now() + unknownTtlMs }), {
+      logger,
+    }),
+    onEvent(
+      bus,
+      'billing.account.updated',
+      async ({ user_id, status, group, role }) => {
+        for (const hash of hashesByUser.get(user_id) ?? []) {
+          const entry = entries.get(hash);
+          if (!entry?.token) continue;
+          const ownGroup = entry.token.group === entry.token.owner_group;
+          entry.token = { ...entry.token, owner_status: status, owner_group: group, owner_role: role, group: ownGroup ? group : entry.token.group };
+        }
+      },
+      { logger },
+    ),
   ]);
 
   return {
@@ -67,13 +79,16 @@ export async function createTokenCache(options: { bus: Bus; logger: Logger; ttlM
       let lookup = pending.get(hash);
       if (!lookup) {
         lookup = requestTyped(bus, 'billing.token.resolve', { key_hash: hash }, { timeoutMs: 3_000 })
-          .then(({ token }) => {
-            remember(hash, token);
-            return token;
-          }, (error: unknown) => {
-            // Billing or the bus is away: the key can be neither accepted nor refused (503, try again).
-            throw new OperationalError('billing did not answer the key lookup', 'billing_unavailable', 503, error);
-          })
+          .then(
+            ({ token }) => {
+              remember(hash, token);
+              return token;
+            },
+            (error: unknown) => {
+              // Billing or the bus is away: the key can be neither accepted nor refused (503, try again).
+              throw new OperationalError('billing did not answer the key lookup', 'billing_unavailable', 503, error);
+            },
+          )
           .finally(() => pending.delete(hash));
         pending.set(hash, lookup);
       }

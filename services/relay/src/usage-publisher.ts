@@ -22,13 +22,18 @@ export interface UsagePublisher {
 }
 
 type Outgoing =
-  | { subject: 'relay.usage.recorded'; payload: UsageRecord }
-  | { subject: 'relay.request.started'; payload: EventPayload<'relay.request.started'> };
+  { subject: 'relay.usage.recorded'; payload: UsageRecord } | { subject: 'relay.request.started'; payload: EventPayload<'relay.request.started'> };
 
 /** How long a request runs before billing is told about it. */
 export const ANNOUNCE_AFTER_MS = 1_000;
 
-export function createUsagePublisher(options: { bus: Bus; logger: Logger; spoolLimit?: number; retryDelayMs?: number; announceAfterMs?: number }): UsagePublisher {
+export function createUsagePublisher(options: {
+  bus: Bus;
+  logger: Logger;
+  spoolLimit?: number;
+  retryDelayMs?: number;
+  announceAfterMs?: number;
+}): UsagePublisher {
   const { bus, logger } = options;
   const spoolLimit = options.spoolLimit ?? 10_000;
   const retryDelayMs = options.retryDelayMs ?? 1_000;
@@ -82,8 +87,7 @@ export function createUsagePublisher(options: { bus: Bus; logger: Logger; spoolL
       .finally(() => inFlight--);
   };
 
-  const announce = (started: EventPayload<'relay.request.started'>) =>
-    enqueue({ subject: 'relay.request.started', payload: started });
+  const announce = (started: EventPayload<'relay.request.started'>) => enqueue({ subject: 'relay.request.started', payload: started });
 
   /** Announces what is due; the timer runs only while something waits. */
   const announceDue = (all = false) => {

@@ -29,10 +29,18 @@ describe('anthropic messages route', () => {
 
   const logsOf = (model: string) => billing.getRepository(LogEntity).findBy({ type: 2, user_id: world.user.id, model_name: model });
 
-  it.each([['mock-gpt', '/v1/chat/completions'], ['mock-claude', '/v1/messages']])('answers messages.create and messages.stream from %s (upstream %s), and bills the usage', async (model, upstreamPath) => {
+  it.each([
+    ['mock-gpt', '/v1/chat/completions'],
+    ['mock-claude', '/v1/messages'],
+  ])('answers messages.create and messages.stream from %s (upstream %s), and bills the usage', async (model, upstreamPath) => {
     const upstreamCalls = () => world.mock.requests.filter((entry) => entry.path === upstreamPath && entry.body?.model === model).length;
     const callsBefore = upstreamCalls();
-    const message = await client.messages.create({ model, max_tokens: 200, system: 'You are a test.', messages: [{ role: 'user', content: 'Say hello to the gateway, please.' }] });
+    const message = await client.messages.create({
+      model,
+      max_tokens: 200,
+      system: 'You are a test.',
+      messages: [{ role: 'user', content: 'Say hello to the gateway, please.' }],
+    });
     expect(message).toMatchObject({ type: 'message', role: 'assistant', model, stop_reason: 'end_turn' });
     const text = message.content.map((block) => (block.type === 'text' ? block.text : '')).join('');
     expect(text.length).toBeGreaterThan(0);
@@ -65,10 +73,13 @@ describe('anthropic messages route', () => {
 
   it('refuses a bad key and a missing max_tokens in Anthropic error shape', async () => {
     const bad = new Anthropic({ baseURL: world.baseUrl, apiKey: 'sk-not-a-real-key', maxRetries: 0 });
-    await expect(bad.messages.create({ model: 'mock-gpt', max_tokens: 10, messages: [{ role: 'user', content: 'x' }] }))
-      .rejects.toMatchObject({ status: 401, error: { type: 'error', error: { type: 'authentication_error' } } });
-    await expect(bad.messages.create({ model: 'mock-gpt', max_tokens: 10, messages: [{ role: 'user', content: 'x' }] }))
-      .rejects.toBeInstanceOf(Anthropic.AuthenticationError);
+    await expect(bad.messages.create({ model: 'mock-gpt', max_tokens: 10, messages: [{ role: 'user', content: 'x' }] })).rejects.toMatchObject({
+      status: 401,
+      error: { type: 'error', error: { type: 'authentication_error' } },
+    });
+    await expect(bad.messages.create({ model: 'mock-gpt', max_tokens: 10, messages: [{ role: 'user', content: 'x' }] })).rejects.toBeInstanceOf(
+      Anthropic.AuthenticationError,
+    );
 
     const response = await fetch(`${world.baseUrl}/v1/messages`, {
       method: 'POST',
@@ -79,7 +90,11 @@ describe('anthropic messages route', () => {
     expect(await response.json()).toMatchObject({ type: 'error', error: { type: 'invalid_request_error', message: expect.stringMatching(/max_tokens/) } });
 
     // The OpenAI route keeps its own error shape.
-    const openAi = await fetch(`${world.baseUrl}/v1/chat/completions`, { method: 'POST', headers: { authorization: 'Bearer sk-not-a-real-key', 'content-type': 'application/json' }, body: '{}' });
+    const openAi = await fetch(`${world.baseUrl}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: 'Bearer sk-not-a-real-key', 'content-type': 'application/json' },
+      body: '{}',
+    });
     expect(openAi.status).toBe(401);
     expect(await openAi.json()).toMatchObject({ error: { code: 'invalid_api_key' } });
   });

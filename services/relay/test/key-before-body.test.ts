@@ -31,11 +31,14 @@ describe('relay: the key before the body', () => {
   const headOnly = (path: string, headers: Record<string, string>) =>
     sendRaw(port, { method: 'POST', path, headers: { 'content-type': 'application/json', 'content-length': String(5 * MiB), ...headers } });
 
-  it.each(['/v1/chat/completions', '/v1/completions', '/v1/embeddings', '/v1/moderations'])('answers %s 401 for an unknown key without reading the body', async (path) => {
-    const answer = await headOnly(path, { authorization: `Bearer sk-${'x'.repeat(48)}` });
-    expect(answer.status).toBe(401);
-    expect(JSON.parse(answer.body)).toEqual({ error: expect.objectContaining({ type: 'authentication_error', code: 'invalid_api_key' }) });
-  });
+  it.each(['/v1/chat/completions', '/v1/completions', '/v1/embeddings', '/v1/moderations'])(
+    'answers %s 401 for an unknown key without reading the body',
+    async (path) => {
+      const answer = await headOnly(path, { authorization: `Bearer sk-${'x'.repeat(48)}` });
+      expect(answer.status).toBe(401);
+      expect(JSON.parse(answer.body)).toEqual({ error: expect.objectContaining({ type: 'authentication_error', code: 'invalid_api_key' }) });
+    },
+  );
 
   it('answers a missing key 401 without reading the body', async () => {
     const answer = await headOnly('/v1/chat/completions', {});
@@ -64,7 +67,7 @@ describe('relay: the key before the body', () => {
     expect(answer.status).toBe(401);
   });
 
-  it('caps a known key\'s body by operation, before reading it', async () => {
+  it("caps a known key's body by operation, before reading it", async () => {
     const answer = await headOnly('/v1/chat/completions', { authorization: `Bearer ${key}` });
     expect(answer.status).toBe(413);
     expect(JSON.parse(answer.body).error).toMatchObject({ message: expect.stringMatching(/^request body is too large/), code: 'request_too_large' });

@@ -40,10 +40,13 @@ describe('a never-cached key while billing or NATS is away', () => {
     if (services) await removeNamespace(services, namespace);
   });
 
-  const chat = (key: string, path = '/v1/chat/completions') => app.inject({
-    method: 'POST', url: path, headers: { authorization: `Bearer ${key}` },
-    payload: { model: 'gpt-4o', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] },
-  });
+  const chat = (key: string, path = '/v1/chat/completions') =>
+    app.inject({
+      method: 'POST',
+      url: path,
+      headers: { authorization: `Bearer ${key}` },
+      payload: { model: 'gpt-4o', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] },
+    });
   const timed = async <T>(call: () => Promise<T>) => {
     const started = Date.now();
     const result = await call();
@@ -58,7 +61,9 @@ describe('a never-cached key while billing or NATS is away', () => {
     expect(openai.json()).toEqual({
       error: {
         message: `the service is briefly unavailable, try again shortly (request id: ${openai.headers['x-oneapi-request-id']})`,
-        type: 'new_api_error', param: '', code: 'billing_unavailable',
+        type: 'new_api_error',
+        param: '',
+        code: 'billing_unavailable',
       },
     });
     const anthropic = await chat(freshKey(), '/v1/messages');
@@ -74,10 +79,14 @@ describe('a never-cached key while billing or NATS is away', () => {
 
     await nats.cut();
     // The first calls may still race the client noticing the lost connection.
-    await waitFor(async () => {
-      const { result, ms } = await timed(() => chat(freshKey()));
-      return result.statusCode === 503 && ms < 1_000;
-    }, 10_000, 'a quick 503 while NATS is away');
+    await waitFor(
+      async () => {
+        const { result, ms } = await timed(() => chat(freshKey()));
+        return result.statusCode === 503 && ms < 1_000;
+      },
+      10_000,
+      'a quick 503 while NATS is away',
+    );
     const { result, ms } = await timed(() => chat(freshKey()));
     expect(result.statusCode).toBe(503);
     expect(ms).toBeLessThan(1_000);

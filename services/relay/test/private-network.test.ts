@@ -38,7 +38,12 @@ describe.each(backends)('private upstreams, channel by channel (%s)', (backend) 
   const routingRow = async (id: number) =>
     (await requestTyped(world.gateway.env.infra.bus, 'channels.routing.snapshot', {})).channels.find((channel) => channel.id === id)!;
   const operate = async (id: number, operation: 'test' | 'models') =>
-    requestTyped(world.gateway.env.infra.bus, 'relay.channel.operate', { operation, channel: await routingRow(id), key: 'mock-key', model: '' }, { timeoutMs: 10_000 });
+    requestTyped(
+      world.gateway.env.infra.bus,
+      'relay.channel.operate',
+      { operation, channel: await routingRow(id), key: 'mock-key', model: '' },
+      { timeoutMs: 10_000 },
+    );
 
   it('refuses the loopback upstream of a channel without the flag, whatever the global option says', async () => {
     const seen = world.mock.requests.length;
@@ -54,7 +59,11 @@ describe.each(backends)('private upstreams, channel by channel (%s)', (backend) 
   it('keeps serving a channel with the flag after the global option is switched off', async () => {
     await world.setOption('AllowPrivateNetworkUpstreams', false);
     try {
-      await waitFor(async () => (await world.gateway.call('GET', '/internal/relay/options', { session: world.root })).json().data?.AllowPrivateNetworkUpstreams === false, 5_000, 'relay options');
+      await waitFor(
+        async () => (await world.gateway.call('GET', '/internal/relay/options', { session: world.root })).json().data?.AllowPrivateNetworkUpstreams === false,
+        5_000,
+        'relay options',
+      );
       expect((await chat('mock-gpt')).status).toBe(200);
       expect((await chat('mock-closed')).status).toBe(502);
     } finally {
@@ -67,7 +76,10 @@ describe.each(backends)('private upstreams, channel by channel (%s)', (backend) 
     expect(await operate(open, 'models')).toMatchObject({ ok: true, models: expect.arrayContaining(['mock-gpt']) });
     for (const operation of ['test', 'models'] as const) {
       const refused = await operate(closed, operation);
-      expect(refused).toMatchObject({ ok: false, message: expect.stringMatching(/egress blocked: 127\.0\.0\.1 is a loopback address .*allow_private_network/) });
+      expect(refused).toMatchObject({
+        ok: false,
+        message: expect.stringMatching(/egress blocked: 127\.0\.0\.1 is a loopback address .*allow_private_network/),
+      });
     }
   });
 });

@@ -17,9 +17,15 @@ describe('relay edges', () => {
   beforeAll(async () => {
     world = await startRelayWorld('in-process', { env: { STREAMING_TIMEOUT_MS: '300', PENDING_SWEEP_INTERVAL_MS: '1000' } });
     billing = await openBillingDatabase(world.gateway.env);
-    await world.addChannel({ name: 'main', models: 'mock-gpt,mock-drip,mock-bad,mock-cut' , model_mapping: JSON.stringify({
-      'mock-drip': 'mock-gpt@chunks=5,slowdrip,drip=2000', 'mock-bad': 'mock-gpt@badsse', 'mock-cut': 'mock-gpt@chunks=20,cut=5',
-    }) });
+    await world.addChannel({
+      name: 'main',
+      models: 'mock-gpt,mock-drip,mock-bad,mock-cut',
+      model_mapping: JSON.stringify({
+        'mock-drip': 'mock-gpt@chunks=5,slowdrip,drip=2000',
+        'mock-bad': 'mock-gpt@badsse',
+        'mock-cut': 'mock-gpt@chunks=20,cut=5',
+      }),
+    });
     await world.waitForModel('mock-gpt');
   });
   afterAll(async () => {
@@ -51,12 +57,19 @@ describe('relay edges', () => {
   });
 
   it('refuses an expired or disabled token', async () => {
-    const created = (await world.gateway.call('POST', '/api/token/', { session: world.user, body: { name: 'soon', unlimited_quota: true, expired_time: Math.floor(Date.now() / 1000) + 1 } })).json();
+    const created = (
+      await world.gateway.call('POST', '/api/token/', {
+        session: world.user,
+        body: { name: 'soon', unlimited_quota: true, expired_time: Math.floor(Date.now() / 1000) + 1 },
+      })
+    ).json();
     await new Promise((resolve) => setTimeout(resolve, 1_100));
     expect((await chat(created.data[0].key)).status).toBe(401);
     const key = await token({});
     expect((await chat(key)).status).toBe(200);
-    const id = (await world.gateway.call('GET', '/api/token/?p=1&size=100', { session: world.user })).json().data.items.find((item: { name: string; key: string }) => key.endsWith(item.key.slice(-4)) && item.name === 'edge').id;
+    const id = (await world.gateway.call('GET', '/api/token/?p=1&size=100', { session: world.user }))
+      .json()
+      .data.items.find((item: { name: string; key: string }) => key.endsWith(item.key.slice(-4)) && item.name === 'edge').id;
     await world.gateway.call('PUT', '/api/token/?status_only=true', { session: world.user, body: { id, status: 2 } });
     await waitFor(async () => (await chat(key)).status === 401, 5_000, 'disabled token refused');
   });
@@ -64,18 +77,23 @@ describe('relay edges', () => {
   it('lets only admins pin a channel with sk-<key>-<channelId>', async () => {
     const channelId = (await world.gateway.call('GET', '/api/channel/?p=1', { session: world.root })).json().data.items[0].id;
     expect((await chat(`${world.apiKey}-${channelId}`)).status).toBe(403);
-    const rootToken = (await world.gateway.call('POST', '/api/token/', { session: world.root, body: { name: 'root', unlimited_quota: true } })).json().data[0].key;
+    const rootToken = (await world.gateway.call('POST', '/api/token/', { session: world.root, body: { name: 'root', unlimited_quota: true } })).json().data[0]
+      .key;
     expect((await chat(`${rootToken}-${channelId}`)).status).toBe(200);
   });
 
   it('serves the playground to a signed-in user, billing the user only', async () => {
     const response = await world.gateway.call('POST', '/pg/chat/completions', {
-      session: world.user, body: { model: 'mock-gpt', group: 'default', messages: [{ role: 'user', content: 'play' }] },
+      session: world.user,
+      body: { model: 'mock-gpt', group: 'default', messages: [{ role: 'user', content: 'play' }] },
     });
     expect(response.statusCode).toBe(200);
     await waitFor(async () => (await billing.getRepository(LogEntity).countBy({ token_name: 'playground-default' })) === 1, 5_000, 'playground log');
     expect((await world.gateway.call('POST', '/pg/chat/completions', { body: { model: 'mock-gpt', messages: [] } })).statusCode).toBe(401);
-    const foreign = await world.gateway.call('POST', '/pg/chat/completions', { session: world.user, body: { model: 'mock-gpt', group: 'svip', messages: [{ role: 'user', content: 'x' }] } });
+    const foreign = await world.gateway.call('POST', '/pg/chat/completions', {
+      session: world.user,
+      body: { model: 'mock-gpt', group: 'svip', messages: [{ role: 'user', content: 'x' }] },
+    });
     expect(foreign.statusCode).toBe(403);
   });
 
@@ -98,9 +116,13 @@ describe('relay edges', () => {
   });
 
   it('refuses upstreams on private addresses unless the channel allows them', async () => {
-    const main = (await world.gateway.call('GET', '/api/channel/?p=1&page_size=100', { session: world.root })).json().data.items.find((row: { name: string }) => row.name === 'main').id as number;
+    const main = (await world.gateway.call('GET', '/api/channel/?p=1&page_size=100', { session: world.root }))
+      .json()
+      .data.items.find((row: { name: string }) => row.name === 'main').id as number;
     const allow = async (allowed: boolean) =>
-      expect((await world.gateway.call('PUT', '/api/channel/', { session: world.root, body: { id: main, allow_private_network: allowed } })).json().success).toBe(true);
+      expect(
+        (await world.gateway.call('PUT', '/api/channel/', { session: world.root, body: { id: main, allow_private_network: allowed } })).json().success,
+      ).toBe(true);
     await allow(false);
     try {
       await waitFor(async () => (await chat(world.apiKey)).status === 502, 5_000, 'blocked');
@@ -114,7 +136,12 @@ describe('relay edges', () => {
   });
 
   it('never passes the channel key on to the client, even when the upstream echoes it', async () => {
-    await world.addChannel({ name: 'echo', models: 'mock-echo', key: 'CANARY-channel-key-7f3a', model_mapping: JSON.stringify({ 'mock-echo': 'mock-gpt@echo-headers' }) });
+    await world.addChannel({
+      name: 'echo',
+      models: 'mock-echo',
+      key: 'CANARY-channel-key-7f3a',
+      model_mapping: JSON.stringify({ 'mock-echo': 'mock-gpt@echo-headers' }),
+    });
     await world.waitForModel('mock-echo');
     const plain = await (await chat(world.apiKey, 'mock-echo')).text();
     const streamed = await (await chat(world.apiKey, 'mock-echo', { stream: true })).text();
@@ -131,12 +158,32 @@ describe('relay edges', () => {
     await dead.start();
     const requestId = randomUUID();
     const record = {
-      request_id: requestId, user_id: world.user.id, token_id: world.tokenId, token_name: 'relay-test', model_name: 'mock-gpt', group: 'default',
-      channel_id: 0, prompt_tokens: 0, completion_tokens: 0, quota: 0, use_time_ms: 0, is_stream: true,
-      created_at: Math.floor(Date.now() / 1000), content: 'relay stopped mid-request; nothing was charged', other: {},
+      request_id: requestId,
+      user_id: world.user.id,
+      token_id: world.tokenId,
+      token_name: 'relay-test',
+      model_name: 'mock-gpt',
+      group: 'default',
+      channel_id: 0,
+      prompt_tokens: 0,
+      completion_tokens: 0,
+      quota: 0,
+      use_time_ms: 0,
+      is_stream: true,
+      created_at: Math.floor(Date.now() / 1000),
+      content: 'relay stopped mid-request; nothing was charged',
+      other: {},
     };
     // The hold carries the record too: both the hold sweep and billing's pending sweep publish it, and one log row results.
-    const reserved = await dead.reserve({ requestId, userId: world.user.id, tokenId: world.tokenId, unlimitedToken: true, amount: 5_000, ttlMs: 60_000, record });
+    const reserved = await dead.reserve({
+      requestId,
+      userId: world.user.id,
+      tokenId: world.tokenId,
+      unlimitedToken: true,
+      amount: 5_000,
+      ttlMs: 60_000,
+      record,
+    });
     if (!reserved.ok) throw new Error(reserved.reason);
     const before = (await spendable())! + 5_000;
     // What the relay announces of a request running for a second; billing keeps it as pending.

@@ -29,7 +29,8 @@ describe.each(backends)('relay (%s)', (backend) => {
 
   const logsOf = (where: { user_id?: number; model_name?: string }) => billing.getRepository(LogEntity).findBy({ type: 2, ...where });
   const quota = async () => (await world.gateway.call('GET', '/api/user/self', { session: world.user })).json().data.quota as number;
-  const settled = async (count: number) => waitFor(async () => (await billing.getRepository(LogEntity).countBy({ type: 2, user_id: world.user.id })) >= count, 15_000, `${count} usage logs`);
+  const settled = async (count: number) =>
+    waitFor(async () => (await billing.getRepository(LogEntity).countBy({ type: 2, user_id: world.user.id })) >= count, 15_000, `${count} usage logs`);
 
   it('serves the official openai client: chat, stream, embeddings and the model list', async () => {
     const before = await quota();
@@ -62,15 +63,23 @@ describe.each(backends)('relay (%s)', (backend) => {
     const received = world.mock.stats.received;
     const bad = new OpenAI({ baseURL: `${world.baseUrl}/v1`, apiKey: 'sk-not-a-real-key', maxRetries: 0 });
     await expect(bad.chat.completions.create({ model: 'mock-gpt', messages: [{ role: 'user', content: 'x' }] })).rejects.toMatchObject({ status: 401 });
-    await expect(client.chat.completions.create({ model: 'nobody-serves-this', messages: [{ role: 'user', content: 'x' }] })).rejects.toMatchObject({ status: 400 });
+    await expect(client.chat.completions.create({ model: 'nobody-serves-this', messages: [{ role: 'user', content: 'x' }] })).rejects.toMatchObject({
+      status: 400,
+    });
     // max_tokens beyond the balance: the hold fails, nothing is forwarded.
-    await expect(client.chat.completions.create({ model: 'mock-gpt', max_tokens: 9_000_000, messages: [{ role: 'user', content: 'x' }] }))
-      .rejects.toMatchObject({ status: 403 });
+    await expect(
+      client.chat.completions.create({ model: 'mock-gpt', max_tokens: 9_000_000, messages: [{ role: 'user', content: 'x' }] }),
+    ).rejects.toMatchObject({ status: 403 });
     expect(world.mock.stats.received).toBe(received);
   });
 
   it('moves to another channel on a retryable failure and charges once', async () => {
-    const failing = await world.addChannel({ name: 'failing', models: 'mock-retry', priority: 10, model_mapping: JSON.stringify({ 'mock-retry': 'mock-gpt@status=500' }) });
+    const failing = await world.addChannel({
+      name: 'failing',
+      models: 'mock-retry',
+      priority: 10,
+      model_mapping: JSON.stringify({ 'mock-retry': 'mock-gpt@status=500' }),
+    });
     const healthy = await world.addChannel({ name: 'healthy', models: 'mock-retry', priority: 0 });
     await world.waitForModel('mock-retry');
     const answer = await client.chat.completions.create({ model: 'mock-retry', messages: [{ role: 'user', content: 'retry me' }] });
@@ -85,11 +94,20 @@ describe.each(backends)('relay (%s)', (backend) => {
 
   it('sends no traffic to a channel once it was disabled automatically', async () => {
     await world.setOption('AutomaticDisableChannelEnabled', true);
-    const revoked = await world.addChannel({ name: 'revoked', models: 'mock-auth', priority: 10, model_mapping: JSON.stringify({ 'mock-auth': 'mock-gpt@status=401' }) });
+    const revoked = await world.addChannel({
+      name: 'revoked',
+      models: 'mock-auth',
+      priority: 10,
+      model_mapping: JSON.stringify({ 'mock-auth': 'mock-gpt@status=401' }),
+    });
     await world.addChannel({ name: 'backup', models: 'mock-auth', priority: 0 });
     await world.waitForModel('mock-auth');
     await client.chat.completions.create({ model: 'mock-auth', messages: [{ role: 'user', content: 'first' }] });
-    await waitFor(async () => (await world.gateway.call('GET', `/api/channel/${revoked}`, { session: world.root })).json().data?.status === 3, 10_000, 'auto-disabled');
+    await waitFor(
+      async () => (await world.gateway.call('GET', `/api/channel/${revoked}`, { session: world.root })).json().data?.status === 3,
+      10_000,
+      'auto-disabled',
+    );
     await new Promise((resolve) => setTimeout(resolve, 200)); // the relay applies the channel event
     const hits = () => world.mock.requests.filter((entry) => String(entry.body?.model).includes('status=401')).length;
     const before = hits();
@@ -102,7 +120,8 @@ describe.each(backends)('relay (%s)', (backend) => {
     await world.waitForModel('mock-slow');
     const controller = new AbortController();
     const response = await fetch(`${world.baseUrl}/v1/chat/completions`, {
-      method: 'POST', signal: controller.signal,
+      method: 'POST',
+      signal: controller.signal,
       headers: { authorization: `Bearer ${world.apiKey}`, 'content-type': 'application/json' },
       body: JSON.stringify({ model: 'mock-slow', stream: true, messages: [{ role: 'user', content: 'a long story' }] }),
     });
@@ -126,10 +145,12 @@ describe.each(backends)('relay (%s)', (backend) => {
   it('records exactly one usage per request for 100 concurrent streams, and the balances reconcile', async () => {
     const before = await billing.getRepository(LogEntity).countBy({ type: 2, user_id: world.user.id });
     const balanceBefore = await quota();
-    await Promise.all(Array.from({ length: 100 }, async (_, index) => {
-      const stream = await client.chat.completions.create({ model: 'mock-stream', stream: true, messages: [{ role: 'user', content: `stream ${index}` }] });
-      for await (const chunk of stream) void chunk;
-    }));
+    await Promise.all(
+      Array.from({ length: 100 }, async (_, index) => {
+        const stream = await client.chat.completions.create({ model: 'mock-stream', stream: true, messages: [{ role: 'user', content: `stream ${index}` }] });
+        for await (const chunk of stream) void chunk;
+      }),
+    );
     await settled(before + 100);
     await new Promise((resolve) => setTimeout(resolve, 300));
     const logs = await logsOf({ model_name: 'mock-stream' });
@@ -143,6 +164,10 @@ describe.each(backends)('relay (%s)', (backend) => {
   it("keeps each channel's used quota from the usage records", async () => {
     const charged = (await billing.getRepository(LogEntity).findBy({ type: 2, channel_id: mainChannel })).reduce((sum, log) => sum + log.quota, 0);
     expect(charged).toBeGreaterThan(0);
-    await waitFor(async () => (await world.gateway.call('GET', `/api/channel/${mainChannel}`, { session: world.root })).json().data.used_quota === charged, 10_000, 'channel used quota');
+    await waitFor(
+      async () => (await world.gateway.call('GET', `/api/channel/${mainChannel}`, { session: world.root })).json().data.used_quota === charged,
+      10_000,
+      'channel used quota',
+    );
   });
 });

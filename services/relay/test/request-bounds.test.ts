@@ -60,7 +60,8 @@ describe('request bounds', () => {
 
   it('the playground takes the same bounds', async () => {
     const response = await world.gateway.call('POST', '/pg/chat/completions', {
-      session: world.user, body: { model: 'mock-gpt', messages: [{ role: 'user', content: 'x' }], n: -1 },
+      session: world.user,
+      body: { model: 'mock-gpt', messages: [{ role: 'user', content: 'x' }], n: -1 },
     });
     expect(response.statusCode).toBe(400);
     expect(response.json().error.param).toBe('n');
@@ -86,14 +87,14 @@ describe('request bounds', () => {
   it('multiplies the hold by n, best_of and the prompt batch', async () => {
     // Held for 1 answer: 8 prompt tokens + 1000 × completion ratio 2 = 2008, within the key's 5000;
     // 3 answers would hold 6008, more than the key has: refused before any upstream call.
-    const created = (await world.gateway.call('POST', '/api/token/', { session: world.user, body: { name: 'bounded', remain_quota: 5000, unlimited_quota: false } })).json();
+    const created = (
+      await world.gateway.call('POST', '/api/token/', { session: world.user, body: { name: 'bounded', remain_quota: 5000, unlimited_quota: false } })
+    ).json();
     expect(created.success).toBe(true);
     const key = created.data[0].key as string;
     await waitFor(async () => (await post('/v1/chat/completions', chatBody(',"max_tokens":1000'), key)).status === 200, 5_000, 'one answer served');
     const before = world.mock.requests.length;
-    for (const body of [
-      chatBody(',"max_tokens":1000,"n":3'),
-    ]) {
+    for (const body of [chatBody(',"max_tokens":1000,"n":3')]) {
       const response = await post('/v1/chat/completions', body, key);
       expect(response.status).toBe(403);
       expect(((await response.json()) as ErrorBody).error.code).toBe('insufficient_token_quota');
@@ -138,7 +139,9 @@ describe('request bounds', () => {
 
   it('refuses deep nesting on console routes too, in the envelope', async () => {
     const response = await world.gateway.app.inject({
-      method: 'PUT', url: '/api/user/self', headers: { cookie: `session=${world.user.cookie}`, 'new-api-user': String(world.user.id), 'content-type': 'application/json' },
+      method: 'PUT',
+      url: '/api/user/self',
+      headers: { cookie: `session=${world.user.cookie}`, 'new-api-user': String(world.user.id), 'content-type': 'application/json' },
       payload: `{"display_name":${nested(10_000)}}`,
     });
     expect(response.statusCode).toBe(400);

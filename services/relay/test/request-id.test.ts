@@ -19,11 +19,12 @@ describe.each(backends)('request ids (%s)', (backend) => {
     await world?.close();
   });
 
-  const chat = (body: Record<string, unknown> = {}, headers: Record<string, string> = {}) => fetch(`${world.baseUrl}/v1/chat/completions`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${world.apiKey}`, 'content-type': 'application/json', ...headers },
-    body: JSON.stringify({ model: 'mock-gpt', messages: [{ role: 'user', content: 'hi' }], ...body }),
-  });
+  const chat = (body: Record<string, unknown> = {}, headers: Record<string, string> = {}) =>
+    fetch(`${world.baseUrl}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${world.apiKey}`, 'content-type': 'application/json', ...headers },
+      body: JSON.stringify({ model: 'mock-gpt', messages: [{ role: 'user', content: 'hi' }], ...body }),
+    });
   const logs = async (admin: boolean): Promise<LogView[]> => {
     const answer = (await world.gateway.call('GET', `/api/log/${admin ? '' : 'self'}?p=1&page_size=100`, { session: admin ? world.root : world.user })).json();
     expect(answer.success).toBe(true);
@@ -43,7 +44,12 @@ describe.each(backends)('request ids (%s)', (backend) => {
 
     await waitFor(async () => (await logs(false)).filter((row) => ids.includes(row.request_id)).length === 2, 10_000, 'both consume logs');
     const own = (await logs(false)).filter((row) => ids.includes(row.request_id));
-    expect(own.map((row) => [row.request_id, row.is_stream]).sort()).toEqual([[ids[0], false], [ids[1], true]].sort());
+    expect(own.map((row) => [row.request_id, row.is_stream]).sort()).toEqual(
+      [
+        [ids[0], false],
+        [ids[1], true],
+      ].sort(),
+    );
     const all = await logs(true);
     expect(all.filter((row) => ids.includes(row.request_id))).toHaveLength(2);
     // Logs that no relayed request wrote (the admin's quota change) carry none.
@@ -52,7 +58,9 @@ describe.each(backends)('request ids (%s)', (backend) => {
 
   it('sends the id with refusals too, and never takes the client’s own', async () => {
     const refused = await fetch(`${world.baseUrl}/v1/chat/completions`, {
-      method: 'POST', headers: { authorization: 'Bearer sk-unknown', 'content-type': 'application/json' }, body: '{}',
+      method: 'POST',
+      headers: { authorization: 'Bearer sk-unknown', 'content-type': 'application/json' },
+      body: '{}',
     });
     expect(refused.status).toBe(401);
     const id = refused.headers.get('x-oneapi-request-id');

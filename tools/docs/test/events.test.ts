@@ -36,7 +36,11 @@ describe('the event catalogue (docs/events.md)', () => {
     const verifyWebhook = new Function('createHmac', 'timingSafeEqual', `${body}\nreturn verifyWebhook;`)(createHmac, timingSafeEqual) as Verify;
 
     const secret = 'whsec_catalogue-test-secret-0123456789abcdef';
-    const message = { id: 'evt-1', subject: 'relay.usage.recorded', body: JSON.stringify({ id: 'evt-1', subject: 'relay.usage.recorded', time: new Date().toISOString(), data: eventExamples['relay.usage.recorded'] }) };
+    const message = {
+      id: 'evt-1',
+      subject: 'relay.usage.recorded',
+      body: JSON.stringify({ id: 'evt-1', subject: 'relay.usage.recorded', time: new Date().toISOString(), data: eventExamples['relay.usage.recorded'] }),
+    };
     const lowerCase = (headers: Record<string, string>) => Object.fromEntries(Object.entries(headers).map(([name, value]) => [name.toLowerCase(), value]));
     const headers = lowerCase(signedHeaders(message, secret));
     expect(verifyWebhook(secret, headers, message.body)).toBe(true);

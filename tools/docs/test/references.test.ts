@@ -19,25 +19,30 @@ describe('the reference checker', () => {
   const problemsOf = (file: string, text: string) => referenceProblems([{ file, text }]).map(({ line, message }) => `${line}: ${message}`);
 
   it('reads comments only in source files, not strings or JSX text', () => {
-    const text = [
-      "const a = 'see DESIGN section 5'; // a comment",
-      '/** A doc comment',
-      ' * over two lines. */',
-      'const b = <p>// not a comment</p>;',
-    ].join('\n');
-    expect(sourceComments('x.tsx', text).map(({ line, text }) => [line, text])).toEqual([[1, '// a comment'], [2, '/** A doc comment\n * over two lines. */']]);
+    const text = ["const a = 'see DESIGN section 5'; // a comment", '/** A doc comment', ' * over two lines. */', 'const b = <p>// not a comment</p>;'].join(
+      '\n',
+    );
+    expect(sourceComments('x.tsx', text).map(({ line, text }) => [line, text])).toEqual([
+      [1, '// a comment'],
+      [2, '/** A doc comment\n * over two lines. */'],
+    ]);
     expect(problemsOf('services/x/src/a.ts', "const note = 'DESIGN section 5 and services/none.ts';")).toEqual([]);
   });
 
   it('refuses citations of the documents that lived outside the repository', () => {
-    expect(problemsOf('services/x/src/a.ts', [
-      '// See ../shared/DESIGN.md.',
-      '// The hot path (DESIGN section 5).',
-      '// Level rules (spec accounts section 6).',
-      '/** Spec 9: colour bands. */',
-      '// Priced as the reference says (reference 4.7).',
-      '// Parsed leniently (STYLE 12).',
-    ].join('\n'))).toEqual([
+    expect(
+      problemsOf(
+        'services/x/src/a.ts',
+        [
+          '// See ../shared/DESIGN.md.',
+          '// The hot path (DESIGN section 5).',
+          '// Level rules (spec accounts section 6).',
+          '/** Spec 9: colour bands. */',
+          '// Priced as the reference says (reference 4.7).',
+          '// Parsed leniently (STYLE 12).',
+        ].join('\n'),
+      ),
+    ).toEqual([
       expect.stringMatching(/^1: "\.\.\/shared\/": a folder outside the repository/),
       expect.stringMatching(/^1: "DESIGN": /),
       '1: ../shared/DESIGN.md does not exist in the repository',
@@ -50,11 +55,16 @@ describe('the reference checker', () => {
   });
 
   it('checks paths, sections, rules, tests, style rules and complaints against what exists', () => {
-    expect(problemsOf('services/x/src/a.ts', [
-      '// Fine: services/relay/src/relay-call.ts, routes/epay.ts, docs/architecture.md section 5.2, rule R7, tests D2 and D3,',
-      '// style rules 9 to 13, complaint 12 (docs/compatibility.md section 7), web/dist (generated).',
-      '// Broken: services/relay/src/gone.ts, docs/architecture.md section 42, rule R99, test Q7, style rule 99, complaint 99.',
-    ].join('\n'))).toEqual([
+    expect(
+      problemsOf(
+        'services/x/src/a.ts',
+        [
+          '// Fine: services/relay/src/relay-call.ts, routes/epay.ts, docs/architecture.md section 5.2, rule R7, tests D2 and D3,',
+          '// style rules 9 to 13, complaint 12 (docs/compatibility.md section 7), web/dist (generated).',
+          '// Broken: services/relay/src/gone.ts, docs/architecture.md section 42, rule R99, test Q7, style rule 99, complaint 99.',
+        ].join('\n'),
+      ),
+    ).toEqual([
       '3: "docs/architecture.md section 42": docs/architecture.md has no section 42',
       '3: rule R99 is not in docs/security.md',
       '3: test Q7 is not in docs/security.md ("Hostile-input and fault tests")',
@@ -66,7 +76,8 @@ describe('the reference checker', () => {
 
   it('reads a numbered document\'s bare "section N" as its own, and skips Markdown code blocks for paths', () => {
     expect(sectionNumbers('# Title\n## 1. One\n### 1.2 Two\n## Appendix\n')).toEqual(new Set(['1', '1.2']));
-    expect(problemsOf('docs/architecture.md', '## 1. Only\n\nAs section 1 says, and section 9 does not.\n\n```sh\nkubectl rollout status deploy/gateway\n```\n'))
-      .toEqual(['3: "section 9": docs/architecture.md has no section 9']);
+    expect(
+      problemsOf('docs/architecture.md', '## 1. Only\n\nAs section 1 says, and section 9 does not.\n\n```sh\nkubectl rollout status deploy/gateway\n```\n'),
+    ).toEqual(['3: "section 9": docs/architecture.md has no section 9']);
   });
 });

@@ -36,7 +36,10 @@ function sseEvents(text: string): Array<[string, string]> {
     .map((block) => {
       const lines = block.split(/\r?\n/);
       const event = lines.find((line) => line.startsWith('event: '))?.slice(7) ?? '';
-      const data = lines.filter((line) => line.startsWith('data: ')).map((line) => line.slice(6)).join('\n');
+      const data = lines
+        .filter((line) => line.startsWith('data: '))
+        .map((line) => line.slice(6))
+        .join('\n');
       return [event, data];
     });
 }
@@ -131,7 +134,12 @@ describe('OpenAI protocol through the official client', () => {
 });
 
 describe('Anthropic protocol', () => {
-  const body = { model: 'mock-claude@chunks=3', max_tokens: 100, system: 'Be brief.', messages: [{ role: 'user', content: [{ type: 'text', text: userMessage }] }] };
+  const body = {
+    model: 'mock-claude@chunks=3',
+    max_tokens: 100,
+    system: 'Be brief.',
+    messages: [{ role: 'user', content: [{ type: 'text', text: userMessage }] }],
+  };
 
   it('answers a message with usage', async () => {
     const response = await post('/v1/messages', body, { headers: { 'x-api-key': 'anthropic-key', 'anthropic-version': '2023-06-01' } });
@@ -150,14 +158,25 @@ describe('Anthropic protocol', () => {
     const response = await post('/v1/messages', { ...body, stream: true });
     const events = sseEvents(await response.text());
     expect(events.map(([name]) => name)).toEqual([
-      'message_start', 'content_block_start', 'ping',
-      'content_block_delta', 'content_block_delta', 'content_block_delta',
-      'content_block_stop', 'message_delta', 'message_stop',
+      'message_start',
+      'content_block_start',
+      'ping',
+      'content_block_delta',
+      'content_block_delta',
+      'content_block_delta',
+      'content_block_stop',
+      'message_delta',
+      'message_stop',
     ]);
     for (const [name, data] of events) expect(JSON.parse(data).type).toBe(name);
     expect(JSON.parse(events[0]![1]).message.usage).toEqual({ input_tokens: 10, output_tokens: 1 });
     expect(JSON.parse(events[7]![1])).toMatchObject({ delta: { stop_reason: 'end_turn' }, usage: { output_tokens: 3 } });
-    expect(events.slice(3, 6).map(([, data]) => JSON.parse(data).delta.text).join('')).toBe('hello hello hello');
+    expect(
+      events
+        .slice(3, 6)
+        .map(([, data]) => JSON.parse(data).delta.text)
+        .join(''),
+    ).toBe('hello hello hello');
   });
 
   it('answers errors in the Anthropic shape', async () => {
@@ -205,7 +224,11 @@ describe('Gemini protocol', () => {
 
 describe('behaviour options and failure modes', () => {
   it('reads options from the header, the body field and the model suffix, the suffix winning', async () => {
-    const response = await post('/v1/chat/completions', { model: 'mock-gpt@words=3', mock: 'chunks=2,words=2', messages }, { headers: { 'x-mock': 'chunks=9,nousage' } });
+    const response = await post(
+      '/v1/chat/completions',
+      { model: 'mock-gpt@words=3', mock: 'chunks=2,words=2', messages },
+      { headers: { 'x-mock': 'chunks=9,nousage' } },
+    );
     const completion = await json(response);
     expect(completion.choices[0].message.content).toBe('hello hello hello hello hello hello');
     expect(completion.usage).toBeUndefined();
@@ -281,7 +304,12 @@ describe('behaviour options and failure modes', () => {
   });
 
   it('cut=K drops the connection after K chunks, with no usage and no [DONE]', async () => {
-    const response = await post('/v1/chat/completions', { model: 'mock-gpt@chunks=5;delay=5;cut=2', messages, stream: true, stream_options: { include_usage: true } });
+    const response = await post('/v1/chat/completions', {
+      model: 'mock-gpt@chunks=5;delay=5;cut=2',
+      messages,
+      stream: true,
+      stream_options: { include_usage: true },
+    });
     expect(response.status).toBe(200);
     const reader = response.body!.getReader();
     let text = '';
@@ -305,9 +333,11 @@ describe('behaviour options and failure modes', () => {
   it('cut=K also cuts the official client stream', async () => {
     const stream = await client.chat.completions.create({ model: 'mock-gpt@chunks=6;cut=3', messages, stream: true });
     const texts: string[] = [];
-    await expect((async () => {
-      for await (const chunk of stream) if (chunk.choices[0]?.delta.content) texts.push(chunk.choices[0].delta.content);
-    })()).rejects.toThrow();
+    await expect(
+      (async () => {
+        for await (const chunk of stream) if (chunk.choices[0]?.delta.content) texts.push(chunk.choices[0].delta.content);
+      })(),
+    ).rejects.toThrow();
     expect(texts).toHaveLength(3);
   });
 
@@ -353,7 +383,11 @@ describe('behaviour options and failure modes', () => {
     expect(headers['x-canary']).toBe('canary-123');
     expect(completion.usage?.completion_tokens).toBe(1);
 
-    const stream = await post('/v1/messages', { model: 'mock-claude@echo-headers', max_tokens: 5, messages, stream: true }, { headers: { 'x-api-key': 'leak-me' } });
+    const stream = await post(
+      '/v1/messages',
+      { model: 'mock-claude@echo-headers', max_tokens: 5, messages, stream: true },
+      { headers: { 'x-api-key': 'leak-me' } },
+    );
     expect(await stream.text()).toContain('leak-me');
   });
 
@@ -372,7 +406,8 @@ describe('behaviour options and failure modes', () => {
   it('enforces apiKey when configured, in every provider style', async () => {
     const guarded = await startMockUpstream({ apiKey: 'right' });
     try {
-      const call = (path: string, headers: Record<string, string>) => fetch(`${guarded.url}${path}`, { method: 'POST', headers, body: JSON.stringify({ model: 'mock-gpt', messages }) });
+      const call = (path: string, headers: Record<string, string>) =>
+        fetch(`${guarded.url}${path}`, { method: 'POST', headers, body: JSON.stringify({ model: 'mock-gpt', messages }) });
       expect((await call('/v1/chat/completions', { authorization: 'Bearer wrong' })).status).toBe(401);
       expect((await call('/v1/chat/completions', { authorization: 'Bearer right' })).status).toBe(200);
       expect((await call('/v1/messages', { 'x-api-key': 'right' })).status).toBe(200);
@@ -385,8 +420,13 @@ describe('behaviour options and failure modes', () => {
 
   it('close() ends hanging and streaming connections', async () => {
     const other = await startMockUpstream();
-    const hanging = fetch(`${other.url}/v1/chat/completions`, { method: 'POST', body: JSON.stringify({ model: 'm@hang', messages }) }).catch((error: Error) => error);
-    const streaming = await fetch(`${other.url}/v1/chat/completions`, { method: 'POST', body: JSON.stringify({ model: 'm@chunks=1000;delay=50', messages, stream: true }) });
+    const hanging = fetch(`${other.url}/v1/chat/completions`, { method: 'POST', body: JSON.stringify({ model: 'm@hang', messages }) }).catch(
+      (error: Error) => error,
+    );
+    const streaming = await fetch(`${other.url}/v1/chat/completions`, {
+      method: 'POST',
+      body: JSON.stringify({ model: 'm@chunks=1000;delay=50', messages, stream: true }),
+    });
     const streamed = streaming.text().catch((error: Error) => error);
     await new Promise((resolve) => setTimeout(resolve, 50));
     await other.close();

@@ -25,7 +25,10 @@ export async function signIn(baseUrl: string, username: string, password: string
   });
   const envelope = (await response.json()) as { success: boolean; message: string; data: { id: number } };
   if (!envelope.success) throw new Error(`login ${username}: ${envelope.message}`);
-  const cookie = response.headers.getSetCookie().map((line) => line.split(';', 1)[0]).join('; ');
+  const cookie = response.headers
+    .getSetCookie()
+    .map((line) => line.split(';', 1)[0])
+    .join('; ');
   const userId = envelope.data.id;
   return {
     userId,

@@ -14,11 +14,14 @@ export async function setStatusOptimistically<Row extends { id: number; status: 
   status: number,
   answered: Promise<{ data: Row }>,
 ): Promise<void> {
-  const patchRow = (change: (row: Row) => void) => patchPages((page) => {
-    const row = page.items.find((item) => item.id === id);
-    if (row) change(row);
+  const patchRow = (change: (row: Row) => void) =>
+    patchPages((page) => {
+      const row = page.items.find((item) => item.id === id);
+      if (row) change(row);
+    });
+  const optimistic = patchRow((row) => {
+    row.status = status;
   });
-  const optimistic = patchRow((row) => { row.status = status; });
   try {
     const { data } = await answered;
     patchRow((row) => Object.assign(row, data));

@@ -20,10 +20,7 @@ export function useStatus() {
 
 export function useQuotaDisplay(): QuotaDisplay {
   const status = useStatus();
-  return useMemo(
-    () => (status ? { displayInCurrency: status.display_in_currency, quotaPerUnit: status.quota_per_unit } : defaultQuotaDisplay),
-    [status],
-  );
+  return useMemo(() => (status ? { displayInCurrency: status.display_in_currency, quotaPerUnit: status.quota_per_unit } : defaultQuotaDisplay), [status]);
 }
 
 /** `formatQuota` with the server's display settings. */

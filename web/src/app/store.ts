@@ -34,7 +34,8 @@ export function createStore(preloadedState?: Partial<RootState>, { developmentCh
   const store = configureStore({
     reducer: rootReducer,
     preloadedState: preloadedState as RootState | undefined,
-    middleware: (getDefault) => getDefault({ immutableCheck: developmentChecks, serializableCheck: developmentChecks }).prepend(sessionChangeResetsCache()).concat(api.middleware),
+    middleware: (getDefault) =>
+      getDefault({ immutableCheck: developmentChecks, serializableCheck: developmentChecks }).prepend(sessionChangeResetsCache()).concat(api.middleware),
   });
   let previous = store.getState();
   store.subscribe(() => {

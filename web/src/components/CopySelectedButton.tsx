@@ -34,10 +34,14 @@ export function CopySelectedButton({ count, keys, separator = '\n', messages }: 
     setCopying(true);
     const lines = await keys();
     setCopying(false);
-    if (lines && await copyText(lines.join(separator))) {
+    if (lines && (await copyText(lines.join(separator)))) {
       void message.success(intl.formatMessage(messages.done, { count: lines.length }));
     }
   };
 
-  return <Button icon={<CopyOutlined />} loading={copying} onClick={() => void copy()}>{intl.formatMessage(messages.label)}</Button>;
+  return (
+    <Button icon={<CopyOutlined />} loading={copying} onClick={() => void copy()}>
+      {intl.formatMessage(messages.label)}
+    </Button>
+  );
 }

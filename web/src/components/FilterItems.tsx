@@ -26,7 +26,10 @@ export function ChannelIdItem({ name }: { name: string }) {
   const intl = useIntl();
   const label = intl.formatMessage({ id: 'common.filter.channel', defaultMessage: '渠道 ID' });
   return (
-    <Form.Item name={name} rules={[{ pattern: /^\d*$/, message: intl.formatMessage({ id: 'common.filter.channel.invalid', defaultMessage: '渠道 ID 必须是数字' }) }]}>
+    <Form.Item
+      name={name}
+      rules={[{ pattern: /^\d*$/, message: intl.formatMessage({ id: 'common.filter.channel.invalid', defaultMessage: '渠道 ID 必须是数字' }) }]}
+    >
       <Input allowClear placeholder={label} aria-label={label} />
     </Form.Item>
   );

@@ -28,7 +28,9 @@ export function HeaderBar({ onOpenMenu }: { onOpenMenu?: () => void }) {
   const { token } = theme.useToken();
 
   const signOut = async () => {
-    await logout().unwrap().catch(() => undefined);
+    await logout()
+      .unwrap()
+      .catch(() => undefined);
     dispatch(signedOut());
     navigate('/login');
     feedback.success({ id: 'layout.header.loggedOut', defaultMessage: '注销成功!' });
@@ -43,24 +45,53 @@ export function HeaderBar({ onOpenMenu }: { onOpenMenu?: () => void }) {
   };
 
   return (
-    <Layout.Header style={{ display: 'flex', alignItems: 'center', gap: 16, padding: '0 16px', background: token.colorBgContainer, borderBottom: `1px solid ${token.colorBorderSecondary}`, position: 'sticky', top: 0, zIndex: 10 }}>
+    <Layout.Header
+      style={{
+        display: 'flex',
+        alignItems: 'center',
+        gap: 16,
+        padding: '0 16px',
+        background: token.colorBgContainer,
+        borderBottom: `1px solid ${token.colorBorderSecondary}`,
+        position: 'sticky',
+        top: 0,
+        zIndex: 10,
+      }}
+    >
       {isMobile && onOpenMenu && (
-        <Button type="text" icon={<MenuOutlined />} onClick={onOpenMenu} aria-label={intl.formatMessage({ id: 'layout.header.menu', defaultMessage: '菜单' })} />
+        <Button
+          type="text"
+          icon={<MenuOutlined />}
+          onClick={onOpenMenu}
+          aria-label={intl.formatMessage({ id: 'layout.header.menu', defaultMessage: '菜单' })}
+        />
       )}
       <Link to="/" style={{ display: 'flex', alignItems: 'center', gap: 8, flex: 'none' }}>
         <img src={status?.logo || '/logo.svg'} alt="" width={28} height={28} style={{ borderRadius: 6 }} />
-        {!isMobile && <Typography.Text strong style={{ fontSize: 16 }}>{status?.system_name || 'New API'}</Typography.Text>}
+        {!isMobile && (
+          <Typography.Text strong style={{ fontSize: 16 }}>
+            {status?.system_name || 'New API'}
+          </Typography.Text>
+        )}
       </Link>
       <Menu
         mode="horizontal"
         selectedKeys={selectedTop ? [selectedTop] : []}
         style={{ flex: 1, minWidth: 0, borderBottom: 'none', background: 'transparent' }}
-        items={topNavItems.map((item) => ({ key: item.key, label: <Link to={item.key}>{intl.formatMessage({ id: item.labelId, defaultMessage: item.defaultLabel })}</Link> }))}
+        items={topNavItems.map((item) => ({
+          key: item.key,
+          label: <Link to={item.key}>{intl.formatMessage({ id: item.labelId, defaultMessage: item.defaultLabel })}</Link>,
+        }))}
       />
       <Space size={4}>
         {isMobile ? (
           <Dropdown
-            menu={{ items: (['light', 'dark', 'system'] as const).map((mode) => ({ key: mode, icon: themeIcons[mode], label: themeLabels[mode] })), selectable: true, selectedKeys: [themeMode], onClick: ({ key }) => dispatch(themeModeChosen(key as ThemeMode)) }}
+            menu={{
+              items: (['light', 'dark', 'system'] as const).map((mode) => ({ key: mode, icon: themeIcons[mode], label: themeLabels[mode] })),
+              selectable: true,
+              selectedKeys: [themeMode],
+              onClick: ({ key }) => dispatch(themeModeChosen(key as ThemeMode)),
+            }}
           >
             <Button type="text" icon={themeIcons[themeMode]} aria-label={intl.formatMessage({ id: 'layout.header.theme', defaultMessage: '主题' })} />
           </Dropdown>
@@ -98,7 +129,9 @@ export function HeaderBar({ onOpenMenu }: { onOpenMenu?: () => void }) {
           </>
         ) : (
           <Flex gap={4}>
-            <Button type="primary" onClick={() => navigate('/login')}>{intl.formatMessage({ id: 'layout.header.login', defaultMessage: '登录' })}</Button>
+            <Button type="primary" onClick={() => navigate('/login')}>
+              {intl.formatMessage({ id: 'layout.header.login', defaultMessage: '登录' })}
+            </Button>
             {!isMobile && <Button onClick={() => navigate('/register')}>{intl.formatMessage({ id: 'layout.header.register', defaultMessage: '注册' })}</Button>}
           </Flex>
         )}

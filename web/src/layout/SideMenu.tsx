@@ -13,9 +13,7 @@ export function SideMenu({ onNavigate }: { onNavigate?: () => void }) {
   const status = useStatus();
   const items = sideMenuItems(access, status);
   // /channel/edit/3 highlights /channel; /chat/1 highlights its chat entry.
-  const selected = location.pathname.startsWith('/chat/')
-    ? location.pathname
-    : `/${location.pathname.split('/')[1] ?? ''}`;
+  const selected = location.pathname.startsWith('/chat/') ? location.pathname : `/${location.pathname.split('/')[1] ?? ''}`;
 
   return (
     <Menu

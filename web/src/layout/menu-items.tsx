@@ -1,7 +1,17 @@
 import type { ReactNode } from 'react';
 import {
-  ApiOutlined, AppstoreOutlined, BarChartOutlined, CheckSquareOutlined, CommentOutlined, CreditCardOutlined,
-  FileTextOutlined, GiftOutlined, KeyOutlined, PictureOutlined, SettingOutlined, TeamOutlined,
+  ApiOutlined,
+  AppstoreOutlined,
+  BarChartOutlined,
+  CheckSquareOutlined,
+  CommentOutlined,
+  CreditCardOutlined,
+  FileTextOutlined,
+  GiftOutlined,
+  KeyOutlined,
+  PictureOutlined,
+  SettingOutlined,
+  TeamOutlined,
 } from '@ant-design/icons';
 import type { Status } from '@aigw/contracts';
 import type { Access } from '../access';

@@ -19,6 +19,7 @@ export interface BusOptions {
 
 /** The adapter follows the configuration: NATS when a URL is set, in-process otherwise. */
 export async function createBus(options: BusOptions): Promise<Bus> {
-  if (options.natsUrl) return createNatsBus({ url: options.natsUrl, namespace: options.namespace, streamReplicas: options.streamReplicas, logger: options.logger });
+  if (options.natsUrl)
+    return createNatsBus({ url: options.natsUrl, namespace: options.namespace, streamReplicas: options.streamReplicas, logger: options.logger });
   return createMemoryBus({ logger: options.logger });
 }

@@ -105,7 +105,11 @@ export function createMemoryBus(options: MemoryBusOptions): Bus {
       const handler = consumer.handlers[consumer.turn++ % consumer.handlers.length]!;
       const { stored, attempt } = delivery;
       const event: BusEvent = { id: stored.id, subject: stored.subject, time: stored.time, data: parse(stored.json), attempt };
-      const run = track(Promise.resolve().then(() => handler(event)).catch((error: unknown) => fail(consumer, delivery, error)));
+      const run = track(
+        Promise.resolve()
+          .then(() => handler(event))
+          .catch((error: unknown) => fail(consumer, delivery, error)),
+      );
       consumer.running.add(run);
       void run.finally(() => {
         consumer.running.delete(run);
@@ -255,4 +259,3 @@ function subjectMatches(pattern: string, subject: string): boolean {
   }
   return patternTokens.length === subjectTokens.length;
 }
-

@@ -106,7 +106,11 @@ export async function createNatsBus(options: NatsBusOptions): Promise<Bus> {
 
   async function addStreamIfMissing(domain: string): Promise<string> {
     const name = streamName(namespace, domain);
-    const exists = () => jsm.streams.info(name).then(() => true, () => false);
+    const exists = () =>
+      jsm.streams.info(name).then(
+        () => true,
+        () => false,
+      );
     if (await exists()) return name;
     try {
       await jsm.streams.add({
@@ -213,7 +217,11 @@ export async function createNatsBus(options: NatsBusOptions): Promise<Bus> {
       }
       const messages = await (await js.consumers.get(stream, name)).consume({ max_messages: pullBatch });
       let stopping: Promise<void> | undefined;
-      const done = consumeLoop(messages, () => stopping !== undefined, (message) => handle(message, handler, maxDeliver, retryDelayMs));
+      const done = consumeLoop(
+        messages,
+        () => stopping !== undefined,
+        (message) => handle(message, handler, maxDeliver, retryDelayMs),
+      );
       const running: RunningConsumer = {
         stop() {
           stopping ??= (async () => {
@@ -297,7 +305,8 @@ async function watchConnection(nc: NatsConnection, logger: Logger, onChange: (co
   for await (const status of nc.status()) {
     if (status.type === Events.Disconnect) onChange(false);
     else if (status.type === Events.Reconnect) onChange(true);
-    if (status.type === Events.Disconnect || status.type === Events.Error) logger.warn({ status: status.type, data: status.data }, 'bus: NATS connection trouble');
+    if (status.type === Events.Disconnect || status.type === Events.Error)
+      logger.warn({ status: status.type, data: status.data }, 'bus: NATS connection trouble');
     else if (status.type === Events.Reconnect) logger.info({ data: status.data }, 'bus: NATS reconnected');
   }
 }

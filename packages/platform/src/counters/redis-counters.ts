@@ -113,7 +113,12 @@ export function createRedisCounters(redis: Redis, prefix: string): Counters {
     async adjustMany(deltas) {
       requireDeltas(deltas);
       if (deltas.length === 0) return [];
-      const replies = (await run(redis, adjustManyScript, deltas.map((entry) => keyOf(entry.key)), deltas.flatMap((entry) => [entry.delta, entry.create ? 1 : 0]))) as Array<number | null>;
+      const replies = (await run(
+        redis,
+        adjustManyScript,
+        deltas.map((entry) => keyOf(entry.key)),
+        deltas.flatMap((entry) => [entry.delta, entry.create ? 1 : 0]),
+      )) as Array<number | null>;
       return replies.map((reply) => (reply === null ? null : Number(reply)));
     },
     async reserve(lines, credits = []): Promise<ReserveResult> {
@@ -146,9 +151,7 @@ export function createRedisKv(redis: Redis, prefix: string): Kv {
     },
     async setIfAbsent(key, value, options: KvSetOptions = {}) {
       requireTtl(options.ttlMs);
-      const reply = options.ttlMs === undefined
-        ? await redis.set(keyOf(key), value, 'NX')
-        : await redis.set(keyOf(key), value, 'PX', options.ttlMs, 'NX');
+      const reply = options.ttlMs === undefined ? await redis.set(keyOf(key), value, 'NX') : await redis.set(keyOf(key), value, 'PX', options.ttlMs, 'NX');
       return reply === 'OK';
     },
     async take(key) {

@@ -16,8 +16,13 @@ export const columns = {
   integer: (name: string, fallback?: number): TableColumnOptions => ({ name, type: 'integer', isNullable: false, default: fallback }),
   bigint: (name: string, fallback?: number): TableColumnOptions => ({ name, type: 'bigint', isNullable: false, default: fallback }),
   /** varchar(length), default '' unless another SQL literal (or undefined: no default) is given. */
-  text: (name: string, length: number, fallback: string | undefined = "''"): TableColumnOptions =>
-    ({ name, type: 'varchar', length: String(length), isNullable: false, default: fallback }),
+  text: (name: string, length: number, fallback: string | undefined = "''"): TableColumnOptions => ({
+    name,
+    type: 'varchar',
+    length: String(length),
+    isNullable: false,
+    default: fallback,
+  }),
   longText: (name: string): TableColumnOptions => ({ name, type: 'text', isNullable: false, default: "''" }),
   flag: (name: string): TableColumnOptions => ({ name, type: 'boolean', isNullable: false, default: false }),
 };

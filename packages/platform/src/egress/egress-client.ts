@@ -168,18 +168,20 @@ export function createEgressClient(options: EgressClientOptions): EgressClient {
     // net.connect calls this instead of dns.lookup and connects to what it hands back: the check
     // and the connection use the same answer. Node asks for `all` when it races IPv4/IPv6.
     const guardedLookup: LookupFunction = (hostname, lookupOptions, callback) => {
-      resolve(hostname).then((answers) => {
-        // One bad record poisons the whole answer: mixing a public and a private record is the
-        // classic way to get a checker and a connector to disagree.
-        for (const { address } of answers) {
-          const blocked = judge(hostname, address);
-          if (blocked) throw blocked;
-        }
-        const usable = answers.filter((answer) => !lookupOptions.family || answer.family === lookupOptions.family);
-        if (usable.length === 0) throw Object.assign(new Error(`no address for ${hostname}`), { code: 'ENOTFOUND' });
-        if (lookupOptions.all) callback(null, usable);
-        else callback(null, usable[0]!.address, usable[0]!.family);
-      }).catch((error: NodeJS.ErrnoException) => callback(error, ''));
+      resolve(hostname)
+        .then((answers) => {
+          // One bad record poisons the whole answer: mixing a public and a private record is the
+          // classic way to get a checker and a connector to disagree.
+          for (const { address } of answers) {
+            const blocked = judge(hostname, address);
+            if (blocked) throw blocked;
+          }
+          const usable = answers.filter((answer) => !lookupOptions.family || answer.family === lookupOptions.family);
+          if (usable.length === 0) throw Object.assign(new Error(`no address for ${hostname}`), { code: 'ENOTFOUND' });
+          if (lookupOptions.all) callback(null, usable);
+          else callback(null, usable[0]!.address, usable[0]!.family);
+        })
+        .catch((error: NodeJS.ErrnoException) => callback(error, ''));
     };
     const baseConnect = buildConnector({ timeout: options.connectTimeoutMs, lookup: guardedLookup });
     // net.connect skips the lookup for IP literals, so those are checked here (request() has

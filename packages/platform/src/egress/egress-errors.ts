@@ -22,15 +22,7 @@ export class EgressBlockedError extends AppError {
 
 /** What went wrong on the wire; the relay's retry logic reads this, never the message. */
 export type EgressFailure =
-  | 'connect_timeout'
-  | 'headers_timeout'
-  | 'body_timeout'
-  | 'connection_refused'
-  | 'dns'
-  | 'aborted'
-  | 'too_large'
-  | 'closed'
-  | 'network';
+  'connect_timeout' | 'headers_timeout' | 'body_timeout' | 'connection_refused' | 'dns' | 'aborted' | 'too_large' | 'closed' | 'network';
 
 /**
  * A network failure talking to an allowed upstream. The message names the origin and path only:
@@ -44,7 +36,12 @@ export class EgressError extends OperationalError {
   ) {
     const code = (cause as { code?: unknown } | undefined)?.code;
     const where = url ? ` (${url.origin}${url.pathname})` : '';
-    super(`upstream ${kind.replace('_', ' ')}${where}${typeof code === 'string' ? ` [${code}]` : ''}`, `egress_${kind}`, kind.endsWith('timeout') ? 504 : 502, cause);
+    super(
+      `upstream ${kind.replace('_', ' ')}${where}${typeof code === 'string' ? ` [${code}]` : ''}`,
+      `egress_${kind}`,
+      kind.endsWith('timeout') ? 504 : 502,
+      cause,
+    );
   }
 }
 

@@ -156,24 +156,36 @@ export function createBullJobs(options: BullJobsOptions): Jobs {
       // Commands wait for a reconnect (maxRetriesPerRequest: null); a caller such as /readyz must not.
       if (connection.status !== 'ready') throw new OperationalError('jobs: Redis is unreachable, schedules unknown', 'jobs_store_unavailable');
       const all = [...new Set([...wanted.keys(), ...names])];
-      return Promise.all(all.map(async (name): Promise<ScheduleStatus> => {
-        const schedule = wanted.get(name);
-        const stored = await queueOf(name).getJobScheduler(name);
-        return {
-          name, wanted: schedule !== undefined, everyMs: schedule?.everyMs ?? stored?.every ?? null,
-          registered: stored !== undefined, nextRunAt: stored?.next ?? null,
-        };
-      }));
+      return Promise.all(
+        all.map(async (name): Promise<ScheduleStatus> => {
+          const schedule = wanted.get(name);
+          const stored = await queueOf(name).getJobScheduler(name);
+          return {
+            name,
+            wanted: schedule !== undefined,
+            everyMs: schedule?.everyMs ?? stored?.every ?? null,
+            registered: stored !== undefined,
+            nextRunAt: stored?.next ?? null,
+          };
+        }),
+      );
     },
 
     async work(name, handler, workOptions = {}) {
       const worker = new Worker(
         queueNameOf(name),
-        async (job: BullJob) => handler({
-          id: decodeJobId(job.id!), name, data: job.data, attempt: job.attemptsMade + 1, attempts: job.opts.attempts ?? 1,
-        }),
+        async (job: BullJob) =>
+          handler({
+            id: decodeJobId(job.id!),
+            name,
+            data: job.data,
+            attempt: job.attemptsMade + 1,
+            attempts: job.opts.attempts ?? 1,
+          }),
         {
-          connection, prefix, concurrency: workOptions.concurrency ?? 1,
+          connection,
+          prefix,
+          concurrency: workOptions.concurrency ?? 1,
           // BullMQ reads an explicit undefined as a value: pass only what was set.
           ...(options.lockDurationMs === undefined ? {} : { lockDuration: options.lockDurationMs }),
           ...(options.stalledIntervalMs === undefined ? {} : { stalledInterval: options.stalledIntervalMs }),

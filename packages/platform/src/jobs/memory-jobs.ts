@@ -137,7 +137,8 @@ export function createMemoryJobs(options: { logger: Logger }): Jobs {
       // One run at a time: a tick that finds the previous run still pending is skipped.
       const tick = () => add(name, copy, { jobId: `repeat:${name}`, attempts: 1 });
       const schedule: Schedule = {
-        everyMs, nextRunAt: Date.now() + everyMs,
+        everyMs,
+        nextRunAt: Date.now() + everyMs,
         timer: setInterval(() => {
           schedule.nextRunAt = Date.now() + everyMs;
           tick();

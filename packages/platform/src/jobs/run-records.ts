@@ -87,8 +87,11 @@ export async function readJobRuns<N extends JobName>(kv: Kv, names: readonly N[]
 async function saveRun(kv: Kv, logger: Logger, key: string, started: number, outcome: JobRun['outcome'], summary: string): Promise<void> {
   const finished = Date.now();
   const run: JobRun = {
-    started_at: Math.floor(started / 1000), finished_at: Math.floor(finished / 1000), duration_ms: finished - started,
-    outcome, summary: summary.length > SUMMARY_MAX ? `${summary.slice(0, SUMMARY_MAX - 1)}…` : summary,
+    started_at: Math.floor(started / 1000),
+    finished_at: Math.floor(finished / 1000),
+    duration_ms: finished - started,
+    outcome,
+    summary: summary.length > SUMMARY_MAX ? `${summary.slice(0, SUMMARY_MAX - 1)}…` : summary,
   };
   try {
     await kv.set(key, JSON.stringify(run));
@@ -120,9 +123,12 @@ async function acquireLock(kv: Kv, logger: Logger, name: JobName, ttlMs: number)
   };
   // A renewal still in flight when the run ends would set the key again after the release.
   let renewing: Promise<void> | undefined;
-  const timer = setInterval(() => {
-    renewing ??= renew().finally(() => (renewing = undefined));
-  }, Math.max(1, Math.floor(ttlMs / 3)));
+  const timer = setInterval(
+    () => {
+      renewing ??= renew().finally(() => (renewing = undefined));
+    },
+    Math.max(1, Math.floor(ttlMs / 3)),
+  );
   timer.unref();
   return {
     acquired: true,

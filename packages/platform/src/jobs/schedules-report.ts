@@ -35,7 +35,9 @@ export async function reportSchedules(jobs: Jobs, timeoutMs = REPORT_TIMEOUT_MS)
     });
     const statuses = await Promise.race([jobs.schedules(), timeout]);
     const schedules = statuses.map((status) => ({
-      name: status.name, every_ms: status.everyMs, registered: status.registered,
+      name: status.name,
+      every_ms: status.everyMs,
+      registered: status.registered,
       next_run_at: status.nextRunAt === null ? null : new Date(status.nextRunAt).toISOString(),
     }));
     const missing = statuses.filter((status) => !status.registered).map((status) => status.name);

@@ -6,7 +6,10 @@ import net from 'node:net';
  * address, a host name) is reachable from elsewhere (rule R8).
  */
 export function isLoopbackHost(host: string): boolean {
-  const value = host.trim().toLowerCase().replace(/^\[(.*)\]$/, '$1');
+  const value = host
+    .trim()
+    .toLowerCase()
+    .replace(/^\[(.*)\]$/, '$1');
   if (value === 'localhost') return true;
   if (net.isIPv4(value)) return value.startsWith('127.');
   if (net.isIPv6(value)) {

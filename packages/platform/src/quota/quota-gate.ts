@@ -88,7 +88,11 @@ export interface ReserveRequest {
 }
 
 export type ReserveOutcome =
-  | { ok: true; hold: QuotaHold; /** Counter values right after the reservation (token null when not touched). */ remaining: { user: number | null; token: number | null } }
+  | {
+      ok: true;
+      hold: QuotaHold;
+      /** Counter values right after the reservation (token null when not touched). */ remaining: { user: number | null; token: number | null };
+    }
   | { ok: false; reason: 'insufficient_user_quota' | 'insufficient_token_quota' };
 
 export interface SettleOutcome {
@@ -158,7 +162,8 @@ function requireAmount(value: number, what: string): void {
 }
 
 function requireId(value: number, what: string, allowZero: boolean): void {
-  if (!Number.isSafeInteger(value) || value < (allowZero ? 0 : 1)) throw new TypeError(`${what} must be a ${allowZero ? 'non-negative' : 'positive'} integer, got ${value}`);
+  if (!Number.isSafeInteger(value) || value < (allowZero ? 0 : 1))
+    throw new TypeError(`${what} must be a ${allowZero ? 'non-negative' : 'positive'} integer, got ${value}`);
 }
 
 type StoredHold = Omit<QuotaHold, 'requestId'>;
@@ -205,7 +210,10 @@ export function createQuotaGate(options: QuotaGateOptions): QuotaGate {
   async function renew(): Promise<void> {
     const current = await kv.get(leaseKey(instanceName));
     if (current !== null && current !== incarnation) {
-      logger.error({ instanceName, incarnation, other: current }, 'quota: another process renews the lease of this instance name; give each relay its own INSTANCE_NAME');
+      logger.error(
+        { instanceName, incarnation, other: current },
+        'quota: another process renews the lease of this instance name; give each relay its own INSTANCE_NAME',
+      );
     }
     await kv.set(leaseKey(instanceName), incarnation, { ttlMs: leaseTtlMs });
   }
@@ -216,7 +224,8 @@ export function createQuotaGate(options: QuotaGateOptions): QuotaGate {
     const found = raw !== null;
     const stored: StoredHold = found ? (JSON.parse(raw) as StoredHold) : hold;
     const delta = found ? stored.amount - actualQuota : 0 - actualQuota;
-    if (!found && actualQuota > 0) logger.warn({ requestId: hold.requestId, userId: hold.userId }, 'quota: hold gone at settle (swept or lost); charging the counters the actual amount');
+    if (!found && actualQuota > 0)
+      logger.warn({ requestId: hold.requestId, userId: hold.userId }, 'quota: hold gone at settle (swept or lost); charging the counters the actual amount');
     // Deltas only, never a written balance: a concurrent top-up's adjust is never overwritten.
     // A charge above the hold may take a counter below zero: the bounded overdraft.
     await counters.adjustMany(refund(stored, delta, !found));
@@ -241,7 +250,11 @@ export function createQuotaGate(options: QuotaGateOptions): QuotaGate {
       await counters.adjustMany(refund(hold, hold.amount, false));
       swept.push({ ...hold, requestId });
     }
-    if (swept.length) logger.warn({ count: swept.length, requestIds: swept.map((hold) => hold.requestId).slice(0, 20) }, 'quota: holds of stopped relays (or past expiry) released');
+    if (swept.length)
+      logger.warn(
+        { count: swept.length, requestIds: swept.map((hold) => hold.requestId).slice(0, 20) },
+        'quota: holds of stopped relays (or past expiry) released',
+      );
     return swept;
   }
 

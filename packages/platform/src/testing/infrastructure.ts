@@ -34,10 +34,7 @@ export async function createTestEnvironment(backend: Backend, logger: Logger = c
   const namespace = uniqueName('t').toLowerCase();
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'aigw-test-'));
   const services = backend === 'real' ? await testServices() : undefined;
-  const infra = await createInfrastructure(
-    { NAMESPACE: namespace, NATS_URL: services?.natsUrl, REDIS_URL: services?.redisUrl },
-    logger,
-  );
+  const infra = await createInfrastructure({ NAMESPACE: namespace, NATS_URL: services?.natsUrl, REDIS_URL: services?.redisUrl }, logger);
   return {
     backend,
     infra,

@@ -60,13 +60,22 @@ interface Spec {
 
 const specs: Spec[] = [
   {
-    name: 'databaseUrl', envName: 'DATABASE_URL', defaultPort: 5432, image: 'postgres:15-alpine', containerPort: 5432,
+    name: 'databaseUrl',
+    envName: 'DATABASE_URL',
+    defaultPort: 5432,
+    image: 'postgres:15-alpine',
+    containerPort: 5432,
     env: { POSTGRES_HOST_AUTH_METHOD: 'trust', POSTGRES_DB: 'test' },
     toUrl: (host, port) => `postgres://postgres@${host}:${port}/test`,
   },
   { name: 'redisUrl', envName: 'REDIS_URL', defaultPort: 6379, image: 'redis:7-alpine', containerPort: 6379, toUrl: (h, p) => `redis://${h}:${p}` },
   {
-    name: 'natsUrl', envName: 'NATS_URL', defaultPort: 4222, image: 'nats:2.10-alpine', containerPort: 4222, command: ['-js'],
+    name: 'natsUrl',
+    envName: 'NATS_URL',
+    defaultPort: 4222,
+    image: 'nats:2.10-alpine',
+    containerPort: 4222,
+    command: ['-js'],
     toUrl: (h, p) => `nats://${h}:${p}`,
   },
 ];

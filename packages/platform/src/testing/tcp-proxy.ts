@@ -31,13 +31,14 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
     upstream.on('error', () => client.destroy());
     client.pipe(upstream).pipe(client);
   });
-  const listen = (port: number) => new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, '127.0.0.1', () => {
-      server.off('error', reject);
-      resolve();
+  const listen = (port: number) =>
+    new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(port, '127.0.0.1', () => {
+        server.off('error', reject);
+        resolve();
+      });
     });
-  });
   await listen(0);
   const port = (server.address() as net.AddressInfo).port;
   let listening = true;

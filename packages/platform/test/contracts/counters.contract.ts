@@ -63,15 +63,22 @@ export function defineCountersContract(name: string, factory: () => Promise<Coun
 
     it('adjustMany applies every delta at once; only created keys come into being', async () => {
       await counters.set('a', 10);
-      expect(await counters.adjustMany([
-        { key: 'a', delta: -3 },
-        { key: 'missing', delta: 5 },
-        { key: 'created', delta: -4, create: true },
-        { key: 'zero', delta: 0, create: true },
-      ])).toEqual([7, null, -4, 0]);
+      expect(
+        await counters.adjustMany([
+          { key: 'a', delta: -3 },
+          { key: 'missing', delta: 5 },
+          { key: 'created', delta: -4, create: true },
+          { key: 'zero', delta: 0, create: true },
+        ]),
+      ).toEqual([7, null, -4, 0]);
       expect(await counters.get('missing')).toBeNull();
       expect(await counters.adjustMany([])).toEqual([]);
-      await expect(counters.adjustMany([{ key: 'a', delta: 1 }, { key: 'b', delta: 1.5 }])).rejects.toThrow(TypeError);
+      await expect(
+        counters.adjustMany([
+          { key: 'a', delta: 1 },
+          { key: 'b', delta: 1.5 },
+        ]),
+      ).rejects.toThrow(TypeError);
       expect(await counters.get('a')).toBe(7);
     });
 
@@ -135,7 +142,12 @@ export function defineCountersContract(name: string, factory: () => Promise<Coun
       await expect(counters.reserve([{ key: 'a', amount: 1.5 }])).rejects.toThrow(TypeError);
       await expect(counters.reserve([{ key: 'a', amount: 2 ** 53 }])).rejects.toThrow(TypeError);
       await expect(counters.reserve([{ key: 'a', amount: 0 }])).rejects.toThrow(RangeError);
-      await expect(counters.reserve([{ key: 'a', amount: 1 }, { key: 'a', amount: 1 }])).rejects.toThrow(RangeError);
+      await expect(
+        counters.reserve([
+          { key: 'a', amount: 1 },
+          { key: 'a', amount: 1 },
+        ]),
+      ).rejects.toThrow(RangeError);
       await expect(counters.adjust('a', 0.1)).rejects.toThrow(TypeError);
       await expect(counters.set('a', Number.NaN)).rejects.toThrow(TypeError);
       await expect(counters.seed('b', 1.5)).rejects.toThrow(TypeError);

@@ -17,14 +17,16 @@ class Item {
 class CreateItems1700000000000 implements MigrationInterface {
   name = 'CreateItems1700000000000';
   async up(runner: QueryRunner) {
-    await runner.createTable(new Table({
-      name: 'contract_items',
-      columns: [
-        { name: 'id', type: 'integer', isPrimary: true, isGenerated: true, generationStrategy: 'increment' },
-        { name: 'name', type: 'varchar', length: '32', isUnique: true },
-        { name: 'amount', type: 'bigint', isNullable: false },
-      ],
-    }));
+    await runner.createTable(
+      new Table({
+        name: 'contract_items',
+        columns: [
+          { name: 'id', type: 'integer', isPrimary: true, isGenerated: true, generationStrategy: 'increment' },
+          { name: 'name', type: 'varchar', length: '32', isUnique: true },
+          { name: 'amount', type: 'bigint', isNullable: false },
+        ],
+      }),
+    );
   }
   async down(runner: QueryRunner) {
     await runner.dropTable('contract_items');
@@ -62,13 +64,17 @@ export function defineDatabaseContract(name: string, target: () => Promise<Datab
     });
 
     it('recognises unique violations', async () => {
-      const error = await db.getRepository(Item).insert({ name: 'first', amount: 1 }).catch((caught: unknown) => caught);
+      const error = await db
+        .getRepository(Item)
+        .insert({ name: 'first', amount: 1 })
+        .catch((caught: unknown) => caught);
       expect(isUniqueViolation(error)).toBe(true);
       expect(isUniqueViolation(new Error('other'))).toBe(false);
     });
 
     it('binds raw parameters with the right placeholder', async () => {
-      const rows = await queryRows<{ amount: number | string }>(db,
+      const rows = await queryRows<{ amount: number | string }>(
+        db,
         `UPDATE contract_items SET amount = amount + ${param(db, 1)} WHERE name = ${param(db, 2)} RETURNING amount`,
         [5, 'first'],
       );
@@ -76,30 +82,41 @@ export function defineDatabaseContract(name: string, target: () => Promise<Datab
     });
 
     it('rolls a failed transaction back entirely', async () => {
-      await expect(db.transaction(async (manager) => {
-        await manager.insert(Item, { name: 'in-tx', amount: 1 });
-        await manager.insert(Item, { name: 'first', amount: 1 });
-      })).rejects.toBeDefined();
+      await expect(
+        db.transaction(async (manager) => {
+          await manager.insert(Item, { name: 'in-tx', amount: 1 });
+          await manager.insert(Item, { name: 'first', amount: 1 });
+        }),
+      ).rejects.toBeDefined();
       expect(await db.getRepository(Item).existsBy({ name: 'in-tx' })).toBe(false);
     });
 
     it('serializes concurrent increments inside transactions', async () => {
       const { id } = await db.getRepository(Item).save({ name: 'counter', amount: 0 });
-      await Promise.all(Array.from({ length: 20 }, () =>
-        db.query(`UPDATE contract_items SET amount = amount + 1 WHERE id = ${param(db, 1)}`, [id])));
+      await Promise.all(Array.from({ length: 20 }, () => db.query(`UPDATE contract_items SET amount = amount + 1 WHERE id = ${param(db, 1)}`, [id])));
       expect((await db.getRepository(Item).findOneByOrFail({ id })).amount).toBe(20);
     });
 
     it('runs concurrent transactions side by side without mixing them', async () => {
-      const results = await Promise.allSettled(Array.from({ length: 10 }, (_, index) => db.transaction(async (manager) => {
-        await manager.insert(Item, { name: `tx-${index}`, amount: index });
-        await new Promise((resolve) => setTimeout(resolve, 5)); // a turn of the event loop inside
-        if (index % 2) throw new Error('roll this one back');
-        await manager.increment(Item, { name: `tx-${index}` }, 'amount', 100);
-      })));
+      const results = await Promise.allSettled(
+        Array.from({ length: 10 }, (_, index) =>
+          db.transaction(async (manager) => {
+            await manager.insert(Item, { name: `tx-${index}`, amount: index });
+            await new Promise((resolve) => setTimeout(resolve, 5)); // a turn of the event loop inside
+            if (index % 2) throw new Error('roll this one back');
+            await manager.increment(Item, { name: `tx-${index}` }, 'amount', 100);
+          }),
+        ),
+      );
       expect(results.filter((result) => result.status === 'fulfilled')).toHaveLength(5);
       const rows = await db.getRepository(Item).createQueryBuilder('item').where("item.name LIKE 'tx-%'").orderBy('item.amount').getMany();
-      expect(rows.map((row) => [row.name, row.amount])).toEqual([[ 'tx-0', 100 ], [ 'tx-2', 102 ], [ 'tx-4', 104 ], [ 'tx-6', 106 ], [ 'tx-8', 108 ]]);
+      expect(rows.map((row) => [row.name, row.amount])).toEqual([
+        ['tx-0', 100],
+        ['tx-2', 102],
+        ['tx-4', 104],
+        ['tx-6', 106],
+        ['tx-8', 108],
+      ]);
     });
 
     it('keeps a write made elsewhere while a transaction is open, even when that transaction rolls back', async () => {
@@ -119,8 +136,9 @@ export function defineDatabaseContract(name: string, target: () => Promise<Datab
     });
 
     it('refuses a schema name that is not an identifier', async () => {
-      await expect(openDatabase({ ...settings, schema: 'bad;drop', entities: [Item], migrations: [], logger: createSilentLogger() }))
-        .rejects.toThrow(/not a valid identifier/);
+      await expect(openDatabase({ ...settings, schema: 'bad;drop', entities: [Item], migrations: [], logger: createSilentLogger() })).rejects.toThrow(
+        /not a valid identifier/,
+      );
     });
   });
 }

@@ -129,10 +129,14 @@ export function defineJobsContract(name: string, factory: () => Promise<JobsHarn
       // The first run is immediate; the next is an interval later.
       await waitFor(() => runs === 1);
       let listed: ScheduleStatus[] = [];
-      await waitFor(async () => {
-        listed = await jobs.schedules(['elsewhere', 'listed']);
-        return (listed[0]?.nextRunAt ?? 0) >= started + 60_000;
-      }, 5_000, 'the next run an interval after the first');
+      await waitFor(
+        async () => {
+          listed = await jobs.schedules(['elsewhere', 'listed']);
+          return (listed[0]?.nextRunAt ?? 0) >= started + 60_000;
+        },
+        5_000,
+        'the next run an interval after the first',
+      );
       expect(listed).toEqual([
         { name: 'listed', wanted: true, everyMs: 60_000, registered: true, nextRunAt: expect.any(Number) },
         { name: 'elsewhere', wanted: false, everyMs: null, registered: false, nextRunAt: null },

@@ -54,8 +54,13 @@ export interface PurchaseInput {
 /** The signed form fields of a purchase (what the console posts to submit.php). */
 export function purchaseParams(input: PurchaseInput, key: string): EpayParams {
   const params: EpayParams = {
-    pid: input.pid, type: input.type, out_trade_no: input.outTradeNo, notify_url: input.notifyUrl,
-    return_url: input.returnUrl, name: input.name, money: input.money,
+    pid: input.pid,
+    type: input.type,
+    out_trade_no: input.outTradeNo,
+    notify_url: input.notifyUrl,
+    return_url: input.returnUrl,
+    name: input.name,
+    money: input.money,
   };
   return { ...params, sign: epaySign(params, key), sign_type: 'MD5' };
 }

@@ -4,4 +4,10 @@ import { TopUps1732900000000 } from './1732900000000-top-ups.js';
 import { PendingRequests1733000000000 } from './1733000000000-pending-requests.js';
 import { LedgerActor1733100000000 } from './1733100000000-ledger-actor.js';
 
-export const billingMigrations = [BillingInitial1732400000000, AccountRole1732500000000, TopUps1732900000000, PendingRequests1733000000000, LedgerActor1733100000000];
+export const billingMigrations = [
+  BillingInitial1732400000000,
+  AccountRole1732500000000,
+  TopUps1732900000000,
+  PendingRequests1733000000000,
+  LedgerActor1733100000000,
+];

@@ -18,13 +18,20 @@ export const accountRoutes: FastifyPluginAsyncZod<{ context: BillingContext }> =
     await db.transaction(async (manager) => {
       await ensureAccount(manager, userId);
       // One conditional statement: two concurrent transfers cannot both spend the same earnings.
-      const taken = await manager.createQueryBuilder().update(AccountEntity)
+      const taken = await manager
+        .createQueryBuilder()
+        .update(AccountEntity)
         .set({ aff_quota: () => 'aff_quota - :amount' })
         .where('user_id = :userId AND aff_quota >= :amount', { userId, amount })
         .execute();
       if (!taken.affected) throw new UserError('quota: more than your pending invite earnings');
       await applyToAccount(manager, { userId, kind: LedgerKind.Transfer, amount });
-      await writeLog(manager, { userId, type: LogType.System, quota: amount, content: `transferred invite earnings ${formatQuota(amount, perUnit)} to the balance` });
+      await writeLog(manager, {
+        userId,
+        type: LogType.System,
+        quota: amount,
+        content: `transferred invite earnings ${formatQuota(amount, perUnit)} to the balance`,
+      });
     });
     await adjustLiveUser(context.counters, userId, amount);
     await publishAccountUpdated(context, userId);

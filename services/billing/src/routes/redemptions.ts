@@ -7,12 +7,24 @@ import type { BillingContext } from '../context.js';
 import { RedemptionEntity } from '../entities/index.js';
 import { formatQuota } from '../ledger.js';
 import {
-  createRedemptions, deleteRedemption, editRedemption, getRedemption, listRedemptions, redeem, setRedemptionStatus, toRedemptionView,
+  createRedemptions,
+  deleteRedemption,
+  editRedemption,
+  getRedemption,
+  listRedemptions,
+  redeem,
+  setRedemptionStatus,
+  toRedemptionView,
 } from '../redemptions.js';
 
 const idParams = z.object({ id: idSchema });
 /** `?status_only=true` turns PUT into an enable/disable switch. */
-const updateQuery = z.object({ status_only: z.string().optional().transform((value) => value === 'true') });
+const updateQuery = z.object({
+  status_only: z
+    .string()
+    .optional()
+    .transform((value) => value === 'true'),
+});
 
 /** A code as its audit records show it (the code itself masked: it is money to whoever holds it). */
 function redemptionAudit(action: AuditEntry['action'], row: RedemptionEntity, before: RedemptionEntity | null, after: RedemptionEntity | null): AuditEntry {
@@ -28,12 +40,16 @@ export const redemptionRoutes: FastifyPluginAsyncZod<{ context: BillingContext }
     return { success: true, message: '', data: await listRedemptions(db, request.query) };
   });
 
-  app.get('/api/redemption/search', {
-    schema: { querystring: pageQuerySchema.extend({ keyword: z.string().trim().max(64).default('') }) },
-    config: { access: 'admin' },
-  }, async (request) => {
-    return { success: true, message: '', data: await listRedemptions(db, request.query) };
-  });
+  app.get(
+    '/api/redemption/search',
+    {
+      schema: { querystring: pageQuerySchema.extend({ keyword: z.string().trim().max(64).default('') }) },
+      config: { access: 'admin' },
+    },
+    async (request) => {
+      return { success: true, message: '', data: await listRedemptions(db, request.query) };
+    },
+  );
 
   app.get('/api/redemption/:id', { schema: { params: idParams }, config: { access: 'admin' } }, async (request) => {
     return { success: true, message: '', data: toRedemptionView(await getRedemption(db, request.params.id)) };

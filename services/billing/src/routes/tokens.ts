@@ -16,10 +16,18 @@ const searchQuery = pageQuery.extend({
 });
 /** A batch reveal: at most one full page of tokens, each id once. */
 const revealBody = z.object({
-  ids: z.array(z.number().int().positive()).min(1).max(PAGE_SIZE_MAX)
+  ids: z
+    .array(z.number().int().positive())
+    .min(1)
+    .max(PAGE_SIZE_MAX)
     .refine((ids) => new Set(ids).size === ids.length, { message: 'each id may appear only once' }),
 });
-const updateQuery = z.object({ status_only: z.string().optional().transform((value) => value === 'true') });
+const updateQuery = z.object({
+  status_only: z
+    .string()
+    .optional()
+    .transform((value) => value === 'true'),
+});
 
 /** Reveals per user per minute: a stolen session cannot dump every key at once. */
 const REVEALS_PER_MINUTE = 30;
@@ -60,7 +68,7 @@ export const tokenRoutes: FastifyPluginAsyncZod<{ context: BillingContext }> = a
 
   /** Counts one reveal against the caller's per-minute limit; refused past it. */
   const countReveal = async (userId: number) => {
-    if (await context.kv.increment(`token-reveal:${userId}`, { ttlMs: 60_000 }) > REVEALS_PER_MINUTE) throw new TooManyRequestsError();
+    if ((await context.kv.increment(`token-reveal:${userId}`, { ttlMs: 60_000 })) > REVEALS_PER_MINUTE) throw new TooManyRequestsError();
   };
 
   app.post('/api/token/:id/key', { schema: { params: idParams }, config: { access: 'user' } }, async (request) => {

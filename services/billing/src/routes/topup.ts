@@ -30,8 +30,10 @@ export const topupRoutes: FastifyPluginAsyncZod<{ context: BillingContext }> = a
     const order = await completeOrderByHand(context, requireAuth(request), request.body.trade_no);
     // A balance credited by an admin's word: audited (the gateway's own notifies are not admin actions).
     await recordAudit(request, context.bus, 'billing', {
-      action: 'topup.completed', target: { type: 'topup', id: order.trade_no, label: order.trade_no },
-      before: { status: 'pending' }, after: { status: order.status, user_id: order.user_id, quota: order.amount, money: order.money },
+      action: 'topup.completed',
+      target: { type: 'topup', id: order.trade_no, label: order.trade_no },
+      before: { status: 'pending' },
+      after: { status: order.status, user_id: order.user_id, quota: order.amount, money: order.money },
     });
     return { success: true, message: '', data: toTopUpOrderView(order) };
   });

@@ -8,8 +8,12 @@ import { billingMigrations } from '../../src/migrations/index';
 /** A second connection to billing's own tables in a test environment, to arrange rows or check what was written. */
 export function openBillingDatabase(env: TestEnvironment): Promise<DataSource> {
   return openDatabase({
-    url: env.databaseUrl, dataDir: env.dataDir, schema: env.schema('billing'),
-    entities: billingEntities, migrations: billingMigrations, logger: createSilentLogger(),
+    url: env.databaseUrl,
+    dataDir: env.dataDir,
+    schema: env.schema('billing'),
+    entities: billingEntities,
+    migrations: billingMigrations,
+    logger: createSilentLogger(),
   });
 }
 

@@ -37,7 +37,10 @@ const disablingCodes = new Set(['invalid_api_key', 'account_deactivated', 'billi
 const disablingTypes = new Set(['insufficient_quota', 'insufficient_user_quota', 'authentication_error', 'permission_error', 'forbidden']);
 
 export function keywordList(text: string): string[] {
-  return text.split(/\r?\n/).map((line) => line.trim().toLowerCase()).filter(Boolean);
+  return text
+    .split(/\r?\n/)
+    .map((line) => line.trim().toLowerCase())
+    .filter(Boolean);
 }
 
 /** Whether a failure disables the channel (status 3), and why, as `status_reason` will show it. */

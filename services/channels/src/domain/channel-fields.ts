@@ -14,7 +14,14 @@ export const MODEL_NAME_MAX = 255;
 
 /** `a, b,,a` -> ['a', 'b']. */
 export function splitList(text: string): string[] {
-  return [...new Set(text.split(',').map((item) => item.trim()).filter(Boolean))];
+  return [
+    ...new Set(
+      text
+        .split(',')
+        .map((item) => item.trim())
+        .filter(Boolean),
+    ),
+  ];
 }
 
 /** A comma list as stored: trimmed, distinct, no blanks. Returns an error naming the field when an item is too long. */
@@ -50,29 +57,63 @@ export function checkStringMap(field: string, text: string): string | null {
 }
 
 export function toStringMap(text: string): Record<string, string> {
-  return Object.fromEntries(Object.entries(parseObject(text)).flatMap(([name, value]) =>
-    typeof value === 'string' || typeof value === 'number' ? [[name, String(value)]] : []));
+  return Object.fromEntries(
+    Object.entries(parseObject(text)).flatMap(([name, value]) => (typeof value === 'string' || typeof value === 'number' ? [[name, String(value)]] : [])),
+  );
 }
 
 export function toChannelView(row: StoredChannel): ChannelView {
   return {
-    id: row.id, type: row.type, name: row.name, status: row.status, group: row.group, models: row.models,
-    base_url: row.base_url, other: row.other, model_mapping: row.model_mapping, status_code_mapping: row.status_code_mapping,
-    param_override: row.param_override, setting: row.setting, test_model: row.test_model, auto_ban: row.auto_ban,
-    tag: row.tag, priority: row.priority, weight: row.weight, openai_organization: row.openai_organization,
-    response_time: row.response_time, balance: row.balance, balance_updated_time: row.balance_updated_time,
-    used_quota: row.used_quota, created_time: row.created_time, test_time: row.test_time, other_info: row.other_info,
+    id: row.id,
+    type: row.type,
+    name: row.name,
+    status: row.status,
+    group: row.group,
+    models: row.models,
+    base_url: row.base_url,
+    other: row.other,
+    model_mapping: row.model_mapping,
+    status_code_mapping: row.status_code_mapping,
+    param_override: row.param_override,
+    setting: row.setting,
+    test_model: row.test_model,
+    auto_ban: row.auto_ban,
+    tag: row.tag,
+    priority: row.priority,
+    weight: row.weight,
+    openai_organization: row.openai_organization,
+    response_time: row.response_time,
+    balance: row.balance,
+    balance_updated_time: row.balance_updated_time,
+    used_quota: row.used_quota,
+    created_time: row.created_time,
+    test_time: row.test_time,
+    other_info: row.other_info,
     allow_private_network: row.allow_private_network === true,
   };
 }
 
 export function toRoutingRow(row: StoredChannel): RoutingChannel {
   return {
-    id: row.id, type: row.type, name: row.name, status: row.status, groups: splitList(row.group), models: splitList(row.models),
-    base_url: row.base_url, other: row.other, model_mapping: toStringMap(row.model_mapping),
-    status_code_mapping: toStringMap(row.status_code_mapping), param_override: parseObject(row.param_override),
-    setting: parseObject(row.setting), priority: row.priority, weight: row.weight, tag: row.tag, auto_ban: row.auto_ban,
-    openai_organization: row.openai_organization, allow_private_network: row.allow_private_network === true, version: row.version,
+    id: row.id,
+    type: row.type,
+    name: row.name,
+    status: row.status,
+    groups: splitList(row.group),
+    models: splitList(row.models),
+    base_url: row.base_url,
+    other: row.other,
+    model_mapping: toStringMap(row.model_mapping),
+    status_code_mapping: toStringMap(row.status_code_mapping),
+    param_override: parseObject(row.param_override),
+    setting: parseObject(row.setting),
+    priority: row.priority,
+    weight: row.weight,
+    tag: row.tag,
+    auto_ban: row.auto_ban,
+    openai_organization: row.openai_organization,
+    allow_private_network: row.allow_private_network === true,
+    version: row.version,
   };
 }
 

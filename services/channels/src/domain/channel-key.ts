@@ -21,5 +21,12 @@ export const MAX_BATCH_KEYS = 1000;
 export function splitKeys(key: string): string[] {
   const trimmed = key.trim();
   if (trimmed.startsWith('{')) return [trimmed];
-  return [...new Set(trimmed.split(/\r?\n/).map((line) => line.trim()).filter(Boolean))];
+  return [
+    ...new Set(
+      trimmed
+        .split(/\r?\n/)
+        .map((line) => line.trim())
+        .filter(Boolean),
+    ),
+  ];
 }

@@ -21,11 +21,16 @@ export const stepUpRequired = 'a fresh verification is required first (POST /api
 export const channelKeyRoutes: FastifyPluginAsyncZod<{ context: ChannelsContext }> = async (app, { context }) => {
   app.post('/api/channel/:id/key', { schema: { params: idParams }, config: { access: 'root' } }, async (request) => {
     const auth = requireAuth(request);
-    if (await context.kv.increment(`channel-key-reveal:${auth.userId}`, { ttlMs: 60_000 }) > REVEALS_PER_MINUTE) throw new TooManyRequestsError();
+    if ((await context.kv.increment(`channel-key-reveal:${auth.userId}`, { ttlMs: 60_000 })) > REVEALS_PER_MINUTE) throw new TooManyRequestsError();
     if (!auth.session) throw new ForbiddenError(stepUpRequired);
     let verifiedAt: number | null;
     try {
-      ({ verified_at: verifiedAt } = await requestTyped(context.bus, 'identity.session.step-up', { user_id: auth.userId, session: auth.session }, { timeoutMs: 3_000 }));
+      ({ verified_at: verifiedAt } = await requestTyped(
+        context.bus,
+        'identity.session.step-up',
+        { user_id: auth.userId, session: auth.session },
+        { timeoutMs: 3_000 },
+      ));
     } catch (error) {
       throw new OperationalError('identity did not answer the step-up check', 'identity_unavailable', 503, error);
     }

@@ -1,6 +1,13 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { In } from 'typeorm';
-import { ChannelStatus, channelListQuerySchema, channelSearchQuerySchema, createChannelBodySchema, type CopiedChannel, type CreatedChannels } from '@aigw/contracts';
+import {
+  ChannelStatus,
+  channelListQuerySchema,
+  channelSearchQuerySchema,
+  createChannelBodySchema,
+  type CopiedChannel,
+  type CreatedChannels,
+} from '@aigw/contracts';
 import { auditSourceOf } from '@aigw/platform';
 import type { ChannelsContext } from '../context.js';
 import { rebuildAllAbilities } from '../abilities.js';
@@ -39,7 +46,12 @@ export const channelRoutes: FastifyPluginAsyncZod<{ context: ChannelsContext }> 
   });
 
   app.post('/api/channel/copy/:id', { schema: { params: idParams, querystring: copyQuery }, config: admin }, async (request) => {
-    const id = await copyChannel(context, request.params.id, { suffix: request.query.suffix, resetBalance: request.query.reset_balance }, auditSourceOf(request));
+    const id = await copyChannel(
+      context,
+      request.params.id,
+      { suffix: request.query.suffix, resetBalance: request.query.reset_balance },
+      auditSourceOf(request),
+    );
     return { success: true, message: '', data: { id } satisfies CopiedChannel };
   });
 

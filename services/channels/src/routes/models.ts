@@ -20,7 +20,8 @@ export const modelRoutes: FastifyPluginAsyncZod<{ context: ChannelsContext }> = 
       known.set(model, entry);
     };
     for (const [type, entry] of Object.entries(modelCatalogue)) for (const model of entry.models) add(model, Number(type), entry.owner);
-    for (const row of await listed()) for (const model of splitList(row.models)) add(model, row.type, modelCatalogue[row.type as keyof typeof modelCatalogue]?.owner ?? 'custom');
+    for (const row of await listed())
+      for (const model of splitList(row.models)) add(model, row.type, modelCatalogue[row.type as keyof typeof modelCatalogue]?.owner ?? 'custom');
     return { success: true, message: '', data: [...known.values()].sort((a, b) => a.id.localeCompare(b.id)) };
   });
 

@@ -7,7 +7,10 @@ export const updateBodySchema = updateChannelBodySchema;
 
 export const copyQuery = z.object({
   suffix: z.string().max(32).default('_复制'),
-  reset_balance: z.enum(['true', 'false']).default('true').transform((value) => value === 'true'),
+  reset_balance: z
+    .enum(['true', 'false'])
+    .default('true')
+    .transform((value) => value === 'true'),
 });
 
 export const tagBody = z.object({ tag: tagNameSchema });

@@ -41,8 +41,12 @@ export function installFakeRelay(bus: Bus): FakeRelay {
 /** A second connection to channels' own tables in a test environment, to arrange rows or check what was written. */
 export function openChannelsDatabase(env: TestEnvironment): Promise<DataSource> {
   return openDatabase({
-    url: env.databaseUrl, dataDir: env.dataDir, schema: env.schema('channels'),
-    entities: channelsEntities, migrations: channelsMigrations, logger: createSilentLogger(),
+    url: env.databaseUrl,
+    dataDir: env.dataDir,
+    schema: env.schema('channels'),
+    entities: channelsEntities,
+    migrations: channelsMigrations,
+    logger: createSilentLogger(),
   });
 }
 
@@ -54,7 +58,12 @@ export async function collectEvents(bus: Bus, subject: string): Promise<BusEvent
 }
 
 export const channelBody = (overrides: Record<string, unknown> = {}) => ({
-  type: 1, name: 'primary', group: 'default', models: 'gpt-4o,gpt-4o-mini', key: 'sk-test-key-0001', ...overrides,
+  type: 1,
+  name: 'primary',
+  group: 'default',
+  models: 'gpt-4o,gpt-4o-mini',
+  key: 'sk-test-key-0001',
+  ...overrides,
 });
 
 /** Creates channels as `session` and returns their ids. */
@@ -68,10 +77,14 @@ export async function createChannels(gateway: TestGateway, session: Session, ove
 export async function setOption(gateway: TestGateway, root: Session, key: string, value: unknown): Promise<void> {
   const answer = (await gateway.call('PUT', '/api/option/', { session: root, body: { key, value } })).json();
   if (!answer.success) throw new Error(`option ${key} not set: ${answer.message}`);
-  await waitFor(async () => {
-    const mirrored = (await gateway.call('GET', '/internal/channels/options', { session: root })).json().data[key];
-    return JSON.stringify(mirrored) === JSON.stringify(value) || String(mirrored) === String(value);
-  }, 5_000, `${key} mirrored`);
+  await waitFor(
+    async () => {
+      const mirrored = (await gateway.call('GET', '/internal/channels/options', { session: root })).json().data[key];
+      return JSON.stringify(mirrored) === JSON.stringify(value) || String(mirrored) === String(value);
+    },
+    5_000,
+    `${key} mirrored`,
+  );
 }
 
 /** Registers and signs in an ordinary user. */
@@ -99,7 +112,12 @@ export async function startChannelsWorld(backend: Backend): Promise<ChannelsWorl
   const updated = await collectEvents(gateway.env.infra.bus, 'channels.channel.updated');
   const deleted = await collectEvents(gateway.env.infra.bus, 'channels.channel.deleted');
   return {
-    gateway, root, relay, db, updated, deleted,
+    gateway,
+    root,
+    relay,
+    db,
+    updated,
+    deleted,
     async close() {
       await db.destroy();
       await gateway.close();

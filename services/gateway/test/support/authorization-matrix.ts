@@ -23,7 +23,9 @@ const normalize = (route: string) => (route.length > 1 ? route.replace(/\/$/, ''
 
 /** Routes of `service` without a row, and rows naming no route: both must be empty. */
 export function matrixGaps(gateway: TestGateway, service: string, matrix: ReadonlyArray<MatrixRow<string, never>>): { uncovered: string[]; stale: string[] } {
-  const routes = declaredRoutes(gateway.app).filter((route) => route.service === service).map((route) => `${route.method} ${normalize(route.url)}`);
+  const routes = declaredRoutes(gateway.app)
+    .filter((route) => route.service === service)
+    .map((route) => `${route.method} ${normalize(route.url)}`);
   const covered = new Set(matrix.map((row) => `${row.method} ${normalize(row.route)}`));
   return { uncovered: routes.filter((route) => !covered.has(route)), stale: [...covered].filter((route) => !routes.includes(route)) };
 }

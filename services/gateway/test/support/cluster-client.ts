@@ -46,11 +46,17 @@ export class Client {
 
 /** Free TCP ports on 127.0.0.1, held together while choosing so they differ. */
 export async function freePorts(count: number): Promise<number[]> {
-  const servers = await Promise.all(Array.from({ length: count }, () => new Promise<net.Server>((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve(server));
-  })));
+  const servers = await Promise.all(
+    Array.from(
+      { length: count },
+      () =>
+        new Promise<net.Server>((resolve, reject) => {
+          const server = net.createServer();
+          server.once('error', reject);
+          server.listen(0, '127.0.0.1', () => resolve(server));
+        }),
+    ),
+  );
   const ports = servers.map((server) => (server.address() as net.AddressInfo).port);
   await Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))));
   return ports;

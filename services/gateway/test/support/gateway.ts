@@ -35,7 +35,12 @@ export type GatewayOverrides = Partial<Pick<GatewayOptions, 'oauthEndpoints' | '
  * environment's namespace. Rate limits are off unless the test sets them; a variable set to
  * undefined is unset (`INITIAL_ROOT_PASSWORD: undefined` starts with the factory password).
  */
-export async function startGateway(backend: Backend, env: Record<string, string | undefined> = {}, shared?: TestEnvironment, overrides: GatewayOverrides = {}): Promise<TestGateway> {
+export async function startGateway(
+  backend: Backend,
+  env: Record<string, string | undefined> = {},
+  shared?: TestEnvironment,
+  overrides: GatewayOverrides = {},
+): Promise<TestGateway> {
   // A shared environment outlives this gateway (restart tests): closing leaves it to its owner.
   const environment = shared ?? (await createTestEnvironment(backend));
   const config = gatewayConfigSchema.parse({
@@ -53,7 +58,12 @@ export async function startGateway(backend: Backend, env: Record<string, string 
     infra: environment.infra,
     version: 'test',
     webDistDir: config.WEB_DIST_DIR,
-    schemas: { identity: environment.schema('identity'), billing: environment.schema('billing'), channels: environment.schema('channels'), notifier: environment.schema('notifier') },
+    schemas: {
+      identity: environment.schema('identity'),
+      billing: environment.schema('billing'),
+      channels: environment.schema('channels'),
+      notifier: environment.schema('notifier'),
+    },
     ...overrides,
   });
   await app.ready();
@@ -79,8 +89,7 @@ export async function startGateway(backend: Backend, env: Record<string, string 
       const cookie = response.cookies.find((entry) => entry.name === 'session');
       return { id: body.data.id, cookie: cookie!.value };
     },
-    register: (username, password, extra = {}) =>
-      call('POST', '/api/user/register', { body: { username, password, password2: password, ...extra } }),
+    register: (username, password, extra = {}) => call('POST', '/api/user/register', { body: { username, password, password2: password, ...extra } }),
     async close() {
       await app.close();
       if (!shared) await environment.cleanup();

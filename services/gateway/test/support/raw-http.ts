@@ -36,10 +36,12 @@ export function sendRaw(port: number, request: RawRequest): Promise<RawAnswer> {
       const end = received.indexOf('\r\n\r\n');
       if (end < 0) return closed ? finish(new Error(`closed without an answer: ${received.toString()}`)) : undefined;
       const [statusLine, ...lines] = received.subarray(0, end).toString('latin1').split('\r\n');
-      const headers = Object.fromEntries(lines.map((line) => {
-        const colon = line.indexOf(':');
-        return [line.slice(0, colon).trim().toLowerCase(), line.slice(colon + 1).trim()];
-      }));
+      const headers = Object.fromEntries(
+        lines.map((line) => {
+          const colon = line.indexOf(':');
+          return [line.slice(0, colon).trim().toLowerCase(), line.slice(colon + 1).trim()];
+        }),
+      );
       const body = received.subarray(end + 4);
       const length = headers['content-length'] === undefined ? undefined : Number(headers['content-length']);
       if (length !== undefined ? body.length >= length : closed) {
@@ -53,7 +55,11 @@ export function sendRaw(port: number, request: RawRequest): Promise<RawAnswer> {
     socket.on('end', () => tryParse(true));
     socket.on('error', (error) => (received.length > 0 ? tryParse(true) : finish(error)));
     socket.on('close', () => tryParse(true));
-    const head = [`${request.method} ${request.path} HTTP/1.1`, 'host: 127.0.0.1', ...Object.entries(request.headers).map(([name, value]) => `${name}: ${value}`)];
+    const head = [
+      `${request.method} ${request.path} HTTP/1.1`,
+      'host: 127.0.0.1',
+      ...Object.entries(request.headers).map(([name, value]) => `${name}: ${value}`),
+    ];
     socket.write(`${head.join('\r\n')}\r\n\r\n`);
     if (request.body !== undefined) socket.write(request.body);
   });

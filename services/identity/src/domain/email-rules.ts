@@ -12,7 +12,10 @@ export function checkEmail(email: string, rules: EmailRules): string | null {
   const local = email.slice(0, at);
   const domain = email.slice(at + 1).toLowerCase();
   if (rules.domainRestriction) {
-    const allowed = rules.whitelist.split(',').map((entry) => entry.trim().toLowerCase()).filter(Boolean);
+    const allowed = rules.whitelist
+      .split(',')
+      .map((entry) => entry.trim().toLowerCase())
+      .filter(Boolean);
     if (!allowed.includes(domain)) return 'the administrator only allows emails from these domains: ' + allowed.join(', ');
   }
   if (rules.aliasRestriction && /[+.]/.test(local)) return "email aliases ('+' or '.' in the name part) are not allowed";

@@ -37,7 +37,10 @@ function originOf(address: string): URL | null {
 /** Throws an Error with a message for the administrator when no usable origin is left. */
 export function resolveRelyingParty(settings: RelyingPartySettings, requestOrigin: string): RelyingParty {
   const base = originOf(settings.serverAddress) ?? originOf(requestOrigin);
-  const listed = settings.origins.split(',').map((origin) => origin.trim().replace(/\/+$/, '')).filter(Boolean);
+  const listed = settings.origins
+    .split(',')
+    .map((origin) => origin.trim().replace(/\/+$/, ''))
+    .filter(Boolean);
   const candidates = listed.length > 0 ? listed : base ? [base.origin] : [];
   const origins = candidates.filter((origin) => {
     const url = originOf(origin);

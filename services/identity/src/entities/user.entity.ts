@@ -75,6 +75,10 @@ export class UserEntity {
   created_at: number;
 
   /** Deregistration time (ms since epoch), or null. Deregistered users keep their row. */
-  @Column({ type: 'bigint', nullable: true, transformer: { to: (value: number | null) => value, from: (value: string | number | null) => (value === null ? null : Number(value)) } })
+  @Column({
+    type: 'bigint',
+    nullable: true,
+    transformer: { to: (value: number | null) => value, from: (value: string | number | null) => (value === null ? null : Number(value)) },
+  })
   deleted_at: number | null;
 }

@@ -15,13 +15,22 @@ export class UsernameKey1733300000000 implements MigrationInterface {
   async up(runner: QueryRunner): Promise<void> {
     await runner.addColumn('users', new TableColumn({ name: 'username_key', type: 'varchar', length: '255', isNullable: true }));
     const users: Array<{ id: number | string; username: string }> = await runner.manager
-      .createQueryBuilder().select(['id', 'username']).from('users', 'users').orderBy('id', 'ASC').getRawMany();
+      .createQueryBuilder()
+      .select(['id', 'username'])
+      .from('users', 'users')
+      .orderBy('id', 'ASC')
+      .getRawMany();
     const taken = new Set<string>();
     for (const user of users) {
       const key = usernameKey(user.username);
       if (taken.has(key) || key.length > 255) continue; // a later clash by case keeps null
       taken.add(key);
-      await runner.manager.createQueryBuilder().update('users').set({ username_key: key }).where('id = :id', { id: Number(user.id) }).execute();
+      await runner.manager
+        .createQueryBuilder()
+        .update('users')
+        .set({ username_key: key })
+        .where('id = :id', { id: Number(user.id) })
+        .execute();
     }
     await runner.createIndex('users', new TableIndex({ name: 'users_username_key_unique', columnNames: ['username_key'], isUnique: true }));
   }

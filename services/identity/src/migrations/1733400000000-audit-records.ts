@@ -8,24 +8,26 @@ export class AuditRecords1733400000000 implements MigrationInterface {
   name = 'AuditRecords1733400000000';
 
   async up(runner: QueryRunner): Promise<void> {
-    await runner.createTable(new Table({
-      name: 'audit_records',
-      columns: [
-        { name: 'id', type: 'varchar', length: '64', isPrimary: true },
-        { name: 'time_ms', type: 'bigint', isNullable: false },
-        { name: 'service', type: 'varchar', length: '16', isNullable: false },
-        { name: 'actor_id', type: 'integer', isNullable: false },
-        { name: 'actor_username', type: 'varchar', length: '64', isNullable: false },
-        { name: 'actor_role', type: 'integer', isNullable: false },
-        { name: 'action', type: 'varchar', length: '64', isNullable: false },
-        { name: 'target_type', type: 'varchar', length: '32', isNullable: false },
-        { name: 'target_id', type: 'varchar', length: '128', isNullable: false },
-        { name: 'target_label', type: 'varchar', length: '255', isNullable: false },
-        { name: 'before_values', type: 'text', isNullable: true },
-        { name: 'after_values', type: 'text', isNullable: true },
-        { name: 'ip', type: 'varchar', length: '64', isNullable: false },
-      ],
-    }));
+    await runner.createTable(
+      new Table({
+        name: 'audit_records',
+        columns: [
+          { name: 'id', type: 'varchar', length: '64', isPrimary: true },
+          { name: 'time_ms', type: 'bigint', isNullable: false },
+          { name: 'service', type: 'varchar', length: '16', isNullable: false },
+          { name: 'actor_id', type: 'integer', isNullable: false },
+          { name: 'actor_username', type: 'varchar', length: '64', isNullable: false },
+          { name: 'actor_role', type: 'integer', isNullable: false },
+          { name: 'action', type: 'varchar', length: '64', isNullable: false },
+          { name: 'target_type', type: 'varchar', length: '32', isNullable: false },
+          { name: 'target_id', type: 'varchar', length: '128', isNullable: false },
+          { name: 'target_label', type: 'varchar', length: '255', isNullable: false },
+          { name: 'before_values', type: 'text', isNullable: true },
+          { name: 'after_values', type: 'text', isNullable: true },
+          { name: 'ip', type: 'varchar', length: '64', isNullable: false },
+        ],
+      }),
+    );
     const indexes: Array<[string, string[]]> = [
       ['audit_records_time', ['time_ms']],
       ['audit_records_actor', ['actor_id', 'time_ms']],

@@ -5,4 +5,11 @@ import { TwoFactor1733200000000 } from './1733200000000-two-factor.js';
 import { UsernameKey1733300000000 } from './1733300000000-username-key.js';
 import { AuditRecords1733400000000 } from './1733400000000-audit-records.js';
 
-export const identityMigrations = [Initial1732300000000, UserLanguage1732700000000, UserOidcId1732800000000, TwoFactor1733200000000, UsernameKey1733300000000, AuditRecords1733400000000];
+export const identityMigrations = [
+  Initial1732300000000,
+  UserLanguage1732700000000,
+  UserOidcId1732800000000,
+  TwoFactor1733200000000,
+  UsernameKey1733300000000,
+  AuditRecords1733400000000,
+];

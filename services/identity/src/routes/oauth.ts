@@ -7,8 +7,14 @@ import { clearCookie, readCookie, requireAuth, setCookie, UserError, type Egress
 import type { IdentityContext } from '../context.js';
 import { bindExternalAccount, externalAccountUser } from '../external-accounts.js';
 import {
-  oauthProviders, wechatAccount, wechatLogin,
-  type ExternalAccount, type ExternalLogin, type OAuthEndpoints, type OAuthProvider, type ProviderContext,
+  oauthProviders,
+  wechatAccount,
+  wechatLogin,
+  type ExternalAccount,
+  type ExternalLogin,
+  type OAuthEndpoints,
+  type OAuthProvider,
+  type ProviderContext,
 } from '../oauth-providers.js';
 import { languageOf } from '../users.js';
 import { signIn } from './session.js';
@@ -75,12 +81,16 @@ export const oauthRoutes: FastifyPluginAsyncZod<OAuthRoutesOptions> = async (app
   };
 
   // The state the console passes to the provider's authorization page (`aff` keeps an invite code).
-  app.get('/api/oauth/state', { schema: { querystring: z.object({ aff: z.string().max(32).optional() }) }, config: { access: 'public' } }, async (request, reply) => {
-    const state = crypto.randomBytes(9).toString('base64url');
-    await kv.set(stateKey(state), request.query.aff ?? '', { ttlMs: STATE_TTL_MS });
-    setCookie(reply, STATE_COOKIE, state, { maxAgeSeconds: STATE_TTL_MS / 1000, secure: request.protocol === 'https' });
-    return { success: true, message: '', data: state };
-  });
+  app.get(
+    '/api/oauth/state',
+    { schema: { querystring: z.object({ aff: z.string().max(32).optional() }) }, config: { access: 'public' } },
+    async (request, reply) => {
+      const state = crypto.randomBytes(9).toString('base64url');
+      await kv.set(stateKey(state), request.query.aff ?? '', { ttlMs: STATE_TTL_MS });
+      setCookie(reply, STATE_COOKIE, state, { maxAgeSeconds: STATE_TTL_MS / 1000, secure: request.protocol === 'https' });
+      return { success: true, message: '', data: state };
+    },
+  );
 
   const callbackRoute = { schema: { querystring: callbackQuerySchema }, config: { access: 'public' as const } };
   app.get('/api/oauth/github', callbackRoute, callback(oauthProviders.github));

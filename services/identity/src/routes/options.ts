@@ -12,7 +12,10 @@ export const optionRoutes: FastifyPluginAsyncZod<{ context: IdentityContext }> =
 
   /** The record of a change of `key` from `before` to what the store holds now. */
   const optionAudit = (key: OptionKey, before: unknown): AuditEntry => ({
-    action: 'option.updated', target: { type: 'option', id: key, label: key }, before: { [key]: before }, after: { [key]: options.get(key) },
+    action: 'option.updated',
+    target: { type: 'option', id: key, label: key },
+    before: { [key]: before },
+    after: { [key]: options.get(key) },
   });
 
   app.get('/api/option/', { config: { access: 'root' } }, async () => ({ success: true, message: '', data: options.publicRows() }));

@@ -116,7 +116,12 @@ export const passkeyRoutes: FastifyPluginAsyncZod<{ context: IdentityContext }> 
     if (removed === 0) throw new UserError('the user has no passkey');
     await endSessions(context, target.id);
     logger.info({ actorId: actor.userId, targetId: target.id }, 'passkeys reset by an admin');
-    await recordAudit(request, bus, 'identity', { action: 'user.passkey_reset', target: userTarget(target), before: { passkeys: removed }, after: { passkeys: 0 } });
+    await recordAudit(request, bus, 'identity', {
+      action: 'user.passkey_reset',
+      target: userTarget(target),
+      before: { passkeys: removed },
+      after: { passkeys: 0 },
+    });
     return { success: true, message: "the user's passkeys have been removed" };
   });
 };

@@ -6,13 +6,17 @@ import { languageOf } from '../users.js';
 
 /** Registration, email verification codes and password reset (registration.ts). */
 export const registrationRoutes: FastifyPluginAsyncZod<{ context: IdentityContext }> = async (app, { context }) => {
-  app.post('/api/user/register', {
-    schema: { body: registerBodySchema, querystring: turnstileQuerySchema },
-    config: { access: 'public' },
-  }, async (request) => {
-    await registerWithPassword(context, request.body, languageOf(request.headers['accept-language']));
-    return { success: true, message: '' };
-  });
+  app.post(
+    '/api/user/register',
+    {
+      schema: { body: registerBodySchema, querystring: turnstileQuerySchema },
+      config: { access: 'public' },
+    },
+    async (request) => {
+      await registerWithPassword(context, request.body, languageOf(request.headers['accept-language']));
+      return { success: true, message: '' };
+    },
+  );
 
   // Mails go out on POST only (rule R12); the human check, when on, comes as `?turnstile=` as on register.
   const mailRoute = { schema: { body: emailBodySchema, querystring: turnstileQuerySchema }, config: { access: 'public' as const } };

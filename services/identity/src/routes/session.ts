@@ -16,7 +16,13 @@ import { pendingTwoFactorLogin } from '../ceremonies.js';
  * Starts a session for `user` (cookie set on the reply) and returns what the login answers; for a
  * user with two-factor sign-in, a pending login instead (`require_2fa`), unless `secondFactorDone`.
  */
-export async function signIn(context: IdentityContext, request: FastifyRequest, reply: FastifyReply, user: UserEntity, how: { secondFactorDone?: boolean } = {}): Promise<LoginResult | TwoFactorChallenge> {
+export async function signIn(
+  context: IdentityContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  user: UserEntity,
+  how: { secondFactorDone?: boolean } = {},
+): Promise<LoginResult | TwoFactorChallenge> {
   // The console sends its language on every call: mails to this user are written in it from now on.
   const language = languageOf(request.headers['accept-language']);
   if (language && language !== user.language) {

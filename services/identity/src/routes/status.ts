@@ -11,10 +11,17 @@ export async function statusRoutes(app: FastifyInstance, { context }: { context:
   const passkeyStatus = () => {
     let rp: { id: string; origins: string[] } = { id: '', origins: [] };
     try {
-      rp = resolveRelyingParty({
-        rpId: options.get('passkey.rp_id'), rpName: options.get('passkey.rp_display_name'), origins: options.get('passkey.origins'),
-        allowInsecureOrigin: options.get('passkey.allow_insecure_origin'), serverAddress: options.get('ServerAddress'), systemName: options.get('SystemName'),
-      }, '');
+      rp = resolveRelyingParty(
+        {
+          rpId: options.get('passkey.rp_id'),
+          rpName: options.get('passkey.rp_display_name'),
+          origins: options.get('passkey.origins'),
+          allowInsecureOrigin: options.get('passkey.allow_insecure_origin'),
+          serverAddress: options.get('ServerAddress'),
+          systemName: options.get('SystemName'),
+        },
+        '',
+      );
     } catch {
       // Not usable as configured: the id and origins stay empty, sign-in with a passkey refuses with the reason.
     }

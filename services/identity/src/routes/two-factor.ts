@@ -55,7 +55,11 @@ export const twoFactorRoutes: FastifyPluginAsyncZod<{ context: IdentityContext }
   app.post('/api/user/2fa/backup_codes', { schema: { body: twoFactorCodeBodySchema }, config: user }, async (request) => {
     const auth = requireAuth(request);
     await secondFactors.verifyCode(auth.userId, request.body.code, { backup: false });
-    return { success: true, message: 'new backup codes: the previous ones no longer work', data: { backup_codes: await secondFactors.replaceBackupCodes(auth.userId) } satisfies BackupCodes };
+    return {
+      success: true,
+      message: 'new backup codes: the previous ones no longer work',
+      data: { backup_codes: await secondFactors.replaceBackupCodes(auth.userId) } satisfies BackupCodes,
+    };
   });
 
   // The second step of a sign-in: the browser's pending login (single use, 5 minutes) and a code.
@@ -85,7 +89,12 @@ export const twoFactorRoutes: FastifyPluginAsyncZod<{ context: IdentityContext }
     if (!(await secondFactors.disable(target.id))) throw new UserError('the user has not enabled two-factor authentication');
     await endSessions(context, target.id);
     logger.info({ actorId: actor.userId, targetId: target.id }, 'two-factor authentication reset by an admin');
-    await recordAudit(request, bus, 'identity', { action: 'user.2fa_reset', target: userTarget(target), before: { two_factor_enabled: true }, after: { two_factor_enabled: false } });
+    await recordAudit(request, bus, 'identity', {
+      action: 'user.2fa_reset',
+      target: userTarget(target),
+      before: { two_factor_enabled: true },
+      after: { two_factor_enabled: false },
+    });
     return { success: true, message: "the user's two-factor authentication has been reset" };
   });
 };

@@ -1,7 +1,12 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import {
-  createUserBodySchema, idSchema, manageUserBodySchema, pageQuerySchema, updateUserBodySchema, userSearchQuerySchema,
+  createUserBodySchema,
+  idSchema,
+  manageUserBodySchema,
+  pageQuerySchema,
+  updateUserBodySchema,
+  userSearchQuerySchema,
   type ManageUserResult,
 } from '@aigw/contracts';
 import { auditSourceOf, requireAuth } from '@aigw/platform';

@@ -62,7 +62,15 @@ export class SoftAuthenticator {
     const parts: Buffer[] = [sha256(rpId), Buffer.from([flags]), count];
     if (attested) {
       const jwk = attested.keys.publicKey.export({ format: 'jwk' });
-      const cose = cbor(new Map<number, Cbor>([[1, 2], [3, -7], [-1, 1], [-2, Buffer.from(jwk.x!, 'base64url')], [-3, Buffer.from(jwk.y!, 'base64url')]]));
+      const cose = cbor(
+        new Map<number, Cbor>([
+          [1, 2],
+          [3, -7],
+          [-1, 1],
+          [-2, Buffer.from(jwk.x!, 'base64url')],
+          [-3, Buffer.from(jwk.y!, 'base64url')],
+        ]),
+      );
       const length = Buffer.alloc(2);
       length.writeUInt16BE(attested.id.length);
       parts.push(Buffer.alloc(16), length, attested.id, cose);
@@ -73,13 +81,24 @@ export class SoftAuthenticator {
   /** The answer of navigator.credentials.create() to registration options. */
   create(options: CreationOptions, origin = this.origin) {
     const credential: Credential = {
-      id: crypto.randomBytes(16), keys: crypto.generateKeyPairSync('ec', { namedCurve: 'P-256' }), userHandle: options.user.id, counter: 0,
+      id: crypto.randomBytes(16),
+      keys: crypto.generateKeyPairSync('ec', { namedCurve: 'P-256' }),
+      userHandle: options.user.id,
+      counter: 0,
     };
     this.credentials.push(credential);
     const clientDataJSON = JSON.stringify({ type: 'webauthn.create', challenge: options.challenge, origin, crossOrigin: false });
-    const attestationObject = cbor(new Map<string, Cbor>([['fmt', 'none'], ['attStmt', new Map()], ['authData', this.authData(options.rp.id ?? 'localhost', 0, credential)]]));
+    const attestationObject = cbor(
+      new Map<string, Cbor>([
+        ['fmt', 'none'],
+        ['attStmt', new Map()],
+        ['authData', this.authData(options.rp.id ?? 'localhost', 0, credential)],
+      ]),
+    );
     return {
-      id: b64url(credential.id), rawId: b64url(credential.id), type: 'public-key' as const,
+      id: b64url(credential.id),
+      rawId: b64url(credential.id),
+      type: 'public-key' as const,
       response: { clientDataJSON: b64url(clientDataJSON), attestationObject: b64url(attestationObject), transports: ['internal'] },
       clientExtensionResults: {},
     };
@@ -95,9 +114,13 @@ export class SoftAuthenticator {
     const authenticatorData = this.authData(options.rpId ?? 'localhost', credential.counter);
     const signature = crypto.sign('sha256', Buffer.concat([authenticatorData, sha256(clientDataJSON)]), credential.keys.privateKey);
     return {
-      id: b64url(credential.id), rawId: b64url(credential.id), type: 'public-key' as const,
+      id: b64url(credential.id),
+      rawId: b64url(credential.id),
+      type: 'public-key' as const,
       response: {
-        clientDataJSON: b64url(clientDataJSON), authenticatorData: b64url(authenticatorData), signature: b64url(signature),
+        clientDataJSON: b64url(clientDataJSON),
+        authenticatorData: b64url(authenticatorData),
+        signature: b64url(signature),
         userHandle: credential.userHandle,
       },
       clientExtensionResults: {},

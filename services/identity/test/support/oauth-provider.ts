@@ -49,7 +49,8 @@ export async function startFakeOAuthProvider(): Promise<FakeOAuthProvider> {
 
       if (['POST /login/oauth/access_token', 'POST /oauth2/token', 'POST /oidc/token'].includes(route)) {
         const code = route.startsWith('POST /login') ? (JSON.parse(body) as { code?: string }).code : new URLSearchParams(body).get('code');
-        if (code === ECHO_CODE) return send(500, { error: 'server_error', error_description: `cannot handle ${body} (${request.headers.authorization ?? ''})` });
+        if (code === ECHO_CODE)
+          return send(500, { error: 'server_error', error_description: `cannot handle ${body} (${request.headers.authorization ?? ''})` });
         const user = code ? codes.get(code) : undefined;
         if (!user) {
           const refusal = { error: 'bad_verification_code', error_description: 'The code passed is incorrect or expired.' };
@@ -65,7 +66,12 @@ export async function startFakeOAuthProvider(): Promise<FakeOAuthProvider> {
         return user ? send(200, user) : send(401, { message: 'Bad credentials' });
       }
       if (route === 'GET /.well-known/openid-configuration') {
-        return send(200, { issuer: base, authorization_endpoint: `${base}/oidc/authorize`, token_endpoint: `${base}/oidc/token`, userinfo_endpoint: `${base}/oidc/userinfo` });
+        return send(200, {
+          issuer: base,
+          authorization_endpoint: `${base}/oidc/authorize`,
+          token_endpoint: `${base}/oidc/token`,
+          userinfo_endpoint: `${base}/oidc/userinfo`,
+        });
       }
       if (route === 'GET /api/wechat/user') {
         const code = url.searchParams.get('code') ?? '';
@@ -83,9 +89,10 @@ export async function startFakeOAuthProvider(): Promise<FakeOAuthProvider> {
     url: base,
     requests,
     grant: (code, user) => void codes.set(code, user),
-    close: () => new Promise((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }

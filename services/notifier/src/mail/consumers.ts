@@ -59,7 +59,10 @@ async function balanceDropped(runtime: MailRuntime, drop: EventPayload<'billing.
   }
   const display = { inCurrency: options.get('DisplayInCurrencyEnabled'), quotaPerUnit: options.get('QuotaPerUnit') };
   await queueMail(runtime, {
-    cause: event.id, to: contact.email, template: 'low_balance', locale: contact.locale,
+    cause: event.id,
+    to: contact.email,
+    template: 'low_balance',
+    locale: contact.locale,
     params: {
       username: contact.display_name || contact.username,
       quota: formatQuota(drop.quota, display),
@@ -72,12 +75,16 @@ async function balanceDropped(runtime: MailRuntime, drop: EventPayload<'billing.
 
 async function channelDisabled(runtime: MailRuntime, alert: EventPayload<'channels.channel.disabled'>, event: BusEvent): Promise<void> {
   const { bus, logger, options } = runtime.context;
-  const roots = (await requestTyped(bus, 'identity.user.contacts', { user_ids: [], roots: true })).contacts
-    .filter((contact) => recipientSchema.safeParse(contact.email).success);
+  const roots = (await requestTyped(bus, 'identity.user.contacts', { user_ids: [], roots: true })).contacts.filter(
+    (contact) => recipientSchema.safeParse(contact.email).success,
+  );
   if (roots.length === 0) logger.warn({ channelId: alert.channel_id }, 'channel disabled, but no root has an email to alert');
   for (const root of roots) {
     await queueMail(runtime, {
-      cause: event.id, to: root.email, template: 'channel_disabled', locale: root.locale,
+      cause: event.id,
+      to: root.email,
+      template: 'channel_disabled',
+      locale: root.locale,
       params: { name: alert.name, id: String(alert.channel_id), reason: alert.reason, time: formatTime(alert.time), system_name: options.get('SystemName') },
     });
   }

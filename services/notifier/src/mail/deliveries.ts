@@ -75,7 +75,9 @@ export async function queueMail<T extends MailTemplate>(runtime: MailRuntime, or
   }
   if (delivery.status !== 'pending') return;
   await context.jobs.add(MAIL_JOB, { delivery_id: delivery.id } satisfies z.infer<typeof mailJobSchema>, {
-    jobId: String(delivery.id), attempts: settings.attempts, backoffMs: settings.backoffMs,
+    jobId: String(delivery.id),
+    attempts: settings.attempts,
+    backoffMs: settings.backoffMs,
   });
 }
 

@@ -60,8 +60,13 @@ export function smtpSettings(options: OptionsMirror): SmtpSettings | { missing: 
   if (!from) return { missing: 'SMTPFrom' };
   const port = options.get('SMTPPort');
   return {
-    host, port, secure: options.get('SMTPSSLEnabled') || port === 465,
-    account, token: options.get('SMTPToken'), from, fromName: options.get('SystemName'),
+    host,
+    port,
+    secure: options.get('SMTPSSLEnabled') || port === 465,
+    account,
+    token: options.get('SMTPToken'),
+    from,
+    fromName: options.get('SystemName'),
   };
 }
 
@@ -120,7 +125,9 @@ export function createMailer(options: OptionsMirror, timeouts: SmtpTimeouts = de
       const settings = smtpSettings(options);
       if ('missing' in settings) throw new SmtpNotConfiguredError(settings.missing);
       const [checked] = await resolveEgressHost(settings.host, {
-        allowPrivateNetwork: options.get('AllowPrivateNetworkSmtp'), refusal: SMTP_REFUSAL, resolve: egress.resolve,
+        allowPrivateNetwork: options.get('AllowPrivateNetworkSmtp'),
+        refusal: SMTP_REFUSAL,
+        resolve: egress.resolve,
       });
       await transporterFor(settings, checked!.address).sendMail({
         from: { name: settings.fromName, address: settings.from },

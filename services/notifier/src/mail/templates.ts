@@ -91,17 +91,11 @@ const wordings: { [T in MailTemplate]: Record<Locale, Wording<T>> } = {
   channel_disabled: {
     'zh-CN': {
       subject: (p) => `通道「${p.name}」（#${p.id}）已被禁用`,
-      lines: (p) => [
-        [`通道「${p.name}」（#${p.id}）已被禁用，原因：`, { strong: p.reason }],
-        [`禁用时间：${p.time}`],
-      ],
+      lines: (p) => [[`通道「${p.name}」（#${p.id}）已被禁用，原因：`, { strong: p.reason }], [`禁用时间：${p.time}`]],
     },
     'en-US': {
       subject: (p) => `Channel "${p.name}" (#${p.id}) has been disabled`,
-      lines: (p) => [
-        [`Channel "${p.name}" (#${p.id}) has been disabled. Reason: `, { strong: p.reason }],
-        [`Disabled at: ${p.time}`],
-      ],
+      lines: (p) => [[`Channel "${p.name}" (#${p.id}) has been disabled. Reason: `, { strong: p.reason }], [`Disabled at: ${p.time}`]],
     },
   },
 };

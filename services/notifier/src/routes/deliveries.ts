@@ -21,7 +21,16 @@ export const deliveryRoutes: FastifyPluginAsyncZod<{ context: NotifierContext }>
 /** A whitelist: the payload stays out (mails carry codes and reset links). */
 function toDeliveryView(row: DeliveryEntity): DeliveryView {
   return {
-    id: row.id, kind: row.kind, target: row.target, topic: row.topic, webhook_id: row.webhook_id, status: row.status,
-    attempts: row.attempts, response_status: row.response_status, last_error: row.last_error, created_at: row.created_at, updated_at: row.updated_at,
+    id: row.id,
+    kind: row.kind,
+    target: row.target,
+    topic: row.topic,
+    webhook_id: row.webhook_id,
+    status: row.status,
+    attempts: row.attempts,
+    response_status: row.response_status,
+    last_error: row.last_error,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
   };
 }

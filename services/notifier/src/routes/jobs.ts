@@ -17,9 +17,12 @@ export const jobRoutes: FastifyPluginAsyncZod<{ context: NotifierContext }> = as
     const data: JobView[] = recordedJobs.map((job) => {
       const schedule = scheduleOf.get(job.name)!;
       return {
-        ...job, ...runs.get(job.name)!,
+        ...job,
+        ...runs.get(job.name)!,
         schedule_status: {
-          wanted: schedule.wanted, every_ms: schedule.everyMs, registered: schedule.registered,
+          wanted: schedule.wanted,
+          every_ms: schedule.everyMs,
+          registered: schedule.registered,
           next_run_at: schedule.nextRunAt === null ? null : Math.floor(schedule.nextRunAt / 1000),
         },
       };

@@ -5,7 +5,16 @@ import { recordAudit, type AuditEntry } from '@aigw/platform';
 import type { WebhookEndpointEntity } from '../entities/index.js';
 import type { WebhookRuntime } from '../webhooks/delivery.js';
 import { sendPing } from '../webhooks/delivery.js';
-import { createEndpoint, deleteEndpoint, getEndpoint, listEndpoints, parseSubjects, rotateSecret, toEndpointView, updateEndpoint } from '../webhooks/endpoints.js';
+import {
+  createEndpoint,
+  deleteEndpoint,
+  getEndpoint,
+  listEndpoints,
+  parseSubjects,
+  rotateSecret,
+  toEndpointView,
+  updateEndpoint,
+} from '../webhooks/endpoints.js';
 
 const idParams = z.object({ id: idSchema });
 

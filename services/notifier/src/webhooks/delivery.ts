@@ -2,8 +2,14 @@ import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { eventSchemas, WEBHOOK_PING_SUBJECT, webhookSubjects, type EventSubject, type WebhookTestResult } from '@aigw/contracts';
 import {
-  EgressBlockedError, EgressError, openSecret,
-  type BusEvent, type EgressClient, type EgressResponse, type Job, type Subscription,
+  EgressBlockedError,
+  EgressError,
+  openSecret,
+  type BusEvent,
+  type EgressClient,
+  type EgressResponse,
+  type Job,
+  type Subscription,
 } from '@aigw/platform';
 import { failDelivery, finishDelivery, recordDelivery, type DeliveryCause } from '../delivery-records.js';
 import { DeliveryEntity, WebhookEndpointEntity } from '../entities/index.js';
@@ -169,11 +175,17 @@ export async function deliver(runtime: WebhookRuntime, job: Job): Promise<void> 
   const endpoint = await context.db.getRepository(WebhookEndpointEntity).findOneBy({ id: delivery.webhook_id });
   if (!endpoint || !endpoint.enabled) {
     // Root's decision, not the endpoint's failure: recorded, not announced.
-    await finishDelivery(context.db, delivery.id, { status: 'failed', attempts: delivery.attempts, last_error: endpoint ? 'endpoint disabled before delivery' : 'endpoint deleted before delivery' });
+    await finishDelivery(context.db, delivery.id, {
+      status: 'failed',
+      attempts: delivery.attempts,
+      last_error: endpoint ? 'endpoint disabled before delivery' : 'endpoint deleted before delivery',
+    });
     return;
   }
   const outcome = await callEndpoint(runtime, delivery.target, openSecret(endpoint.secret_encrypted, context.keySecret), {
-    id: delivery.dedupe_key, subject: delivery.topic, body: delivery.payload,
+    id: delivery.dedupe_key,
+    subject: delivery.topic,
+    body: delivery.payload,
   });
   const recorded = { attempts: attempt, response_status: outcome.statusCode };
   if (outcome.ok) {
@@ -193,6 +205,10 @@ export async function sendPing(runtime: WebhookRuntime, endpoint: WebhookEndpoin
   const id = randomUUID();
   const body = webhookBody({ id, subject: WEBHOOK_PING_SUBJECT, time: new Date().toISOString(), data: { webhook_id: endpoint.id } });
   const started = Date.now();
-  const outcome = await callEndpoint(runtime, endpoint.url, openSecret(endpoint.secret_encrypted, runtime.context.keySecret), { id, subject: WEBHOOK_PING_SUBJECT, body });
+  const outcome = await callEndpoint(runtime, endpoint.url, openSecret(endpoint.secret_encrypted, runtime.context.keySecret), {
+    id,
+    subject: WEBHOOK_PING_SUBJECT,
+    body,
+  });
   return { ok: outcome.ok, status_code: outcome.statusCode, duration_ms: Date.now() - started, error: outcome.error };
 }

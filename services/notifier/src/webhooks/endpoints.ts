@@ -1,7 +1,10 @@
 import type { z } from 'zod';
 import {
   WEBHOOK_ENDPOINTS_MAX,
-  type WebhookEndpoint, type WebhookWithSecret, type createWebhookBodySchema, type updateWebhookBodySchema,
+  type WebhookEndpoint,
+  type WebhookWithSecret,
+  type createWebhookBodySchema,
+  type updateWebhookBodySchema,
 } from '@aigw/contracts';
 import { EgressBlockedError, EgressError, NotFoundError, sealSecret, UserError, type EgressClient } from '@aigw/platform';
 import { WebhookEndpointEntity } from '../entities/index.js';
@@ -33,8 +36,13 @@ export function parseSubjects(stored: string): string[] {
 /** The whitelist root sees (rule R4: no secret, sealed or not). */
 export function toEndpointView(row: WebhookEndpointEntity): WebhookEndpoint {
   return {
-    id: row.id, url: row.url, subjects: parseSubjects(row.subjects), description: row.description,
-    enabled: row.enabled, created_at: row.created_at, updated_at: row.updated_at,
+    id: row.id,
+    url: row.url,
+    subjects: parseSubjects(row.subjects),
+    description: row.description,
+    enabled: row.enabled,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
   };
 }
 
@@ -67,8 +75,13 @@ export async function createEndpoint(context: NotifierContext, egress: EgressCli
   const secret = body.secret ?? generateWebhookSecret();
   const now = nowSeconds();
   const values = {
-    url: body.url, subjects: JSON.stringify(body.subjects), description: body.description, enabled: body.enabled,
-    secret_encrypted: sealSecret(secret, context.keySecret), created_at: now, updated_at: now,
+    url: body.url,
+    subjects: JSON.stringify(body.subjects),
+    description: body.description,
+    enabled: body.enabled,
+    secret_encrypted: sealSecret(secret, context.keySecret),
+    created_at: now,
+    updated_at: now,
   };
   const id = (await repository.insert({ ...values })).identifiers[0]!.id as number;
   return { ...toEndpointView(await getEndpoint(context, id)), secret };

@@ -7,14 +7,19 @@ import { createApp, createBullJobs, createBus, createSilentLogger, createStores 
 import notifierPlugin from '@aigw/notifier/plugin';
 
 const { NAMESPACE: namespace, NATS_URL: natsUrl, REDIS_URL: redisUrl, DATABASE_URL: databaseUrl, DATA_DIR: dataDir } = process.env;
-if (!namespace || !natsUrl || !redisUrl || !databaseUrl || !dataDir) throw new Error('mail-worker: NAMESPACE, NATS_URL, REDIS_URL, DATABASE_URL and DATA_DIR are needed');
+if (!namespace || !natsUrl || !redisUrl || !databaseUrl || !dataDir)
+  throw new Error('mail-worker: NAMESPACE, NATS_URL, REDIS_URL, DATABASE_URL and DATA_DIR are needed');
 
 const logger = createSilentLogger();
 const bus = await createBus({ natsUrl, namespace, logger });
 const jobs = createBullJobs({ redisUrl, prefix: `aigw-${namespace}`, logger, lockDurationMs: 1_000, stalledIntervalMs: 300 });
 const stores = createStores({ redisUrl, prefix: `aigw:${namespace}`, logger });
 const infra = {
-  bus, jobs, counters: stores.counters, kv: stores.kv, logger,
+  bus,
+  jobs,
+  counters: stores.counters,
+  kv: stores.kv,
+  logger,
   async close() {
     await jobs.close();
     await bus.close();
@@ -24,7 +29,11 @@ const infra = {
 
 const app = createApp({ logger, bodyLimitBytes: 1_048_576 });
 await app.register(notifierPlugin, {
-  infra, databaseUrl, dataDir, schema: `${namespace}_notifier`, keySecret: 'mail-worker-test-key-secret-0123456789',
+  infra,
+  databaseUrl,
+  dataDir,
+  schema: `${namespace}_notifier`,
+  keySecret: 'mail-worker-test-key-secret-0123456789',
   mail: { attempts: 5, backoffMs: 200, concurrency: 1 },
 });
 await app.ready();

@@ -13,8 +13,12 @@ export const SERVER_ADDRESS = 'https://gw.example.com';
 /** A second connection to the notifier's tables, to check the delivery records. */
 export function openNotifierDatabase(env: TestEnvironment): Promise<DataSource> {
   return openDatabase({
-    url: env.databaseUrl, dataDir: env.dataDir, schema: env.schema('notifier'),
-    entities: notifierEntities, migrations: notifierMigrations, logger: createSilentLogger(),
+    url: env.databaseUrl,
+    dataDir: env.dataDir,
+    schema: env.schema('notifier'),
+    entities: notifierEntities,
+    migrations: notifierMigrations,
+    logger: createSilentLogger(),
   });
 }
 
@@ -32,10 +36,14 @@ export async function setOptions(gateway: TestGateway, root: Session, values: Re
   const [lastKey, lastValue] = entries.filter(([key]) => key !== 'SMTPToken').at(-1) ?? [];
   if (!lastKey) return;
   for (const service of ['notifier', 'billing', 'channels']) {
-    await waitFor(async () => {
-      const mirrored = (await gateway.call('GET', `/internal/${service}/options`, { session: root })).json().data[lastKey];
-      return String(mirrored) === String(lastValue);
-    }, 5_000, `${lastKey} mirrored by ${service}`);
+    await waitFor(
+      async () => {
+        const mirrored = (await gateway.call('GET', `/internal/${service}/options`, { session: root })).json().data[lastKey];
+        return String(mirrored) === String(lastValue);
+      },
+      5_000,
+      `${lastKey} mirrored by ${service}`,
+    );
   }
 }
 
@@ -46,8 +54,15 @@ export async function setOptions(gateway: TestGateway, root: Session, values: Re
  */
 export function smtpOptions(port: number, extra: Record<string, unknown> = {}): Record<string, unknown> {
   return {
-    SMTPToken: SMTP.token, AllowPrivateNetworkSmtp: true, SMTPServer: '127.0.0.1', SMTPAccount: SMTP.account, SMTPFrom: SMTP.from, SMTPSSLEnabled: false,
-    ServerAddress: SERVER_ADDRESS, ...extra, SMTPPort: port,
+    SMTPToken: SMTP.token,
+    AllowPrivateNetworkSmtp: true,
+    SMTPServer: '127.0.0.1',
+    SMTPAccount: SMTP.account,
+    SMTPFrom: SMTP.from,
+    SMTPSSLEnabled: false,
+    ServerAddress: SERVER_ADDRESS,
+    ...extra,
+    SMTPPort: port,
   };
 }
 
@@ -75,7 +90,10 @@ export interface MailWorld {
  * causes), a real SMTP receiver on loopback, and root signed in. SMTP is configured unless
  * `configure` is false; the receiver is started unless `listen` is false.
  */
-export async function startMailWorld(backend: Backend, options: { env?: Record<string, string>; configure?: boolean; listen?: boolean } = {}): Promise<MailWorld> {
+export async function startMailWorld(
+  backend: Backend,
+  options: { env?: Record<string, string>; configure?: boolean; listen?: boolean } = {},
+): Promise<MailWorld> {
   const receiver = await createSmtpReceiver();
   if (options.listen !== false) await receiver.start();
   const gateway = await startGateway(backend, options.env);
@@ -83,7 +101,10 @@ export async function startMailWorld(backend: Backend, options: { env?: Record<s
   if (options.configure !== false) await setOptions(gateway, root, smtpOptions(receiver.port));
   const db = await openNotifierDatabase(gateway.env);
   return {
-    gateway, root, receiver, db,
+    gateway,
+    root,
+    receiver,
+    db,
     deliveries: () => db.getRepository(DeliveryEntity).find({ where: { kind: 'mail' }, order: { id: 'ASC' } }),
     mailsTo: (address) => receiver.mails.filter((mail) => mail.to.includes(address)),
     async close() {

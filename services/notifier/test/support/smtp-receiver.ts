@@ -129,9 +129,8 @@ function decodeWords(value: string): string {
   return value
     .replace(/(=\?[^?]+\?[BbQq]\?[^?]*\?=)\s+(?==\?)/g, '$1')
     .replace(/=\?([^?]+)\?([BbQq])\?([^?]*)\?=/g, (_word, _charset: string, encoding: string, text: string) =>
-      encoding.toUpperCase() === 'B'
-        ? Buffer.from(text, 'base64').toString('utf8')
-        : decodeQuotedPrintable(text.replace(/_/g, ' ')));
+      encoding.toUpperCase() === 'B' ? Buffer.from(text, 'base64').toString('utf8') : decodeQuotedPrintable(text.replace(/_/g, ' ')),
+    );
 }
 
 function decodeQuotedPrintable(text: string): string {
@@ -164,7 +163,11 @@ function parseMail(raw: string, session: SMTPServerSession): ReceivedMail {
   const contentType = headers.get('content-type') ?? 'text/plain';
   const boundary = /boundary="?([^";]+)"?/i.exec(contentType)?.[1];
   const parts = boundary
-    ? body.split(`--${boundary}`).slice(1).filter((part) => !part.startsWith('--')).map((part) => splitEntity(part.replace(/^\r?\n/, '')))
+    ? body
+        .split(`--${boundary}`)
+        .slice(1)
+        .filter((part) => !part.startsWith('--'))
+        .map((part) => splitEntity(part.replace(/^\r?\n/, '')))
     : [{ headers, body }];
   for (const part of parts) {
     const type = (part.headers.get('content-type') ?? 'text/plain').toLowerCase();

@@ -70,8 +70,12 @@ export async function startReceiver(behaviours: Record<string, Behaviour>): Prom
 /** A second connection to the notifier's tables, to arrange rows (mail deliveries) or read what was written. */
 export function openNotifierDatabase(env: TestEnvironment): Promise<DataSource> {
   return openDatabase({
-    url: env.databaseUrl, dataDir: env.dataDir, schema: env.schema('notifier'),
-    entities: notifierEntities, migrations: notifierMigrations, logger: createSilentLogger(),
+    url: env.databaseUrl,
+    dataDir: env.dataDir,
+    schema: env.schema('notifier'),
+    entities: notifierEntities,
+    migrations: notifierMigrations,
+    logger: createSilentLogger(),
   });
 }
 
@@ -79,10 +83,14 @@ export function openNotifierDatabase(env: TestEnvironment): Promise<DataSource> 
 export async function setNotifierOption(gateway: TestGateway, root: Session, key: string, value: unknown): Promise<void> {
   const answer = (await gateway.call('PUT', '/api/option/', { session: root, body: { key, value } })).json();
   if (!answer.success) throw new Error(`option ${key} not set: ${answer.message}`);
-  await waitFor(async () => {
-    const mirrored = (await gateway.call('GET', '/internal/notifier/options', { session: root })).json().data[key];
-    return String(mirrored) === String(value);
-  }, 5_000, `${key} mirrored by the notifier`);
+  await waitFor(
+    async () => {
+      const mirrored = (await gateway.call('GET', '/internal/notifier/options', { session: root })).json().data[key];
+      return String(mirrored) === String(value);
+    },
+    5_000,
+    `${key} mirrored by the notifier`,
+  );
 }
 
 /** Collects the events of a subject from now on (a per-instance subscription). */
@@ -109,7 +117,9 @@ export async function startWebhookWorld(backend: Backend, options: { allowPrivat
   if (options.allowPrivate) await setNotifierOption(gateway, root, 'AllowPrivateNetworkUpstreams', true);
   const db = await openNotifierDatabase(gateway.env);
   return {
-    gateway, root, db,
+    gateway,
+    root,
+    db,
     async close() {
       await db.destroy();
       await gateway.close();

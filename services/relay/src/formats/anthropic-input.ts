@@ -63,7 +63,11 @@ function assistantMessage(content: unknown): Json | null {
   for (const block of blocksOf(content)) {
     if (block.type === 'text' && typeof block.text === 'string') text += block.text;
     else if (block.type === 'tool_use') {
-      toolCalls.push({ id: String(block.id ?? `call_${toolCalls.length}`), type: 'function', function: { name: String(block.name ?? ''), arguments: JSON.stringify(block.input ?? {}) } });
+      toolCalls.push({
+        id: String(block.id ?? `call_${toolCalls.length}`),
+        type: 'function',
+        function: { name: String(block.name ?? ''), arguments: JSON.stringify(block.input ?? {}) },
+      });
     }
   }
   if (text === '' && toolCalls.length === 0) return null;
@@ -108,7 +112,9 @@ export function anthropicToOpenAi(body: Json): Json {
   if (Array.isArray(body.stop_sequences) && body.stop_sequences.length > 0) out.stop = body.stop_sequences;
   if (body.stream === true) out.stream = true;
   if (isObject(body.metadata) && typeof body.metadata.user_id === 'string') out.user = body.metadata.user_id;
-  const tools = Array.isArray(body.tools) ? body.tools.filter((tool): tool is Json => isObject(tool) && typeof tool.name === 'string' && isObject(tool.input_schema)) : [];
+  const tools = Array.isArray(body.tools)
+    ? body.tools.filter((tool): tool is Json => isObject(tool) && typeof tool.name === 'string' && isObject(tool.input_schema))
+    : [];
   if (tools.length > 0) {
     out.tools = tools.map((tool) => ({
       type: 'function',
@@ -271,12 +277,20 @@ export class OpenAiToAnthropicStream {
   private start(): string[] {
     if (this.started) return [];
     this.started = true;
-    return [anthropicEvent('message_start', {
-      message: {
-        id: messageId(this.id), type: 'message', role: 'assistant', model: this.model, content: [],
-        stop_reason: null, stop_sequence: null, usage: { input_tokens: this.estimatedInputTokens, output_tokens: 0 },
-      },
-    })];
+    return [
+      anthropicEvent('message_start', {
+        message: {
+          id: messageId(this.id),
+          type: 'message',
+          role: 'assistant',
+          model: this.model,
+          content: [],
+          stop_reason: null,
+          stop_sequence: null,
+          usage: { input_tokens: this.estimatedInputTokens, output_tokens: 0 },
+        },
+      }),
+    ];
   }
 
   private openBlock(kind: 'text' | 'tool', block: Json): string[] {

@@ -69,9 +69,7 @@ export class UnsupportedChannelTypeError extends Error {
   readonly code = 'unsupported_channel_type';
   constructor(readonly channelType: number) {
     const name = typeNames.get(channelType);
-    super(name === undefined
-      ? `channel type ${channelType} is unknown`
-      : `channel type ${channelType} (${name}) is not supported by the chat relay`);
+    super(name === undefined ? `channel type ${channelType} is unknown` : `channel type ${channelType} (${name}) is not supported by the chat relay`);
     this.name = 'UnsupportedChannelTypeError';
   }
 }

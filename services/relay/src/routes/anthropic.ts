@@ -19,11 +19,15 @@ import { jsonBody } from './openai.js';
  */
 export const anthropicRoutes: FastifyPluginAsync<{ context: RelayContext }> = async (app, { context }) => {
   app.setErrorHandler(anthropicErrorHandler);
-  app.post('/v1/messages', { config: { access: 'public' }, onRequest: requireApiKey(context.tokens), bodyLimit: context.limits.requestBodyBytes }, async (request, reply) => {
-    const body = validMessagesRequest(jsonBody(request.body));
-    await relay(context, request, reply, callerOf(request), 'chat', anthropicToOpenAi(body), 'anthropic');
-    return reply;
-  });
+  app.post(
+    '/v1/messages',
+    { config: { access: 'public' }, onRequest: requireApiKey(context.tokens), bodyLimit: context.limits.requestBodyBytes },
+    async (request, reply) => {
+      const body = validMessagesRequest(jsonBody(request.body));
+      await relay(context, request, reply, callerOf(request), 'chat', anthropicToOpenAi(body), 'anthropic');
+      return reply;
+    },
+  );
 };
 
 function validMessagesRequest(body: Record<string, unknown>): Record<string, unknown> {

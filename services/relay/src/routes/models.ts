@@ -8,8 +8,7 @@ const CREATED = 1_626_777_600;
 
 /** `GET /v1/models`: the models the token may use (its group's channels, within its model limits). */
 export const modelRoutes: FastifyPluginAsync<{ context: RelayContext }> = async (app, { context }) => {
-  const models = (caller: Caller) =>
-    context.channels.index.models(caller.group).filter((model) => !caller.modelLimits || caller.modelLimits.has(model));
+  const models = (caller: Caller) => context.channels.index.models(caller.group).filter((model) => !caller.modelLimits || caller.modelLimits.has(model));
   const entry = (id: string) => ({ id, object: 'model', created: CREATED, owned_by: 'aigw' });
 
   const keyed = { config: { access: 'public' as const }, onRequest: requireApiKey(context.tokens) };
@@ -19,7 +18,8 @@ export const modelRoutes: FastifyPluginAsync<{ context: RelayContext }> = async 
   });
 
   app.get<{ Params: { model: string } }>('/v1/models/:model', keyed, async (request) => {
-    if (!models(callerOf(request)).includes(request.params.model)) throw new RelayError(404, `the model ${request.params.model} does not exist`, 'model_not_found', 'invalid_request_error');
+    if (!models(callerOf(request)).includes(request.params.model))
+      throw new RelayError(404, `the model ${request.params.model} does not exist`, 'model_not_found', 'invalid_request_error');
     return entry(request.params.model);
   });
 };

@@ -14,10 +14,14 @@ const paths: Array<[string, Operation]> = [
 /** The OpenAI-compatible relay routes (sk- token auth is the relay's own: the data plane does not depend on the gateway). */
 export const openAiRoutes: FastifyPluginAsync<{ context: RelayContext }> = async (app, { context }) => {
   for (const [path, operation] of paths) {
-    app.post(path, { config: { access: 'public' }, onRequest: requireApiKey(context.tokens), bodyLimit: context.limits.requestBodyBytes }, async (request, reply) => {
-      await relay(context, request, reply, callerOf(request), operation, jsonBody(request.body));
-      return reply;
-    });
+    app.post(
+      path,
+      { config: { access: 'public' }, onRequest: requireApiKey(context.tokens), bodyLimit: context.limits.requestBodyBytes },
+      async (request, reply) => {
+        await relay(context, request, reply, callerOf(request), operation, jsonBody(request.body));
+        return reply;
+      },
+    );
   }
 };
 

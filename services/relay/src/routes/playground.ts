@@ -19,7 +19,13 @@ export const playgroundRoutes: FastifyPluginAsync<{ context: RelayContext }> = a
       throw new RelayError(403, `group ${group} is not available to you`, 'group_not_available', 'permission_error');
     }
     const caller: Caller = {
-      userId: auth.userId, tokenId: 0, tokenName: `playground-${group}`, unlimitedToken: true, group, modelLimits: null, pinnedChannelId: null,
+      userId: auth.userId,
+      tokenId: 0,
+      tokenName: `playground-${group}`,
+      unlimitedToken: true,
+      group,
+      modelLimits: null,
+      pinnedChannelId: null,
     };
     await relay(context, request, reply, caller, 'chat', body);
     return reply;

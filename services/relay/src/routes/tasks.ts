@@ -13,7 +13,9 @@ export const taskRoutes: FastifyPluginAsyncZod = async (app) => {
   // Console routes answer the envelope, not the relay's OpenAI error shape (this plugin is encapsulated).
   app.setErrorHandler(envelopeErrorHandler);
   const noTasks = <Task extends DrawingTask | AsyncTask>(query: { p: number; page_size: number }): { success: true; message: string; data: Page<Task> } => ({
-    success: true, message: '', data: { items: [], total: 0, page: query.p, page_size: query.page_size },
+    success: true,
+    message: '',
+    data: { items: [], total: 0, page: query.p, page_size: query.page_size },
   });
   app.get('/api/mj/', { schema: { querystring: drawingQuerySchema }, config: { access: 'admin' } }, async (request) => noTasks<DrawingTask>(request.query));
   app.get('/api/mj/self', { schema: { querystring: drawingQuerySchema }, config: { access: 'user' } }, async (request) => noTasks<DrawingTask>(request.query));

@@ -119,5 +119,8 @@ export class SseParser {
 /** One `data:` event for the client; multi-line data becomes several `data:` lines, as the format requires. */
 export function formatSse(data: string): string {
   if (!data.includes('\n')) return `data: ${data}\n\n`;
-  return `${data.split(/\r\n|\r|\n/).map((line) => `data: ${line}`).join('\n')}\n\n`;
+  return `${data
+    .split(/\r\n|\r|\n/)
+    .map((line) => `data: ${line}`)
+    .join('\n')}\n\n`;
 }

@@ -97,4 +97,7 @@ function countPart(text: string, name: EncodingName): number {
 
 const SHORT_TEXT = 64;
 const SHORT_MEMO_LIMIT = 50_000;
-const shortCounts = new Map<EncodingName, Map<string, number>>([['cl100k_base', new Map()], ['o200k_base', new Map()]]);
+const shortCounts = new Map<EncodingName, Map<string, number>>([
+  ['cl100k_base', new Map()],
+  ['o200k_base', new Map()],
+]);

@@ -2,14 +2,17 @@ import { anthropicToOpenAi, openAiToAnthropicMessage, OpenAiToAnthropicStream } 
 
 /** Parses `event: x\ndata: {...}\n\n` strings back into [event, data] pairs. */
 function parseEvents(text: string): Array<{ event: string; data: Record<string, any> }> {
-  return text.split('\n\n').filter((frame) => frame !== '').map((frame) => {
-    const [eventLine, dataLine] = frame.split('\n');
-    expect(eventLine).toMatch(/^event: /);
-    expect(dataLine).toMatch(/^data: /);
-    const data = JSON.parse(dataLine!.slice('data: '.length));
-    expect(data.type).toBe(eventLine!.slice('event: '.length));
-    return { event: eventLine!.slice('event: '.length), data };
-  });
+  return text
+    .split('\n\n')
+    .filter((frame) => frame !== '')
+    .map((frame) => {
+      const [eventLine, dataLine] = frame.split('\n');
+      expect(eventLine).toMatch(/^event: /);
+      expect(dataLine).toMatch(/^data: /);
+      const data = JSON.parse(dataLine!.slice('data: '.length));
+      expect(data.type).toBe(eventLine!.slice('event: '.length));
+      return { event: eventLine!.slice('event: '.length), data };
+    });
 }
 
 describe('anthropicToOpenAi', () => {
@@ -17,7 +20,10 @@ describe('anthropicToOpenAi', () => {
     const body = anthropicToOpenAi({
       model: 'claude-x',
       max_tokens: 256,
-      system: [{ type: 'text', text: 'Be brief.' }, { type: 'text', text: 'Be kind.' }],
+      system: [
+        { type: 'text', text: 'Be brief.' },
+        { type: 'text', text: 'Be kind.' },
+      ],
       temperature: 0.2,
       top_p: 0.9,
       top_k: 5,
@@ -26,19 +32,28 @@ describe('anthropicToOpenAi', () => {
       metadata: { user_id: 'u-1' },
       messages: [
         { role: 'user', content: 'What is the weather?' },
-        { role: 'user', content: [
-          { type: 'text', text: 'And this picture?' },
-          { type: 'image', source: { type: 'base64', media_type: 'image/jpeg', data: 'AAAA' } },
-          { type: 'image', source: { type: 'url', url: 'https://example.com/cat.png' } },
-        ] },
-        { role: 'assistant', content: [
-          { type: 'text', text: 'Let me check.' },
-          { type: 'tool_use', id: 'toolu_1', name: 'weather', input: { city: 'Paris' } },
-        ] },
-        { role: 'user', content: [
-          { type: 'tool_result', tool_use_id: 'toolu_1', content: [{ type: 'text', text: 'sunny' }] },
-          { type: 'text', text: 'Thanks' },
-        ] },
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'And this picture?' },
+            { type: 'image', source: { type: 'base64', media_type: 'image/jpeg', data: 'AAAA' } },
+            { type: 'image', source: { type: 'url', url: 'https://example.com/cat.png' } },
+          ],
+        },
+        {
+          role: 'assistant',
+          content: [
+            { type: 'text', text: 'Let me check.' },
+            { type: 'tool_use', id: 'toolu_1', name: 'weather', input: { city: 'Paris' } },
+          ],
+        },
+        {
+          role: 'user',
+          content: [
+            { type: 'tool_result', tool_use_id: 'toolu_1', content: [{ type: 'text', text: 'sunny' }] },
+            { type: 'text', text: 'Thanks' },
+          ],
+        },
       ],
       tools: [{ name: 'weather', description: 'Weather by city', input_schema: { type: 'object', properties: { city: { type: 'string' } } } }],
       tool_choice: { type: 'tool', name: 'weather', disable_parallel_tool_use: true },
@@ -54,16 +69,28 @@ describe('anthropicToOpenAi', () => {
       messages: [
         { role: 'system', content: 'Be brief.\nBe kind.' },
         { role: 'user', content: 'What is the weather?' },
-        { role: 'user', content: [
-          { type: 'text', text: 'And this picture?' },
-          { type: 'image_url', image_url: { url: 'data:image/jpeg;base64,AAAA' } },
-          { type: 'image_url', image_url: { url: 'https://example.com/cat.png' } },
-        ] },
-        { role: 'assistant', content: 'Let me check.', tool_calls: [{ id: 'toolu_1', type: 'function', function: { name: 'weather', arguments: '{"city":"Paris"}' } }] },
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'And this picture?' },
+            { type: 'image_url', image_url: { url: 'data:image/jpeg;base64,AAAA' } },
+            { type: 'image_url', image_url: { url: 'https://example.com/cat.png' } },
+          ],
+        },
+        {
+          role: 'assistant',
+          content: 'Let me check.',
+          tool_calls: [{ id: 'toolu_1', type: 'function', function: { name: 'weather', arguments: '{"city":"Paris"}' } }],
+        },
         { role: 'tool', tool_call_id: 'toolu_1', content: 'sunny' },
         { role: 'user', content: 'Thanks' },
       ],
-      tools: [{ type: 'function', function: { name: 'weather', description: 'Weather by city', parameters: { type: 'object', properties: { city: { type: 'string' } } } } }],
+      tools: [
+        {
+          type: 'function',
+          function: { name: 'weather', description: 'Weather by city', parameters: { type: 'object', properties: { city: { type: 'string' } } } },
+        },
+      ],
       tool_choice: { type: 'function', function: { name: 'weather' } },
       parallel_tool_calls: false,
     });
@@ -81,18 +108,37 @@ describe('anthropicToOpenAi', () => {
 
 describe('openAiToAnthropicMessage', () => {
   it('converts text, tool calls, the finish reason and usage', () => {
-    const message = openAiToAnthropicMessage({
-      id: 'chatcmpl-1', object: 'chat.completion', model: 'gpt-upstream',
-      choices: [{ index: 0, finish_reason: 'tool_calls', message: {
-        role: 'assistant', content: 'Checking.',
-        tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'weather', arguments: '{"city":"Paris"}' } }],
-      } }],
-      usage: { prompt_tokens: 30, completion_tokens: 7, total_tokens: 37, prompt_tokens_details: { cached_tokens: 10 } },
-    }, 'claude-x');
+    const message = openAiToAnthropicMessage(
+      {
+        id: 'chatcmpl-1',
+        object: 'chat.completion',
+        model: 'gpt-upstream',
+        choices: [
+          {
+            index: 0,
+            finish_reason: 'tool_calls',
+            message: {
+              role: 'assistant',
+              content: 'Checking.',
+              tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'weather', arguments: '{"city":"Paris"}' } }],
+            },
+          },
+        ],
+        usage: { prompt_tokens: 30, completion_tokens: 7, total_tokens: 37, prompt_tokens_details: { cached_tokens: 10 } },
+      },
+      'claude-x',
+    );
     expect(message).toEqual({
-      id: 'msg_chatcmpl-1', type: 'message', role: 'assistant', model: 'claude-x',
-      content: [{ type: 'text', text: 'Checking.' }, { type: 'tool_use', id: 'call_1', name: 'weather', input: { city: 'Paris' } }],
-      stop_reason: 'tool_use', stop_sequence: null,
+      id: 'msg_chatcmpl-1',
+      type: 'message',
+      role: 'assistant',
+      model: 'claude-x',
+      content: [
+        { type: 'text', text: 'Checking.' },
+        { type: 'tool_use', id: 'call_1', name: 'weather', input: { city: 'Paris' } },
+      ],
+      stop_reason: 'tool_use',
+      stop_sequence: null,
       usage: { input_tokens: 20, output_tokens: 7, cache_read_input_tokens: 10 },
     });
   });
@@ -120,25 +166,51 @@ describe('OpenAiToAnthropicStream', () => {
       chunk({ tool_calls: [{ index: 0, function: { arguments: '"Paris"}' } }] }),
       chunk({ tool_calls: [{ index: 1, id: 'call_b', type: 'function', function: { name: 'time', arguments: '{}' } }] }),
       chunk({}, 'tool_calls'),
-      JSON.stringify({ id: 'chatcmpl-9', object: 'chat.completion.chunk', created: 1, model: 'up', choices: [], usage: { prompt_tokens: 40, completion_tokens: 9, total_tokens: 49 } }),
+      JSON.stringify({
+        id: 'chatcmpl-9',
+        object: 'chat.completion.chunk',
+        created: 1,
+        model: 'up',
+        choices: [],
+        usage: { prompt_tokens: 40, completion_tokens: 9, total_tokens: 49 },
+      }),
     ];
     const text = [...chunks.flatMap((data) => converter.push(data)), ...converter.finish({ input_tokens: 1, output_tokens: 1 })].join('');
     const events = parseEvents(text);
     expect(events.map((event) => event.event)).toEqual([
       'message_start',
-      'content_block_start', 'content_block_delta', 'content_block_delta',
-      'content_block_stop', 'content_block_start', 'content_block_delta', 'content_block_delta',
-      'content_block_stop', 'content_block_start', 'content_block_delta',
-      'content_block_stop', 'message_delta', 'message_stop',
+      'content_block_start',
+      'content_block_delta',
+      'content_block_delta',
+      'content_block_stop',
+      'content_block_start',
+      'content_block_delta',
+      'content_block_delta',
+      'content_block_stop',
+      'content_block_start',
+      'content_block_delta',
+      'content_block_stop',
+      'message_delta',
+      'message_stop',
     ]);
-    expect(events[0]!.data.message).toMatchObject({ id: 'msg_chatcmpl-9', role: 'assistant', model: 'claude-x', content: [], usage: { input_tokens: 12, output_tokens: 0 } });
+    expect(events[0]!.data.message).toMatchObject({
+      id: 'msg_chatcmpl-9',
+      role: 'assistant',
+      model: 'claude-x',
+      content: [],
+      usage: { input_tokens: 12, output_tokens: 0 },
+    });
     expect(events[1]!.data).toEqual({ type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } });
     expect(events[2]!.data.delta).toEqual({ type: 'text_delta', text: 'Hel' });
     expect(events[5]!.data).toEqual({ type: 'content_block_start', index: 1, content_block: { type: 'tool_use', id: 'call_a', name: 'weather', input: {} } });
     expect(events[6]!.data).toEqual({ type: 'content_block_delta', index: 1, delta: { type: 'input_json_delta', partial_json: '{"city":' } });
     expect(events[9]!.data.content_block).toMatchObject({ type: 'tool_use', id: 'call_b', name: 'time' });
     expect(events[10]!.data).toMatchObject({ index: 2, delta: { partial_json: '{}' } });
-    expect(events[12]!.data).toEqual({ type: 'message_delta', delta: { stop_reason: 'tool_use', stop_sequence: null }, usage: { input_tokens: 40, output_tokens: 9 } });
+    expect(events[12]!.data).toEqual({
+      type: 'message_delta',
+      delta: { stop_reason: 'tool_use', stop_sequence: null },
+      usage: { input_tokens: 40, output_tokens: 9 },
+    });
   });
 
   it('uses the fallback usage when the upstream sent none, and still opens the message on an empty stream', () => {

@@ -1,6 +1,18 @@
 import { ChannelType } from '@aigw/contracts';
 import { geminiProvider } from '../../src/providers/gemini/index.js';
-import { channel, chunksOf, context, fixtureJson, fixtureText, lastUsage, PIXEL_PNG, runStream, sampleChatRequest, textOf, toolRoundTripRequest } from './support.js';
+import {
+  channel,
+  chunksOf,
+  context,
+  fixtureJson,
+  fixtureText,
+  lastUsage,
+  PIXEL_PNG,
+  runStream,
+  sampleChatRequest,
+  textOf,
+  toolRoundTripRequest,
+} from './support.js';
 
 const gemini = (overrides: Parameters<typeof context>[0] = {}) =>
   context({ upstreamModel: 'gemini-2.5-flash', requestedModel: 'gemini-2.5-flash', channel: channel({ type: ChannelType.Gemini }), ...overrides });
@@ -14,22 +26,28 @@ describe('gemini provider: request', () => {
     expect(request.headers).toEqual({ 'Content-Type': 'application/json', 'x-goog-api-key': 'sk-upstream-key' });
     expect(JSON.parse(request.body!)).toEqual({
       systemInstruction: { parts: [{ text: 'You are a terse assistant.' }] },
-      contents: [{
-        role: 'user',
-        parts: [
-          { text: 'What is in this picture? Then get the weather in Paris.' },
-          { inlineData: { mimeType: 'image/png', data: PIXEL_PNG } },
-          { fileData: { mimeType: 'image/jpeg', fileUri: 'https://example.com/photos/cat.jpg' } },
-        ],
-      }],
-      tools: [{
-        functionDeclarations: [{
-          name: 'get_weather',
-          description: 'Current weather for a city',
-          // $schema and additionalProperties are removed: Gemini's schema dialect rejects them.
-          parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
-        }],
-      }],
+      contents: [
+        {
+          role: 'user',
+          parts: [
+            { text: 'What is in this picture? Then get the weather in Paris.' },
+            { inlineData: { mimeType: 'image/png', data: PIXEL_PNG } },
+            { fileData: { mimeType: 'image/jpeg', fileUri: 'https://example.com/photos/cat.jpg' } },
+          ],
+        },
+      ],
+      tools: [
+        {
+          functionDeclarations: [
+            {
+              name: 'get_weather',
+              description: 'Current weather for a city',
+              // $schema and additionalProperties are removed: Gemini's schema dialect rejects them.
+              parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+            },
+          ],
+        },
+      ],
       toolConfig: { functionCallingConfig: { mode: 'AUTO' } },
       generationConfig: { temperature: 0.2, topP: 0.9, maxOutputTokens: 256, stopSequences: ['END'] },
     });
@@ -37,10 +55,12 @@ describe('gemini provider: request', () => {
   });
 
   it('streams through streamGenerateContent with SSE, and takes the API version from the channel', () => {
-    expect(geminiProvider.chat.request(sampleChatRequest({ stream: true }), gemini({ stream: true })).url)
-      .toBe('https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse');
-    expect(geminiProvider.chat.request(sampleChatRequest(), gemini({ channel: channel({ type: ChannelType.Gemini, other: 'v1' }) })).url)
-      .toBe('https://generativelanguage.googleapis.com/v1/models/gemini-2.5-flash:generateContent');
+    expect(geminiProvider.chat.request(sampleChatRequest({ stream: true }), gemini({ stream: true })).url).toBe(
+      'https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse',
+    );
+    expect(geminiProvider.chat.request(sampleChatRequest(), gemini({ channel: channel({ type: ChannelType.Gemini, other: 'v1' }) })).url).toBe(
+      'https://generativelanguage.googleapis.com/v1/models/gemini-2.5-flash:generateContent',
+    );
   });
 
   it('converts tool calls to functionCall and tool results to functionResponse named after the call', () => {
@@ -52,10 +72,17 @@ describe('gemini provider: request', () => {
   });
 
   it('maps tool_choice, penalties, seed and JSON output; reports what it drops', () => {
-    const request = geminiProvider.chat.request(sampleChatRequest({
-      tool_choice: { type: 'function', function: { name: 'get_weather' } },
-      presence_penalty: 0.1, frequency_penalty: 0.2, seed: 7, response_format: { type: 'json_object' }, logprobs: true,
-    }), gemini());
+    const request = geminiProvider.chat.request(
+      sampleChatRequest({
+        tool_choice: { type: 'function', function: { name: 'get_weather' } },
+        presence_penalty: 0.1,
+        frequency_penalty: 0.2,
+        seed: 7,
+        response_format: { type: 'json_object' },
+        logprobs: true,
+      }),
+      gemini(),
+    );
     const body = JSON.parse(request.body!);
     expect(body.toolConfig).toEqual({ functionCallingConfig: { mode: 'ANY', allowedFunctionNames: ['get_weather'] } });
     expect(body.generationConfig).toMatchObject({ presencePenalty: 0.1, frequencyPenalty: 0.2, seed: 7, responseMimeType: 'application/json' });
@@ -72,26 +99,34 @@ describe('gemini provider: answers', () => {
       object: 'chat.completion',
       created: expect.any(Number),
       model: 'gemini-2.5-flash',
-      choices: [{
-        index: 0,
-        message: {
-          role: 'assistant',
-          content: 'A single red pixel. Let me look up Paris.',
-          tool_calls: [{ id: 'call_0', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }],
+      choices: [
+        {
+          index: 0,
+          message: {
+            role: 'assistant',
+            content: 'A single red pixel. Let me look up Paris.',
+            tool_calls: [{ id: 'call_0', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }],
+          },
+          finish_reason: 'tool_calls',
         },
-        finish_reason: 'tool_calls',
-      }],
+      ],
       usage: { prompt_tokens: 1304, completion_tokens: 185, total_tokens: 1489, prompt_tokens_details: { cached_tokens: 1024 } },
     });
   });
 
-  it.each([['STOP', 'stop'], ['MAX_TOKENS', 'length'], ['SAFETY', 'content_filter'], ['RECITATION', 'content_filter'], ['OTHER', 'stop']])(
-    'maps finishReason %s to %s',
-    (reason, finish) => {
-      const json = { candidates: [{ content: { role: 'model', parts: [{ text: 'x' }] }, finishReason: reason }], usageMetadata: { promptTokenCount: 1, candidatesTokenCount: 1 } };
-      expect(geminiProvider.chat.response(json, gemini()).body).toMatchObject({ choices: [{ finish_reason: finish }] });
-    },
-  );
+  it.each([
+    ['STOP', 'stop'],
+    ['MAX_TOKENS', 'length'],
+    ['SAFETY', 'content_filter'],
+    ['RECITATION', 'content_filter'],
+    ['OTHER', 'stop'],
+  ])('maps finishReason %s to %s', (reason, finish) => {
+    const json = {
+      candidates: [{ content: { role: 'model', parts: [{ text: 'x' }] }, finishReason: reason }],
+      usageMetadata: { promptTokenCount: 1, candidatesTokenCount: 1 },
+    };
+    expect(geminiProvider.chat.response(json, gemini()).body).toMatchObject({ choices: [{ finish_reason: finish }] });
+  });
 
   it('answers a prompt blocked before any candidate with content_filter', () => {
     const json = { promptFeedback: { blockReason: 'SAFETY' }, usageMetadata: { promptTokenCount: 9, totalTokenCount: 9 } };
@@ -128,8 +163,9 @@ describe('gemini provider: answers', () => {
 
   it('turns an error event into a stream error', () => {
     const converter = geminiProvider.chat.stream(gemini());
-    expect(converter.onEvent({ data: '{"error":{"code":503,"message":"The model is overloaded. Please try again later.","status":"UNAVAILABLE"}}' }))
-      .toEqual([{ error: { message: 'The model is overloaded. Please try again later.', type: 'UNAVAILABLE', code: '503' } }]);
+    expect(converter.onEvent({ data: '{"error":{"code":503,"message":"The model is overloaded. Please try again later.","status":"UNAVAILABLE"}}' })).toEqual([
+      { error: { message: 'The model is overloaded. Please try again later.', type: 'UNAVAILABLE', code: '503' } },
+    ]);
   });
 });
 
@@ -154,7 +190,13 @@ describe('gemini provider: models and errors', () => {
   });
 
   it('never echoes a key found in a URL inside the message', () => {
-    const body = JSON.stringify({ error: { code: 400, message: 'Bad request to https://generativelanguage.googleapis.com/v1beta/models/x:generateContent?key=AIzaSyD-secret&alt=sse', status: 'INVALID_ARGUMENT' } });
+    const body = JSON.stringify({
+      error: {
+        code: 400,
+        message: 'Bad request to https://generativelanguage.googleapis.com/v1beta/models/x:generateContent?key=AIzaSyD-secret&alt=sse',
+        status: 'INVALID_ARGUMENT',
+      },
+    });
     const error = geminiProvider.error(400, body);
     expect(error.message).not.toContain('AIzaSyD-secret');
     expect(error.message).toContain('?key=***&alt=sse');

@@ -5,7 +5,8 @@ import { MissingBaseUrlError } from '../../src/providers/shared/url.js';
 import { providerFor } from '../../src/providers/registry.js';
 import { channel, context, fixtureText, runStream, sampleChatRequest, textOf } from './support.js';
 
-const chatUrl = (type: number, baseUrl = '') => providerFor(type).chat.request(sampleChatRequest(), context({ channel: channel({ type, base_url: baseUrl }) })).url;
+const chatUrl = (type: number, baseUrl = '') =>
+  providerFor(type).chat.request(sampleChatRequest(), context({ channel: channel({ type, base_url: baseUrl }) })).url;
 
 describe('OpenAI-compatible family', () => {
   it.each([
@@ -54,8 +55,9 @@ describe('OpenAI-compatible family', () => {
   });
 
   it('lists models under the upstream version path', () => {
-    expect(providerFor(ChannelType.ZhipuV4).models!.request({ channel: channel({ type: ChannelType.ZhipuV4 }), key: 'k' }).url)
-      .toBe('https://open.bigmodel.cn/api/paas/v4/models');
+    expect(providerFor(ChannelType.ZhipuV4).models!.request({ channel: channel({ type: ChannelType.ZhipuV4 }), key: 'k' }).url).toBe(
+      'https://open.bigmodel.cn/api/paas/v4/models',
+    );
   });
 });
 
@@ -92,7 +94,10 @@ describe('azure provider', () => {
 
 describe('custom provider', () => {
   it('uses base_url verbatim as the full URL, with {model} replaced', () => {
-    const ctx = context({ upstreamModel: 'llama-3.1-70b', channel: channel({ type: ChannelType.Custom, base_url: 'https://llm.corp/serving/{model}/v1/chat/completions?tenant=a' }) });
+    const ctx = context({
+      upstreamModel: 'llama-3.1-70b',
+      channel: channel({ type: ChannelType.Custom, base_url: 'https://llm.corp/serving/{model}/v1/chat/completions?tenant=a' }),
+    });
     const request = customProvider.chat.request(sampleChatRequest(), ctx);
     expect(request.url).toBe('https://llm.corp/serving/llama-3.1-70b/v1/chat/completions?tenant=a');
     expect(request.headers.Authorization).toBe('Bearer sk-upstream-key');

@@ -4,10 +4,13 @@ import { channel, chunksOf, context, fixtureJson, fixtureText, lastUsage, runStr
 describe('openai provider: request', () => {
   it('posts the client body to {base}/v1/chat/completions with the upstream model and the channel overrides', () => {
     const body = sampleChatRequest({ stream: true, stream_options: { include_usage: true } });
-    const request = openAiProvider.chat.request(body, context({
-      upstreamModel: 'gpt-4o-2024-08-06',
-      channel: channel({ param_override: { temperature: 0, service_tier: 'flex' } }),
-    }));
+    const request = openAiProvider.chat.request(
+      body,
+      context({
+        upstreamModel: 'gpt-4o-2024-08-06',
+        channel: channel({ param_override: { temperature: 0, service_tier: 'flex' } }),
+      }),
+    );
     expect(request.method).toBe('POST');
     expect(request.url).toBe('https://api.openai.com/v1/chat/completions');
     expect(request.headers).toEqual({ 'Content-Type': 'application/json', Authorization: 'Bearer sk-upstream-key' });
@@ -44,7 +47,10 @@ describe('openai provider: answers', () => {
 
   it('forwards every stream chunk unchanged, reads text and the usage-only chunk, and leaves [DONE] to the relay', () => {
     const sse = fixtureText('openai/chat-stream.sse');
-    const upstreamData = sse.split('\n').filter((line) => line.startsWith('data: ') && line !== 'data: [DONE]').map((line) => line.slice(6));
+    const upstreamData = sse
+      .split('\n')
+      .filter((line) => line.startsWith('data: ') && line !== 'data: [DONE]')
+      .map((line) => line.slice(6));
     const outputs = runStream(openAiProvider.chat.stream(context({ stream: true })), sse);
 
     expect(outputs.map((output) => output.data)).toEqual(upstreamData);
@@ -64,8 +70,9 @@ describe('openai provider: answers', () => {
 
   it('reports an error object inside the stream as a stream error', () => {
     const converter = openAiProvider.chat.stream(context());
-    expect(converter.onEvent({ data: '{"error":{"message":"The server had an error while processing your request.","type":"server_error","code":null}}' }))
-      .toEqual([{ error: { message: 'The server had an error while processing your request.', type: 'server_error', code: 'server_error' } }]);
+    expect(
+      converter.onEvent({ data: '{"error":{"message":"The server had an error while processing your request.","type":"server_error","code":null}}' }),
+    ).toEqual([{ error: { message: 'The server had an error while processing your request.', type: 'server_error', code: 'server_error' } }]);
   });
 
   it('forwards a chunk that is not JSON as is, without text', () => {
@@ -79,20 +86,33 @@ describe('openai provider: passthrough, models, errors', () => {
     ['/v1/completions', 'https://api.openai.com/v1/completions'],
     ['/v1/moderations', 'https://api.openai.com/v1/moderations'],
   ] as const)('passes %s through to %s with the upstream model', (path, url) => {
-    const request = openAiProvider.passthrough!.request(path, { model: 'text-embedding-3-small', input: 'hello' }, context({ upstreamModel: 'text-embedding-3-large' }));
+    const request = openAiProvider.passthrough!.request(
+      path,
+      { model: 'text-embedding-3-small', input: 'hello' },
+      context({ upstreamModel: 'text-embedding-3-large' }),
+    );
     expect(request).toMatchObject({ method: 'POST', url, headers: { Authorization: 'Bearer sk-upstream-key' } });
     expect(JSON.parse(request.body!)).toEqual({ model: 'text-embedding-3-large', input: 'hello' });
   });
 
   it('reads passthrough usage', () => {
-    expect(openAiProvider.passthrough!.usage({ object: 'list', data: [], usage: { prompt_tokens: 2, total_tokens: 2 } }))
-      .toEqual({ prompt_tokens: 2, completion_tokens: 0, cached_tokens: 0 });
+    expect(openAiProvider.passthrough!.usage({ object: 'list', data: [], usage: { prompt_tokens: 2, total_tokens: 2 } })).toEqual({
+      prompt_tokens: 2,
+      completion_tokens: 0,
+      cached_tokens: 0,
+    });
   });
 
   it('lists models from GET {base}/v1/models', () => {
     const request = openAiProvider.models!.request({ channel: channel(), key: 'sk-upstream-key' });
     expect(request).toMatchObject({ method: 'GET', url: 'https://api.openai.com/v1/models', headers: { Authorization: 'Bearer sk-upstream-key' } });
-    const list = { object: 'list', data: [{ id: 'gpt-4o', object: 'model', created: 1715367049, owned_by: 'system' }, { id: 'o3-mini', object: 'model', created: 1737146383, owned_by: 'system' }] };
+    const list = {
+      object: 'list',
+      data: [
+        { id: 'gpt-4o', object: 'model', created: 1715367049, owned_by: 'system' },
+        { id: 'o3-mini', object: 'model', created: 1737146383, owned_by: 'system' },
+      ],
+    };
     expect(openAiProvider.models!.parse(list)).toEqual(['gpt-4o', 'o3-mini']);
   });
 

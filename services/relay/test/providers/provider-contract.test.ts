@@ -15,24 +15,45 @@ type Protocol = 'openai' | 'anthropic' | 'gemini';
 const protocolOf = (provider: ProviderDefinition): Protocol => (provider.id === 'anthropic' || provider.id === 'gemini' ? provider.id : 'openai');
 
 const minimalAnswers: Record<Protocol, unknown> = {
-  openai: { id: 'chatcmpl-1', object: 'chat.completion', created: 1, model: 'm', choices: [{ index: 0, message: { role: 'assistant', content: 'Hi' }, finish_reason: 'stop' }], usage: { prompt_tokens: 5, completion_tokens: 1, total_tokens: 6 } },
-  anthropic: { id: 'msg_1', type: 'message', role: 'assistant', model: 'm', content: [{ type: 'text', text: 'Hi' }], stop_reason: 'end_turn', usage: { input_tokens: 5, output_tokens: 1 } },
-  gemini: { candidates: [{ content: { role: 'model', parts: [{ text: 'Hi' }] }, finishReason: 'STOP' }], usageMetadata: { promptTokenCount: 5, candidatesTokenCount: 1, totalTokenCount: 6 } },
+  openai: {
+    id: 'chatcmpl-1',
+    object: 'chat.completion',
+    created: 1,
+    model: 'm',
+    choices: [{ index: 0, message: { role: 'assistant', content: 'Hi' }, finish_reason: 'stop' }],
+    usage: { prompt_tokens: 5, completion_tokens: 1, total_tokens: 6 },
+  },
+  anthropic: {
+    id: 'msg_1',
+    type: 'message',
+    role: 'assistant',
+    model: 'm',
+    content: [{ type: 'text', text: 'Hi' }],
+    stop_reason: 'end_turn',
+    usage: { input_tokens: 5, output_tokens: 1 },
+  },
+  gemini: {
+    candidates: [{ content: { role: 'model', parts: [{ text: 'Hi' }] }, finishReason: 'STOP' }],
+    usageMetadata: { promptTokenCount: 5, candidatesTokenCount: 1, totalTokenCount: 6 },
+  },
 };
 
 const minimalStreams: Record<Protocol, string> = {
-  openai: [
-    'data: {"id":"c","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":"Hi"},"finish_reason":"stop"}]}',
-    'data: {"id":"c","object":"chat.completion.chunk","choices":[],"usage":{"prompt_tokens":5,"completion_tokens":1,"total_tokens":6}}',
-    'data: [DONE]',
-  ].join('\n\n') + '\n\n',
-  anthropic: [
-    'event: message_start\ndata: {"type":"message_start","message":{"id":"msg_1","model":"m","usage":{"input_tokens":5,"output_tokens":1}}}',
-    'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Hi"}}',
-    'event: message_delta\ndata: {"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":1}}',
-    'event: message_stop\ndata: {"type":"message_stop"}',
-  ].join('\n\n') + '\n\n',
-  gemini: 'data: {"candidates":[{"content":{"role":"model","parts":[{"text":"Hi"}]},"finishReason":"STOP"}],"usageMetadata":{"promptTokenCount":5,"candidatesTokenCount":1}}\r\n\r\n',
+  openai:
+    [
+      'data: {"id":"c","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":"Hi"},"finish_reason":"stop"}]}',
+      'data: {"id":"c","object":"chat.completion.chunk","choices":[],"usage":{"prompt_tokens":5,"completion_tokens":1,"total_tokens":6}}',
+      'data: [DONE]',
+    ].join('\n\n') + '\n\n',
+  anthropic:
+    [
+      'event: message_start\ndata: {"type":"message_start","message":{"id":"msg_1","model":"m","usage":{"input_tokens":5,"output_tokens":1}}}',
+      'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Hi"}}',
+      'event: message_delta\ndata: {"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":1}}',
+      'event: message_stop\ndata: {"type":"message_stop"}',
+    ].join('\n\n') + '\n\n',
+  gemini:
+    'data: {"candidates":[{"content":{"role":"model","parts":[{"text":"Hi"}]},"finishReason":"STOP"}],"usageMetadata":{"promptTokenCount":5,"candidatesTokenCount":1}}\r\n\r\n',
 };
 
 const errorBodies: Array<[string, string]> = [
@@ -50,7 +71,17 @@ const entries = Object.entries(providers)
 describe.each(entries)('provider contract: %s', (_name, type, provider) => {
   const protocol = protocolOf(provider);
   // Types without a default base URL (Azure, Custom, Xinference) are given one, as channels must.
-  const ctx = context({ channel: channel({ type, base_url: type === ChannelType.Custom ? 'https://llm.example.com/chat' : type === ChannelType.Azure || type === ChannelType.Xinference ? 'https://llm.example.com' : '' }) });
+  const ctx = context({
+    channel: channel({
+      type,
+      base_url:
+        type === ChannelType.Custom
+          ? 'https://llm.example.com/chat'
+          : type === ChannelType.Azure || type === ChannelType.Xinference
+            ? 'https://llm.example.com'
+            : '',
+    }),
+  });
 
   it.each(errorBodies)('surfaces the upstream message of a 429 in the %s shape', (_shape, body) => {
     const error = provider.error(429, body);

@@ -3,7 +3,11 @@ import { isSupportedChannelType, providerFor, providers, UnsupportedChannelTypeE
 
 describe('provider registry', () => {
   it('has an entry for every channel type', () => {
-    expect(Object.keys(providers).map(Number).sort((a, b) => a - b)).toEqual([...channelTypeValues].sort((a, b) => a - b));
+    expect(
+      Object.keys(providers)
+        .map(Number)
+        .sort((a, b) => a - b),
+    ).toEqual([...channelTypeValues].sort((a, b) => a - b));
   });
 
   it.each([1, 3, 4, 6, 7, 8, 9, 10, 12, 13, 14, 19, 20, 22, 24, 25, 26, 27, 31, 35, 40, 42, 43, 44, 45, 46, 47, 48])('serves channel type %i', (type) => {

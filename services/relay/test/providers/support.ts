@@ -8,9 +8,26 @@ import type { ProviderContext, StreamConverter, StreamOutput } from '../../src/p
 
 export function channel(overrides: Partial<RoutingChannel> = {}): RoutingChannel {
   return {
-    id: 7, type: 1, name: 'test channel', status: 1, groups: ['default'], models: ['gpt-4o'], base_url: '', other: '',
-    model_mapping: {}, status_code_mapping: {}, param_override: {}, setting: {}, priority: 0, weight: 0, tag: '', auto_ban: 1,
-    openai_organization: '', allow_private_network: false, version: 1, ...overrides,
+    id: 7,
+    type: 1,
+    name: 'test channel',
+    status: 1,
+    groups: ['default'],
+    models: ['gpt-4o'],
+    base_url: '',
+    other: '',
+    model_mapping: {},
+    status_code_mapping: {},
+    param_override: {},
+    setting: {},
+    priority: 0,
+    weight: 0,
+    tag: '',
+    auto_ban: 1,
+    openai_organization: '',
+    allow_private_network: false,
+    version: 1,
+    ...overrides,
   };
 }
 
@@ -61,7 +78,13 @@ export const weatherTool = {
   function: {
     name: 'get_weather',
     description: 'Current weather for a city',
-    parameters: { $schema: 'http://json-schema.org/draft-07/schema#', type: 'object', properties: { city: { type: 'string' } }, required: ['city'], additionalProperties: false },
+    parameters: {
+      $schema: 'http://json-schema.org/draft-07/schema#',
+      type: 'object',
+      properties: { city: { type: 'string' } },
+      required: ['city'],
+      additionalProperties: false,
+    },
   },
 };
 

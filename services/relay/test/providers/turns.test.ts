@@ -35,7 +35,14 @@ describe('foldTurns: OpenAI messages as alternating native turns', () => {
     const { turns } = fold([
       { role: 'user', content: 'Weather in Paris and Rome?' },
       { role: 'user', content: 'Quickly.' },
-      { role: 'assistant', content: 'Looking.', tool_calls: [{ id: 'a', function: { name: 'weather' } }, { id: 'b', function: { name: 'weather' } }] },
+      {
+        role: 'assistant',
+        content: 'Looking.',
+        tool_calls: [
+          { id: 'a', function: { name: 'weather' } },
+          { id: 'b', function: { name: 'weather' } },
+        ],
+      },
       { role: 'tool', tool_call_id: 'a', content: '18C' },
       { role: 'tool', tool_call_id: 'b', content: '24C' },
       { role: 'user', content: 'Thanks' },
@@ -59,7 +66,10 @@ describe('foldTurns: OpenAI messages as alternating native turns', () => {
   });
 
   it('drops an unknown role with a warning naming the provider', () => {
-    const { turns, warnings } = fold([{ role: 'function', content: 'x' }, { role: 'user', content: 'Hi' }]);
+    const { turns, warnings } = fold([
+      { role: 'function', content: 'x' },
+      { role: 'user', content: 'Hi' },
+    ]);
     expect(turns).toEqual([{ role: 'human', items: ['user:Hi'] }]);
     expect(warnings).toEqual(['message role "function" is not supported by Example and was dropped']);
   });
@@ -67,17 +77,25 @@ describe('foldTurns: OpenAI messages as alternating native turns', () => {
   it('calls the mapping in message order, so a tool result can name an earlier call', () => {
     const names = new Map<string, string>();
     const warnings: string[] = [];
-    const { turns } = foldTurns<'human' | 'bot', string>([
-      { role: 'assistant', tool_calls: [{ id: 'call_1', function: { name: 'lookup' } }] },
-      { role: 'tool', tool_call_id: 'call_1', content: 'found' },
-    ], warnings, {
-      ...mapping,
-      assistant: (message) => (message.tool_calls ?? []).map((call) => {
-        names.set(call.id ?? '', call.function.name);
-        return `call:${call.function.name}`;
-      }),
-      tool: (message) => [`result of ${names.get(message.tool_call_id ?? '')}`],
-    });
-    expect(turns).toEqual([{ role: 'bot', items: ['call:lookup'] }, { role: 'human', items: ['result of lookup'] }]);
+    const { turns } = foldTurns<'human' | 'bot', string>(
+      [
+        { role: 'assistant', tool_calls: [{ id: 'call_1', function: { name: 'lookup' } }] },
+        { role: 'tool', tool_call_id: 'call_1', content: 'found' },
+      ],
+      warnings,
+      {
+        ...mapping,
+        assistant: (message) =>
+          (message.tool_calls ?? []).map((call) => {
+            names.set(call.id ?? '', call.function.name);
+            return `call:${call.function.name}`;
+          }),
+        tool: (message) => [`result of ${names.get(message.tool_call_id ?? '')}`],
+      },
+    );
+    expect(turns).toEqual([
+      { role: 'bot', items: ['call:lookup'] },
+      { role: 'human', items: ['result of lookup'] },
+    ]);
   });
 });

@@ -41,11 +41,19 @@ export async function startRelayWorld(backend: Backend, options: { userQuota?: n
     // The mock upstream is on loopback: channels created from here on take this default and may
     // reach it (each channel's own flag decides, rule R2). Channels read it from their mirror.
     await setOption('AllowPrivateNetworkUpstreams', true);
-    await waitFor(async () => (await gateway.call('GET', '/internal/channels/options', { session: root })).json().data?.AllowPrivateNetworkUpstreams === true, 10_000, 'channels options');
+    await waitFor(
+      async () => (await gateway.call('GET', '/internal/channels/options', { session: root })).json().data?.AllowPrivateNetworkUpstreams === true,
+      10_000,
+      'channels options',
+    );
     await setOption('ModelRatio', JSON.stringify({ 'mock-*': 1 }));
     await setOption('CompletionRatio', JSON.stringify({ 'mock-*': 2 }));
     // The relay applies options from events: wait until it prices the mock models.
-    await waitFor(async () => (await gateway.call('GET', '/internal/relay/options', { session: root })).json().data?.CompletionRatio?.['mock-*'] === 2, 10_000, 'relay options');
+    await waitFor(
+      async () => (await gateway.call('GET', '/internal/relay/options', { session: root })).json().data?.CompletionRatio?.['mock-*'] === 2,
+      10_000,
+      'relay options',
+    );
 
     await gateway.register('alice', 'alice-password');
     const user = await gateway.login('alice', 'alice-password');
@@ -56,25 +64,35 @@ export async function startRelayWorld(backend: Backend, options: { userQuota?: n
     if (!created.success) throw new Error(`token: ${created.message}`);
 
     const world: RelayWorld = {
-      gateway, mock, baseUrl, root, user,
+      gateway,
+      mock,
+      baseUrl,
+      root,
+      user,
       apiKey: created.data[0].key,
       tokenId: created.data[0].id,
       setOption,
       async addChannel(fields) {
-        const answer = (await gateway.call('POST', '/api/channel/', {
-          session: root,
-          body: { type: 1, key: 'mock-key', base_url: mock.url, group: 'default', ...fields },
-        })).json();
+        const answer = (
+          await gateway.call('POST', '/api/channel/', {
+            session: root,
+            body: { type: 1, key: 'mock-key', base_url: mock.url, group: 'default', ...fields },
+          })
+        ).json();
         if (!answer.success) throw new Error(`channel: ${answer.message}`);
         const ids = answer.data?.ids ?? answer.data;
         return Array.isArray(ids) ? Number(ids[0]) : Number(answer.data?.id ?? answer.data);
       },
       async waitForModel(model) {
-        await waitFor(async () => {
-          const response = await fetch(`${baseUrl}/v1/models`, { headers: { authorization: `Bearer ${world.apiKey}` } });
-          const list = (await response.json()) as { data?: Array<{ id: string }> };
-          return Boolean(list.data?.some((entry) => entry.id === model));
-        }, 10_000, `model ${model} routable`);
+        await waitFor(
+          async () => {
+            const response = await fetch(`${baseUrl}/v1/models`, { headers: { authorization: `Bearer ${world.apiKey}` } });
+            const list = (await response.json()) as { data?: Array<{ id: string }> };
+            return Boolean(list.data?.some((entry) => entry.id === model));
+          },
+          10_000,
+          `model ${model} routable`,
+        );
       },
       async close() {
         await gateway.close();

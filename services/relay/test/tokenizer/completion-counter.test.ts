@@ -32,7 +32,11 @@ const code = 'function add(a, b) {\n  return a + b; // sum\n}\n\nconst xs = [1, 
 
 describe('CompletionCounter', () => {
   it.each(['gpt-3.5-turbo', 'gpt-4o'])('counts English prose and code exactly as one piece of text (%s)', (model) => {
-    for (const [text, seed] of [[english.repeat(150), 1], [code.repeat(150), 2], [(english + code).repeat(100), 3]] as const) {
+    for (const [text, seed] of [
+      [english.repeat(150), 1],
+      [code.repeat(150), 2],
+      [(english + code).repeat(100), 3],
+    ] as const) {
       expect(streamed(text, model, seed).total()).toBe(countText(text, model));
     }
   });

@@ -17,9 +17,19 @@ function pngOfSize(width: number, height: number): string {
 
 describe('encodingNameForModel', () => {
   it.each([
-    ['gpt-4o', 'o200k_base'], ['gpt-4o-mini-2024-07-18', 'o200k_base'], ['chatgpt-4o-latest', 'o200k_base'], ['o1-mini', 'o200k_base'],
-    ['o3', 'o200k_base'], ['o4-mini', 'o200k_base'], ['gpt-4.1-nano', 'o200k_base'], ['gpt-5', 'o200k_base'], ['openai/gpt-4o', 'o200k_base'],
-    ['gpt-4', 'cl100k_base'], ['gpt-3.5-turbo', 'cl100k_base'], ['claude-sonnet-4-20250514', 'cl100k_base'], ['gemini-2.5-flash', 'cl100k_base'],
+    ['gpt-4o', 'o200k_base'],
+    ['gpt-4o-mini-2024-07-18', 'o200k_base'],
+    ['chatgpt-4o-latest', 'o200k_base'],
+    ['o1-mini', 'o200k_base'],
+    ['o3', 'o200k_base'],
+    ['o4-mini', 'o200k_base'],
+    ['gpt-4.1-nano', 'o200k_base'],
+    ['gpt-5', 'o200k_base'],
+    ['openai/gpt-4o', 'o200k_base'],
+    ['gpt-4', 'cl100k_base'],
+    ['gpt-3.5-turbo', 'cl100k_base'],
+    ['claude-sonnet-4-20250514', 'cl100k_base'],
+    ['gemini-2.5-flash', 'cl100k_base'],
   ])('%s uses %s', (model, encoding) => {
     expect(encodingNameForModel(model)).toBe(encoding);
   });
@@ -50,9 +60,13 @@ describe('countText', () => {
     const symbols = '!'.repeat(200_000);
     // Random letters and CJK without punctuation: no repeated part for the memo to help with.
     let seed = 7;
-    const random = (alphabet: string, length: number) => Array.from({ length }, () => alphabet[(seed = (seed * 48271) % 2147483647) % alphabet.length]).join('');
+    const random = (alphabet: string, length: number) =>
+      Array.from({ length }, () => alphabet[(seed = (seed * 48271) % 2147483647) % alphabet.length]).join('');
     const latin = random('abcdefghijklmnopqrstuvwxyz', 100_000);
-    const cjk = random('的一是不了人我在有他这为之大来以个中上们到说国和地也子时道出而要于就下得可你年生自会那后能对着事其里所去行过家十用发天如然作方成者多日都', 20_000);
+    const cjk = random(
+      '的一是不了人我在有他这为之大来以个中上们到说国和地也子时道出而要于就下得可你年生自会那后能对着事其里所去行过家十用发天如然作方成者多日都',
+      20_000,
+    );
     const emoji = '😀'.repeat(10_001);
     const combining = `e${'\u0301'.repeat(100_000)}`;
     const spaces = ' '.repeat(100_000);
@@ -110,8 +124,8 @@ describe('countChatPrompt', () => {
       { role: 'system', content: 'You are helpful.' },
       { role: 'user', name: 'alice', content: 'hello world' },
     ];
-    const expected = 3 + (3 + countText('system', model) + countText('You are helpful.', model))
-      + (3 + countText('user', model) + 2 + 1 + countText('alice', model));
+    const expected =
+      3 + (3 + countText('system', model) + countText('You are helpful.', model)) + (3 + countText('user', model) + 2 + 1 + countText('alice', model));
     expect(countChatPrompt(messages, model)).toBe(expected);
   });
 
@@ -147,14 +161,22 @@ describe('countChatPrompt', () => {
       { type: 'function', function: { name: 'get_weather', description: 'Weather for a city', parameters } },
       { type: 'function', function: { name: 'get_time' } },
     ];
-    const toolTokens = 8 + countText('get_weather', model) + countText('Weather for a city', model) + countText(JSON.stringify(parameters), model)
-      + countText('get_time', model);
+    const toolTokens =
+      8 +
+      countText('get_weather', model) +
+      countText('Weather for a city', model) +
+      countText(JSON.stringify(parameters), model) +
+      countText('get_time', model);
     expect(countChatPrompt(messages, model, tools)).toBe(countChatPrompt(messages, model) + toolTokens);
     expect(countChatPrompt(messages, model, [])).toBe(countChatPrompt(messages, model));
   });
 
   it('counts assistant tool calls and never fails on odd input', () => {
-    const call = { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }] };
+    const call = {
+      role: 'assistant',
+      content: null,
+      tool_calls: [{ id: 'c1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }],
+    };
     expect(countChatPrompt([call], model)).toBe(3 + 3 + countText('assistant', model) + countText('get_weather', model) + countText('{"city":"Paris"}', model));
     expect(countChatPrompt('not an array', model)).toBe(3);
     expect(countChatPrompt([{ content: 'no role' }], model)).toBe(3 + countText('{"content":"no role"}', model));

@@ -10,7 +10,9 @@ export function AuthCard({ title, children }: { title: string; children: ReactNo
       <Card style={{ width: '100%', maxWidth: 420 }}>
         <Flex vertical align="center" gap={8} style={{ marginBottom: 24 }}>
           <img src={status?.logo || '/logo.svg'} alt="" width={48} height={48} style={{ borderRadius: 10 }} />
-          <Typography.Title level={3} style={{ margin: 0 }}>{title}</Typography.Title>
+          <Typography.Title level={3} style={{ margin: 0 }}>
+            {title}
+          </Typography.Title>
         </Flex>
         {children}
       </Card>

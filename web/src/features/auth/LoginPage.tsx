@@ -55,7 +55,9 @@ export function LoginPage() {
 
   const onFinish = async (values: LoginForm) => {
     if (!turnstile.ready()) return;
-    const answer = await login({ username: values.username.trim(), password: values.password, turnstile: turnstile.token }).unwrap().catch(() => null);
+    const answer = await login({ username: values.username.trim(), password: values.password, turnstile: turnstile.token })
+      .unwrap()
+      .catch(() => null);
     if (!answer) return;
     if ('require_2fa' in answer) setTwoFactor(true);
     else finish(answer);

@@ -15,11 +15,15 @@ export function PasskeyLoginButton({ onSignedIn }: { onSignedIn(user: LoginResul
   if (!status?.passkey_login || !passkeysSupported()) return null;
 
   const signIn = async () => {
-    const begun = await begin().unwrap().catch(() => null);
+    const begun = await begin()
+      .unwrap()
+      .catch(() => null);
     if (!begun) return;
     const credential = await assertPasskey(begun.options);
     if (!credential) return;
-    const user = await finish(credential).unwrap().catch(() => null);
+    const user = await finish(credential)
+      .unwrap()
+      .catch(() => null);
     if (user) onSignedIn(user);
   };
 

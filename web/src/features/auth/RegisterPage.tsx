@@ -47,7 +47,12 @@ export function RegisterPage() {
   const onSendCode = async () => {
     const { email } = await form.validateFields(['email']).catch(() => ({ email: undefined }));
     if (!email || !turnstile.ready()) return;
-    const sent = await sendCode({ email: email.trim(), turnstile: turnstile.token }).unwrap().then(() => true, () => false);
+    const sent = await sendCode({ email: email.trim(), turnstile: turnstile.token })
+      .unwrap()
+      .then(
+        () => true,
+        () => false,
+      );
     if (!sent) return;
     void message.success(intl.formatMessage({ id: 'pages.register.codeSent', defaultMessage: '验证码发送成功，请检查你的邮箱！' }));
     resend.start(RESEND_LOCK_SECONDS);
@@ -63,7 +68,12 @@ export function RegisterPage() {
       ...(emailVerification ? { email: values.email?.trim() ?? '', verification_code: values.verification_code?.trim() ?? '' } : {}),
       ...(aff ? { aff_code: aff } : {}),
     };
-    const done = await register({ ...body, turnstile: turnstile.token }).unwrap().then(() => true, () => false);
+    const done = await register({ ...body, turnstile: turnstile.token })
+      .unwrap()
+      .then(
+        () => true,
+        () => false,
+      );
     if (!done) return;
     void message.success(intl.formatMessage({ id: 'pages.register.success', defaultMessage: '注册成功！' }));
     navigate('/login');
@@ -138,7 +148,13 @@ export function RegisterPage() {
               </Form.Item>
               <Form.Item
                 name="verification_code"
-                rules={[{ required: true, whitespace: true, message: intl.formatMessage({ id: 'pages.register.code.required', defaultMessage: '请输入邮箱验证码！' }) }]}
+                rules={[
+                  {
+                    required: true,
+                    whitespace: true,
+                    message: intl.formatMessage({ id: 'pages.register.code.required', defaultMessage: '请输入邮箱验证码！' }),
+                  },
+                ]}
               >
                 <Input
                   size="large"

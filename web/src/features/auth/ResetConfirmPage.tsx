@@ -29,7 +29,9 @@ export function ResetConfirmPage() {
   };
 
   const onConfirm = async () => {
-    const answer = await confirmReset({ email, token }).unwrap().catch(() => null);
+    const answer = await confirmReset({ email, token })
+      .unwrap()
+      .catch(() => null);
     if (answer === null) return;
     setPassword(answer);
     await copy(answer);
@@ -39,7 +41,11 @@ export function ResetConfirmPage() {
   if (!email || !token) {
     return (
       <AuthCard title={title}>
-        <Alert type="error" showIcon title={intl.formatMessage({ id: 'pages.resetConfirm.invalidLink', defaultMessage: '无效的重置链接，请重新发起密码重置' })} />
+        <Alert
+          type="error"
+          showIcon
+          title={intl.formatMessage({ id: 'pages.resetConfirm.invalidLink', defaultMessage: '无效的重置链接，请重新发起密码重置' })}
+        />
         <Typography.Paragraph style={{ marginTop: 16 }}>
           <Link to="/reset">{intl.formatMessage({ id: 'pages.resetConfirm.toReset', defaultMessage: '重新发起密码重置' })}</Link>
         </Typography.Paragraph>
@@ -65,7 +71,10 @@ export function ResetConfirmPage() {
           <Input size="large" value={email} readOnly aria-label={emailLabel} />
         </Form.Item>
         {password !== undefined && (
-          <Form.Item label={passwordLabel} extra={intl.formatMessage({ id: 'pages.resetConfirm.changeHint', defaultMessage: '请使用新密码登录，并尽快在个人设置中修改密码' })}>
+          <Form.Item
+            label={passwordLabel}
+            extra={intl.formatMessage({ id: 'pages.resetConfirm.changeHint', defaultMessage: '请使用新密码登录，并尽快在个人设置中修改密码' })}
+          >
             <Input
               size="large"
               value={password}

@@ -17,7 +17,12 @@ export function ResetPage() {
 
   const onFinish = async ({ email }: { email: string }) => {
     if (!turnstile.ready()) return;
-    const sent = await sendReset({ email: email.trim(), turnstile: turnstile.token }).unwrap().then(() => true, () => false);
+    const sent = await sendReset({ email: email.trim(), turnstile: turnstile.token })
+      .unwrap()
+      .then(
+        () => true,
+        () => false,
+      );
     if (!sent) return;
     lock.start(RESEND_LOCK_SECONDS);
     void message.success(intl.formatMessage({ id: 'pages.reset.sent', defaultMessage: '重置邮件发送成功，请检查邮箱！' }));

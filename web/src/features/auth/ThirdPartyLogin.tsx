@@ -38,7 +38,9 @@ export function ThirdPartyLogin({ divider }: { divider?: ReactNode }) {
   const authorizeWithInvite = (provider: OAuthProvider) => void authorize(provider, inviteCode(searchParams.get('aff')));
 
   const onTelegram = async (params: Record<string, string>) => {
-    const signedIn = await telegramLogin(params).unwrap().catch(() => null);
+    const signedIn = await telegramLogin(params)
+      .unwrap()
+      .catch(() => null);
     if (signedIn) signIn(signedIn);
   };
 

@@ -16,7 +16,9 @@ export function TwoFactorLoginStep({ onSignedIn, onBack }: { onSignedIn(user: Lo
   const required = t({ id: 'pages.login.twoFactor.required', defaultMessage: '请输入验证码' });
 
   const onFinish = async ({ code }: { code: string }) => {
-    const user = await loginTwoFactor({ code: code.trim() }).unwrap().catch(() => null);
+    const user = await loginTwoFactor({ code: code.trim() })
+      .unwrap()
+      .catch(() => null);
     if (user) onSignedIn(user);
   };
 

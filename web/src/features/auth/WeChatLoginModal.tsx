@@ -10,7 +10,9 @@ export function WeChatLoginModal({ open, onClose }: { open: boolean; onClose(): 
   const [wechatLogin, { isLoading }] = useWechatLoginMutation();
 
   const login = async (code: string) => {
-    const user = await wechatLogin({ code }).unwrap().catch(() => null);
+    const user = await wechatLogin({ code })
+      .unwrap()
+      .catch(() => null);
     if (user) signIn(user);
     return user !== null;
   };

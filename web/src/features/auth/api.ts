@@ -1,5 +1,13 @@
 import type {
-  EmailBody, LoginBody, LoginResult, PasswordResetBody, RegisterBody, TurnstileQuery, TwoFactorChallenge, User, WechatCodeBody,
+  EmailBody,
+  LoginBody,
+  LoginResult,
+  PasswordResetBody,
+  RegisterBody,
+  TurnstileQuery,
+  TwoFactorChallenge,
+  User,
+  WechatCodeBody,
 } from '@aigw/contracts';
 import { api } from '../../api/api';
 
@@ -49,6 +57,14 @@ export const authApi = api.injectEndpoints({
 });
 
 export const {
-  useLoginMutation, useRegisterMutation, useLogoutMutation, useSendVerificationCodeMutation, useSendPasswordResetMutation,
-  useConfirmPasswordResetMutation, useOauthStateMutation, useOauthCallbackMutation, useWechatLoginMutation, useTelegramLoginMutation,
+  useLoginMutation,
+  useRegisterMutation,
+  useLogoutMutation,
+  useSendVerificationCodeMutation,
+  useSendPasswordResetMutation,
+  useConfirmPasswordResetMutation,
+  useOauthStateMutation,
+  useOauthCallbackMutation,
+  useWechatLoginMutation,
+  useTelegramLoginMutation,
 } = authApi;

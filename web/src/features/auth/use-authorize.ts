@@ -17,7 +17,9 @@ export function useAuthorize() {
   const authorize = async (provider: OAuthProvider, aff?: string) => {
     if (!status) return;
     setOpening(provider);
-    const state = await oauthState({ aff }).unwrap().catch(() => null);
+    const state = await oauthState({ aff })
+      .unwrap()
+      .catch(() => null);
     setOpening(null);
     if (state) window.open(authorizeUrl(provider, status, state), '_blank', 'noopener');
   };

@@ -21,7 +21,11 @@ export function ChannelEditPage() {
           : intl.formatMessage({ id: 'pages.channels.edit.title', defaultMessage: '更新渠道信息' })
       }
     >
-      {valid ? <ChannelForm channelId={channelId} onDone={back} onCancel={back} /> : <Alert type="error" showIcon title={intl.formatMessage(notFoundMessage)} />}
+      {valid ? (
+        <ChannelForm channelId={channelId} onDone={back} onCancel={back} />
+      ) : (
+        <Alert type="error" showIcon title={intl.formatMessage(notFoundMessage)} />
+      )}
     </Card>
   );
 }

@@ -102,7 +102,9 @@ function ChannelFormBody({ channelId, initial, onDone, onCancel }: BodyProps) {
     if (!editing) {
       const checked = createChannelBodySchema.safeParse({ ...body, key });
       if (!checked.success) return showIssues(checked.error.issues as SchemaIssue[]);
-      const created = await create({ ...body, key }).unwrap().catch(() => null);
+      const created = await create({ ...body, key })
+        .unwrap()
+        .catch(() => null);
       if (!created) return;
       void message.success(
         created.ids.length > 1
@@ -138,13 +140,20 @@ function ChannelFormBody({ channelId, initial, onDone, onCancel }: BodyProps) {
       validateTrigger={submitted ? 'onChange' : 'onSubmit'}
       autoComplete="off"
     >
-      <Form.Item name="type" label={t({ id: 'pages.channels.form.type', defaultMessage: '类型' })} rules={[{ required: true, message: t({ id: 'pages.channels.form.type.required', defaultMessage: '请选择渠道类型' }) }]}>
+      <Form.Item
+        name="type"
+        label={t({ id: 'pages.channels.form.type', defaultMessage: '类型' })}
+        rules={[{ required: true, message: t({ id: 'pages.channels.form.type.required', defaultMessage: '请选择渠道类型' }) }]}
+      >
         <Select options={typeOptions} showSearch={{ optionFilterProp: 'label' }} onChange={onTypeChange} />
       </Form.Item>
       <Form.Item
         name="name"
         label={t({ id: 'pages.channels.form.name', defaultMessage: '名称' })}
-        rules={[{ required: true, whitespace: true, message: t({ id: 'pages.channels.form.name.required', defaultMessage: '请输入渠道名称' }) }, schemaRule(fields.name, intl)]}
+        rules={[
+          { required: true, whitespace: true, message: t({ id: 'pages.channels.form.name.required', defaultMessage: '请输入渠道名称' }) },
+          schemaRule(fields.name, intl),
+        ]}
       >
         <Input placeholder={t({ id: 'pages.channels.form.name.placeholder', defaultMessage: '请为渠道命名' })} />
       </Form.Item>
@@ -155,9 +164,15 @@ function ChannelFormBody({ channelId, initial, onDone, onCancel }: BodyProps) {
       <Form.Item
         name="groups"
         label={t({ id: 'pages.channels.form.groups', defaultMessage: '分组' })}
-        rules={[{ required: true, type: 'array', min: 1, message: t({ id: 'pages.channels.form.groups.required', defaultMessage: '请选择可以使用该渠道的分组' }) }]}
+        rules={[
+          { required: true, type: 'array', min: 1, message: t({ id: 'pages.channels.form.groups.required', defaultMessage: '请选择可以使用该渠道的分组' }) },
+        ]}
       >
-        <Select mode="multiple" options={groupOptions} placeholder={t({ id: 'pages.channels.form.groups.placeholder', defaultMessage: '请选择可以使用该渠道的分组' })} />
+        <Select
+          mode="multiple"
+          options={groupOptions}
+          placeholder={t({ id: 'pages.channels.form.groups.placeholder', defaultMessage: '请选择可以使用该渠道的分组' })}
+        />
       </Form.Item>
       <Form.Item
         name="models"
@@ -165,7 +180,13 @@ function ChannelFormBody({ channelId, initial, onDone, onCancel }: BodyProps) {
         rules={[{ required: true, type: 'array', min: 1, message: t({ id: 'pages.channels.form.models.required', defaultMessage: '请至少选择一个模型！' }) }]}
         extra={<ModelTools channelId={channelId} />}
       >
-        <Select mode="multiple" allowClear options={modelOptions} showSearch={{ optionFilterProp: 'label' }} placeholder={t({ id: 'pages.channels.form.models.placeholder', defaultMessage: '请选择该渠道所支持的模型' })} />
+        <Select
+          mode="multiple"
+          allowClear
+          options={modelOptions}
+          showSearch={{ optionFilterProp: 'label' }}
+          placeholder={t({ id: 'pages.channels.form.models.placeholder', defaultMessage: '请选择该渠道所支持的模型' })}
+        />
       </Form.Item>
       <Form.Item
         name="model_mapping"
@@ -176,12 +197,19 @@ function ChannelFormBody({ channelId, initial, onDone, onCancel }: BodyProps) {
         <Input.TextArea
           autoSize={{ minRows: 2 }}
           placeholder={t(
-            { id: 'pages.channels.form.modelMapping.placeholder', defaultMessage: '此项可选，用于修改请求体中的模型名称，为一个 JSON 字符串，键为请求中模型名称，值为要替换的模型名称，例如：{example}' },
+            {
+              id: 'pages.channels.form.modelMapping.placeholder',
+              defaultMessage: '此项可选，用于修改请求体中的模型名称，为一个 JSON 字符串，键为请求中模型名称，值为要替换的模型名称，例如：{example}',
+            },
             { example: JSON.stringify(MODEL_MAPPING_EXAMPLE) },
           )}
         />
       </Form.Item>
-      <Form.Item name="test_model" label={t({ id: 'pages.channels.form.testModel', defaultMessage: '默认测试模型' })} rules={[schemaRule(fields.test_model, intl)]}>
+      <Form.Item
+        name="test_model"
+        label={t({ id: 'pages.channels.form.testModel', defaultMessage: '默认测试模型' })}
+        rules={[schemaRule(fields.test_model, intl)]}
+      >
         <Select
           allowClear
           showSearch
@@ -198,7 +226,11 @@ function ChannelFormBody({ channelId, initial, onDone, onCancel }: BodyProps) {
         <Input.TextArea
           autoSize={{ minRows: 2 }}
           placeholder={t(
-            { id: 'pages.channels.form.statusCodeMapping.placeholder', defaultMessage: '此项可选，用于复写返回的状态码（仅影响本地判断），比如将 claude 渠道的 400 错误复写为 500（用于重试），请勿滥用该功能，例如：{example}' },
+            {
+              id: 'pages.channels.form.statusCodeMapping.placeholder',
+              defaultMessage:
+                '此项可选，用于复写返回的状态码（仅影响本地判断），比如将 claude 渠道的 400 错误复写为 500（用于重试），请勿滥用该功能，例如：{example}',
+            },
             { example: JSON.stringify(STATUS_CODE_MAPPING_EXAMPLE) },
           )}
         />
@@ -235,10 +267,18 @@ function ChannelFormBody({ channelId, initial, onDone, onCancel }: BodyProps) {
         <Input placeholder={t({ id: 'pages.channels.form.tag.placeholder', defaultMessage: '渠道标签，可选' })} />
       </Form.Item>
       <Space size="large" wrap>
-        <Form.Item name="priority" label={t({ id: 'pages.channels.form.priority', defaultMessage: '渠道优先级' })} rules={[schemaRule(fields.priority, intl, (value) => parseInteger(value as number | null))]}>
+        <Form.Item
+          name="priority"
+          label={t({ id: 'pages.channels.form.priority', defaultMessage: '渠道优先级' })}
+          rules={[schemaRule(fields.priority, intl, (value) => parseInteger(value as number | null))]}
+        >
           <InputNumber<number> style={{ width: 160 }} />
         </Form.Item>
-        <Form.Item name="weight" label={t({ id: 'pages.channels.form.weight', defaultMessage: '渠道权重' })} rules={[schemaRule(fields.weight, intl, (value) => parseInteger(value as number | null))]}>
+        <Form.Item
+          name="weight"
+          label={t({ id: 'pages.channels.form.weight', defaultMessage: '渠道权重' })}
+          rules={[schemaRule(fields.weight, intl, (value) => parseInteger(value as number | null))]}
+        >
           <InputNumber<number> style={{ width: 160 }} />
         </Form.Item>
       </Space>
@@ -256,17 +296,22 @@ function ChannelFormBody({ channelId, initial, onDone, onCancel }: BodyProps) {
           name="allow_private_network"
           valuePropName="checked"
           label={t({ id: 'pages.channels.form.privateNetwork', defaultMessage: '允许访问内网' })}
-          extra={allowPrivateNetwork ? (
-            <Alert
-              type="warning"
-              showIcon
-              style={{ marginTop: 8 }}
-              title={t({
-                id: 'pages.channels.form.privateNetwork.warning',
-                defaultMessage: '开启后，该渠道可以访问本机、内网和云元数据等内部地址（例如 127.0.0.1、10.0.0.0/8、169.254.169.254）。仅对你信任的内网上游（如自建的 Ollama、vLLM）开启；每次修改都会记入日志。',
-              })}
-            />
-          ) : t({ id: 'pages.channels.form.privateNetwork.extra', defaultMessage: '关闭时，该渠道只能访问公网地址' })}
+          extra={
+            allowPrivateNetwork ? (
+              <Alert
+                type="warning"
+                showIcon
+                style={{ marginTop: 8 }}
+                title={t({
+                  id: 'pages.channels.form.privateNetwork.warning',
+                  defaultMessage:
+                    '开启后，该渠道可以访问本机、内网和云元数据等内部地址（例如 127.0.0.1、10.0.0.0/8、169.254.169.254）。仅对你信任的内网上游（如自建的 Ollama、vLLM）开启；每次修改都会记入日志。',
+                })}
+              />
+            ) : (
+              t({ id: 'pages.channels.form.privateNetwork.extra', defaultMessage: '关闭时，该渠道只能访问公网地址' })
+            )
+          }
         >
           <Switch />
         </Form.Item>

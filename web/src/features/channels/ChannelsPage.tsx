@@ -53,7 +53,11 @@ export function ChannelsPage() {
           }}
         >
           <Form.Item name="keyword">
-            <Input allowClear placeholder={t({ id: 'pages.channels.search.keyword', defaultMessage: '搜索渠道的 ID，名称和密钥 ...' })} style={{ width: 240 }} />
+            <Input
+              allowClear
+              placeholder={t({ id: 'pages.channels.search.keyword', defaultMessage: '搜索渠道的 ID，名称和密钥 ...' })}
+              style={{ width: 240 }}
+            />
           </Form.Item>
           <Form.Item name="model">
             <Input allowClear placeholder={t({ id: 'pages.channels.search.model', defaultMessage: '模型关键字' })} style={{ width: 180 }} />

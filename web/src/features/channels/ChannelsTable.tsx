@@ -40,9 +40,19 @@ export function ChannelsTable(props: ChannelsTableProps) {
 
   const saved = () => void message.success(t({ id: 'pages.channels.updated', defaultMessage: '更新成功！' }));
   const saveChannel = async (body: { id: number; priority: number } | { id: number; weight: number }) =>
-    updateField(body).unwrap().then(() => (saved(), true), (error: unknown) => (showFailure(error), false));
+    updateField(body)
+      .unwrap()
+      .then(
+        () => (saved(), true),
+        (error: unknown) => (showFailure(error), false),
+      );
   const saveTag = async (body: { tag: string; priority: number } | { tag: string; weight: number }) =>
-    editTag(body).unwrap().then(() => (saved(), true), () => false);
+    editTag(body)
+      .unwrap()
+      .then(
+        () => (saved(), true),
+        () => false,
+      );
 
   const columns: TableProps<ChannelRow>['columns'] = [
     { title: t({ id: 'pages.channels.column.id', defaultMessage: 'ID' }), key: 'id', width: 70, render: (_, row) => (isTagRow(row) ? null : row.id) },
@@ -88,7 +98,9 @@ export function ChannelsTable(props: ChannelsTableProps) {
         isTagRow(row) ? (
           <Space size={4}>
             <StatusTag status={row.status} />
-            <span>{t({ id: 'pages.channels.tagRow.enabled', defaultMessage: '{enabled}/{count} 已启用' }, { enabled: row.enabled_count, count: row.channel_count })}</span>
+            <span>
+              {t({ id: 'pages.channels.tagRow.enabled', defaultMessage: '{enabled}/{count} 已启用' }, { enabled: row.enabled_count, count: row.channel_count })}
+            </span>
           </Space>
         ) : (
           <StatusTag status={row.status} otherInfo={row.other_info} />

@@ -2,7 +2,11 @@ import { useState } from 'react';
 import { App, Button, Form, Input, Modal, Space, Switch } from 'antd';
 import { useIntl } from 'react-intl';
 import {
-  useDeleteChannelsMutation, useDeleteDisabledChannelsMutation, useFixChannelsMutation, useSetTagMutation, useTestAllChannelsMutation,
+  useDeleteChannelsMutation,
+  useDeleteDisabledChannelsMutation,
+  useFixChannelsMutation,
+  useSetTagMutation,
+  useTestAllChannelsMutation,
   useUpdateAllBalancesMutation,
 } from './api';
 
@@ -36,13 +40,27 @@ export function ChannelsToolbar(props: ChannelsToolbarProps) {
   const [tagging, setTagging] = useState(false);
 
   const onTestAll = async () => {
-    if ((await testAll().unwrap().then(() => true, () => false))) {
+    if (
+      await testAll()
+        .unwrap()
+        .then(
+          () => true,
+          () => false,
+        )
+    ) {
       void message.info(t({ id: 'pages.channels.testAll.started', defaultMessage: '已成功开始测试所有通道，请刷新页面查看结果。' }));
     }
   };
 
   const onUpdateAll = async () => {
-    if ((await updateAll().unwrap().then(() => true, () => false))) {
+    if (
+      await updateAll()
+        .unwrap()
+        .then(
+          () => true,
+          () => false,
+        )
+    ) {
       void message.info(t({ id: 'pages.channels.balanceAll.started', defaultMessage: '已开始更新所有已启用通道余额，请稍后刷新页面查看结果。' }));
     }
   };
@@ -53,8 +71,11 @@ export function ChannelsToolbar(props: ChannelsToolbarProps) {
       content: t({ id: 'pages.channels.delete.irreversible', defaultMessage: '此修改将不可逆' }),
       okButtonProps: { danger: true },
       onOk: async () => {
-        const count = await deleteDisabled().unwrap().catch(() => null);
-        if (count !== null) void message.success(t({ id: 'pages.channels.deleteDisabled.done', defaultMessage: '已删除所有禁用渠道，共计 {count} 个' }, { count }));
+        const count = await deleteDisabled()
+          .unwrap()
+          .catch(() => null);
+        if (count !== null)
+          void message.success(t({ id: 'pages.channels.deleteDisabled.done', defaultMessage: '已删除所有禁用渠道，共计 {count} 个' }, { count }));
       },
     });
 
@@ -68,7 +89,9 @@ export function ChannelsToolbar(props: ChannelsToolbarProps) {
       content: t({ id: 'pages.channels.delete.irreversible', defaultMessage: '此修改将不可逆' }),
       okButtonProps: { danger: true },
       onOk: async () => {
-        const count = await deleteSelected(props.selected).unwrap().catch(() => null);
+        const count = await deleteSelected(props.selected)
+          .unwrap()
+          .catch(() => null);
         if (count === null) return;
         void message.success(t({ id: 'pages.channels.batch.delete.done', defaultMessage: '已删除 {count} 个通道！' }, { count }));
         props.onBatchDone();
@@ -81,8 +104,11 @@ export function ChannelsToolbar(props: ChannelsToolbarProps) {
       title: t({ id: 'pages.channels.fix.confirm', defaultMessage: '确定是否要修复数据库一致性？' }),
       content: t({ id: 'pages.channels.fix.content', defaultMessage: '将按渠道重建路由能力表，请仅在数据库出现问题时使用' }),
       onOk: async () => {
-        const count = await fix().unwrap().catch(() => null);
-        if (count !== null) void message.success(t({ id: 'pages.channels.fix.done', defaultMessage: '数据库一致性修复完成，共处理 {count} 个渠道' }, { count }));
+        const count = await fix()
+          .unwrap()
+          .catch(() => null);
+        if (count !== null)
+          void message.success(t({ id: 'pages.channels.fix.done', defaultMessage: '数据库一致性修复完成，共处理 {count} 个渠道' }, { count }));
       },
     });
 
@@ -117,7 +143,11 @@ export function ChannelsToolbar(props: ChannelsToolbarProps) {
           <Switch checked={props.idSort} onChange={props.onIdSortChange} aria-label={t({ id: 'pages.channels.idSort', defaultMessage: '使用ID排序' })} />
         </Labelled>
         <Labelled label={t({ id: 'pages.channels.batchMode', defaultMessage: '开启批量操作' })}>
-          <Switch checked={props.batchMode} onChange={props.onBatchModeChange} aria-label={t({ id: 'pages.channels.batchMode', defaultMessage: '开启批量操作' })} />
+          <Switch
+            checked={props.batchMode}
+            onChange={props.onBatchModeChange}
+            aria-label={t({ id: 'pages.channels.batchMode', defaultMessage: '开启批量操作' })}
+          />
         </Labelled>
         <Labelled label={t({ id: 'pages.channels.tagMode', defaultMessage: '标签聚合模式' })}>
           <Switch checked={props.tagMode} onChange={props.onTagModeChange} aria-label={t({ id: 'pages.channels.tagMode', defaultMessage: '标签聚合模式' })} />
@@ -164,7 +194,9 @@ function BatchTagModal({ ids, onClose }: { ids: number[]; onClose(done: boolean)
   const onOk = async () => {
     const values = await form.validateFields().catch(() => null);
     if (!values) return;
-    const count = await setTag({ ids, tag: values.tag.trim() }).unwrap().catch(() => null);
+    const count = await setTag({ ids, tag: values.tag.trim() })
+      .unwrap()
+      .catch(() => null);
     if (count === null) return;
     void message.success(t({ id: 'pages.channels.batchTag.done', defaultMessage: '已为 {count} 个渠道设置标签' }, { count }));
     onClose(true);

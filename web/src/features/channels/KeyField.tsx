@@ -11,7 +11,10 @@ function keyPrompt(type: number, intl: IntlShape): string {
     case ChannelType.Xunfei:
       return t({ id: 'pages.channels.form.key.xunfei', defaultMessage: '按照如下格式输入：APPID|APISecret|APIKey' });
     case ChannelType.FastGPT:
-      return t({ id: 'pages.channels.form.key.fastgpt', defaultMessage: '按照如下格式输入：APIKey-AppId，例如：fastgpt-0sp2gtvfdgyi4k30jwlgwf1i-64f335d84283f05518e9e041' });
+      return t({
+        id: 'pages.channels.form.key.fastgpt',
+        defaultMessage: '按照如下格式输入：APIKey-AppId，例如：fastgpt-0sp2gtvfdgyi4k30jwlgwf1i-64f335d84283f05518e9e041',
+      });
     case ChannelType.Tencent:
       return t({ id: 'pages.channels.form.key.tencent', defaultMessage: '按照如下格式输入：AppId|SecretId|SecretKey' });
     case ChannelType.AWS:
@@ -59,7 +62,11 @@ export function KeyField({ type, editing, batch, onBatchChange }: KeyFieldProps)
         )
       }
     >
-      {multiline ? <Input.TextArea autoSize={{ minRows: batch ? 4 : 6 }} placeholder={placeholder} /> : <Input placeholder={placeholder} autoComplete="new-password" />}
+      {multiline ? (
+        <Input.TextArea autoSize={{ minRows: batch ? 4 : 6 }} placeholder={placeholder} />
+      ) : (
+        <Input placeholder={placeholder} autoComplete="new-password" />
+      )}
     </Form.Item>
   );
 }

@@ -53,7 +53,12 @@ export function ModelTools({ channelId }: { channelId?: number }) {
         void message.error(t({ id: 'pages.channels.form.models.fetch.needKey', defaultMessage: '请先填写密钥' }));
         return;
       }
-      request = { type: values.type, base_url: (values.base_url ?? '').trim().replace(/\/+$/, ''), key, allow_private_network: values.allow_private_network ?? false };
+      request = {
+        type: values.type,
+        base_url: (values.base_url ?? '').trim().replace(/\/+$/, ''),
+        key,
+        allow_private_network: values.allow_private_network ?? false,
+      };
     }
     try {
       const fetched = await fetchUpstream(request).unwrap();

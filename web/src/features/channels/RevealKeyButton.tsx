@@ -55,7 +55,12 @@ export function RevealKeyButton({ channelId }: { channelId: number }) {
         onCancel={() => setKey(null)}
         destroyOnHidden
       >
-        <Input.TextArea readOnly autoSize={{ minRows: 2, maxRows: 10 }} value={key ?? ''} aria-label={t({ id: 'pages.channels.key.title', defaultMessage: '渠道密钥' })} />
+        <Input.TextArea
+          readOnly
+          autoSize={{ minRows: 2, maxRows: 10 }}
+          value={key ?? ''}
+          aria-label={t({ id: 'pages.channels.key.title', defaultMessage: '渠道密钥' })}
+        />
       </Modal>
     </>
   );

@@ -21,12 +21,22 @@ export function ChannelActions({ channel, onEdit }: { channel: ChannelView; onEd
   const enabled = channel.status === ChannelStatus.Enabled;
 
   const onDelete = async () => {
-    const done = await remove(channel.id).unwrap().then(() => true, (error: unknown) => (showFailure(error), false));
+    const done = await remove(channel.id)
+      .unwrap()
+      .then(
+        () => true,
+        (error: unknown) => (showFailure(error), false),
+      );
     if (done) void message.success(intl.formatMessage({ id: 'pages.channels.delete.done', defaultMessage: '删除成功' }));
   };
 
   const onToggle = async () => {
-    const done = await setStatus({ id: channel.id, status: enabled ? 2 : 1 }).unwrap().then(() => true, (error: unknown) => (showFailure(error), false));
+    const done = await setStatus({ id: channel.id, status: enabled ? 2 : 1 })
+      .unwrap()
+      .then(
+        () => true,
+        (error: unknown) => (showFailure(error), false),
+      );
     if (done) void message.success(intl.formatMessage({ id: 'pages.channels.done', defaultMessage: '操作成功完成！' }));
   };
 
@@ -48,9 +58,17 @@ export function ChannelActions({ channel, onEdit }: { channel: ChannelView; onEd
         <Dropdown
           trigger={['click']}
           disabled={models.length === 0}
-          menu={{ items: models.map((model) => ({ key: model, label: model })), onClick: ({ key }) => void test(channel, key), style: { maxHeight: 320, overflowY: 'auto' } }}
+          menu={{
+            items: models.map((model) => ({ key: model, label: model })),
+            onClick: ({ key }) => void test(channel, key),
+            style: { maxHeight: 320, overflowY: 'auto' },
+          }}
         >
-          <Button size="small" icon={<DownOutlined />} aria-label={intl.formatMessage({ id: 'pages.channels.action.testModel', defaultMessage: '选择测试模型' })} />
+          <Button
+            size="small"
+            icon={<DownOutlined />}
+            aria-label={intl.formatMessage({ id: 'pages.channels.action.testModel', defaultMessage: '选择测试模型' })}
+          />
         </Dropdown>
       </Space.Compact>
       <Popconfirm
@@ -89,7 +107,9 @@ export function TagActions({ row, onEdit }: { row: TagRow; onEdit(tag: string): 
   const [setTagStatus] = useSetTagStatusMutation();
 
   const apply = async (enabled: boolean) => {
-    const count = await setTagStatus({ tag: row.tag, enabled }).unwrap().catch(() => null);
+    const count = await setTagStatus({ tag: row.tag, enabled })
+      .unwrap()
+      .catch(() => null);
     if (count !== null) void message.success(intl.formatMessage({ id: 'pages.channels.done', defaultMessage: '操作成功完成！' }));
   };
 

@@ -43,7 +43,12 @@ export function TagEditModal({ tag, onClose }: { tag: string; onClose(): void })
   const unchanged = t({ id: 'pages.channels.tagEdit.unchanged', defaultMessage: '留空则不更改' });
 
   const submit = async (body: TagEditBody) => {
-    const done = await editTag(body).unwrap().then(() => true, () => false);
+    const done = await editTag(body)
+      .unwrap()
+      .then(
+        () => true,
+        () => false,
+      );
     if (!done) return;
     void message.success(t({ id: 'pages.channels.tagEdit.done', defaultMessage: '标签更新成功！' }));
     onClose();
@@ -89,7 +94,8 @@ export function TagEditModal({ tag, onClose }: { tag: string; onClose(): void })
           rules={[
             {
               validator: async (_rule, value?: string) => {
-                if (!isJsonObjectOrBlank(value)) throw new Error(t({ id: 'pages.channels.form.modelMapping.invalid', defaultMessage: '模型映射必须是合法的 JSON 格式！' }));
+                if (!isJsonObjectOrBlank(value))
+                  throw new Error(t({ id: 'pages.channels.form.modelMapping.invalid', defaultMessage: '模型映射必须是合法的 JSON 格式！' }));
               },
             },
           ]}
@@ -108,7 +114,8 @@ export function TagEditModal({ tag, onClose }: { tag: string; onClose(): void })
           rules={[
             {
               validator: async (_rule, value?: string) => {
-                if (value?.trim() && !/^-?\d+$/.test(value.trim())) throw new Error(t({ id: 'pages.channels.tagEdit.priority.invalid', defaultMessage: '优先级必须是整数！' }));
+                if (value?.trim() && !/^-?\d+$/.test(value.trim()))
+                  throw new Error(t({ id: 'pages.channels.tagEdit.priority.invalid', defaultMessage: '优先级必须是整数！' }));
               },
             },
           ]}
@@ -121,7 +128,8 @@ export function TagEditModal({ tag, onClose }: { tag: string; onClose(): void })
           rules={[
             {
               validator: async (_rule, value?: string) => {
-                if (value?.trim() && !/^\d+$/.test(value.trim())) throw new Error(t({ id: 'pages.channels.tagEdit.weight.invalid', defaultMessage: '权重必须是非负整数！' }));
+                if (value?.trim() && !/^\d+$/.test(value.trim()))
+                  throw new Error(t({ id: 'pages.channels.tagEdit.weight.invalid', defaultMessage: '权重必须是非负整数！' }));
               },
             },
           ]}

@@ -1,6 +1,18 @@
 import type {
-  ChannelBalance, ChannelRow, ChannelSearchQuery, ChannelTestResult, ChannelView, CopiedChannel, CreateChannelBody, CreatedChannels, FetchModelsBody,
-  KnownModel, Page, TagEditBody, TagRow, UpdateChannelBody,
+  ChannelBalance,
+  ChannelRow,
+  ChannelSearchQuery,
+  ChannelTestResult,
+  ChannelView,
+  CopiedChannel,
+  CreateChannelBody,
+  CreatedChannels,
+  FetchModelsBody,
+  KnownModel,
+  Page,
+  TagEditBody,
+  TagRow,
+  UpdateChannelBody,
 } from '@aigw/contracts';
 import { api } from '../../api/api';
 import type { RootState } from '../../app/store';
@@ -34,7 +46,8 @@ export const channelsApi = api.injectEndpoints({
     channels: build.query<Page<ChannelRow>, ChannelSearchQuery>({
       query: ({ keyword, group, model, ...page }) => {
         const params = { ...page, id_sort: String(page.id_sort), tag_mode: String(page.tag_mode) };
-        if (keyword.trim() || group || model.trim()) return { url: '/channel/search', params: { ...params, keyword: keyword.trim(), group, model: model.trim() } };
+        if (keyword.trim() || group || model.trim())
+          return { url: '/channel/search', params: { ...params, keyword: keyword.trim(), group, model: model.trim() } };
         return { url: '/channel/', params };
       },
       providesTags: ['Channel'],
@@ -158,9 +171,25 @@ export const channelsApi = api.injectEndpoints({
 });
 
 export const {
-  useChannelsQuery, useChannelQuery, useCreateChannelMutation, useUpdateChannelMutation, useUpdateChannelFieldMutation,
-  useSetChannelStatusMutation, useDeleteChannelMutation, useCopyChannelMutation, useTestChannelMutation, useTestAllChannelsMutation,
-  useUpdateBalanceMutation, useUpdateAllBalancesMutation, useDeleteDisabledChannelsMutation, useDeleteChannelsMutation,
-  useFixChannelsMutation, useSetTagMutation, useSetTagStatusMutation, useEditTagMutation, useKnownModelsQuery, useModelsByTypeQuery,
+  useChannelsQuery,
+  useChannelQuery,
+  useCreateChannelMutation,
+  useUpdateChannelMutation,
+  useUpdateChannelFieldMutation,
+  useSetChannelStatusMutation,
+  useDeleteChannelMutation,
+  useCopyChannelMutation,
+  useTestChannelMutation,
+  useTestAllChannelsMutation,
+  useUpdateBalanceMutation,
+  useUpdateAllBalancesMutation,
+  useDeleteDisabledChannelsMutation,
+  useDeleteChannelsMutation,
+  useFixChannelsMutation,
+  useSetTagMutation,
+  useSetTagStatusMutation,
+  useEditTagMutation,
+  useKnownModelsQuery,
+  useModelsByTypeQuery,
   useFetchUpstreamModelsMutation,
 } = channelsApi;

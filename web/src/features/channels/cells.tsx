@@ -32,7 +32,12 @@ export function StatusTag({ status, otherInfo }: { status: number; otherInfo?: s
         <div>{intl.formatMessage({ id: 'pages.channels.status.auto.tip', defaultMessage: '本渠道被程序自动禁用' })}</div>
         {why && <div>{intl.formatMessage({ id: 'pages.channels.status.reason', defaultMessage: '原因：{reason}' }, { reason: why.reason })}</div>}
         {why && why.time > 0 && (
-          <div>{intl.formatMessage({ id: 'pages.channels.status.time', defaultMessage: '时间：{time}' }, { time: dayjs.unix(why.time).format('YYYY-MM-DD HH:mm:ss') })}</div>
+          <div>
+            {intl.formatMessage(
+              { id: 'pages.channels.status.time', defaultMessage: '时间：{time}' },
+              { time: dayjs.unix(why.time).format('YYYY-MM-DD HH:mm:ss') },
+            )}
+          </div>
         )}
       </div>
     );
@@ -57,9 +62,10 @@ export function responseTimeColour(milliseconds: number): string {
 export function ResponseTimeTag({ milliseconds, onClick }: { milliseconds: number; onClick?: () => void }) {
   const intl = useIntl();
   const colour = responseTimeColour(milliseconds);
-  const text = milliseconds > 0
-    ? intl.formatMessage({ id: 'pages.channels.responseTime.seconds', defaultMessage: '{time} 秒' }, { time: (milliseconds / 1000).toFixed(2) })
-    : intl.formatMessage({ id: 'pages.channels.responseTime.untested', defaultMessage: '未测试' });
+  const text =
+    milliseconds > 0
+      ? intl.formatMessage({ id: 'pages.channels.responseTime.seconds', defaultMessage: '{time} 秒' }, { time: (milliseconds / 1000).toFixed(2) })
+      : intl.formatMessage({ id: 'pages.channels.responseTime.untested', defaultMessage: '未测试' });
   const tag = (
     <Tag color={colour} data-band={colour} style={onClick ? { cursor: 'pointer' } : undefined} onClick={onClick}>
       {text}

@@ -65,8 +65,22 @@ export function defaultBaseUrl(type: number): string | undefined {
 const presetModels: Partial<Record<number, readonly string[]>> = {
   [ChannelType.Midjourney]: ['mj_imagine', 'mj_variation', 'mj_reroll', 'mj_blend', 'mj_upscale', 'mj_describe', 'mj_uploads'],
   [ChannelType.MidjourneyPlus]: [
-    'swap_face', 'mj_imagine', 'mj_variation', 'mj_reroll', 'mj_blend', 'mj_upscale', 'mj_describe', 'mj_zoom', 'mj_shorten',
-    'mj_modal', 'mj_inpaint', 'mj_custom_zoom', 'mj_high_variation', 'mj_low_variation', 'mj_pan', 'mj_uploads',
+    'swap_face',
+    'mj_imagine',
+    'mj_variation',
+    'mj_reroll',
+    'mj_blend',
+    'mj_upscale',
+    'mj_describe',
+    'mj_zoom',
+    'mj_shorten',
+    'mj_modal',
+    'mj_inpaint',
+    'mj_custom_zoom',
+    'mj_high_variation',
+    'mj_low_variation',
+    'mj_pan',
+    'mj_uploads',
   ],
   [ChannelType.SunoAPI]: ['suno_music', 'suno_lyrics'],
 };
@@ -76,7 +90,11 @@ const presetModels: Partial<Record<number, readonly string[]>> = {
  * types, else what enabled channels of the type list (GET /api/models) and what the server
  * knows the type offers (GET /api/channel/models).
  */
-export function relatedModels(type: number, byType: Record<string, string[]> | null | undefined, known: ReadonlyArray<{ id: string; channel_types: number[] }> | undefined): string[] {
+export function relatedModels(
+  type: number,
+  byType: Record<string, string[]> | null | undefined,
+  known: ReadonlyArray<{ id: string; channel_types: number[] }> | undefined,
+): string[] {
   const preset = presetModels[type];
   if (preset) return [...preset];
   const fromChannels = byType?.[String(type)] ?? [];

@@ -28,14 +28,32 @@ export interface ChannelFormValues {
 export type ChannelFields = Omit<CreateChannelBody, 'key' | 'status'>;
 
 export const emptyChannelForm: ChannelFormValues = {
-  type: 1, name: '', base_url: '', other: '', key: '', openai_organization: '', groups: ['default'], models: [],
-  model_mapping: '', status_code_mapping: '', param_override: '', setting: '', test_model: undefined, auto_ban: true,
-  tag: '', priority: 0, weight: 0, allow_private_network: false,
+  type: 1,
+  name: '',
+  base_url: '',
+  other: '',
+  key: '',
+  openai_organization: '',
+  groups: ['default'],
+  models: [],
+  model_mapping: '',
+  status_code_mapping: '',
+  param_override: '',
+  setting: '',
+  test_model: undefined,
+  auto_ban: true,
+  tag: '',
+  priority: 0,
+  weight: 0,
+  allow_private_network: false,
 };
 
 /** A comma-separated list as its trimmed, non-empty items. */
 export function splitModels(text: string): string[] {
-  return text.split(',').map((item) => item.trim()).filter(Boolean);
+  return text
+    .split(',')
+    .map((item) => item.trim())
+    .filter(Boolean);
 }
 
 /** "Custom model" input: comma separated, trimmed, blanks and repeats dropped. */
@@ -45,11 +63,24 @@ export function parseCustomModels(text: string): string[] {
 
 export function formFromChannel(channel: ChannelView): ChannelFormValues {
   return {
-    type: channel.type, name: channel.name, base_url: channel.base_url, other: channel.other, key: '',
-    openai_organization: channel.openai_organization, groups: splitModels(channel.group), models: splitModels(channel.models),
-    model_mapping: channel.model_mapping, status_code_mapping: channel.status_code_mapping, param_override: channel.param_override,
-    setting: channel.setting, test_model: channel.test_model || undefined, auto_ban: channel.auto_ban !== 0, tag: channel.tag,
-    priority: channel.priority, weight: channel.weight, allow_private_network: channel.allow_private_network,
+    type: channel.type,
+    name: channel.name,
+    base_url: channel.base_url,
+    other: channel.other,
+    key: '',
+    openai_organization: channel.openai_organization,
+    groups: splitModels(channel.group),
+    models: splitModels(channel.models),
+    model_mapping: channel.model_mapping,
+    status_code_mapping: channel.status_code_mapping,
+    param_override: channel.param_override,
+    setting: channel.setting,
+    test_model: channel.test_model || undefined,
+    auto_ban: channel.auto_ban !== 0,
+    tag: channel.tag,
+    priority: channel.priority,
+    weight: channel.weight,
+    allow_private_network: channel.allow_private_network,
   };
 }
 

@@ -15,7 +15,10 @@ export function useTestChannel(): (channel: { id: number; name: string }, model?
       try {
         const { time } = await test({ id: channel.id, model }).unwrap();
         void message.success(
-          intl.formatMessage({ id: 'pages.channels.test.done', defaultMessage: '通道 {name} 测试成功，耗时 {time} 秒。' }, { name: channel.name, time: time.toFixed(2) }),
+          intl.formatMessage(
+            { id: 'pages.channels.test.done', defaultMessage: '通道 {name} 测试成功，耗时 {time} 秒。' },
+            { name: channel.name, time: time.toFixed(2) },
+          ),
         );
       } catch (error) {
         showFailure(error);

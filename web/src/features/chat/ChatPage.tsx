@@ -32,7 +32,11 @@ export function ChatPage() {
         status="info"
         title={link.name}
         subTitle={intl.formatMessage({ id: 'pages.chat.appLink', defaultMessage: '该聊天客户端是一个应用，点击下方按钮打开' })}
-        extra={<Button type="primary" href={url}>{intl.formatMessage({ id: 'pages.chat.open', defaultMessage: '打开 {name}' }, { name: link.name })}</Button>}
+        extra={
+          <Button type="primary" href={url}>
+            {intl.formatMessage({ id: 'pages.chat.open', defaultMessage: '打开 {name}' }, { name: link.name })}
+          </Button>
+        }
       />
     );
   }

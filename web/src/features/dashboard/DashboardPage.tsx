@@ -82,11 +82,13 @@ export function DashboardPage() {
         </Row>
         <Spin spinning={isFetching}>
           {/* No empty-state claim before the first answer arrives. */}
-          {data === undefined
-            ? <div style={{ minHeight: 200 }} />
-            : summary.buckets.length === 0
-              ? <Empty description={t('pages.dashboard.empty', '所选时间范围内暂无数据')} />
-              : <UsageCharts summary={summary} />}
+          {data === undefined ? (
+            <div style={{ minHeight: 200 }} />
+          ) : summary.buckets.length === 0 ? (
+            <Empty description={t('pages.dashboard.empty', '所选时间范围内暂无数据')} />
+          ) : (
+            <UsageCharts summary={summary} />
+          )}
         </Spin>
       </Flex>
     </Card>

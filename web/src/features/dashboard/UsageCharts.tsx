@@ -58,14 +58,7 @@ export function UsageCharts({ summary }: { summary: UsageSummary }) {
               <Tooltip {...tooltipStyle} />
               <Legend wrapperStyle={legendStyle} />
               {models.map(({ model }, index) => (
-                <Line
-                  key={model}
-                  name={model}
-                  type="monotone"
-                  stroke={colorOf(index)}
-                  dot={false}
-                  dataKey={(bucket: Bucket) => bucket.count[model] ?? 0}
-                />
+                <Line key={model} name={model} type="monotone" stroke={colorOf(index)} dot={false} dataKey={(bucket: Bucket) => bucket.count[model] ?? 0} />
               ))}
             </LineChart>
           </ResponsiveContainer>
@@ -78,7 +71,9 @@ export function UsageCharts({ summary }: { summary: UsageSummary }) {
               <Tooltip {...tooltipStyle} formatter={quotaText} />
               <Legend wrapperStyle={legendStyle} />
               <Pie data={models} dataKey="quota" nameKey="model" innerRadius="45%" outerRadius="75%" stroke={token.colorBgContainer}>
-                {models.map(({ model }, index) => <Cell key={model} fill={colorOf(index)} />)}
+                {models.map(({ model }, index) => (
+                  <Cell key={model} fill={colorOf(index)} />
+                ))}
               </Pie>
             </PieChart>
           </ResponsiveContainer>

@@ -49,7 +49,9 @@ export function bucketStart(ms: number, granularity: Granularity): number {
 
 /** The next bucket's start; calendar arithmetic, so days across a DST change stay whole. */
 export function nextBucket(start: number, granularity: Granularity): number {
-  return dayjs(start).add(granularity === 'week' ? 7 : 1, granularity === 'hour' ? 'hour' : 'day').valueOf();
+  return dayjs(start)
+    .add(granularity === 'week' ? 7 : 1, granularity === 'hour' ? 'hour' : 'day')
+    .valueOf();
 }
 
 /** hour: "05-06 14:00"; day: "05-06"; week: "05-05 - 05-11". */

@@ -16,7 +16,10 @@ export function AboutPage() {
   return (
     <Card title={title}>
       <Typography.Paragraph>
-        {intl.formatMessage({ id: 'pages.about.empty', defaultMessage: '管理员未设置关于内容，可在 设置 → 其他设置 中填写（支持 Markdown、HTML 或一个网址）。' })}
+        {intl.formatMessage({
+          id: 'pages.about.empty',
+          defaultMessage: '管理员未设置关于内容，可在 设置 → 其他设置 中填写（支持 Markdown、HTML 或一个网址）。',
+        })}
       </Typography.Paragraph>
       {status?.version && <Typography.Text type="secondary">{`${status.system_name || 'New API'} v${status.version}`}</Typography.Text>}
     </Card>

@@ -25,8 +25,12 @@ export function NoticeModal() {
       title={intl.formatMessage({ id: 'pages.home.notice', defaultMessage: '系统公告' })}
       onCancel={() => setClosed(true)}
       footer={[
-        <Button key="today" onClick={closeForToday}>{intl.formatMessage({ id: 'pages.home.notice.today', defaultMessage: '今日关闭' })}</Button>,
-        <Button key="close" type="primary" onClick={() => setClosed(true)}>{intl.formatMessage({ id: 'common.close', defaultMessage: '关闭' })}</Button>,
+        <Button key="today" onClick={closeForToday}>
+          {intl.formatMessage({ id: 'pages.home.notice.today', defaultMessage: '今日关闭' })}
+        </Button>,
+        <Button key="close" type="primary" onClick={() => setClosed(true)}>
+          {intl.formatMessage({ id: 'common.close', defaultMessage: '关闭' })}
+        </Button>,
       ]}
     >
       {notice && <RichContent content={notice} title="notice" />}

@@ -17,7 +17,11 @@ export function LogDetails({ row, admin }: { row: LogView; admin: boolean }) {
   // The id the relay answered with (X-Oneapi-Request-Id, "request id: …" in errors): what support asks for.
   if (row.request_id) add('requestId', t('pages.logs.detail.requestId', '请求 ID'), <Typography.Text copyable>{row.request_id}</Typography.Text>);
   if (fixed) {
-    add('modelPrice', t('pages.logs.detail.modelPrice', '模型价格'), t('pages.logs.detail.perCall', '{price} / 次', { price: `$${formatRatio(other.model_price!)}` }));
+    add(
+      'modelPrice',
+      t('pages.logs.detail.modelPrice', '模型价格'),
+      t('pages.logs.detail.perCall', '{price} / 次', { price: `$${formatRatio(other.model_price!)}` }),
+    );
   } else {
     if (isNumber(other.model_ratio)) add('modelRatio', t('pages.logs.detail.modelRatio', '模型倍率'), formatRatio(other.model_ratio));
     if (isNumber(other.completion_ratio)) add('completionRatio', t('pages.logs.detail.completionRatio', '补全倍率'), formatRatio(other.completion_ratio));
@@ -51,17 +55,27 @@ export function LogDetails({ row, admin }: { row: LogView; admin: boolean }) {
     const groupRatio = formatRatio(other.group_ratio ?? 1);
     const formula = fixed
       ? t('pages.logs.detail.formula.fixed', '模型价格 {price} × 分组倍率 {groupRatio} = {cost}', {
-        price: `$${formatRatio(other.model_price!)}`, groupRatio, cost: formatDollars(cost),
-      })
-      : t('pages.logs.detail.formula.ratio', '分组倍率 {groupRatio} × 模型倍率 {modelRatio} × (提示 {prompt} + 补全 {completion} × 补全倍率 {completionRatio}) / 500000 = {cost}', {
-        groupRatio,
-        modelRatio: formatRatio(other.model_ratio!),
-        prompt: row.prompt_tokens,
-        completion: row.completion_tokens,
-        completionRatio: formatRatio(other.completion_ratio ?? 1),
-        cost: formatDollars(cost),
-      });
-    add('formula', fixed ? t('pages.logs.detail.billing.fixed', '计费过程（按次计费）') : t('pages.logs.detail.billing.ratio', '计费过程（按量计费）'), formula);
+          price: `$${formatRatio(other.model_price!)}`,
+          groupRatio,
+          cost: formatDollars(cost),
+        })
+      : t(
+          'pages.logs.detail.formula.ratio',
+          '分组倍率 {groupRatio} × 模型倍率 {modelRatio} × (提示 {prompt} + 补全 {completion} × 补全倍率 {completionRatio}) / 500000 = {cost}',
+          {
+            groupRatio,
+            modelRatio: formatRatio(other.model_ratio!),
+            prompt: row.prompt_tokens,
+            completion: row.completion_tokens,
+            completionRatio: formatRatio(other.completion_ratio ?? 1),
+            cost: formatDollars(cost),
+          },
+        );
+    add(
+      'formula',
+      fixed ? t('pages.logs.detail.billing.fixed', '计费过程（按次计费）') : t('pages.logs.detail.billing.ratio', '计费过程（按量计费）'),
+      formula,
+    );
   }
 
   if (items.length === 0) return <span>{t('pages.logs.detail.empty', '暂无计费详情')}</span>;

@@ -58,7 +58,9 @@ export function LogFilters({ admin, initialValues, searching, onSearch }: LogFil
       initialValues={initialValues}
       onFinish={(values) => onSearch({ ...initialValues, ...values })}
       // The type is a quick switch: it applies at once, with the other filters as they stand.
-      onValuesChange={(changed) => { if ('type' in changed) form.submit(); }}
+      onValuesChange={(changed) => {
+        if ('type' in changed) form.submit();
+      }}
       style={{ rowGap: 12 }}
     >
       <TimeRangeItem />

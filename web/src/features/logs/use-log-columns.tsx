@@ -31,9 +31,12 @@ export function useLogColumns(admin: boolean, onOpenUser: (userId: number) => vo
       title: t('pages.logs.column.user', '用户'),
       dataIndex: 'username',
       key: 'user',
-      render: (username: string, row) => (username
-        ? <Button type="link" size="small" style={{ padding: 0 }} onClick={() => onOpenUser(row.user_id)}>{username}</Button>
-        : null),
+      render: (username: string, row) =>
+        username ? (
+          <Button type="link" size="small" style={{ padding: 0 }} onClick={() => onOpenUser(row.user_id)}>
+            {username}
+          </Button>
+        ) : null,
     });
   }
   columns.push(
@@ -75,9 +78,7 @@ export function useLogColumns(admin: boolean, onOpenUser: (userId: number) => vo
                 <Tag color={firstTokenColor(frt)}>{seconds(frt)}</Tag>
               </Tooltip>
             )}
-            {row.is_stream
-              ? <Tag color="blue">{t('pages.logs.stream', '流')}</Tag>
-              : <Tag color="purple">{t('pages.logs.nonStream', '非流')}</Tag>}
+            {row.is_stream ? <Tag color="blue">{t('pages.logs.stream', '流')}</Tag> : <Tag color="purple">{t('pages.logs.nonStream', '非流')}</Tag>}
           </Space>
         );
       },

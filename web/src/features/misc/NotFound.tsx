@@ -11,7 +11,11 @@ export function NotFound() {
       status="404"
       title={intl.formatMessage({ id: 'errors.notFound.title', defaultMessage: '页面不存在，请检查你的浏览器地址是否正确' })}
       subTitle={intl.formatMessage({ id: 'errors.notFound.description', defaultMessage: '你访问的页面不存在' })}
-      extra={<Button type="primary" onClick={() => navigate('/')}>{intl.formatMessage({ id: 'errors.backHome', defaultMessage: '返回首页' })}</Button>}
+      extra={
+        <Button type="primary" onClick={() => navigate('/')}>
+          {intl.formatMessage({ id: 'errors.backHome', defaultMessage: '返回首页' })}
+        </Button>
+      }
     />
   );
 }

@@ -72,13 +72,15 @@ export function PlaygroundPage() {
     bottom.current?.scrollIntoView?.({ block: 'end' });
   }, [turns]);
 
-  const updateReply = (change: (reply: Turn) => Turn) =>
-    setTurns((current) => [...current.slice(0, -1), change(current[current.length - 1]!)]);
+  const updateReply = (change: (reply: Turn) => Turn) => setTurns((current) => [...current.slice(0, -1), change(current[current.length - 1]!)]);
 
   const send = async () => {
     const text = input.trim();
     if (!text || streaming || !user) return;
-    const history = [...turns.filter((turn) => turn.state !== 'error').map(({ role, content }) => ({ role, content })), { role: 'user' as const, content: text }];
+    const history = [
+      ...turns.filter((turn) => turn.state !== 'error').map(({ role, content }) => ({ role, content })),
+      { role: 'user' as const, content: text },
+    ];
     const messages: ChatMessage[] = settings.system.trim() ? [{ role: 'system', content: settings.system.trim() }, ...history] : history;
     setTurns((current) => [...current, { role: 'user', content: text }, { role: 'assistant', content: '', state: 'loading' }]);
     setInput('');
@@ -107,7 +109,11 @@ export function PlaygroundPage() {
 
   const stop = () => {
     abort.current?.abort();
-    updateReply((reply) => ({ ...reply, state: reply.content ? 'complete' : 'error', content: reply.content || intl.formatMessage({ id: 'pages.playground.stopped', defaultMessage: '已停止' }) }));
+    updateReply((reply) => ({
+      ...reply,
+      state: reply.content ? 'complete' : 'error',
+      content: reply.content || intl.formatMessage({ id: 'pages.playground.stopped', defaultMessage: '已停止' }),
+    }));
   };
 
   const modelOptions = [...new Set([DEFAULT_MODEL, ...(models ?? [])])].map((model) => ({ value: model, label: model }));
@@ -150,7 +156,11 @@ export function PlaygroundPage() {
       <Col xs={24} md={16} lg={18}>
         <Card
           title={intl.formatMessage({ id: 'pages.playground.chat', defaultMessage: '对话' })}
-          extra={<Button icon={<ClearOutlined />} disabled={streaming || turns.length === 0} onClick={() => setTurns([])}>{intl.formatMessage({ id: 'pages.playground.clear', defaultMessage: '清空对话' })}</Button>}
+          extra={
+            <Button icon={<ClearOutlined />} disabled={streaming || turns.length === 0} onClick={() => setTurns([])}>
+              {intl.formatMessage({ id: 'pages.playground.clear', defaultMessage: '清空对话' })}
+            </Button>
+          }
         >
           <div style={{ minHeight: 320, maxHeight: 'calc(100vh - 360px)', overflow: 'auto', marginBottom: 16 }} aria-live="polite">
             {turns.length === 0 ? (
@@ -192,7 +202,9 @@ export function PlaygroundPage() {
               }}
             />
             {streaming ? (
-              <Button danger icon={<StopOutlined />} onClick={stop}>{intl.formatMessage({ id: 'pages.playground.stop', defaultMessage: '停止' })}</Button>
+              <Button danger icon={<StopOutlined />} onClick={stop}>
+                {intl.formatMessage({ id: 'pages.playground.stop', defaultMessage: '停止' })}
+              </Button>
             ) : (
               <Button type="primary" icon={<SendOutlined />} disabled={!input.trim()} onClick={() => void send()}>
                 {intl.formatMessage({ id: 'pages.playground.send', defaultMessage: '发送' })}

@@ -36,7 +36,10 @@ export function splitSseEvents(buffer: string): { payloads: string[]; rest: stri
   const events = normalized.split('\n\n');
   const rest = events.pop() ?? '';
   const payloads = events.flatMap((event) => {
-    const data = event.split('\n').filter((line) => line.startsWith('data:')).map((line) => line.slice(5).replace(/^ /, ''));
+    const data = event
+      .split('\n')
+      .filter((line) => line.startsWith('data:'))
+      .map((line) => line.slice(5).replace(/^ /, ''));
     return data.length ? [data.join('\n')] : [];
   });
   return { payloads, rest };
@@ -70,7 +73,13 @@ function errorText(status: number, body: string): string {
  * piece. The session cookie authenticates; the user id header is the console's CSRF guard.
  */
 export async function streamChat(request: PlaygroundRequest, userId: number, handlers: StreamHandlers, signal: AbortSignal): Promise<void> {
-  const body: Record<string, unknown> = { messages: request.messages, stream: true, model: request.model, group: request.group, temperature: request.temperature };
+  const body: Record<string, unknown> = {
+    messages: request.messages,
+    stream: true,
+    model: request.model,
+    group: request.group,
+    temperature: request.temperature,
+  };
   if (request.maxTokens > 0) body.max_tokens = request.maxTokens;
   let response: Response;
   try {

@@ -45,16 +45,27 @@ export function PricingPage() {
       title: t('pages.pricing.column.available', '可用性'),
       key: 'available',
       width: 80,
-      render: (_: unknown, row: PricingRow) => (group && row.enable_groups.includes(group)
-        ? <Tooltip title={t('pages.pricing.available', '您的分组可以使用该模型')}><CheckCircleFilled style={{ color: '#52c41a' }} /></Tooltip>
-        : <Tooltip title={t('pages.pricing.unavailable', '您的分组无权使用该模型')}><CloseCircleFilled style={{ color: '#ff4d4f' }} /></Tooltip>),
+      render: (_: unknown, row: PricingRow) =>
+        group && row.enable_groups.includes(group) ? (
+          <Tooltip title={t('pages.pricing.available', '您的分组可以使用该模型')}>
+            <CheckCircleFilled style={{ color: '#52c41a' }} />
+          </Tooltip>
+        ) : (
+          <Tooltip title={t('pages.pricing.unavailable', '您的分组无权使用该模型')}>
+            <CloseCircleFilled style={{ color: '#ff4d4f' }} />
+          </Tooltip>
+        ),
     },
     {
       title: t('pages.pricing.column.model', '模型名称'),
       dataIndex: 'model_name',
       sorter: (a: PricingRow, b: PricingRow) => a.model_name.localeCompare(b.model_name),
       render: (name: string) => (
-        <Tag color="blue" style={{ cursor: 'pointer' }} onClick={() => void copyText(name).then((ok) => ok && message.success(t('pages.pricing.copied', '已复制：{name}', { name })))}>
+        <Tag
+          color="blue"
+          style={{ cursor: 'pointer' }}
+          onClick={() => void copyText(name).then((ok) => ok && message.success(t('pages.pricing.copied', '已复制：{name}', { name })))}
+        >
           {name}
         </Tag>
       ),
@@ -62,20 +73,26 @@ export function PricingPage() {
     {
       title: t('pages.pricing.column.type', '计费类型'),
       dataIndex: 'quota_type',
-      render: (type: number) => (type === 1
-        ? <Tag color="purple">{t('pages.pricing.type.call', '按次计费')}</Tag>
-        : <Tag color="cyan">{t('pages.pricing.type.tokens', '按量计费')}</Tag>),
+      render: (type: number) =>
+        type === 1 ? (
+          <Tag color="purple">{t('pages.pricing.type.call', '按次计费')}</Tag>
+        ) : (
+          <Tag color="cyan">{t('pages.pricing.type.tokens', '按量计费')}</Tag>
+        ),
     },
     {
       title: t('pages.pricing.column.ratio', '倍率'),
       key: 'ratio',
-      render: (_: unknown, row: PricingRow) => (row.quota_type === 1 ? '-' : (
-        <Space orientation="vertical" size={0}>
-          <span>{t('pages.pricing.modelRatio', '模型倍率：{value}', { value: row.model_ratio })}</span>
-          <span>{t('pages.pricing.completionRatio', '补全倍率：{value}', { value: row.completion_ratio })}</span>
-          <span>{t('pages.pricing.groupRatio', '分组倍率：{value}', { value: ratio })}</span>
-        </Space>
-      )),
+      render: (_: unknown, row: PricingRow) =>
+        row.quota_type === 1 ? (
+          '-'
+        ) : (
+          <Space orientation="vertical" size={0}>
+            <span>{t('pages.pricing.modelRatio', '模型倍率：{value}', { value: row.model_ratio })}</span>
+            <span>{t('pages.pricing.completionRatio', '补全倍率：{value}', { value: row.completion_ratio })}</span>
+            <span>{t('pages.pricing.groupRatio', '分组倍率：{value}', { value: ratio })}</span>
+          </Space>
+        ),
     },
     {
       title: t('pages.pricing.column.price', '模型价格'),
@@ -94,11 +111,34 @@ export function PricingPage() {
   ];
 
   const faq = [
-    { key: 'formula', q: t('pages.pricing.faq.formula.q', '费用是怎么计算的？'), a: t('pages.pricing.faq.formula.a', '按量计费：费用 = 分组倍率 × 模型倍率 × (提示 token 数 + 补全 token 数 × 补全倍率) / 500000 美元。按次计费：每次调用收取 模型价格 × 分组倍率。') },
-    { key: 'price', q: t('pages.pricing.faq.price.q', '每百万 token 的价格怎么来的？'), a: t('pages.pricing.faq.price.a', '提示价格 = 模型倍率 × 2 × 分组倍率 美元 / 1M tokens；补全价格 = 提示价格 × 补全倍率。') },
-    { key: 'group', q: t('pages.pricing.faq.group.q', '分组有什么作用？'), a: t('pages.pricing.faq.group.a', '分组决定可用的模型和价格倍率。令牌可以指定管理员允许的分组。') },
-    { key: 'missing', q: t('pages.pricing.faq.missing.q', '为什么有的模型不在列表里？'), a: t('pages.pricing.faq.missing.a', '只列出已有可用渠道且设置了价格的模型；未定价的模型无法调用。') },
-    { key: 'sync', q: t('pages.pricing.faq.sync.q', '模型列表多久同步一次？'), a: t('pages.pricing.faq.sync.a', '模型列表的同步频率为 10-20 分钟；本站的渠道与价格改动通常几秒内即生效。') },
+    {
+      key: 'formula',
+      q: t('pages.pricing.faq.formula.q', '费用是怎么计算的？'),
+      a: t(
+        'pages.pricing.faq.formula.a',
+        '按量计费：费用 = 分组倍率 × 模型倍率 × (提示 token 数 + 补全 token 数 × 补全倍率) / 500000 美元。按次计费：每次调用收取 模型价格 × 分组倍率。',
+      ),
+    },
+    {
+      key: 'price',
+      q: t('pages.pricing.faq.price.q', '每百万 token 的价格怎么来的？'),
+      a: t('pages.pricing.faq.price.a', '提示价格 = 模型倍率 × 2 × 分组倍率 美元 / 1M tokens；补全价格 = 提示价格 × 补全倍率。'),
+    },
+    {
+      key: 'group',
+      q: t('pages.pricing.faq.group.q', '分组有什么作用？'),
+      a: t('pages.pricing.faq.group.a', '分组决定可用的模型和价格倍率。令牌可以指定管理员允许的分组。'),
+    },
+    {
+      key: 'missing',
+      q: t('pages.pricing.faq.missing.q', '为什么有的模型不在列表里？'),
+      a: t('pages.pricing.faq.missing.a', '只列出已有可用渠道且设置了价格的模型；未定价的模型无法调用。'),
+    },
+    {
+      key: 'sync',
+      q: t('pages.pricing.faq.sync.q', '模型列表多久同步一次？'),
+      a: t('pages.pricing.faq.sync.a', '模型列表的同步频率为 10-20 分钟；本站的渠道与价格改动通常几秒内即生效。'),
+    },
   ];
 
   return (
@@ -114,7 +154,10 @@ export function PricingPage() {
       <Alert
         type="success"
         showIcon
-        title={t('pages.pricing.formula', '按量计费：提示价格 = 模型倍率 × 2 × 分组倍率（美元 / 1M tokens），补全价格 = 提示价格 × 补全倍率；按次计费：模型价格 × 分组倍率（美元 / 次）。')}
+        title={t(
+          'pages.pricing.formula',
+          '按量计费：提示价格 = 模型倍率 × 2 × 分组倍率（美元 / 1M tokens），补全价格 = 提示价格 × 补全倍率；按次计费：模型价格 × 分组倍率（美元 / 次）。',
+        )}
       />
       <Card>
         <Flex vertical gap={16}>
@@ -153,7 +196,9 @@ export function PricingPage() {
         </Flex>
       </Card>
       <Card title={t('pages.pricing.faq', '常见问题')}>
-        <Collapse items={faq.map((item) => ({ key: item.key, label: item.q, children: <Typography.Paragraph style={{ margin: 0 }}>{item.a}</Typography.Paragraph> }))} />
+        <Collapse
+          items={faq.map((item) => ({ key: item.key, label: item.q, children: <Typography.Paragraph style={{ margin: 0 }}>{item.a}</Typography.Paragraph> }))}
+        />
       </Card>
     </Flex>
   );

@@ -5,9 +5,7 @@ import type { PricingRow } from '@aigw/contracts';
  * group ratio dollars, output = input x completion ratio; fixed-price models cost model price x
  * group ratio per call.
  */
-export type ModelPrice =
-  | { kind: 'tokens'; inputPerMillion: number; outputPerMillion: number }
-  | { kind: 'call'; perCall: number };
+export type ModelPrice = { kind: 'tokens'; inputPerMillion: number; outputPerMillion: number } | { kind: 'call'; perCall: number };
 
 export function modelPrice(row: PricingRow, groupRatio: number): ModelPrice {
   if (row.quota_type === 1) return { kind: 'call', perCall: row.model_price * groupRatio };

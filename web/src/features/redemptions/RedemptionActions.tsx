@@ -23,12 +23,19 @@ export function RedemptionActions({ redemption, onEdit }: RedemptionActionsProps
   };
 
   const remove = async () => {
-    const done = await deleteRedemption(redemption.id).unwrap().then(() => true, () => false);
+    const done = await deleteRedemption(redemption.id)
+      .unwrap()
+      .then(
+        () => true,
+        () => false,
+      );
     if (done) void message.success(t('pages.redemptions.delete.done', '兑换码已删除！'));
   };
 
   const toggle = () => {
-    void setStatus({ id: redemption.id, status: unused ? RedemptionStatus.Disabled : RedemptionStatus.Unused }).unwrap().catch(() => null);
+    void setStatus({ id: redemption.id, status: unused ? RedemptionStatus.Disabled : RedemptionStatus.Unused })
+      .unwrap()
+      .catch(() => null);
   };
 
   return (
@@ -36,7 +43,9 @@ export function RedemptionActions({ redemption, onEdit }: RedemptionActionsProps
       <Popover trigger="click" content={<Typography.Text code>{redemption.key}</Typography.Text>}>
         <Button size="small">{t('pages.redemptions.action.view', '查看')}</Button>
       </Popover>
-      <Button size="small" type="primary" onClick={() => void copy()}>{t('pages.redemptions.action.copy', '复制')}</Button>
+      <Button size="small" type="primary" onClick={() => void copy()}>
+        {t('pages.redemptions.action.copy', '复制')}
+      </Button>
       <Popconfirm
         title={t('pages.redemptions.delete.confirm', '确定要删除兑换码 {name} 吗？', { name: redemption.name })}
         okText={t('pages.redemptions.action.delete', '删除')}
@@ -44,7 +53,9 @@ export function RedemptionActions({ redemption, onEdit }: RedemptionActionsProps
         cancelText={t('common.cancel', '取消')}
         onConfirm={() => remove()}
       >
-        <Button size="small" danger>{t('pages.redemptions.action.delete', '删除')}</Button>
+        <Button size="small" danger>
+          {t('pages.redemptions.action.delete', '删除')}
+        </Button>
       </Popconfirm>
       {/* A used code stays used: switching it back on would let it be redeemed twice. */}
       <Tooltip title={used ? t('pages.redemptions.usedLocked', '兑换码已使用，不能启用、禁用或编辑') : undefined}>
@@ -52,7 +63,9 @@ export function RedemptionActions({ redemption, onEdit }: RedemptionActionsProps
           {unused ? t('pages.redemptions.action.disable', '禁用') : t('pages.redemptions.action.enable', '启用')}
         </Button>
       </Tooltip>
-      <Button size="small" disabled={!unused} onClick={() => onEdit(redemption.id)}>{t('pages.redemptions.action.edit', '编辑')}</Button>
+      <Button size="small" disabled={!unused} onClick={() => onEdit(redemption.id)}>
+        {t('pages.redemptions.action.edit', '编辑')}
+      </Button>
     </Space>
   );
 }

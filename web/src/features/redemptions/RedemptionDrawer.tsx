@@ -21,9 +21,11 @@ export function RedemptionDrawer({ open, redemptionId, onClose }: RedemptionDraw
     <FormDrawer
       open={open}
       onClose={onClose}
-      title={editing
-        ? intl.formatMessage({ id: 'pages.redemptions.form.titleEdit', defaultMessage: '更新兑换码信息' })
-        : intl.formatMessage({ id: 'pages.redemptions.form.titleCreate', defaultMessage: '创建新的兑换码' })}
+      title={
+        editing
+          ? intl.formatMessage({ id: 'pages.redemptions.form.titleEdit', defaultMessage: '更新兑换码信息' })
+          : intl.formatMessage({ id: 'pages.redemptions.form.titleCreate', defaultMessage: '创建新的兑换码' })
+      }
       loading={!ready}
       failed={editing && redemption.isError}
     >

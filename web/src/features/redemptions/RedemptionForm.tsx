@@ -61,9 +61,7 @@ export function RedemptionForm({ redemption, onDone }: RedemptionFormProps) {
       title: t('pages.redemptions.created.title', '兑换码创建成功，是否下载兑换码？'),
       content: (
         <Space orientation="vertical" style={{ width: '100%' }}>
-          <Typography.Text type="secondary">
-            {t('pages.redemptions.created.hint', '兑换码将以文本文件的形式下载，文件名为兑换码的名称。')}
-          </Typography.Text>
+          <Typography.Text type="secondary">{t('pages.redemptions.created.hint', '兑换码将以文本文件的形式下载，文件名为兑换码的名称。')}</Typography.Text>
           <Input.TextArea aria-label={t('pages.redemptions.created.codes', '生成的兑换码')} value={text} readOnly autoSize={{ minRows: 2, maxRows: 10 }} />
         </Space>
       ),
@@ -77,13 +75,20 @@ export function RedemptionForm({ redemption, onDone }: RedemptionFormProps) {
     const quota = parseInteger(values.quota)!;
     const name = values.name.trim() || asMoney(quota);
     if (redemption) {
-      const done = await updateRedemption({ id: redemption.id, name, quota }).unwrap().then(() => true, () => false);
+      const done = await updateRedemption({ id: redemption.id, name, quota })
+        .unwrap()
+        .then(
+          () => true,
+          () => false,
+        );
       if (!done) return;
       void message.success(t('pages.redemptions.form.updated', '兑换码更新成功！'));
       onDone();
       return;
     }
-    const codes = await createRedemptions({ name, quota, count: parseInteger(values.count)! }).unwrap().catch(() => null);
+    const codes = await createRedemptions({ name, quota, count: parseInteger(values.count)! })
+      .unwrap()
+      .catch(() => null);
     if (!codes) return;
     void message.success(t('pages.redemptions.form.created', '兑换码创建成功！'));
     onDone();
@@ -124,7 +129,9 @@ export function RedemptionForm({ redemption, onDone }: RedemptionFormProps) {
         </Form.Item>
       )}
       <Space>
-        <Button type="primary" htmlType="submit" loading={creating || updating}>{t('pages.redemptions.form.submit', '提交')}</Button>
+        <Button type="primary" htmlType="submit" loading={creating || updating}>
+          {t('pages.redemptions.form.submit', '提交')}
+        </Button>
         <Button onClick={onDone}>{t('pages.redemptions.form.cancel', '取消')}</Button>
       </Space>
     </Form>

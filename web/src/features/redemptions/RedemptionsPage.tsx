@@ -45,7 +45,11 @@ export function RedemptionsPage() {
   const columns: ColumnsType<RedemptionView> = [
     { title: t('pages.redemptions.column.id', 'ID'), dataIndex: 'id' },
     { title: t('pages.redemptions.column.name', '名称'), dataIndex: 'name' },
-    { title: t('pages.redemptions.column.status', '状态'), dataIndex: 'status', render: (status: number) => <LabelTag label={redemptionStatusLabel(status)} /> },
+    {
+      title: t('pages.redemptions.column.status', '状态'),
+      dataIndex: 'status',
+      render: (status: number) => <LabelTag label={redemptionStatusLabel(status)} />,
+    },
     { title: t('pages.redemptions.column.quota', '额度'), dataIndex: 'quota', render: (quota: number) => formatQuota(quota) },
     { title: t('pages.redemptions.column.createdTime', '创建时间'), dataIndex: 'created_time', render: (time: number) => formatTime(time) },
     {
@@ -73,8 +77,12 @@ export function RedemptionsPage() {
             onChange={(event) => setKeywordInput(event.target.value)}
             onPressEnter={runSearch}
           />
-          <Button type="primary" onClick={runSearch}>{t('common.search', '查询')}</Button>
-          <Button icon={<PlusOutlined />} onClick={() => setEditing({})}>{t('pages.redemptions.add', '添加兑换码')}</Button>
+          <Button type="primary" onClick={runSearch}>
+            {t('common.search', '查询')}
+          </Button>
+          <Button icon={<PlusOutlined />} onClick={() => setEditing({})}>
+            {t('pages.redemptions.add', '添加兑换码')}
+          </Button>
           <CopySelectedButton count={selected.length} keys={async () => selected.map((row) => row.key)} messages={copyMessages} />
         </Flex>
         <Table<RedemptionView>

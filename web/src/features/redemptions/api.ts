@@ -13,9 +13,10 @@ export interface RedemptionListArgs {
 export const redemptionsApi = api.injectEndpoints({
   endpoints: (build) => ({
     redemptions: build.query<Page<RedemptionView>, RedemptionListArgs>({
-      query: ({ page, pageSize, keyword }) => (keyword
-        ? { url: '/redemption/search', params: { keyword, p: page, page_size: pageSize } }
-        : { url: '/redemption/', params: { p: page, page_size: pageSize } }),
+      query: ({ page, pageSize, keyword }) =>
+        keyword
+          ? { url: '/redemption/search', params: { keyword, p: page, page_size: pageSize } }
+          : { url: '/redemption/', params: { p: page, page_size: pageSize } },
       providesTags: ['Redemption'],
     }),
     redemption: build.query<RedemptionView, number>({
@@ -36,8 +37,10 @@ export const redemptionsApi = api.injectEndpoints({
     setRedemptionStatus: build.mutation<RedemptionView, { id: number; status: 1 | 2 }>({
       query: (body) => ({ url: '/redemption/', method: 'PUT', params: { status_only: 'true' }, body }),
       async onQueryStarted({ id, status }, { dispatch, getState, queryFulfilled }) {
-        const patchPages: PatchPages<RedemptionView> = (recipe) => redemptionsApi.util.selectCachedArgsForQuery(getState(), 'redemptions')
-          .map((args) => dispatch(redemptionsApi.util.updateQueryData('redemptions', args, recipe)));
+        const patchPages: PatchPages<RedemptionView> = (recipe) =>
+          redemptionsApi.util
+            .selectCachedArgsForQuery(getState(), 'redemptions')
+            .map((args) => dispatch(redemptionsApi.util.updateQueryData('redemptions', args, recipe)));
         await setStatusOptimistically(patchPages, id, status, queryFulfilled);
       },
     }),
@@ -49,6 +52,10 @@ export const redemptionsApi = api.injectEndpoints({
 });
 
 export const {
-  useRedemptionsQuery, useRedemptionQuery, useCreateRedemptionsMutation, useUpdateRedemptionMutation, useSetRedemptionStatusMutation,
+  useRedemptionsQuery,
+  useRedemptionQuery,
+  useCreateRedemptionsMutation,
+  useUpdateRedemptionMutation,
+  useSetRedemptionStatusMutation,
   useDeleteRedemptionMutation,
 } = redemptionsApi;

@@ -39,25 +39,37 @@ export function StepUpDialog({ open, onClose, onVerified }: StepUpDialogProps) {
 
   const verifyCode = async () => {
     if (!code.trim()) return;
-    if (await verify({ method: '2fa', code: code.trim() }).unwrap().then(() => true, () => false)) done();
+    if (
+      await verify({ method: '2fa', code: code.trim() })
+        .unwrap()
+        .then(
+          () => true,
+          () => false,
+        )
+    )
+      done();
   };
 
   const verifyPasskey = async () => {
-    const begun = await verifyBegin().unwrap().catch(() => null);
+    const begun = await verifyBegin()
+      .unwrap()
+      .catch(() => null);
     if (!begun) return;
     const credential = await assertPasskey(begun.options);
     if (!credential) return;
-    if (await verify({ method: 'passkey', credential }).unwrap().then(() => true, () => false)) done();
+    if (
+      await verify({ method: 'passkey', credential })
+        .unwrap()
+        .then(
+          () => true,
+          () => false,
+        )
+    )
+      done();
   };
 
   return (
-    <Modal
-      open={open}
-      title={t({ id: 'pages.security.stepUp.title', defaultMessage: '安全验证' })}
-      footer={null}
-      onCancel={onClose}
-      destroyOnHidden
-    >
+    <Modal open={open} title={t({ id: 'pages.security.stepUp.title', defaultMessage: '安全验证' })} footer={null} onCancel={onClose} destroyOnHidden>
       <Typography.Paragraph type="secondary">
         {t({ id: 'pages.security.stepUp.intro', defaultMessage: '此操作涉及敏感信息，请先验证身份。验证后几分钟内无需再次验证。' })}
       </Typography.Paragraph>
@@ -66,7 +78,11 @@ export function StepUpDialog({ open, onClose, onVerified }: StepUpDialogProps) {
           type="warning"
           showIcon
           title={t({ id: 'pages.security.stepUp.none', defaultMessage: '您还没有设置两步验证或通行密钥，请先在个人设置中设置其中一种。' })}
-          action={<Link to="/setting" onClick={onClose}>{t({ id: 'pages.security.stepUp.setup', defaultMessage: '去设置' })}</Link>}
+          action={
+            <Link to="/setting" onClick={onClose}>
+              {t({ id: 'pages.security.stepUp.setup', defaultMessage: '去设置' })}
+            </Link>
+          }
         />
       )}
       {hasTotp && (

@@ -1,5 +1,14 @@
 import type {
-  BackupCodes, ChannelKey, PasskeyOptions, PasskeyStatus, PasskeyView, TwoFactorCodeBody, TwoFactorSetup, TwoFactorStatus, VerifyBody, VerifyResult,
+  BackupCodes,
+  ChannelKey,
+  PasskeyOptions,
+  PasskeyStatus,
+  PasskeyView,
+  TwoFactorCodeBody,
+  TwoFactorSetup,
+  TwoFactorStatus,
+  VerifyBody,
+  VerifyResult,
 } from '@aigw/contracts';
 import { api } from '../../api/api';
 
@@ -53,7 +62,16 @@ export const secondFactorApi = securityApi.injectEndpoints({
 });
 
 export const {
-  useTwoFactorStatusQuery, useSetupTwoFactorMutation, useEnableTwoFactorMutation, useDisableTwoFactorMutation,
-  useRegenerateBackupCodesMutation, usePasskeysQuery, usePasskeyRegisterBeginMutation, usePasskeyRegisterFinishMutation,
-  useDeletePasskeyMutation, usePasskeyVerifyBeginMutation, useVerifyMutation, useRevealChannelKeyMutation,
+  useTwoFactorStatusQuery,
+  useSetupTwoFactorMutation,
+  useEnableTwoFactorMutation,
+  useDisableTwoFactorMutation,
+  useRegenerateBackupCodesMutation,
+  usePasskeysQuery,
+  usePasskeyRegisterBeginMutation,
+  usePasskeyRegisterFinishMutation,
+  useDeletePasskeyMutation,
+  usePasskeyVerifyBeginMutation,
+  useVerifyMutation,
+  useRevealChannelKeyMutation,
 } = secondFactorApi;

@@ -10,7 +10,10 @@ export const passkeysSupported = (): boolean => browserSupportsWebAuthn();
 
 export async function createPasskey(options: Record<string, unknown>): Promise<Record<string, unknown> | null> {
   try {
-    return (await startRegistration({ optionsJSON: options as unknown as Parameters<typeof startRegistration>[0]['optionsJSON'] })) as unknown as Record<string, unknown>;
+    return (await startRegistration({ optionsJSON: options as unknown as Parameters<typeof startRegistration>[0]['optionsJSON'] })) as unknown as Record<
+      string,
+      unknown
+    >;
   } catch (error) {
     feedback.error(error instanceof Error ? error.message : String(error));
     return null;
@@ -19,7 +22,10 @@ export async function createPasskey(options: Record<string, unknown>): Promise<R
 
 export async function assertPasskey(options: Record<string, unknown>): Promise<Record<string, unknown> | null> {
   try {
-    return (await startAuthentication({ optionsJSON: options as unknown as Parameters<typeof startAuthentication>[0]['optionsJSON'] })) as unknown as Record<string, unknown>;
+    return (await startAuthentication({ optionsJSON: options as unknown as Parameters<typeof startAuthentication>[0]['optionsJSON'] })) as unknown as Record<
+      string,
+      unknown
+    >;
   } catch (error) {
     feedback.error(error instanceof Error ? error.message : String(error));
     return null;

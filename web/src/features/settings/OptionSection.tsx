@@ -22,26 +22,29 @@ export function useSaveOptions(): (changes: readonly OptionChange[]) => Promise<
   const dispatch = useAppDispatch();
   const [updateOption] = useUpdateOptionMutation();
 
-  return useCallback(async (changes) => {
-    if (changes.length === 0) {
-      void message.info(text('pages.settings.save.unchanged', '你似乎并没有修改什么'));
-      return false;
-    }
-    const failures: string[] = [];
-    // In order: a switch saved with the setting it needs is never applied before it.
-    for (const change of changes) {
-      try {
-        await updateOption(change).unwrap();
-      } catch (error) {
-        failures.push((error as ApiError).message || change.key);
+  return useCallback(
+    async (changes) => {
+      if (changes.length === 0) {
+        void message.info(text('pages.settings.save.unchanged', '你似乎并没有修改什么'));
+        return false;
       }
-    }
-    dispatch(api.util.invalidateTags(['Option', 'Status']));
-    if (failures.length === 0) void message.success(text('pages.settings.save.succeeded', '保存成功'));
-    else if (failures.length === changes.length) void message.error(`${text('pages.settings.save.failed', '保存失败，请重试')}: ${failures.join('; ')}`);
-    else void message.error(`${text('pages.settings.save.partlyFailed', '部分保存失败，请重试')}: ${failures.join('; ')}`);
-    return failures.length === 0;
-  }, [dispatch, message, text, updateOption]);
+      const failures: string[] = [];
+      // In order: a switch saved with the setting it needs is never applied before it.
+      for (const change of changes) {
+        try {
+          await updateOption(change).unwrap();
+        } catch (error) {
+          failures.push((error as ApiError).message || change.key);
+        }
+      }
+      dispatch(api.util.invalidateTags(['Option', 'Status']));
+      if (failures.length === 0) void message.success(text('pages.settings.save.succeeded', '保存成功'));
+      else if (failures.length === changes.length) void message.error(`${text('pages.settings.save.failed', '保存失败，请重试')}: ${failures.join('; ')}`);
+      else void message.error(`${text('pages.settings.save.partlyFailed', '部分保存失败，请重试')}: ${failures.join('; ')}`);
+      return failures.length === 0;
+    },
+    [dispatch, message, text, updateOption],
+  );
 }
 
 interface OptionSectionProps {
@@ -74,10 +77,7 @@ export function OptionSection({ title, help, keys, children, beforeSave, extra, 
   // Keyed by this card's stored values only: a save in another card (which refetches every
   // option) or a caller's inline array must not reset what is being typed here.
   const ownStored = JSON.stringify(keys.map((key) => stored?.[key] ?? null));
-  const initialValues = useMemo(
-    () => Object.fromEntries(keys.map((key) => [key, toFormValue(key, stored?.[key])])),
-    [ownStored],
-  );
+  const initialValues = useMemo(() => Object.fromEntries(keys.map((key) => [key, toFormValue(key, stored?.[key])])), [ownStored]);
   // After this card's options changed on the server (its own save), the form shows them.
   useEffect(() => {
     if (stored) form.setFieldsValue(initialValues);
@@ -144,15 +144,27 @@ export function OptionField({ name, input, rules, ...itemProps }: OptionFieldPro
     if (problem) throw new Error(problem);
   };
 
-  const control = input ?? (() => {
-    if (definition.secret) return <Input.Password autoComplete="new-password" placeholder={intl.formatMessage({ id: 'common.secret.placeholder', defaultMessage: '敏感信息不会发送到前端显示' })} />;
-    switch (definition.kind) {
-      case 'boolean': return <Switch />;
-      case 'number': return <InputNumber style={{ width: '100%' }} />;
-      case 'json': return <Input.TextArea autoSize={{ minRows: 4, maxRows: 16 }} style={{ fontFamily: 'monospace' }} />;
-      default: return <Input />;
-    }
-  })();
+  const control =
+    input ??
+    (() => {
+      if (definition.secret)
+        return (
+          <Input.Password
+            autoComplete="new-password"
+            placeholder={intl.formatMessage({ id: 'common.secret.placeholder', defaultMessage: '敏感信息不会发送到前端显示' })}
+          />
+        );
+      switch (definition.kind) {
+        case 'boolean':
+          return <Switch />;
+        case 'number':
+          return <InputNumber style={{ width: '100%' }} />;
+        case 'json':
+          return <Input.TextArea autoSize={{ minRows: 4, maxRows: 16 }} style={{ fontFamily: 'monospace' }} />;
+        default:
+          return <Input />;
+      }
+    })();
 
   return (
     <Form.Item

@@ -34,14 +34,7 @@ export function SettingsPage() {
       : []),
   ];
 
-  return (
-    <Tabs
-      activeKey={active}
-      destroyOnHidden
-      onChange={(key) => setSearchParams({ tab: key }, { replace: true })}
-      items={items}
-    />
-  );
+  return <Tabs activeKey={active} destroyOnHidden onChange={(key) => setSearchParams({ tab: key }, { replace: true })} items={items} />;
 }
 
 export default SettingsPage;

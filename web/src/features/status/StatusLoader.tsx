@@ -22,9 +22,11 @@ export function StatusLoader() {
   useEffect(() => {
     if (!error) return;
     const unreachable = 'status' in error && error.status === 'NETWORK';
-    void message.error(intl.formatMessage(unreachable
-      ? { id: 'errors.network', defaultMessage: '无法连接到服务器' }
-      : { id: 'errors.status.failed', defaultMessage: '加载状态失败' }));
+    void message.error(
+      intl.formatMessage(
+        unreachable ? { id: 'errors.network', defaultMessage: '无法连接到服务器' } : { id: 'errors.status.failed', defaultMessage: '加载状态失败' },
+      ),
+    );
   }, [error, intl, message]);
 
   useEffect(() => {

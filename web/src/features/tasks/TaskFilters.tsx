@@ -35,7 +35,12 @@ export function TaskFilters({ admin, initialValues, searching, onSearch }: TaskF
   const intl = useIntl();
   const taskId = intl.formatMessage({ id: 'pages.tasks.filter.taskId', defaultMessage: '任务 ID' });
   return (
-    <Form<TaskFilterValues> layout="inline" initialValues={initialValues} onFinish={(values) => onSearch({ ...initialValues, ...values })} style={{ rowGap: 12 }}>
+    <Form<TaskFilterValues>
+      layout="inline"
+      initialValues={initialValues}
+      onFinish={(values) => onSearch({ ...initialValues, ...values })}
+      style={{ rowGap: 12 }}
+    >
       {admin && <ChannelIdItem name="channel_id" />}
       <Form.Item name="id">
         <Input allowClear placeholder={taskId} aria-label={taskId} />

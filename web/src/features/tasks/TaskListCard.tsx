@@ -23,7 +23,9 @@ export function TaskListCard<T extends object>({ title, list, query, columns, ro
           admin={list.isAdmin}
           initialValues={list.initialValues}
           searching={isFetching}
-          onSearch={(values) => { if (list.search(values)) void refetch(); }}
+          onSearch={(values) => {
+            if (list.search(values)) void refetch();
+          }}
         />
         <Table<T>
           rowKey={rowKey}

@@ -18,7 +18,12 @@ export function TasksPage() {
 
   const columns: ColumnsType<AsyncTask> = [
     shared.submitTime,
-    { title: t('pages.tasks.column.finishTime', '结束时间'), dataIndex: 'finish_time', key: 'finishTime', render: (value: number) => formatTimestamp(value) || '-' },
+    {
+      title: t('pages.tasks.column.finishTime', '结束时间'),
+      dataIndex: 'finish_time',
+      key: 'finishTime',
+      render: (value: number) => formatTimestamp(value) || '-',
+    },
     shared.duration,
     ...shared.channel,
     {

@@ -49,7 +49,13 @@ export function ImageCell({ url }: { url: string }) {
   if (!safe) return <span>{intl.formatMessage({ id: 'common.none', defaultMessage: '无' })}</span>;
   return (
     <Space>
-      <Image src={safe} width={48} height={48} style={{ objectFit: 'cover' }} alt={intl.formatMessage({ id: 'pages.drawing.column.image', defaultMessage: '结果图片' })} />
+      <Image
+        src={safe}
+        width={48}
+        height={48}
+        style={{ objectFit: 'cover' }}
+        alt={intl.formatMessage({ id: 'pages.drawing.column.image', defaultMessage: '结果图片' })}
+      />
       <Typography.Link href={safe} target="_blank" rel="noopener noreferrer">
         {intl.formatMessage({ id: 'pages.drawing.openImage', defaultMessage: '打开' })}
       </Typography.Link>

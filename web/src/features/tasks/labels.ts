@@ -23,9 +23,22 @@ const actions = defineMessages({
 });
 
 const actionColors: Record<string, string> = {
-  IMAGINE: 'blue', UPSCALE: 'orange', VARIATION: 'purple', HIGH_VARIATION: 'purple', LOW_VARIATION: 'purple', PAN: 'cyan',
-  DESCRIBE: 'gold', BLEND: 'lime', UPLOAD: 'blue', SHORTEN: 'magenta', REROLL: 'geekblue', INPAINT: 'volcano', ZOOM: 'cyan',
-  CUSTOM_ZOOM: 'cyan', MODAL: 'green', SWAP_FACE: 'green',
+  IMAGINE: 'blue',
+  UPSCALE: 'orange',
+  VARIATION: 'purple',
+  HIGH_VARIATION: 'purple',
+  LOW_VARIATION: 'purple',
+  PAN: 'cyan',
+  DESCRIBE: 'gold',
+  BLEND: 'lime',
+  UPLOAD: 'blue',
+  SHORTEN: 'magenta',
+  REROLL: 'geekblue',
+  INPAINT: 'volcano',
+  ZOOM: 'cyan',
+  CUSTOM_ZOOM: 'cyan',
+  MODAL: 'green',
+  SWAP_FACE: 'green',
 };
 
 /** docs/product.md section 9: the drawing actions. */
@@ -70,7 +83,14 @@ const statuses = defineMessages({
 });
 
 const statusColors: Record<string, string> = {
-  SUCCESS: 'green', NOT_START: 'default', SUBMITTED: 'gold', IN_PROGRESS: 'blue', FAILURE: 'red', MODAL: 'gold', QUEUED: 'orange', UNKNOWN: 'default',
+  SUCCESS: 'green',
+  NOT_START: 'default',
+  SUBMITTED: 'gold',
+  IN_PROGRESS: 'blue',
+  FAILURE: 'red',
+  MODAL: 'gold',
+  QUEUED: 'orange',
+  UNKNOWN: 'default',
 };
 
 /** docs/product.md section 9: SUCCESS, NOT_START, SUBMITTED (queued), IN_PROGRESS, FAILURE, MODAL (waiting window). */

@@ -32,12 +32,14 @@ export function useTaskColumns<T extends TaskRow>(admin: boolean) {
   };
   /** Spread into the columns: empty for users. */
   const channel: ColumnsType<T> = admin
-    ? [{
-      title: title('pages.tasks.column.channel', '渠道'),
-      dataIndex: 'channel_id',
-      key: 'channel',
-      render: (id: number) => (id ? <Tag color="blue">{id}</Tag> : null),
-    }]
+    ? [
+        {
+          title: title('pages.tasks.column.channel', '渠道'),
+          dataIndex: 'channel_id',
+          key: 'channel',
+          render: (id: number) => (id ? <Tag color="blue">{id}</Tag> : null),
+        },
+      ]
     : [];
   const action = (label: (action: string) => Label): ColumnType<T> => ({
     title: title('pages.tasks.column.action', '类型'),

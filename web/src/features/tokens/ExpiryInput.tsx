@@ -41,11 +41,7 @@ export function ExpiryInput({ id, value = '', onChange }: ExpiryInputProps) {
             placeholder={t('pages.tokens.form.expiry.placeholder', '永不过期（格式 yyyy-MM-dd HH:mm:ss）')}
             onChange={(event) => onChange?.(event.target.value)}
           />
-          <Button
-            aria-label={t('pages.tokens.form.expiry.pick', '选择过期时间')}
-            icon={<CalendarOutlined />}
-            onClick={() => setPicking(true)}
-          />
+          <Button aria-label={t('pages.tokens.form.expiry.pick', '选择过期时间')} icon={<CalendarOutlined />} onClick={() => setPicking(true)} />
         </Space.Compact>
         {/* The picker's own input stays invisible: the text field above is the one users read and type in. */}
         <DatePicker
@@ -61,7 +57,9 @@ export function ExpiryInput({ id, value = '', onChange }: ExpiryInputProps) {
       </div>
       <Space wrap size={4}>
         {shortcuts.map(([shortcut, label]) => (
-          <Button key={shortcut} size="small" onClick={() => onChange?.(expiryText(shortcut))}>{label}</Button>
+          <Button key={shortcut} size="small" onClick={() => onChange?.(expiryText(shortcut))}>
+            {label}
+          </Button>
         ))}
       </Space>
     </Flex>

@@ -30,7 +30,7 @@ export function TokenActions({ token, keys, fullKey, onEdit }: TokenActionsProps
 
   const copy = async () => {
     const whole = await fullKey(token.id);
-    if (whole && await copyText(whole)) void message.success(t('pages.tokens.copied', '已复制到剪贴板！'));
+    if (whole && (await copyText(whole))) void message.success(t('pages.tokens.copied', '已复制到剪贴板！'));
   };
 
   const openChat = async (url: string) => {
@@ -44,13 +44,20 @@ export function TokenActions({ token, keys, fullKey, onEdit }: TokenActionsProps
   };
 
   const remove = async () => {
-    const done = await deleteToken(token.id).unwrap().then(() => true, () => false);
+    const done = await deleteToken(token.id)
+      .unwrap()
+      .then(
+        () => true,
+        () => false,
+      );
     if (done) void message.success(t('pages.tokens.delete.done', '令牌已删除！'));
   };
 
   const toggle = async () => {
     if (token.status === TokenStatus.Enabled) {
-      await setStatus({ id: token.id, status: TokenStatus.Disabled }).unwrap().catch(() => null);
+      await setStatus({ id: token.id, status: TokenStatus.Disabled })
+        .unwrap()
+        .catch(() => null);
       return;
     }
     // Refused here with the reason, as the server would refuse it.
@@ -63,7 +70,9 @@ export function TokenActions({ token, keys, fullKey, onEdit }: TokenActionsProps
       void message.warning(t('pages.tokens.enable.exhausted', '令牌额度已用尽，无法启用。请先增加剩余额度，或设为无限额度。'));
       return;
     }
-    await setStatus({ id: token.id, status: TokenStatus.Enabled }).unwrap().catch(() => null);
+    await setStatus({ id: token.id, status: TokenStatus.Enabled })
+      .unwrap()
+      .catch(() => null);
   };
 
   const chatLabel = t('pages.tokens.action.chat', '聊天');
@@ -77,32 +86,38 @@ export function TokenActions({ token, keys, fullKey, onEdit }: TokenActionsProps
           // A refused reveal (its message is shown) closes the popover instead of spinning.
           if (open) void fullKey(token.id).then((whole) => whole === null && setViewing(false));
         }}
-        content={key
-          ? <Typography.Text code copyable={{ text: key }}>{key}</Typography.Text>
-          : <Spin size="small" />}
+        content={
+          key ? (
+            <Typography.Text code copyable={{ text: key }}>
+              {key}
+            </Typography.Text>
+          ) : (
+            <Spin size="small" />
+          )
+        }
       >
         <Button size="small">{t('pages.tokens.action.view', '查看')}</Button>
       </Popover>
-      <Button size="small" type="primary" onClick={() => void copy()}>{t('pages.tokens.action.copy', '复制')}</Button>
-      {clients.length === 0
-        ? (
-          <Button size="small" onClick={() => void message.error(t('pages.tokens.chat.none', '请联系管理员配置聊天链接'))}>
-            {chatLabel}
-          </Button>
-        )
-        : (
-          <Dropdown
-            trigger={['click']}
-            // Fetched as the menu opens, so choosing a client can open its tab at once.
-            onOpenChange={(open) => open && void fullKey(token.id)}
-            menu={{
-              items: clients.map((client, index) => ({ key: String(index), label: client.name })),
-              onClick: ({ key: index }) => void openChat(clients[Number(index)]!.url),
-            }}
-          >
-            <Button size="small">{chatLabel}</Button>
-          </Dropdown>
-        )}
+      <Button size="small" type="primary" onClick={() => void copy()}>
+        {t('pages.tokens.action.copy', '复制')}
+      </Button>
+      {clients.length === 0 ? (
+        <Button size="small" onClick={() => void message.error(t('pages.tokens.chat.none', '请联系管理员配置聊天链接'))}>
+          {chatLabel}
+        </Button>
+      ) : (
+        <Dropdown
+          trigger={['click']}
+          // Fetched as the menu opens, so choosing a client can open its tab at once.
+          onOpenChange={(open) => open && void fullKey(token.id)}
+          menu={{
+            items: clients.map((client, index) => ({ key: String(index), label: client.name })),
+            onClick: ({ key: index }) => void openChat(clients[Number(index)]!.url),
+          }}
+        >
+          <Button size="small">{chatLabel}</Button>
+        </Dropdown>
+      )}
       <Popconfirm
         title={t('pages.tokens.delete.confirm', '确定要删除令牌 {name} 吗？', { name: token.name })}
         okText={t('pages.tokens.action.delete', '删除')}
@@ -110,12 +125,16 @@ export function TokenActions({ token, keys, fullKey, onEdit }: TokenActionsProps
         cancelText={t('common.cancel', '取消')}
         onConfirm={() => remove()}
       >
-        <Button size="small" danger>{t('pages.tokens.action.delete', '删除')}</Button>
+        <Button size="small" danger>
+          {t('pages.tokens.action.delete', '删除')}
+        </Button>
       </Popconfirm>
       <Button size="small" loading={switching} onClick={() => void toggle()}>
         {token.status === TokenStatus.Enabled ? t('pages.tokens.action.disable', '禁用') : t('pages.tokens.action.enable', '启用')}
       </Button>
-      <Button size="small" onClick={() => onEdit(token.id)}>{t('pages.tokens.action.edit', '编辑')}</Button>
+      <Button size="small" onClick={() => onEdit(token.id)}>
+        {t('pages.tokens.action.edit', '编辑')}
+      </Button>
     </Space>
   );
 }

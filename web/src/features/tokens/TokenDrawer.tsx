@@ -24,9 +24,11 @@ export function TokenDrawer({ open, tokenId, onClose }: TokenDrawerProps) {
     <FormDrawer
       open={open}
       onClose={onClose}
-      title={editing
-        ? intl.formatMessage({ id: 'pages.tokens.form.titleEdit', defaultMessage: '更新令牌信息' })
-        : intl.formatMessage({ id: 'pages.tokens.form.titleCreate', defaultMessage: '创建新的令牌' })}
+      title={
+        editing
+          ? intl.formatMessage({ id: 'pages.tokens.form.titleEdit', defaultMessage: '更新令牌信息' })
+          : intl.formatMessage({ id: 'pages.tokens.form.titleCreate', defaultMessage: '创建新的令牌' })
+      }
       loading={!ready}
       failed={editing && token.isError}
     >

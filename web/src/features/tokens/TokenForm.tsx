@@ -5,9 +5,7 @@ import { useCurrentUser, useFormatQuota } from '../../app/hooks';
 import { useText } from '../../app/use-text';
 import { useCreateTokenMutation, useUpdateTokenMutation } from './api';
 import { ExpiryInput } from './ExpiryInput';
-import {
-  COUNT_PRESETS, DEFAULT_TOKEN_QUOTA, expiryToText, parseExpiry, parseInteger, QUICK_QUOTA_DOLLARS, QUOTA_PER_DOLLAR,
-} from './token-rules';
+import { COUNT_PRESETS, DEFAULT_TOKEN_QUOTA, expiryToText, parseExpiry, parseInteger, QUICK_QUOTA_DOLLARS, QUOTA_PER_DOLLAR } from './token-rules';
 
 interface TokenFormValues {
   name: string;
@@ -113,14 +111,24 @@ export function TokenForm({ token, groups, models, onDone }: TokenFormProps) {
       const body: UpdateTokenBody = { id: token.id, ...fields };
       // Sent only when changed: a token on the user's group ('') keeps following it.
       if (values.group !== initialValues.group) body.group = values.group ?? '';
-      const done = await updateToken(body).unwrap().then(() => true, () => false);
+      const done = await updateToken(body)
+        .unwrap()
+        .then(
+          () => true,
+          () => false,
+        );
       if (!done) return;
       void message.success(t('pages.tokens.form.updated', '令牌更新成功！'));
     } else {
       const count = countMessage(values.count) === null ? parseInteger(values.count)! : 1;
       // One request: the server creates the extras itself, named <name>-xxxxxx.
       const body: CreateTokenBody = { ...fields, group: values.group ?? '', count };
-      const done = await createToken(body).unwrap().then(() => true, () => false);
+      const done = await createToken(body)
+        .unwrap()
+        .then(
+          () => true,
+          () => false,
+        );
       if (!done) return;
       void message.success(t('pages.tokens.form.created', '令牌创建成功，请在列表页面点击复制获取令牌！'));
     }
@@ -154,11 +162,13 @@ export function TokenForm({ token, groups, models, onDone }: TokenFormProps) {
       <Form.Item
         name="expiry"
         label={t('pages.tokens.form.expiry', '过期时间')}
-        rules={[{
-          validator: async (_, value: string | undefined) => {
-            if (parseExpiry(value) === null) throw new Error(t('pages.tokens.form.expiry.invalid', '过期时间格式错误！'));
+        rules={[
+          {
+            validator: async (_, value: string | undefined) => {
+              if (parseExpiry(value) === null) throw new Error(t('pages.tokens.form.expiry.invalid', '过期时间格式错误！'));
+            },
           },
-        }]}
+        ]}
       >
         <ExpiryInput />
       </Form.Item>
@@ -215,10 +225,15 @@ export function TokenForm({ token, groups, models, onDone }: TokenFormProps) {
         />
       </Form.Item>
       <Form.Item name="allow_ips" label={t('pages.tokens.form.allowIps', 'IP 白名单')}>
-        <Input.TextArea autoSize={{ minRows: 2, maxRows: 8 }} placeholder={t('pages.tokens.form.allowIps.placeholder', '允许的 IP，一行一个，不填写则不限制')} />
+        <Input.TextArea
+          autoSize={{ minRows: 2, maxRows: 8 }}
+          placeholder={t('pages.tokens.form.allowIps.placeholder', '允许的 IP，一行一个，不填写则不限制')}
+        />
       </Form.Item>
       <Space>
-        <Button type="primary" htmlType="submit" loading={creating || updating}>{t('pages.tokens.form.submit', '提交')}</Button>
+        <Button type="primary" htmlType="submit" loading={creating || updating}>
+          {t('pages.tokens.form.submit', '提交')}
+        </Button>
         <Button onClick={onDone}>{t('pages.tokens.form.cancel', '取消')}</Button>
       </Space>
     </Form>

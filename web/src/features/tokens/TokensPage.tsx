@@ -61,9 +61,7 @@ export function TokensPage() {
     {
       title: t('pages.tokens.column.remainQuota', '剩余额度'),
       key: 'remain_quota',
-      render: (_, token) => (token.unlimited_quota
-        ? <Tag color="geekblue">{t('pages.tokens.unlimited', '无限额度')}</Tag>
-        : formatQuota(token.remain_quota)),
+      render: (_, token) => (token.unlimited_quota ? <Tag color="geekblue">{t('pages.tokens.unlimited', '无限额度')}</Tag> : formatQuota(token.remain_quota)),
     },
     { title: t('pages.tokens.column.createdTime', '创建时间'), dataIndex: 'created_time', render: (time: number) => formatTime(time) },
     {
@@ -101,8 +99,12 @@ export function TokensPage() {
             onChange={(event) => setKeyInput(event.target.value)}
             onPressEnter={runSearch}
           />
-          <Button type="primary" onClick={runSearch}>{t('common.search', '查询')}</Button>
-          <Button icon={<PlusOutlined />} onClick={() => setEditing({})}>{t('pages.tokens.add', '添加令牌')}</Button>
+          <Button type="primary" onClick={runSearch}>
+            {t('common.search', '查询')}
+          </Button>
+          <Button icon={<PlusOutlined />} onClick={() => setEditing({})}>
+            {t('pages.tokens.add', '添加令牌')}
+          </Button>
           <CopySelectedButton count={selected.length} keys={() => fullKeys(selected)} messages={copyMessages} />
         </Flex>
         <Table<TokenView>

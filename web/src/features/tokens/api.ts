@@ -1,5 +1,12 @@
 import {
-  PAGE_SIZE_MAX, TokenStatus, type CreateTokenBody, type Page, type RevealedKey, type TokenKey, type TokenView, type UpdateTokenBody,
+  PAGE_SIZE_MAX,
+  TokenStatus,
+  type CreateTokenBody,
+  type Page,
+  type RevealedKey,
+  type TokenKey,
+  type TokenView,
+  type UpdateTokenBody,
 } from '@aigw/contracts';
 import { api } from '../../api/api';
 import { setStatusOptimistically, type PatchPages } from '../../api/optimistic-status';
@@ -22,9 +29,8 @@ export const REVEAL_BATCH_MAX = PAGE_SIZE_MAX;
 export const tokensApi = api.injectEndpoints({
   endpoints: (build) => ({
     tokens: build.query<Page<TokenView>, TokenListArgs>({
-      query: ({ page, size, keyword, token }) => (keyword || token
-        ? { url: '/token/search', params: { keyword, token, p: page, size } }
-        : { url: '/token/', params: { p: page, size } }),
+      query: ({ page, size, keyword, token }) =>
+        keyword || token ? { url: '/token/search', params: { keyword, token, p: page, size } } : { url: '/token/', params: { p: page, size } },
       providesTags: ['Token'],
     }),
     /**
@@ -52,8 +58,8 @@ export const tokensApi = api.injectEndpoints({
     setTokenStatus: build.mutation<TokenView, { id: number; status: 1 | 2 }>({
       query: (body) => ({ url: '/token/', method: 'PUT', params: { status_only: 'true' }, body }),
       async onQueryStarted({ id, status }, { dispatch, getState, queryFulfilled }) {
-        const patchPages: PatchPages<TokenView> = (recipe) => tokensApi.util.selectCachedArgsForQuery(getState(), 'tokens')
-          .map((args) => dispatch(tokensApi.util.updateQueryData('tokens', args, recipe)));
+        const patchPages: PatchPages<TokenView> = (recipe) =>
+          tokensApi.util.selectCachedArgsForQuery(getState(), 'tokens').map((args) => dispatch(tokensApi.util.updateQueryData('tokens', args, recipe)));
         await setStatusOptimistically(patchPages, id, status, queryFulfilled);
       },
     }),
@@ -74,6 +80,13 @@ export const tokensApi = api.injectEndpoints({
 });
 
 export const {
-  useTokensQuery, useEnabledTokenQuery, useTokenQuery, useCreateTokenMutation, useUpdateTokenMutation, useSetTokenStatusMutation, useDeleteTokenMutation,
-  useRevealTokenKeyMutation, useRevealTokenKeysMutation,
+  useTokensQuery,
+  useEnabledTokenQuery,
+  useTokenQuery,
+  useCreateTokenMutation,
+  useUpdateTokenMutation,
+  useSetTokenStatusMutation,
+  useDeleteTokenMutation,
+  useRevealTokenKeyMutation,
+  useRevealTokenKeysMutation,
 } = tokensApi;

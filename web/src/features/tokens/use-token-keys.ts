@@ -18,30 +18,40 @@ export function useTokenKeys() {
   }, []);
 
   /** The whole key, or null when the server refused (its message is already shown). */
-  const fullKey = useCallback(async (id: number): Promise<string | null> => {
-    const cached = known.current.get(id);
-    if (cached) return cached;
-    const key = await reveal(id).unwrap().catch(() => null);
-    if (key) remember([{ id, key }]);
-    return key;
-  }, [reveal, remember]);
+  const fullKey = useCallback(
+    async (id: number): Promise<string | null> => {
+      const cached = known.current.get(id);
+      if (cached) return cached;
+      const key = await reveal(id)
+        .unwrap()
+        .catch(() => null);
+      if (key) remember([{ id, key }]);
+      return key;
+    },
+    [reveal, remember],
+  );
 
   /**
    * The whole keys of `ids` in their order, or null when the server refused (its message is
    * already shown). Keys not known yet are asked for in batches of a page, each one reveal, so
    * copying a large selection does not run into the per-minute limit.
    */
-  const fullKeys = useCallback(async (ids: readonly number[]): Promise<string[] | null> => {
-    const missing = [...new Set(ids)].filter((id) => !known.current.has(id));
-    // One batch at a time: a refused batch (rate limit, a token deleted meanwhile) stops the copy.
-    for (let start = 0; start < missing.length; start += REVEAL_BATCH_MAX) {
-      const revealed = await revealBatch(missing.slice(start, start + REVEAL_BATCH_MAX)).unwrap().catch(() => null);
-      if (!revealed) return null;
-      remember(revealed);
-    }
-    const whole = ids.map((id) => known.current.get(id));
-    return whole.every((key): key is string => key !== undefined) ? whole : null;
-  }, [revealBatch, remember]);
+  const fullKeys = useCallback(
+    async (ids: readonly number[]): Promise<string[] | null> => {
+      const missing = [...new Set(ids)].filter((id) => !known.current.has(id));
+      // One batch at a time: a refused batch (rate limit, a token deleted meanwhile) stops the copy.
+      for (let start = 0; start < missing.length; start += REVEAL_BATCH_MAX) {
+        const revealed = await revealBatch(missing.slice(start, start + REVEAL_BATCH_MAX))
+          .unwrap()
+          .catch(() => null);
+        if (!revealed) return null;
+        remember(revealed);
+      }
+      const whole = ids.map((id) => known.current.get(id));
+      return whole.every((key): key is string => key !== undefined) ? whole : null;
+    },
+    [revealBatch, remember],
+  );
 
   return { keys, fullKey, fullKeys };
 }

@@ -33,7 +33,12 @@ export function AddUserDrawer({ open, onClose }: Props) {
       username: values.username.trim(),
       password: values.password,
       ...(displayName ? { display_name: displayName } : {}),
-    }).unwrap().then(() => true, () => false);
+    })
+      .unwrap()
+      .then(
+        () => true,
+        () => false,
+      );
     if (!created) return;
     void message.success(intl.formatMessage({ id: 'pages.users.add.success', defaultMessage: '用户账户创建成功！' }));
     form.resetFields();
@@ -61,20 +66,14 @@ export function AddUserDrawer({ open, onClose }: Props) {
           label={intl.formatMessage({ id: 'pages.users.field.username', defaultMessage: '用户名' })}
           rules={[{ required: true, whitespace: true, message: required }, rules.usernameMax]}
         >
-          <Input
-            autoComplete="off"
-            placeholder={intl.formatMessage({ id: 'pages.users.field.username.placeholder', defaultMessage: '请输入用户名' })}
-          />
+          <Input autoComplete="off" placeholder={intl.formatMessage({ id: 'pages.users.field.username.placeholder', defaultMessage: '请输入用户名' })} />
         </Form.Item>
         <Form.Item
           name="display_name"
           label={intl.formatMessage({ id: 'pages.users.field.displayName', defaultMessage: '显示名称' })}
           rules={[rules.displayNameMax]}
         >
-          <Input
-            autoComplete="off"
-            placeholder={intl.formatMessage({ id: 'pages.users.field.displayName.placeholder', defaultMessage: '请输入显示名称' })}
-          />
+          <Input autoComplete="off" placeholder={intl.formatMessage({ id: 'pages.users.field.displayName.placeholder', defaultMessage: '请输入显示名称' })} />
         </Form.Item>
         <Form.Item
           name="password"

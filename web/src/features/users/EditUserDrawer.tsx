@@ -23,10 +23,12 @@ export function EditUserDrawer({ id, onClose }: Props) {
       onClose={onClose}
       loading={!error && (!data || data.id !== id || isFetching)}
     >
-      {error
-        ? <Alert type="error" showIcon title={'message' in error ? error.message : String(error)} />
+      {error ? (
+        <Alert type="error" showIcon title={'message' in error ? error.message : String(error)} />
+      ) : (
         // Keyed by the answer, so each load starts a fresh form with the server's values.
-        : data && <EditUserForm key={`${data.id}-${fulfilledTimeStamp}`} user={data} onDone={onClose} />}
+        data && <EditUserForm key={`${data.id}-${fulfilledTimeStamp}`} user={data} onDone={onClose} />
+      )}
     </FormDrawer>
   );
 }

@@ -83,7 +83,10 @@ export function EditUserForm({ user, onDone, scope = 'admin' }: Props) {
       // Empty keeps the current password.
       ...(values.password ? { password: values.password } : {}),
     };
-    const saved = await (isAdmin ? updateUser(body) : updateSelf(profile)).unwrap().then(() => true, () => false);
+    const saved = await (isAdmin ? updateUser(body) : updateSelf(profile)).unwrap().then(
+      () => true,
+      () => false,
+    );
     if (!saved) return;
     void message.success(intl.formatMessage({ id: 'pages.users.edit.success', defaultMessage: '用户信息更新成功！' }));
     onDone();
@@ -148,9 +151,11 @@ export function EditUserForm({ user, onDone, scope = 'admin' }: Props) {
           </Form.Item>
           <Form.Item
             label={intl.formatMessage({ id: 'pages.users.field.quota', defaultMessage: '剩余额度' })}
-            extra={quotaUnknown
-              ? intl.formatMessage({ id: 'pages.users.field.quota.unknown', defaultMessage: '暂时无法读取余额，不能修改额度，请稍后重新打开' })
-              : intl.formatMessage({ id: 'pages.users.field.quota.display', defaultMessage: '折合：{value}' }, { value: formatQuota(quota) })}
+            extra={
+              quotaUnknown
+                ? intl.formatMessage({ id: 'pages.users.field.quota.unknown', defaultMessage: '暂时无法读取余额，不能修改额度，请稍后重新打开' })
+                : intl.formatMessage({ id: 'pages.users.field.quota.display', defaultMessage: '折合：{value}' }, { value: formatQuota(quota) })
+            }
           >
             <Space.Compact block>
               <Form.Item name="quota" noStyle>
@@ -159,9 +164,11 @@ export function EditUserForm({ user, onDone, scope = 'admin' }: Props) {
                   precision={0}
                   disabled={quotaUnknown}
                   aria-label={intl.formatMessage({ id: 'pages.users.field.quota', defaultMessage: '剩余额度' })}
-                  placeholder={quotaUnknown
-                    ? intl.formatMessage({ id: 'pages.users.balance.unknown', defaultMessage: '暂不可用' })
-                    : intl.formatMessage({ id: 'pages.users.field.quota.placeholder', defaultMessage: '请输入新的剩余额度' })}
+                  placeholder={
+                    quotaUnknown
+                      ? intl.formatMessage({ id: 'pages.users.balance.unknown', defaultMessage: '暂不可用' })
+                      : intl.formatMessage({ id: 'pages.users.field.quota.placeholder', defaultMessage: '请输入新的剩余额度' })
+                  }
                 />
               </Form.Item>
               <Button disabled={quotaUnknown} onClick={() => setAddingQuota(true)}>

@@ -24,7 +24,12 @@ export function UserActions({ user, onEdit }: Props) {
 
   const run = async (action: ManageAction) => {
     // Failures are toasted by the base query with the server's message.
-    const done = await manage({ id: user.id, action }).unwrap().then(() => true, () => false);
+    const done = await manage({ id: user.id, action })
+      .unwrap()
+      .then(
+        () => true,
+        () => false,
+      );
     if (done) void message.success(intl.formatMessage({ id: 'common.success', defaultMessage: '操作成功完成！' }));
   };
   const busy = (action: ManageAction) => isLoading && originalArgs?.action === action;

@@ -13,9 +13,7 @@ export const usersApi = api.injectEndpoints({
   endpoints: (build) => ({
     userPage: build.query<Page<UserRow>, UserPageArgs>({
       query: ({ keyword, group, p, page_size }) =>
-        keyword || group
-          ? { url: '/user/search', params: { keyword, group, p, page_size } }
-          : { url: '/user/', params: { p, page_size } },
+        keyword || group ? { url: '/user/search', params: { keyword, group, p, page_size } } : { url: '/user/', params: { p, page_size } },
       // Only the list tag: a manage action patches the cached rows instead of refetching them.
       providesTags: [LIST],
     }),
@@ -57,6 +55,4 @@ export const usersApi = api.injectEndpoints({
   }),
 });
 
-export const {
-  useUserPageQuery, useUserByIdQuery, useCreateUserMutation, useUpdateUserMutation, useManageUserMutation,
-} = usersApi;
+export const { useUserPageQuery, useUserByIdQuery, useCreateUserMutation, useUpdateUserMutation, useManageUserMutation } = usersApi;

@@ -17,19 +17,26 @@ const messages = defineMessages({
 /** docs/product.md section 3: 1 ordinary, 10 admin, 100 super admin, anything else unknown. */
 export function roleLabel(role: number): Label {
   switch (role) {
-    case Role.Common: return { label: messages.common, color: 'default' };
-    case Role.Admin: return { label: messages.admin, color: 'gold' };
-    case Role.Root: return { label: messages.root, color: 'orange' };
-    default: return { label: messages.unknownRole, color: 'default' };
+    case Role.Common:
+      return { label: messages.common, color: 'default' };
+    case Role.Admin:
+      return { label: messages.admin, color: 'gold' };
+    case Role.Root:
+      return { label: messages.root, color: 'orange' };
+    default:
+      return { label: messages.unknownRole, color: 'default' };
   }
 }
 
 /** 1 activated, 2 banned, anything else unknown. */
 export function statusLabel(status: number): Label {
   switch (status) {
-    case UserStatus.Enabled: return { label: messages.enabled, color: 'green' };
-    case UserStatus.Disabled: return { label: messages.disabled, color: 'red' };
-    default: return { label: messages.unknownStatus, color: 'default' };
+    case UserStatus.Enabled:
+      return { label: messages.enabled, color: 'green' };
+    case UserStatus.Disabled:
+      return { label: messages.disabled, color: 'red' };
+    default:
+      return { label: messages.unknownStatus, color: 'default' };
   }
 }
 

@@ -46,11 +46,15 @@ export function WalletPage() {
       void message.warning(t('pages.wallet.redeem.empty', '请输入兑换码！'));
       return;
     }
-    const added = await redeem({ key }).unwrap().catch(() => null);
+    const added = await redeem({ key })
+      .unwrap()
+      .catch(() => null);
     if (added === null) return;
     void message.success(t('pages.wallet.redeem.done', '兑换成功！已添加额度：{quota}', { quota: formatQuota(added) }));
     setCode('');
-    const fresh = await refetch().unwrap().catch(() => null);
+    const fresh = await refetch()
+      .unwrap()
+      .catch(() => null);
     if (fresh) dispatch(userUpdated({ quota: fresh.quota, used_quota: fresh.used_quota, request_count: fresh.request_count }));
   };
 
@@ -71,7 +75,9 @@ export function WalletPage() {
       void message.error(t('pages.wallet.amount.minimum', '充值数量不能小于 {minimum}', { minimum }));
       return;
     }
-    const payable = await quoteAmount({ amount, top_up_code: code.trim() }).unwrap().catch(() => null);
+    const payable = await quoteAmount({ amount, top_up_code: code.trim() })
+      .unwrap()
+      .catch(() => null);
     if (payable !== null) setPending({ method, amount, payable: String(payable) });
   };
 
@@ -100,7 +106,13 @@ export function WalletPage() {
       </Col>
       <Col xs={24} lg={16}>
         <Flex vertical gap={16}>
-          <Card title={<span><GiftOutlined /> {t('pages.wallet.redeem.title', '兑换码充值')}</span>}>
+          <Card
+            title={
+              <span>
+                <GiftOutlined /> {t('pages.wallet.redeem.title', '兑换码充值')}
+              </span>
+            }
+          >
             <Flex gap={8} wrap>
               <Input
                 style={{ flex: 1, minWidth: 240 }}
@@ -109,8 +121,12 @@ export function WalletPage() {
                 onChange={(event) => setCode(event.target.value)}
                 onPressEnter={() => void redeemCode()}
               />
-              <Button type="primary" loading={redeeming} onClick={() => void redeemCode()}>{t('pages.wallet.redeem.submit', '兑换')}</Button>
-              <Button icon={<LinkOutlined />} onClick={openTopUpLink}>{t('pages.wallet.link', '获取兑换码')}</Button>
+              <Button type="primary" loading={redeeming} onClick={() => void redeemCode()}>
+                {t('pages.wallet.redeem.submit', '兑换')}
+              </Button>
+              <Button icon={<LinkOutlined />} onClick={openTopUpLink}>
+                {t('pages.wallet.link', '获取兑换码')}
+              </Button>
             </Flex>
           </Card>
           <Card title={t('pages.wallet.online.title', '在线充值')}>

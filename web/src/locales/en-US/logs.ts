@@ -57,7 +57,8 @@ export default {
   'pages.logs.detail.content': 'Log details',
   'pages.logs.detail.billing.ratio': 'Billing (pay as you go)',
   'pages.logs.detail.billing.fixed': 'Billing (per call)',
-  'pages.logs.detail.formula.ratio': 'group ratio {groupRatio} × model ratio {modelRatio} × (prompt {prompt} + completion {completion} × completion ratio {completionRatio}) / 500000 = {cost}',
+  'pages.logs.detail.formula.ratio':
+    'group ratio {groupRatio} × model ratio {modelRatio} × (prompt {prompt} + completion {completion} × completion ratio {completionRatio}) / 500000 = {cost}',
   'pages.logs.detail.formula.fixed': 'model price {price} × group ratio {groupRatio} = {cost}',
   'pages.logs.detail.empty': 'No billing details',
   'pages.logs.user.title': 'User information',

@@ -21,7 +21,8 @@ export default {
   'pages.pricing.input': 'Prompt {price} / 1M tokens',
   'pages.pricing.output': 'Completion {price} / 1M tokens',
   'pages.pricing.faq.formula.q': 'How is the cost computed?',
-  'pages.pricing.faq.formula.a': 'Per token: cost = group ratio × model ratio × (prompt tokens + completion tokens × completion ratio) / 500000 dollars. Per call: each call costs model price × group ratio.',
+  'pages.pricing.faq.formula.a':
+    'Per token: cost = group ratio × model ratio × (prompt tokens + completion tokens × completion ratio) / 500000 dollars. Per call: each call costs model price × group ratio.',
   'pages.pricing.faq.price.q': 'Where do the per-million prices come from?',
   'pages.pricing.faq.price.a': 'Prompt price = model ratio × 2 × group ratio dollars per 1M tokens; completion price = prompt price × completion ratio.',
   'pages.pricing.faq.group.q': 'What are groups for?',
@@ -32,7 +33,8 @@ export default {
   'pages.pricing.faq.sync.a': 'The model list is synchronised every 10-20 minutes; channel and price changes on this site usually apply within seconds.',
   'pages.pricing.guest': 'You are seeing the default group prices; log in to see the prices of your group.',
   'pages.pricing.login': 'Log in',
-  'pages.pricing.formula': 'Per token: prompt price = model ratio × 2 × group ratio (dollars / 1M tokens), completion price = prompt price × completion ratio; per call: model price × group ratio (dollars / call).',
+  'pages.pricing.formula':
+    'Per token: prompt price = model ratio × 2 × group ratio (dollars / 1M tokens), completion price = prompt price × completion ratio; per call: model price × group ratio (dollars / call).',
   'pages.pricing.group': 'Group: ',
   'pages.pricing.search': 'Search model names',
   'pages.pricing.copy': 'Copy selected models',

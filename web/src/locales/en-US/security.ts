@@ -9,7 +9,8 @@ export default {
   'pages.settings.system.passkey.attachment.platform': 'Built into the device (platform)',
   'pages.settings.system.passkey.displayName': 'Display name (default: the system name)',
   'pages.settings.system.passkey.enabled': 'Allow sign-in and verification with passkeys',
-  'pages.settings.system.passkey.help': 'Lets users sign in and verify with passkeys. Empty fields come from the server address: its host is the RP ID, its origin the allowed one.',
+  'pages.settings.system.passkey.help':
+    'Lets users sign in and verify with passkeys. Empty fields come from the server address: its host is the RP ID, its origin the allowed one.',
   'pages.settings.system.passkey.origins': 'Allowed origins (comma-separated)',
   'pages.settings.system.passkey.origins.placeholder': 'e.g. https://example.com,https://www.example.com',
   'pages.settings.system.passkey.rpId': 'RP ID (domain)',

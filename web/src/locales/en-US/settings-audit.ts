@@ -4,7 +4,8 @@ import type { MessagesOf } from '../types';
 export default {
   'pages.settings.tab.audit': 'Audit log',
   'pages.settings.audit.title': 'Audit log',
-  'pages.settings.audit.help': 'Every change admins and super admins make to users, balances, channels, settings and webhooks, and every key they reveal, is recorded here; secrets are only ever shown as "hidden".',
+  'pages.settings.audit.help':
+    'Every change admins and super admins make to users, balances, channels, settings and webhooks, and every key they reveal, is recorded here; secrets are only ever shown as "hidden".',
   'pages.settings.audit.refresh': 'Refresh',
   'pages.settings.audit.column.time': 'Time',
   'pages.settings.audit.column.actor': 'By',

@@ -75,8 +75,10 @@ export default {
   'pages.settings.personal.password.mismatch': 'The two passwords do not match!',
   'pages.settings.personal.password.submit': 'Change',
   'pages.settings.personal.password.changed': 'Password changed!',
-  'pages.settings.personal.password.revokes': 'After the change, your sessions on other devices are signed out and your system access token stops working; generate a new one if you still need it.',
-  'pages.settings.personal.password.required': 'The super admin still has the factory default password and this server can be reached from other machines: everything else is refused until you change the password.',
+  'pages.settings.personal.password.revokes':
+    'After the change, your sessions on other devices are signed out and your system access token stops working; generate a new one if you still need it.',
+  'pages.settings.personal.password.required':
+    'The super admin still has the factory default password and this server can be reached from other machines: everything else is refused until you change the password.',
   'pages.settings.personal.delete.open': 'Delete my account',
   'pages.settings.personal.delete.title': 'Dangerous operation',
   'pages.settings.personal.delete.warning': 'You are deleting your own account: all its data will be cleared and cannot be recovered',

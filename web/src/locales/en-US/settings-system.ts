@@ -19,7 +19,8 @@ export default {
   'pages.settings.system.general.title': 'General settings',
   'pages.settings.system.github.clientId': 'GitHub Client ID',
   'pages.settings.system.github.clientSecret': 'GitHub Client Secret',
-  'pages.settings.system.github.help': 'Supports login and registration with GitHub: create an OAuth App under GitHub\'s Developer settings, with the server address as its homepage URL',
+  'pages.settings.system.github.help':
+    "Supports login and registration with GitHub: create an OAuth App under GitHub's Developer settings, with the server address as its homepage URL",
   'pages.settings.system.github.save': 'Save GitHub OAuth settings',
   'pages.settings.system.github.title': 'Configure GitHub OAuth App',
   'pages.settings.system.linuxdo.clientId': 'Linux DO Client ID',
@@ -50,7 +51,8 @@ export default {
   'pages.settings.system.login.wechat.required': 'Fill in the WeChat Server address and access token first!',
   'pages.settings.system.oauth.callbackUrl': 'Callback URL',
   'pages.settings.system.oauth.callbackUrl.copy': 'Copy',
-  'pages.settings.system.oauth.callbackUrl.help': 'Enter this address when creating the application on the provider\'s side; it is made from the server address above',
+  'pages.settings.system.oauth.callbackUrl.help':
+    "Enter this address when creating the application on the provider's side; it is made from the server address above",
   'pages.settings.system.oidc.authorizationEndpoint': 'Authorization Endpoint',
   'pages.settings.system.oidc.clientId': 'Client ID',
   'pages.settings.system.oidc.clientSecret': 'Client Secret',
@@ -84,7 +86,8 @@ export default {
   'pages.settings.system.smtp.port': 'SMTP port',
   'pages.settings.system.smtp.port.help': 'Default 587',
   'pages.settings.system.smtp.privateNetwork': 'Allow private-network SMTP servers',
-  'pages.settings.system.smtp.privateNetwork.help': 'When on, the SMTP server may be a loopback or private address (an internal mail relay); when off, such addresses are refused on save and on every send. Turn it on only for a network you trust.',
+  'pages.settings.system.smtp.privateNetwork.help':
+    'When on, the SMTP server may be a loopback or private address (an internal mail relay); when off, such addresses are refused on save and on every send. Turn it on only for a network you trust.',
   'pages.settings.system.smtp.save': 'Save SMTP settings',
   'pages.settings.system.smtp.server': 'SMTP server address',
   'pages.settings.system.smtp.server.placeholder': 'e.g. smtp.qq.com',
@@ -94,7 +97,7 @@ export default {
   'pages.settings.system.smtp.token': 'SMTP access token',
   'pages.settings.system.telegram.botName': 'Telegram bot name',
   'pages.settings.system.telegram.botToken': 'Telegram Bot Token',
-  'pages.settings.system.telegram.help': 'Supports login with Telegram: create a bot with @BotFather and set this site\'s domain with /setdomain',
+  'pages.settings.system.telegram.help': "Supports login with Telegram: create a bot with @BotFather and set this site's domain with /setdomain",
   'pages.settings.system.telegram.save': 'Save Telegram login settings',
   'pages.settings.system.telegram.title': 'Configure Telegram login',
   'pages.settings.system.turnstile.help': 'Supports the user check: create a Turnstile site in the Cloudflare dashboard',

@@ -32,7 +32,8 @@ export default {
   'pages.settings.webhooks.deliveries.status.sent': 'Delivered',
   'pages.settings.webhooks.deliveries.title': 'Deliveries',
   'pages.settings.webhooks.enable': 'Enable {url}',
-  'pages.settings.webhooks.endpoints.help': 'Matching events are sent to these URLs as signed HTTP POSTs, retried with exponential backoff on failure. Events and the signature are described in docs/events.md.',
+  'pages.settings.webhooks.endpoints.help':
+    'Matching events are sent to these URLs as signed HTTP POSTs, retried with exponential backoff on failure. Events and the signature are described in docs/events.md.',
   'pages.settings.webhooks.endpoints.title': 'Webhook endpoints',
   'pages.settings.webhooks.form.cancel': 'Cancel',
   'pages.settings.webhooks.form.createTitle': 'Add webhook endpoint',
@@ -47,7 +48,8 @@ export default {
   'pages.settings.webhooks.form.secret.placeholder': 'Empty: generated',
   'pages.settings.webhooks.form.subjects': 'Events',
   'pages.settings.webhooks.form.subjects.help': 'Patterns work too: * stands for one part, a final > for the rest, e.g. billing.> or *.channel.*',
-  'pages.settings.webhooks.form.subjects.malformed': '"{pattern}" is not an event pattern: dot-separated lowercase names, * for one part, a final > for the rest',
+  'pages.settings.webhooks.form.subjects.malformed':
+    '"{pattern}" is not an event pattern: dot-separated lowercase names, * for one part, a final > for the rest',
   'pages.settings.webhooks.form.subjects.noMatch': '"{pattern}" matches no event',
   'pages.settings.webhooks.form.subjects.placeholder': 'Choose or type events',
   'pages.settings.webhooks.form.subjects.required': 'Choose at least one event',
@@ -56,7 +58,8 @@ export default {
   'pages.settings.webhooks.form.updated': 'Endpoint updated',
   'pages.settings.webhooks.form.url': 'URL',
   'pages.settings.webhooks.form.url.credentials': 'The URL must not contain a user name or password',
-  'pages.settings.webhooks.form.url.help': 'http or https only; private, loopback and cloud metadata addresses need private networks allowed in the operation settings first',
+  'pages.settings.webhooks.form.url.help':
+    'http or https only; private, loopback and cloud metadata addresses need private networks allowed in the operation settings first',
   'pages.settings.webhooks.form.url.invalid': 'Enter a full address starting with http:// or https://',
   'pages.settings.webhooks.form.url.required': 'Enter the URL',
   'pages.settings.webhooks.form.url.tooLong': 'The URL is at most {max} characters',
@@ -66,7 +69,8 @@ export default {
   'pages.settings.webhooks.secret.done': 'I have saved it',
   'pages.settings.webhooks.secret.once': 'The secret is shown this once and cannot be seen again after closing: copy it now and keep it safe.',
   'pages.settings.webhooks.secret.title': 'Signing secret',
-  'pages.settings.webhooks.secret.verify': 'Receivers check the {signature} header with it: sha256= followed by the hex HMAC-SHA256, keyed with the secret, of "{timestamp} value.raw body". See docs/events.md.',
+  'pages.settings.webhooks.secret.verify':
+    'Receivers check the {signature} header with it: sha256= followed by the hex HMAC-SHA256, keyed with the secret, of "{timestamp} value.raw body". See docs/events.md.',
   'pages.settings.webhooks.test.failed': 'Test call failed: {error}',
   'pages.settings.webhooks.test.ok': 'Test call delivered (HTTP {status}, {ms} ms)',
 } satisfies MessagesOf<typeof zh>;

@@ -62,7 +62,7 @@ export default {
   'pages.tokens.form.quota.option': '{dollars} dollars ({quota})',
   'pages.tokens.form.quota.placeholder': 'Enter the quota',
   'pages.tokens.form.quota.tooLarge': 'The quota is too large',
-  'pages.tokens.form.quotaNote': 'Note: a token\'s quota only limits the token itself; usage is still limited by your account balance.',
+  'pages.tokens.form.quotaNote': "Note: a token's quota only limits the token itself; usage is still limited by your account balance.",
   'pages.tokens.form.submit': 'Submit',
   'pages.tokens.form.titleCreate': 'Create a token',
   'pages.tokens.form.titleEdit': 'Update token',

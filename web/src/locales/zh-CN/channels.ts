@@ -97,7 +97,8 @@ export default {
   'pages.channels.form.limit.min': '不能小于 {min}',
   'pages.channels.form.modelMapping': '模型重定向',
   'pages.channels.form.modelMapping.invalid': '模型映射必须是合法的 JSON 格式！',
-  'pages.channels.form.modelMapping.placeholder': '此项可选，用于修改请求体中的模型名称，为一个 JSON 字符串，键为请求中模型名称，值为要替换的模型名称，例如：{example}',
+  'pages.channels.form.modelMapping.placeholder':
+    '此项可选，用于修改请求体中的模型名称，为一个 JSON 字符串，键为请求中模型名称，值为要替换的模型名称，例如：{example}',
   'pages.channels.form.models': '模型',
   'pages.channels.form.models.clear': '清除所有模型',
   'pages.channels.form.models.custom.add': '填入',
@@ -123,7 +124,8 @@ export default {
   'pages.channels.form.paramOverride.placeholder': '此项可选，用于覆盖请求体中的参数，为一个 JSON 对象，例如：{example}',
   'pages.channels.form.privateNetwork': '允许访问内网',
   'pages.channels.form.privateNetwork.extra': '关闭时，该渠道只能访问公网地址',
-  'pages.channels.form.privateNetwork.warning': '开启后，该渠道可以访问本机、内网和云元数据等内部地址（例如 127.0.0.1、10.0.0.0/8、169.254.169.254）。仅对你信任的内网上游（如自建的 Ollama、vLLM）开启；每次修改都会记入日志。',
+  'pages.channels.form.privateNetwork.warning':
+    '开启后，该渠道可以访问本机、内网和云元数据等内部地址（例如 127.0.0.1、10.0.0.0/8、169.254.169.254）。仅对你信任的内网上游（如自建的 Ollama、vLLM）开启；每次修改都会记入日志。',
   'pages.channels.form.priority': '渠道优先级',
   'pages.channels.form.region': '部署地区',
   'pages.channels.form.region.invalid': '部署地区必须是地区名称或合法的 JSON 格式！',
@@ -135,7 +137,8 @@ export default {
   'pages.channels.form.spark.version.placeholder': '请输入星火大模型版本，注意是接口地址中的版本号，例如：v2.1',
   'pages.channels.form.statusCodeMapping': '状态码复写',
   'pages.channels.form.statusCodeMapping.invalid': '状态码复写必须是合法的 JSON 格式！',
-  'pages.channels.form.statusCodeMapping.placeholder': '此项可选，用于复写返回的状态码（仅影响本地判断），比如将 claude 渠道的 400 错误复写为 500（用于重试），请勿滥用该功能，例如：{example}',
+  'pages.channels.form.statusCodeMapping.placeholder':
+    '此项可选，用于复写返回的状态码（仅影响本地判断），比如将 claude 渠道的 400 错误复写为 500（用于重试），请勿滥用该功能，例如：{example}',
   'pages.channels.form.submit': '提交',
   'pages.channels.form.suno.notice': '注意非Chat API，请务必填写正确的API地址，否则可能导致无法使用',
   'pages.channels.form.suno.url': 'API 地址',

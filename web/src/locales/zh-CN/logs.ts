@@ -55,7 +55,8 @@ export default {
   'pages.logs.detail.content': '日志详情',
   'pages.logs.detail.billing.ratio': '计费过程（按量计费）',
   'pages.logs.detail.billing.fixed': '计费过程（按次计费）',
-  'pages.logs.detail.formula.ratio': '分组倍率 {groupRatio} × 模型倍率 {modelRatio} × (提示 {prompt} + 补全 {completion} × 补全倍率 {completionRatio}) / 500000 = {cost}',
+  'pages.logs.detail.formula.ratio':
+    '分组倍率 {groupRatio} × 模型倍率 {modelRatio} × (提示 {prompt} + 补全 {completion} × 补全倍率 {completionRatio}) / 500000 = {cost}',
   'pages.logs.detail.formula.fixed': '模型价格 {price} × 分组倍率 {groupRatio} = {cost}',
   'pages.logs.detail.empty': '暂无计费详情',
   'pages.logs.user.title': '用户信息',

@@ -18,7 +18,8 @@ export default {
   'pages.pricing.input': '提示 {price} / 1M tokens',
   'pages.pricing.output': '补全 {price} / 1M tokens',
   'pages.pricing.faq.formula.q': '费用是怎么计算的？',
-  'pages.pricing.faq.formula.a': '按量计费：费用 = 分组倍率 × 模型倍率 × (提示 token 数 + 补全 token 数 × 补全倍率) / 500000 美元。按次计费：每次调用收取 模型价格 × 分组倍率。',
+  'pages.pricing.faq.formula.a':
+    '按量计费：费用 = 分组倍率 × 模型倍率 × (提示 token 数 + 补全 token 数 × 补全倍率) / 500000 美元。按次计费：每次调用收取 模型价格 × 分组倍率。',
   'pages.pricing.faq.price.q': '每百万 token 的价格怎么来的？',
   'pages.pricing.faq.price.a': '提示价格 = 模型倍率 × 2 × 分组倍率 美元 / 1M tokens；补全价格 = 提示价格 × 补全倍率。',
   'pages.pricing.faq.group.q': '分组有什么作用？',
@@ -29,7 +30,8 @@ export default {
   'pages.pricing.faq.sync.a': '模型列表的同步频率为 10-20 分钟；本站的渠道与价格改动通常几秒内即生效。',
   'pages.pricing.guest': '您当前看到的是默认分组的价格，登录后可查看您所在分组的价格。',
   'pages.pricing.login': '去登录',
-  'pages.pricing.formula': '按量计费：提示价格 = 模型倍率 × 2 × 分组倍率（美元 / 1M tokens），补全价格 = 提示价格 × 补全倍率；按次计费：模型价格 × 分组倍率（美元 / 次）。',
+  'pages.pricing.formula':
+    '按量计费：提示价格 = 模型倍率 × 2 × 分组倍率（美元 / 1M tokens），补全价格 = 提示价格 × 补全倍率；按次计费：模型价格 × 分组倍率（美元 / 次）。',
   'pages.pricing.group': '分组：',
   'pages.pricing.search': '模糊搜索模型名称',
   'pages.pricing.copy': '复制选中模型',

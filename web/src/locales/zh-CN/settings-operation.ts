@@ -122,7 +122,8 @@ export default {
   'pages.settings.operation.monitoring.autoEnable': '成功时自动启用渠道',
   'pages.settings.operation.monitoring.autoEnable.help': '被自动禁用的渠道测试成功后重新启用',
   'pages.settings.operation.monitoring.privateNetwork': '允许访问内网上游',
-  'pages.settings.operation.monitoring.privateNetwork.help': '新建渠道的默认值：开启时新渠道可访问回环、内网和链路本地地址（每个渠道另有自己的开关，已有渠道不受影响）；第三方登录和 Webhook 也按此设置',
+  'pages.settings.operation.monitoring.privateNetwork.help':
+    '新建渠道的默认值：开启时新渠道可访问回环、内网和链路本地地址（每个渠道另有自己的开关，已有渠道不受影响）；第三方登录和 Webhook 也按此设置',
   'pages.settings.operation.monitoring.keywords': '自动禁用关键词',
   'pages.settings.operation.monitoring.keywords.help': '上游错误信息包含其中任一关键词时自动禁用渠道，一行一个',
   'pages.settings.operation.quota.title': '额度设置',

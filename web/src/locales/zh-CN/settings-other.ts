@@ -1,11 +1,13 @@
 export default {
-  'pages.settings.other.about.help': '在此输入新的关于内容，支持 Markdown & HTML 代码；如果输入的是一个链接，则会使用该链接作为 iframe 的地址，这允许你设置任意网页作为关于页面',
+  'pages.settings.other.about.help':
+    '在此输入新的关于内容，支持 Markdown & HTML 代码；如果输入的是一个链接，则会使用该链接作为 iframe 的地址，这允许你设置任意网页作为关于页面',
   'pages.settings.other.about.save': '设置关于',
   'pages.settings.other.about.title': '关于',
   'pages.settings.other.footer.help': '在此输入新的页脚，留空则使用默认页脚，支持 HTML 代码',
   'pages.settings.other.footer.save': '设置页脚',
   'pages.settings.other.footer.title': '页脚',
-  'pages.settings.other.homePage.help': '在此输入首页内容，支持 Markdown & HTML 代码，设置后首页的默认内容将不再显示；如果输入的是一个链接，则会使用该链接作为 iframe 的地址，这允许你设置任意网页作为首页',
+  'pages.settings.other.homePage.help':
+    '在此输入首页内容，支持 Markdown & HTML 代码，设置后首页的默认内容将不再显示；如果输入的是一个链接，则会使用该链接作为 iframe 的地址，这允许你设置任意网页作为首页',
   'pages.settings.other.homePage.save': '设置首页内容',
   'pages.settings.other.homePage.title': '首页内容',
   'pages.settings.other.logo': 'Logo 图片地址',

@@ -81,7 +81,8 @@ export default {
   'pages.settings.system.smtp.port': 'SMTP 端口',
   'pages.settings.system.smtp.port.help': '默认 587',
   'pages.settings.system.smtp.privateNetwork': '允许内网 SMTP 服务器',
-  'pages.settings.system.smtp.privateNetwork.help': '开启后 SMTP 服务器可以是本机或内网地址（如内部邮件中继）；关闭时保存和发信都会拒绝这类地址。仅在信任该网络时开启。',
+  'pages.settings.system.smtp.privateNetwork.help':
+    '开启后 SMTP 服务器可以是本机或内网地址（如内部邮件中继）；关闭时保存和发信都会拒绝这类地址。仅在信任该网络时开启。',
   'pages.settings.system.smtp.save': '保存 SMTP 设置',
   'pages.settings.system.smtp.server': 'SMTP 服务器地址',
   'pages.settings.system.smtp.server.placeholder': '例如：smtp.qq.com',

@@ -64,7 +64,8 @@ export default {
   'pages.settings.webhooks.secret.done': '我已保存',
   'pages.settings.webhooks.secret.once': '密钥只显示这一次，关闭后无法再查看，请立即复制并妥善保存。',
   'pages.settings.webhooks.secret.title': '签名密钥',
-  'pages.settings.webhooks.secret.verify': '接收方用它校验 {signature} 请求头：其值为 sha256= 加上 HMAC-SHA256（密钥，“{timestamp} 的值.请求体原文”）的十六进制。详见 docs/events.md。',
+  'pages.settings.webhooks.secret.verify':
+    '接收方用它校验 {signature} 请求头：其值为 sha256= 加上 HMAC-SHA256（密钥，“{timestamp} 的值.请求体原文”）的十六进制。详见 docs/events.md。',
   'pages.settings.webhooks.test.failed': '测试请求失败：{error}',
   'pages.settings.webhooks.test.ok': '测试请求已送达（HTTP {status}，{ms} 毫秒）',
 };

@@ -9,13 +9,15 @@ const eventSchema = z.object({
   index: z.number().nullish(),
   message: z.object({ id: z.string().nullish(), model: z.string().nullish(), usage: anthropicUsageSchema.nullish() }).nullish(),
   content_block: z.object({ type: z.string(), id: z.string().nullish(), name: z.string().nullish(), text: z.string().nullish() }).nullish(),
-  delta: z.object({
-    type: z.string().nullish(),
-    text: z.string().nullish(),
-    partial_json: z.string().nullish(),
-    thinking: z.string().nullish(),
-    stop_reason: z.string().nullish(),
-  }).nullish(),
+  delta: z
+    .object({
+      type: z.string().nullish(),
+      text: z.string().nullish(),
+      partial_json: z.string().nullish(),
+      thinking: z.string().nullish(),
+      stop_reason: z.string().nullish(),
+    })
+    .nullish(),
   usage: anthropicUsageSchema.nullish(),
   error: z.object({ type: z.string().nullish(), message: z.string().nullish() }).nullish(),
 });
@@ -55,7 +57,15 @@ export class AnthropicStreamConverter implements StreamConverter {
       case 'message_delta':
         return this.messageDelta(data);
       case 'error':
-        return [{ error: { message: data.error?.message ?? 'Anthropic reported a stream error', type: data.error?.type ?? 'upstream_error', code: data.error?.type ?? 'stream_error' } }];
+        return [
+          {
+            error: {
+              message: data.error?.message ?? 'Anthropic reported a stream error',
+              type: data.error?.type ?? 'upstream_error',
+              code: data.error?.type ?? 'stream_error',
+            },
+          },
+        ];
       default: // ping, content_block_stop, message_stop, and event types added later
         return [];
     }

@@ -17,7 +17,16 @@ interface AnthropicMessage {
 
 /** OpenAI parameters this converter maps; any other one present is dropped with a warning. */
 const mappedKeys = new Set([
-  ...ignoredRequestKeys, 'max_tokens', 'max_completion_tokens', 'temperature', 'top_p', 'stop', 'tools', 'tool_choice', 'parallel_tool_calls', 'user',
+  ...ignoredRequestKeys,
+  'max_tokens',
+  'max_completion_tokens',
+  'temperature',
+  'top_p',
+  'stop',
+  'tools',
+  'tool_choice',
+  'parallel_tool_calls',
+  'user',
 ]);
 
 /** OpenAI chat request -> Messages API body, with the parameters that had to be dropped. */
@@ -148,14 +157,16 @@ export function finishReasonFromAnthropic(stopReason: string | null | undefined)
 const messageSchema = z.object({
   id: z.string().nullish(),
   model: z.string().nullish(),
-  content: z.array(z.object({
-    type: z.string(),
-    text: z.string().nullish(),
-    thinking: z.string().nullish(),
-    id: z.string().nullish(),
-    name: z.string().nullish(),
-    input: z.unknown().optional(),
-  })),
+  content: z.array(
+    z.object({
+      type: z.string(),
+      text: z.string().nullish(),
+      thinking: z.string().nullish(),
+      id: z.string().nullish(),
+      name: z.string().nullish(),
+      input: z.unknown().optional(),
+    }),
+  ),
   stop_reason: z.string().nullish(),
   usage: anthropicUsageSchema.nullish(),
 });
@@ -169,7 +180,11 @@ export function anthropicChatResponse(json: unknown, context: ProviderContext): 
     if (block.type === 'text' && block.text) content += block.text;
     else if (block.type === 'thinking' && block.thinking) reasoning += block.thinking;
     else if (block.type === 'tool_use' && block.name) {
-      toolCalls.push({ id: block.id ?? `call_${toolCalls.length}`, type: 'function', function: { name: block.name, arguments: JSON.stringify(block.input ?? {}) } });
+      toolCalls.push({
+        id: block.id ?? `call_${toolCalls.length}`,
+        type: 'function',
+        function: { name: block.name, arguments: JSON.stringify(block.input ?? {}) },
+      });
     }
   }
   const usage = message.usage ? usageFromAnthropic(message.usage) : null;

@@ -56,7 +56,9 @@ export class GeminiStreamConverter implements StreamConverter {
     if (response.usageMetadata) this.usage = usageFromGemini(response.usageMetadata);
     const reason = candidate
       ? finishReasonFromGemini(candidate.finishReason, this.toolCalls > 0)
-      : response.promptFeedback?.blockReason ? 'content_filter' : null;
+      : response.promptFeedback?.blockReason
+        ? 'content_filter'
+        : null;
     if (reason && !this.finished) {
       this.finished = true;
       outputs.push(this.writer.finish(reason));

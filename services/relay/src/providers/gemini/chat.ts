@@ -14,8 +14,18 @@ interface GeminiContent {
 
 /** OpenAI parameters this converter maps; any other one present is dropped with a warning. */
 const mappedKeys = new Set([
-  ...ignoredRequestKeys, 'max_tokens', 'max_completion_tokens', 'temperature', 'top_p', 'stop', 'tools', 'tool_choice',
-  'presence_penalty', 'frequency_penalty', 'seed', 'response_format',
+  ...ignoredRequestKeys,
+  'max_tokens',
+  'max_completion_tokens',
+  'temperature',
+  'top_p',
+  'stop',
+  'tools',
+  'tool_choice',
+  'presence_penalty',
+  'frequency_penalty',
+  'seed',
+  'response_format',
 ]);
 
 /** OpenAI chat request -> generateContent body, with the parameters that had to be dropped. */
@@ -29,13 +39,15 @@ export function geminiChatBody(body: Record<string, unknown>, context: ProviderC
   const out: Record<string, unknown> = { contents };
   if (system !== '') out.systemInstruction = { parts: [{ text: system }] };
   if (request.tools?.length) {
-    out.tools = [{
-      functionDeclarations: request.tools.map(({ function: tool }) => ({
-        name: tool.name,
-        ...(tool.description ? { description: tool.description } : {}),
-        ...(tool.parameters ? { parameters: geminiSchema(tool.parameters) } : {}),
-      })),
-    }];
+    out.tools = [
+      {
+        functionDeclarations: request.tools.map(({ function: tool }) => ({
+          name: tool.name,
+          ...(tool.description ? { description: tool.description } : {}),
+          ...(tool.parameters ? { parameters: geminiSchema(tool.parameters) } : {}),
+        })),
+      },
+    ];
   }
   const toolConfig = convertToolChoice(request.tool_choice);
   if (toolConfig) out.toolConfig = toolConfig;
@@ -112,7 +124,11 @@ const unsupportedSchemaKeys = new Set(['$schema', 'additionalProperties', 'stric
 function geminiSchema(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(geminiSchema);
   if (typeof value !== 'object' || value === null) return value;
-  return Object.fromEntries(Object.entries(value).filter(([key]) => !unsupportedSchemaKeys.has(key)).map(([key, item]) => [key, geminiSchema(item)]));
+  return Object.fromEntries(
+    Object.entries(value)
+      .filter(([key]) => !unsupportedSchemaKeys.has(key))
+      .map(([key, item]) => [key, geminiSchema(item)]),
+  );
 }
 
 function convertToolChoice(choice: ChatRequest['tool_choice']): Record<string, unknown> | null {
@@ -151,10 +167,14 @@ const usageMetadataSchema = z.object({
 });
 /** One `GenerateContentResponse`: the whole answer, or one chunk of a stream. */
 export const generateContentSchema = z.object({
-  candidates: z.array(z.object({
-    content: z.object({ parts: z.array(partSchema).nullish() }).nullish(),
-    finishReason: z.string().nullish(),
-  })).nullish(),
+  candidates: z
+    .array(
+      z.object({
+        content: z.object({ parts: z.array(partSchema).nullish() }).nullish(),
+        finishReason: z.string().nullish(),
+      }),
+    )
+    .nullish(),
   usageMetadata: usageMetadataSchema.nullish(),
   modelVersion: z.string().nullish(),
   responseId: z.string().nullish(),
@@ -197,7 +217,11 @@ export function geminiChatResponse(json: unknown, context: ProviderContext): Cha
     else if (part.text) content += part.text;
   }
   // A prompt blocked before any candidate was produced.
-  const finishReason = candidate ? finishReasonFromGemini(candidate.finishReason, toolCalls.length > 0) : response.promptFeedback?.blockReason ? 'content_filter' : null;
+  const finishReason = candidate
+    ? finishReasonFromGemini(candidate.finishReason, toolCalls.length > 0)
+    : response.promptFeedback?.blockReason
+      ? 'content_filter'
+      : null;
   const usage = response.usageMetadata ? usageFromGemini(response.usageMetadata) : null;
   const body = chatCompletion({
     id: response.responseId ?? 'chatcmpl-gemini',

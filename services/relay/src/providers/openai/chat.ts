@@ -26,15 +26,19 @@ export function openAiChatResponse(json: unknown, provider: string): ChatResult 
 
 const chunkSchema = z.object({
   choices: z
-    .array(z.object({
-      delta: z.object({
-        content: z.string().nullish(),
-        reasoning_content: z.string().nullish(),
-        /** OpenRouter's name for reasoning_content. */
-        reasoning: z.string().nullish(),
-        tool_calls: z.array(z.object({ function: z.object({ arguments: z.string().nullish() }).nullish() })).nullish(),
-      }).nullish(),
-    }))
+    .array(
+      z.object({
+        delta: z
+          .object({
+            content: z.string().nullish(),
+            reasoning_content: z.string().nullish(),
+            /** OpenRouter's name for reasoning_content. */
+            reasoning: z.string().nullish(),
+            tool_calls: z.array(z.object({ function: z.object({ arguments: z.string().nullish() }).nullish() })).nullish(),
+          })
+          .nullish(),
+      }),
+    )
     .nullish(),
   usage: openAiUsageSchema.nullish(),
   error: z.object({ message: z.string().nullish(), type: z.string().nullish(), code: z.union([z.string(), z.number()]).nullish() }).nullish(),

@@ -32,8 +32,7 @@ const modelListSchema = z.object({ data: z.array(z.object({ id: z.string() })) }
 export function openAiCompatible(options: OpenAiCompatibleOptions): ProviderDefinition {
   const versionPath = options.versionPath ?? defaultOpenAiPaths.versionPath;
   const chatPath = options.chatPath ?? defaultOpenAiPaths.chatPath;
-  const url = (context: Pick<ProviderContext, 'channel'>, path: string) =>
-    versionedUrl(baseUrlOf(context.channel, options.defaultBaseUrl), versionPath, path);
+  const url = (context: Pick<ProviderContext, 'channel'>, path: string) => versionedUrl(baseUrlOf(context.channel, options.defaultBaseUrl), versionPath, path);
   const post = (context: ProviderContext, path: string, body: Record<string, unknown>): UpstreamRequest => ({
     method: 'POST',
     url: url(context, path),

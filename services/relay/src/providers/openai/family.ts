@@ -29,12 +29,22 @@ export const moonshotProvider = openAiCompatible({ id: 'moonshot', defaultBaseUr
 export const zhipuV4Provider = openAiCompatible({ id: 'zhipu-v4', defaultBaseUrl: base(ChannelType.ZhipuV4), versionPath: '/api/paas/v4', streamUsage: false });
 export const perplexityProvider = openAiCompatible({ id: 'perplexity', defaultBaseUrl: base(ChannelType.Perplexity), versionPath: '', streamUsage: false });
 export const lingYiProvider = openAiCompatible({ id: 'lingyiwanwu', defaultBaseUrl: base(ChannelType.LingYiWanWu), streamUsage: false });
-export const miniMaxProvider = openAiCompatible({ id: 'minimax', defaultBaseUrl: base(ChannelType.MiniMax), chatPath: '/text/chatcompletion_v2', streamUsage: false });
+export const miniMaxProvider = openAiCompatible({
+  id: 'minimax',
+  defaultBaseUrl: base(ChannelType.MiniMax),
+  chatPath: '/text/chatcompletion_v2',
+  streamUsage: false,
+});
 export const siliconFlowProvider = openAiCompatible({ id: 'siliconflow', defaultBaseUrl: base(ChannelType.SiliconFlow), streamUsage: false });
 export const mistralProvider = openAiCompatible({ id: 'mistral', defaultBaseUrl: base(ChannelType.Mistral), streamUsage: false });
 export const deepSeekProvider = openAiCompatible({ id: 'deepseek', defaultBaseUrl: base(ChannelType.DeepSeek), streamUsage: false });
 export const mokaAiProvider = openAiCompatible({ id: 'mokaai', defaultBaseUrl: base(ChannelType.MokaAI), streamUsage: false });
-export const volcEngineProvider = openAiCompatible({ id: 'volcengine', defaultBaseUrl: base(ChannelType.VolcEngine), versionPath: '/api/v3', streamUsage: true });
+export const volcEngineProvider = openAiCompatible({
+  id: 'volcengine',
+  defaultBaseUrl: base(ChannelType.VolcEngine),
+  versionPath: '/api/v3',
+  streamUsage: true,
+});
 export const baiduV2Provider = openAiCompatible({ id: 'baidu-v2', defaultBaseUrl: base(ChannelType.BaiduV2), versionPath: '/v2', streamUsage: false });
 // No default: Xinference is self-hosted, the channel must give its base_url.
 export const xinferenceProvider = openAiCompatible({ id: 'xinference', streamUsage: false });

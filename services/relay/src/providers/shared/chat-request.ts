@@ -9,15 +9,14 @@ import { z } from 'zod';
 
 /** A content part, normalised: text, an image (URL or data URL), or another kind kept by name. */
 export type ContentPart =
-  | { type: 'text'; text: string }
-  | { type: 'image_url'; url: string; detail: string | undefined }
-  | { type: 'other'; originalType: string };
+  { type: 'text'; text: string } | { type: 'image_url'; url: string; detail: string | undefined } | { type: 'other'; originalType: string };
 
 const textPartSchema = z.object({ type: z.literal('text'), text: z.string() }).transform((part): ContentPart => part);
 const imagePartSchema = z
   .object({ type: z.literal('image_url'), image_url: z.union([z.string(), z.object({ url: z.string(), detail: z.string().nullish() })]) })
   .transform(({ image_url: image }): ContentPart =>
-    typeof image === 'string' ? { type: 'image_url', url: image, detail: undefined } : { type: 'image_url', url: image.url, detail: image.detail ?? undefined });
+    typeof image === 'string' ? { type: 'image_url', url: image, detail: undefined } : { type: 'image_url', url: image.url, detail: image.detail ?? undefined },
+  );
 const otherPartSchema = z.object({ type: z.string() }).transform(({ type }): ContentPart => ({ type: 'other', originalType: type }));
 export const contentPartSchema = z.union([textPartSchema, imagePartSchema, otherPartSchema]);
 
@@ -47,10 +46,7 @@ export const chatToolSchema = z.object({
 });
 export type ChatTool = z.infer<typeof chatToolSchema>;
 
-const toolChoiceSchema = z.union([
-  z.string(),
-  z.object({ type: z.string().nullish(), function: z.object({ name: z.string() }) }),
-]);
+const toolChoiceSchema = z.union([z.string(), z.object({ type: z.string().nullish(), function: z.object({ name: z.string() }) })]);
 
 export const chatRequestSchema = z.object({
   messages: z.array(chatMessageSchema),

@@ -1,7 +1,10 @@
 import { z } from 'zod';
 import type { Usage } from '../types.js';
 
-const count = z.number().nullish().transform((value) => (value != null && Number.isFinite(value) ? value : 0));
+const count = z
+  .number()
+  .nullish()
+  .transform((value) => (value != null && Number.isFinite(value) ? value : 0));
 
 /** OpenAI's usage object, leniently: missing counts are zero. */
 export const openAiUsageSchema = z.object({

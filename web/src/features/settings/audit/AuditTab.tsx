@@ -27,7 +27,10 @@ type Filters = Omit<AuditListArgs, 'page' | 'pageSize'>;
 
 function toFilters(values: AuditFilterValues): Filters {
   return {
-    actor: values.actor.trim(), action: values.action, target_type: values.target_type, target_id: values.target_id.trim(),
+    actor: values.actor.trim(),
+    action: values.action,
+    target_type: values.target_type,
+    target_id: values.target_id.trim(),
     ...timestampsOf(values.range),
   };
 }
@@ -50,7 +53,11 @@ function DiffValue({ value, masked }: { value: unknown; masked: string }) {
   if (value === undefined) return <Typography.Text type="secondary">-</Typography.Text>;
   if (value === AUDIT_MASK) return <Tag color="purple">{masked}</Tag>;
   const text = typeof value === 'string' ? value : JSON.stringify(value);
-  return <Typography.Text code={typeof value !== 'string'} style={{ wordBreak: 'break-all' }}>{text === '' ? '""' : text}</Typography.Text>;
+  return (
+    <Typography.Text code={typeof value !== 'string'} style={{ wordBreak: 'break-all' }}>
+      {text === '' ? '""' : text}
+    </Typography.Text>
+  );
 }
 
 /** Before and after of one record, field by field. */
@@ -67,7 +74,11 @@ function RecordDiff({ record }: { record: AuditRecord }) {
       dataSource={rows}
       columns={[
         { title: t('pages.settings.audit.diff.field', '字段'), dataIndex: 'field', width: 200 },
-        { title: t('pages.settings.audit.diff.before', '变更前'), dataIndex: 'before', render: (value: unknown) => <DiffValue value={value} masked={masked} /> },
+        {
+          title: t('pages.settings.audit.diff.before', '变更前'),
+          dataIndex: 'before',
+          render: (value: unknown) => <DiffValue value={value} masked={masked} />,
+        },
         { title: t('pages.settings.audit.diff.after', '变更后'), dataIndex: 'after', render: (value: unknown) => <DiffValue value={value} masked={masked} /> },
       ]}
     />
@@ -122,22 +133,36 @@ export function AuditTab() {
   return (
     <Card
       title={t('pages.settings.audit.title', '审计日志')}
-      extra={<Button icon={<ReloadOutlined />} onClick={() => void refetch()}>{t('pages.settings.audit.refresh', '刷新')}</Button>}
+      extra={
+        <Button icon={<ReloadOutlined />} onClick={() => void refetch()}>
+          {t('pages.settings.audit.refresh', '刷新')}
+        </Button>
+      }
     >
       <Space orientation="vertical" size="middle" style={{ width: '100%' }}>
         <Typography.Text type="secondary">
-          {t('pages.settings.audit.help', '管理员和超级管理员对用户、额度、渠道、设置和 Webhook 的每次改动，以及每次查看密钥，都记录在这里；密钥只显示为“已隐藏”。')}
+          {t(
+            'pages.settings.audit.help',
+            '管理员和超级管理员对用户、额度、渠道、设置和 Webhook 的每次改动，以及每次查看密钥，都记录在这里；密钥只显示为“已隐藏”。',
+          )}
         </Typography.Text>
         <Form
           form={form}
           layout="inline"
           initialValues={initialFilters}
-          onFinish={(values) => { setFilters(toFilters({ ...initialFilters, ...values })); setPage(1); }}
+          onFinish={(values) => {
+            setFilters(toFilters({ ...initialFilters, ...values }));
+            setPage(1);
+          }}
           style={{ rowGap: 12 }}
         >
           <TimeRangeItem />
           <Form.Item name="actor">
-            <Input allowClear placeholder={t('pages.settings.audit.filter.actor', '操作人（用户名或 ID）')} aria-label={t('pages.settings.audit.filter.actor', '操作人（用户名或 ID）')} />
+            <Input
+              allowClear
+              placeholder={t('pages.settings.audit.filter.actor', '操作人（用户名或 ID）')}
+              aria-label={t('pages.settings.audit.filter.actor', '操作人（用户名或 ID）')}
+            />
           </Form.Item>
           <Form.Item name="action" label={t('pages.settings.audit.column.action', '操作')}>
             <Select
@@ -154,7 +179,11 @@ export function AuditTab() {
             />
           </Form.Item>
           <Form.Item name="target_id">
-            <Input allowClear placeholder={t('pages.settings.audit.filter.targetId', '对象 ID')} aria-label={t('pages.settings.audit.filter.targetId', '对象 ID')} />
+            <Input
+              allowClear
+              placeholder={t('pages.settings.audit.filter.targetId', '对象 ID')}
+              aria-label={t('pages.settings.audit.filter.targetId', '对象 ID')}
+            />
           </Form.Item>
           <SearchButtonItem searching={isFetching} />
         </Form>

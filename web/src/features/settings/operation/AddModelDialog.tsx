@@ -19,7 +19,11 @@ export function AddModelDialog({ open, rows, onAdd, onCancel }: AddModelDialogPr
   const fixedPrice = hasFixedPrice({ price });
   const notNumber = t('pages.settings.operation.pricing.notNumber', '请输入数字');
 
-  const numberRule = { validator: async (_: unknown, value?: string) => { if (value && isNotNumber(value)) throw new Error(notNumber); } };
+  const numberRule = {
+    validator: async (_: unknown, value?: string) => {
+      if (value && isNotNumber(value)) throw new Error(notNumber);
+    },
+  };
   const nameRule = {
     validator: async (_: unknown, value?: string) => {
       const problem = checkNewName(rows, value ?? '');
@@ -57,7 +61,12 @@ export function AddModelDialog({ open, rows, onAdd, onCancel }: AddModelDialogPr
         <Form.Item name="name" label={t('pages.settings.operation.pricing.name', '模型名称')} rules={[nameRule]} required>
           <Input autoComplete="off" />
         </Form.Item>
-        <Form.Item name="price" label={t('pages.settings.operation.pricing.price', '固定价格')} rules={[numberRule]} extra={t('pages.settings.operation.pricing.price.help', '美元/次；设置后按次计费，不使用倍率')}>
+        <Form.Item
+          name="price"
+          label={t('pages.settings.operation.pricing.price', '固定价格')}
+          rules={[numberRule]}
+          extra={t('pages.settings.operation.pricing.price.help', '美元/次；设置后按次计费，不使用倍率')}
+        >
           <Input inputMode="decimal" />
         </Form.Item>
         <Form.Item name="ratio" label={t('pages.settings.operation.pricing.ratio', '模型倍率')} rules={fixedPrice ? [] : [numberRule]}>

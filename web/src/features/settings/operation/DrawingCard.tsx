@@ -9,7 +9,15 @@ export function DrawingCard() {
     <OptionSection
       title={t('pages.settings.operation.drawing.title', '绘图设置')}
       saveLabel={t('pages.settings.operation.drawing.save', '保存绘图设置')}
-      keys={['DrawingEnabled', 'TaskEnabled', 'MjNotifyEnabled', 'MjAccountFilterEnabled', 'MjForwardUrlEnabled', 'MjModeClearEnabled', 'MjActionCheckSuccessEnabled']}
+      keys={[
+        'DrawingEnabled',
+        'TaskEnabled',
+        'MjNotifyEnabled',
+        'MjAccountFilterEnabled',
+        'MjForwardUrlEnabled',
+        'MjModeClearEnabled',
+        'MjActionCheckSuccessEnabled',
+      ]}
     >
       <FieldGrid>
         <OptionField

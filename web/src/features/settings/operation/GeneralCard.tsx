@@ -11,9 +11,19 @@ export function GeneralCard() {
       title={t('pages.settings.operation.general.title', '通用设置')}
       saveLabel={t('pages.settings.operation.general.save', '保存通用设置')}
       keys={[
-        'TopUpLink', 'ChatLink', 'ChatLink2', 'general_setting.docs_link', 'QuotaPerUnit', 'RetryTimes',
-        'DisplayInCurrencyEnabled', 'DisplayTokenStatEnabled', 'DefaultCollapseSidebar', 'DemoSiteEnabled',
-        'SelfUseModeEnabled', 'StreamCacheQueueLength', 'global.pass_through_request_enabled',
+        'TopUpLink',
+        'ChatLink',
+        'ChatLink2',
+        'general_setting.docs_link',
+        'QuotaPerUnit',
+        'RetryTimes',
+        'DisplayInCurrencyEnabled',
+        'DisplayTokenStatEnabled',
+        'DefaultCollapseSidebar',
+        'DemoSiteEnabled',
+        'SelfUseModeEnabled',
+        'StreamCacheQueueLength',
+        'global.pass_through_request_enabled',
       ]}
     >
       <FieldGrid>

@@ -45,7 +45,11 @@ export function JobsCard() {
   return (
     <Card
       title={t('pages.settings.operation.jobs.title', '后台任务')}
-      extra={<Button icon={<ReloadOutlined />} loading={isFetching} onClick={() => void refetch()}>{t('pages.settings.operation.jobs.refresh', '刷新')}</Button>}
+      extra={
+        <Button icon={<ReloadOutlined />} loading={isFetching} onClick={() => void refetch()}>
+          {t('pages.settings.operation.jobs.refresh', '刷新')}
+        </Button>
+      }
       style={{ marginBottom: 16 }}
     >
       <Table<JobView>
@@ -61,7 +65,10 @@ export function JobsCard() {
             dataIndex: 'name',
             render: (name: string, job) => (
               <Tooltip title={`${job.description} (${job.schedule})`}>
-                {jobLabels[name] ?? name} <Typography.Text type="secondary" code>{name}</Typography.Text>
+                {jobLabels[name] ?? name}{' '}
+                <Typography.Text type="secondary" code>
+                  {name}
+                </Typography.Text>
               </Tooltip>
             ),
           },
@@ -69,7 +76,11 @@ export function JobsCard() {
             title: t('pages.settings.operation.jobs.column.schedule', '计划'),
             render: (_, job) => {
               const presence = presenceOf(job);
-              return <Tooltip title={presenceHints[presence]}><Tag color={presenceColors[presence]}>{presenceLabels[presence]}</Tag></Tooltip>;
+              return (
+                <Tooltip title={presenceHints[presence]}>
+                  <Tag color={presenceColors[presence]}>{presenceLabels[presence]}</Tag>
+                </Tooltip>
+              );
             },
           },
           {

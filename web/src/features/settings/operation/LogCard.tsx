@@ -47,11 +47,15 @@ function ClearLogs() {
     }
     modal.confirm({
       title: t('pages.settings.operation.log.clear.confirm', '确定要清除历史日志吗？'),
-      content: t('pages.settings.operation.log.clear.confirmContent', '将删除 {time} 之前的全部日志，此操作不可撤销。', { time: time.format('YYYY-MM-DD HH:mm:ss') }),
+      content: t('pages.settings.operation.log.clear.confirmContent', '将删除 {time} 之前的全部日志，此操作不可撤销。', {
+        time: time.format('YYYY-MM-DD HH:mm:ss'),
+      }),
       okButtonProps: { danger: true },
       onOk: async () => {
         // Failures are shown by the base query as the server's message.
-        const count = await clearLogs({ targetTimestamp: time.unix() }).unwrap().catch(() => null);
+        const count = await clearLogs({ targetTimestamp: time.unix() })
+          .unwrap()
+          .catch(() => null);
         if (count !== null) void message.success(t('pages.settings.operation.log.clear.done', '已清理 {count} 条日志！', { count }));
       },
     });

@@ -11,8 +11,14 @@ export function MonitoringCard() {
       title={t('pages.settings.operation.monitoring.title', '监控设置')}
       saveLabel={t('pages.settings.operation.monitoring.save', '保存监控设置')}
       keys={[
-        'ChannelDisableThreshold', 'QuotaRemindThreshold', 'ChannelTestFrequency', 'ChannelUpdateFrequency',
-        'AutomaticDisableChannelEnabled', 'AutomaticEnableChannelEnabled', 'AutomaticDisableKeywords', 'AllowPrivateNetworkUpstreams',
+        'ChannelDisableThreshold',
+        'QuotaRemindThreshold',
+        'ChannelTestFrequency',
+        'ChannelUpdateFrequency',
+        'AutomaticDisableChannelEnabled',
+        'AutomaticEnableChannelEnabled',
+        'AutomaticDisableKeywords',
+        'AllowPrivateNetworkUpstreams',
       ]}
     >
       <FieldGrid>
@@ -55,7 +61,10 @@ export function MonitoringCard() {
         <OptionField
           name="AllowPrivateNetworkUpstreams"
           label={t('pages.settings.operation.monitoring.privateNetwork', '允许访问内网上游')}
-          extra={t('pages.settings.operation.monitoring.privateNetwork.help', '新建渠道的默认值：开启时新渠道可访问回环、内网和链路本地地址（每个渠道另有自己的开关，已有渠道不受影响）；第三方登录和 Webhook 也按此设置')}
+          extra={t(
+            'pages.settings.operation.monitoring.privateNetwork.help',
+            '新建渠道的默认值：开启时新渠道可访问回环、内网和链路本地地址（每个渠道另有自己的开关，已有渠道不受影响）；第三方登录和 Webhook 也按此设置',
+          )}
         />
       </FieldGrid>
       <OptionField

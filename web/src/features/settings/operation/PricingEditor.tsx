@@ -7,8 +7,20 @@ import { checkOptionValue } from '../option-values';
 import { useGetOptionsQuery } from '../options-api';
 import { AddModelDialog } from './AddModelDialog';
 import {
-  changedMaps, deleteRow, filterRows, hasFixedPrice, invalidFields, isNotNumber, mapsFromOptions, mapsFromRows,
-  pricingKeys, rowsFromMaps, updateRow, type PricingField, type PricingMaps, type PricingRow,
+  changedMaps,
+  deleteRow,
+  filterRows,
+  hasFixedPrice,
+  invalidFields,
+  isNotNumber,
+  mapsFromOptions,
+  mapsFromRows,
+  pricingKeys,
+  rowsFromMaps,
+  updateRow,
+  type PricingField,
+  type PricingMaps,
+  type PricingRow,
 } from './pricing-rows';
 import { useText } from '../../../app/use-text';
 

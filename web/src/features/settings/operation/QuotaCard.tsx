@@ -22,10 +22,26 @@ export function QuotaCard() {
       keys={['QuotaForNewUser', 'PreConsumedQuota', 'QuotaForInviter', 'QuotaForInvitee']}
     >
       <FieldGrid>
-        {field('QuotaForNewUser', t('pages.settings.operation.quota.newUser', '新用户初始额度'), t('pages.settings.operation.quota.newUser.help', '注册时赠送的额度'))}
-        {field('PreConsumedQuota', t('pages.settings.operation.quota.preConsumed', '请求预扣费额度'), t('pages.settings.operation.quota.preConsumed.help', '请求未指定 max_tokens 时预先扣除的额度，结束后多退少补'))}
-        {field('QuotaForInviter', t('pages.settings.operation.quota.inviter', '邀请新用户奖励额度'), t('pages.settings.operation.quota.inviter.help', '每邀请一位用户，计入邀请人的待使用收益'))}
-        {field('QuotaForInvitee', t('pages.settings.operation.quota.invitee', '新用户使用邀请码奖励额度'), t('pages.settings.operation.quota.invitee.help', '使用邀请码注册的新用户额外获得的额度'))}
+        {field(
+          'QuotaForNewUser',
+          t('pages.settings.operation.quota.newUser', '新用户初始额度'),
+          t('pages.settings.operation.quota.newUser.help', '注册时赠送的额度'),
+        )}
+        {field(
+          'PreConsumedQuota',
+          t('pages.settings.operation.quota.preConsumed', '请求预扣费额度'),
+          t('pages.settings.operation.quota.preConsumed.help', '请求未指定 max_tokens 时预先扣除的额度，结束后多退少补'),
+        )}
+        {field(
+          'QuotaForInviter',
+          t('pages.settings.operation.quota.inviter', '邀请新用户奖励额度'),
+          t('pages.settings.operation.quota.inviter.help', '每邀请一位用户，计入邀请人的待使用收益'),
+        )}
+        {field(
+          'QuotaForInvitee',
+          t('pages.settings.operation.quota.invitee', '新用户使用邀请码奖励额度'),
+          t('pages.settings.operation.quota.invitee.help', '使用邀请码注册的新用户额外获得的额度'),
+        )}
       </FieldGrid>
     </OptionSection>
   );

@@ -64,7 +64,12 @@ function ResetModelRatio() {
       okButtonProps: { danger: true },
       onOk: async () => {
         // Failures are shown by the base query as the server's message.
-        const done = await reset().unwrap().then(() => true, () => false);
+        const done = await reset()
+          .unwrap()
+          .then(
+            () => true,
+            () => false,
+          );
         if (done) void message.success(t('pages.settings.operation.ratio.reset.done', '重置模型倍率成功'));
       },
     });

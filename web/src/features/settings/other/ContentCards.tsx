@@ -13,7 +13,19 @@ const textArea = <Input.TextArea autoSize={{ minRows: 6, maxRows: 20 }} />;
 const rich = (title: string) => (text: string) => <RichContent content={text} title={title} />;
 
 /** A card for one long text option, with its preview and its own save. */
-function TextCard({ name, title, saveLabel, help, render }: { name: OptionKey; title: string; saveLabel: string; help: string; render: (text: string) => ReactNode }) {
+function TextCard({
+  name,
+  title,
+  saveLabel,
+  help,
+  render,
+}: {
+  name: OptionKey;
+  title: string;
+  saveLabel: string;
+  help: string;
+  render: (text: string) => ReactNode;
+}) {
   return (
     <OptionSection title={title} saveLabel={saveLabel} keys={[name]}>
       {(form) => (
@@ -86,7 +98,10 @@ export function HomePageCard() {
       name="HomePageContent"
       title={title}
       saveLabel={t('pages.settings.other.homePage.save', '设置首页内容')}
-      help={t('pages.settings.other.homePage.help', '在此输入首页内容，支持 Markdown & HTML 代码，设置后首页的默认内容将不再显示；如果输入的是一个链接，则会使用该链接作为 iframe 的地址，这允许你设置任意网页作为首页')}
+      help={t(
+        'pages.settings.other.homePage.help',
+        '在此输入首页内容，支持 Markdown & HTML 代码，设置后首页的默认内容将不再显示；如果输入的是一个链接，则会使用该链接作为 iframe 的地址，这允许你设置任意网页作为首页',
+      )}
       render={rich(title)}
     />
   );
@@ -100,7 +115,10 @@ export function AboutCard() {
       name="About"
       title={title}
       saveLabel={t('pages.settings.other.about.save', '设置关于')}
-      help={t('pages.settings.other.about.help', '在此输入新的关于内容，支持 Markdown & HTML 代码；如果输入的是一个链接，则会使用该链接作为 iframe 的地址，这允许你设置任意网页作为关于页面')}
+      help={t(
+        'pages.settings.other.about.help',
+        '在此输入新的关于内容，支持 Markdown & HTML 代码；如果输入的是一个链接，则会使用该链接作为 iframe 的地址，这允许你设置任意网页作为关于页面',
+      )}
       render={rich(title)}
     />
   );

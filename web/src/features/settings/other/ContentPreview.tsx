@@ -19,7 +19,10 @@ export function ContentPreview({ form, name, render }: ContentPreviewProps) {
   if (!text.trim()) return null;
   return (
     <Form.Item label={t('pages.settings.other.preview', '预览')}>
-      <div data-testid={`preview-${name}`} style={{ maxHeight: 480, overflow: 'auto', padding: 12, border: '1px dashed rgba(128, 128, 128, 0.4)', borderRadius: 8 }}>
+      <div
+        data-testid={`preview-${name}`}
+        style={{ maxHeight: 480, overflow: 'auto', padding: 12, border: '1px dashed rgba(128, 128, 128, 0.4)', borderRadius: 8 }}
+      >
         {render(text)}
       </div>
       <Typography.Text type="secondary" style={{ fontSize: 12 }}>

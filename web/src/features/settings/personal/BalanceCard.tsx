@@ -12,10 +12,7 @@ export function BalanceCard({ user }: { user: User }) {
     <Card title={intl.formatMessage({ id: 'pages.settings.personal.balance.title', defaultMessage: '账户统计' })}>
       <Row gutter={[16, 16]}>
         <Col xs={24} sm={8}>
-          <Statistic
-            title={intl.formatMessage({ id: 'pages.settings.personal.balance.quota', defaultMessage: '当前余额' })}
-            value={formatQuota(user.quota)}
-          />
+          <Statistic title={intl.formatMessage({ id: 'pages.settings.personal.balance.quota', defaultMessage: '当前余额' })} value={formatQuota(user.quota)} />
         </Col>
         <Col xs={24} sm={8}>
           <Statistic

@@ -39,7 +39,12 @@ export function BindingsCard({ user }: { user: User }) {
   const [bindTelegram] = useBindTelegramMutation();
 
   const onTelegram = async (params: Record<string, string>) => {
-    const bound = await bindTelegram(params).unwrap().then(() => true, () => false);
+    const bound = await bindTelegram(params)
+      .unwrap()
+      .then(
+        () => true,
+        () => false,
+      );
     if (bound) void message.success(intl.formatMessage({ id: 'pages.settings.personal.telegram.bound', defaultMessage: 'Telegram 账户绑定成功！' }));
   };
 
@@ -73,11 +78,7 @@ export function BindingsCard({ user }: { user: User }) {
         label="GitHub"
         boundId={user.github_id}
         action={
-          <Button
-            disabled={!status?.github_oauth || Boolean(user.github_id)}
-            loading={opening === 'github'}
-            onClick={() => void authorize('github')}
-          >
+          <Button disabled={!status?.github_oauth || Boolean(user.github_id)} loading={opening === 'github'} onClick={() => void authorize('github')}>
             {intl.formatMessage({ id: 'pages.settings.personal.github.bind', defaultMessage: '绑定 GitHub 账号' })}
           </Button>
         }
@@ -99,11 +100,7 @@ export function BindingsCard({ user }: { user: User }) {
         label="LinuxDO"
         boundId={user.linux_do_id}
         action={
-          <Button
-            disabled={!status?.linuxdo_oauth || Boolean(user.linux_do_id)}
-            loading={opening === 'linuxdo'}
-            onClick={() => void authorize('linuxdo')}
-          >
+          <Button disabled={!status?.linuxdo_oauth || Boolean(user.linux_do_id)} loading={opening === 'linuxdo'} onClick={() => void authorize('linuxdo')}>
             {intl.formatMessage({ id: 'pages.settings.personal.linuxdo.bind', defaultMessage: '绑定 LinuxDO 账号' })}
           </Button>
         }

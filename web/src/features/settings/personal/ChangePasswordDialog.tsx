@@ -34,7 +34,12 @@ export function ChangePasswordDialog({ open, onClose, required = false }: Change
   const submit = async () => {
     const values = await form.validateFields().catch(() => null);
     if (!values) return;
-    const changed = await changePassword({ password: values.password, original_password: values.original_password }).unwrap().then(() => true, () => false);
+    const changed = await changePassword({ password: values.password, original_password: values.original_password })
+      .unwrap()
+      .then(
+        () => true,
+        () => false,
+      );
     if (!changed) return;
     void message.success(intl.formatMessage({ id: 'pages.settings.personal.password.changed', defaultMessage: '密码修改成功！' }));
     onClose();
@@ -79,7 +84,9 @@ export function ChangePasswordDialog({ open, onClose, required = false }: Change
         <Form.Item
           name="original_password"
           label={intl.formatMessage({ id: 'pages.settings.personal.password.original', defaultMessage: '原密码' })}
-          rules={[{ required: true, message: intl.formatMessage({ id: 'pages.settings.personal.password.originalRequired', defaultMessage: '请输入原密码！' }) }]}
+          rules={[
+            { required: true, message: intl.formatMessage({ id: 'pages.settings.personal.password.originalRequired', defaultMessage: '请输入原密码！' }) },
+          ]}
         >
           <Input.Password autoComplete="current-password" />
         </Form.Item>
@@ -112,7 +119,8 @@ export function ChangePasswordDialog({ open, onClose, required = false }: Change
           label={intl.formatMessage({ id: 'pages.settings.personal.password.confirm', defaultMessage: '确认新密码' })}
           rules={[
             ({ getFieldValue }) => ({
-              validator: (_, value: string | undefined) => ((value ?? '') === (getFieldValue('password') ?? '') ? Promise.resolve() : Promise.reject(new Error(mismatch))),
+              validator: (_, value: string | undefined) =>
+                (value ?? '') === (getFieldValue('password') ?? '') ? Promise.resolve() : Promise.reject(new Error(mismatch)),
             }),
           ]}
         >

@@ -19,7 +19,12 @@ export function DeleteAccountDialog({ open, username, onClose }: { open: boolean
   const submit = async () => {
     const values = await form.validateFields().catch(() => null);
     if (!values) return;
-    const deleted = await deleteAccount().unwrap().then(() => true, () => false);
+    const deleted = await deleteAccount()
+      .unwrap()
+      .then(
+        () => true,
+        () => false,
+      );
     if (!deleted) return;
     dispatch(signedOut());
     navigate('/login');

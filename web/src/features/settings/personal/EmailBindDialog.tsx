@@ -28,7 +28,12 @@ export function EmailBindDialog({ open, onClose }: { open: boolean; onClose(): v
   const requestCode = async () => {
     const values = await form.validateFields(['email']).catch(() => null);
     if (!values || !turnstile.ready()) return;
-    const sent = await sendCode({ email: values.email.trim(), turnstile: turnstile.token }).unwrap().then(() => true, () => false);
+    const sent = await sendCode({ email: values.email.trim(), turnstile: turnstile.token })
+      .unwrap()
+      .then(
+        () => true,
+        () => false,
+      );
     if (!sent) return;
     countdown.start(RESEND_LOCK_SECONDS);
     void message.success(intl.formatMessage({ id: 'pages.settings.personal.email.codeSent', defaultMessage: '验证码发送成功，请检查邮箱！' }));
@@ -37,7 +42,12 @@ export function EmailBindDialog({ open, onClose }: { open: boolean; onClose(): v
   const submit = async () => {
     const values = await form.validateFields().catch(() => null);
     if (!values) return;
-    const bound = await bindEmail({ email: values.email.trim(), code: values.code.trim() }).unwrap().then(() => true, () => false);
+    const bound = await bindEmail({ email: values.email.trim(), code: values.code.trim() })
+      .unwrap()
+      .then(
+        () => true,
+        () => false,
+      );
     if (!bound) return;
     void message.success(intl.formatMessage({ id: 'pages.settings.personal.email.bound', defaultMessage: '邮箱账户绑定成功！' }));
     onClose();
@@ -62,7 +72,10 @@ export function EmailBindDialog({ open, onClose }: { open: boolean; onClose(): v
               rules={[
                 { required: true, whitespace: true, message: emailRequired },
                 // The same address rule as the server's bind query (contracts).
-                { validator: (_, value: string | undefined) => (!value?.trim() || emailBindBodySchema.shape.email.safeParse(value).success ? Promise.resolve() : Promise.reject(new Error(emailInvalid))) },
+                {
+                  validator: (_, value: string | undefined) =>
+                    !value?.trim() || emailBindBodySchema.shape.email.safeParse(value).success ? Promise.resolve() : Promise.reject(new Error(emailInvalid)),
+                },
               ]}
             >
               <Input

@@ -32,7 +32,12 @@ export function ModelsCard() {
       />
     );
   } else if (!models.length) {
-    body = <Empty image={Empty.PRESENTED_IMAGE_SIMPLE} description={intl.formatMessage({ id: 'pages.settings.personal.models.empty', defaultMessage: '暂无可用模型' })} />;
+    body = (
+      <Empty
+        image={Empty.PRESENTED_IMAGE_SIMPLE}
+        description={intl.formatMessage({ id: 'pages.settings.personal.models.empty', defaultMessage: '暂无可用模型' })}
+      />
+    );
   } else {
     body = (
       <Flex wrap gap={8} align="center">
@@ -62,7 +67,11 @@ export function ModelsCard() {
   return (
     <Card
       title={intl.formatMessage({ id: 'pages.settings.personal.models.title', defaultMessage: '可用模型' })}
-      extra={<Typography.Text type="secondary">{intl.formatMessage({ id: 'pages.settings.personal.models.hint', defaultMessage: '点击模型名称可复制' })}</Typography.Text>}
+      extra={
+        <Typography.Text type="secondary">
+          {intl.formatMessage({ id: 'pages.settings.personal.models.hint', defaultMessage: '点击模型名称可复制' })}
+        </Typography.Text>
+      }
     >
       {body}
     </Card>

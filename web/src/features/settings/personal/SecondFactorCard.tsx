@@ -7,8 +7,15 @@ import { useStatus } from '../../../app/hooks';
 import { createPasskey, passkeysSupported } from '../../security/passkey-browser';
 import { StepUpDialog } from '../../security/StepUpDialog';
 import {
-  useDeletePasskeyMutation, useDisableTwoFactorMutation, useEnableTwoFactorMutation, usePasskeyRegisterBeginMutation, usePasskeyRegisterFinishMutation,
-  usePasskeysQuery, useRegenerateBackupCodesMutation, useSetupTwoFactorMutation, useTwoFactorStatusQuery,
+  useDeletePasskeyMutation,
+  useDisableTwoFactorMutation,
+  useEnableTwoFactorMutation,
+  usePasskeyRegisterBeginMutation,
+  usePasskeyRegisterFinishMutation,
+  usePasskeysQuery,
+  useRegenerateBackupCodesMutation,
+  useSetupTwoFactorMutation,
+  useTwoFactorStatusQuery,
 } from '../../security/api';
 
 const formatTime = (seconds: number | null) => (seconds === null ? '-' : new Date(seconds * 1000).toLocaleString());
@@ -22,20 +29,50 @@ function BackupCodes({ codes }: { codes: string[] }) {
         {intl.formatMessage({ id: 'pages.security.backupCodes.hint', defaultMessage: '请妥善保存以下备用码。每个备用码只能使用一次，且只显示这一次。' })}
       </Typography.Text>
       <Typography.Paragraph copyable={{ text: codes.join('\n') }} style={{ marginTop: 8 }}>
-        <code data-testid="backup-codes" style={{ display: 'block', whiteSpace: 'pre-wrap' }}>{codes.join('\n')}</code>
+        <code data-testid="backup-codes" style={{ display: 'block', whiteSpace: 'pre-wrap' }}>
+          {codes.join('\n')}
+        </code>
       </Typography.Paragraph>
     </>
   );
 }
 
 /** Asks for an authenticator code (or a backup code) and hands it over. */
-function CodeDialog({ open, title, onSubmit, onClose, loading }: { open: boolean; title: string; loading: boolean; onSubmit(code: string): void; onClose(): void }) {
+function CodeDialog({
+  open,
+  title,
+  onSubmit,
+  onClose,
+  loading,
+}: {
+  open: boolean;
+  title: string;
+  loading: boolean;
+  onSubmit(code: string): void;
+  onClose(): void;
+}) {
   const intl = useIntl();
   const [code, setCode] = useState('');
   const label = intl.formatMessage({ id: 'pages.security.code', defaultMessage: '验证码' });
   return (
-    <Modal open={open} title={title} okButtonProps={{ loading, disabled: !code.trim() }} onOk={() => onSubmit(code.trim())} onCancel={onClose} destroyOnHidden afterClose={() => setCode('')}>
-      <Input autoFocus value={code} onChange={(event) => setCode(event.target.value)} onPressEnter={() => code.trim() && onSubmit(code.trim())} aria-label={label} placeholder={label} autoComplete="one-time-code" />
+    <Modal
+      open={open}
+      title={title}
+      okButtonProps={{ loading, disabled: !code.trim() }}
+      onOk={() => onSubmit(code.trim())}
+      onCancel={onClose}
+      destroyOnHidden
+      afterClose={() => setCode('')}
+    >
+      <Input
+        autoFocus
+        value={code}
+        onChange={(event) => setCode(event.target.value)}
+        onPressEnter={() => code.trim() && onSubmit(code.trim())}
+        aria-label={label}
+        placeholder={label}
+        autoComplete="one-time-code"
+      />
     </Modal>
   );
 }
@@ -69,12 +106,22 @@ export function SecondFactorCard() {
   const [passkeyName, setPasskeyName] = useState('');
 
   const startSetup = async () => {
-    const started = await setupTwoFactor().unwrap().catch(() => null);
+    const started = await setupTwoFactor()
+      .unwrap()
+      .catch(() => null);
     if (started) setSetup(started);
   };
 
   const confirmSetup = async () => {
-    if (!(await enableTwoFactor({ code: setupCode.trim() }).unwrap().then(() => true, () => false))) return;
+    if (
+      !(await enableTwoFactor({ code: setupCode.trim() })
+        .unwrap()
+        .then(
+          () => true,
+          () => false,
+        ))
+    )
+      return;
     void message.success(t({ id: 'pages.security.twoFactor.enabled', defaultMessage: '两步验证已启用' }));
     setSetup(null);
     setSetupCode('');
@@ -82,10 +129,20 @@ export function SecondFactorCard() {
 
   const submitCode = async (code: string) => {
     if (dialog === 'disable') {
-      if (!(await disableTwoFactor({ code }).unwrap().then(() => true, () => false))) return;
+      if (
+        !(await disableTwoFactor({ code })
+          .unwrap()
+          .then(
+            () => true,
+            () => false,
+          ))
+      )
+        return;
       void message.success(t({ id: 'pages.security.twoFactor.disabled', defaultMessage: '两步验证已停用' }));
     } else {
-      const renewed = await regenerate({ code }).unwrap().catch(() => null);
+      const renewed = await regenerate({ code })
+        .unwrap()
+        .catch(() => null);
       if (!renewed) return;
       setNewCodes(renewed.backup_codes);
     }
@@ -103,7 +160,12 @@ export function SecondFactorCard() {
     }
     const credential = await createPasskey(begun.data.options);
     if (!credential) return;
-    const added = await registerFinish({ ...credential, ...(passkeyName.trim() ? { name: passkeyName.trim() } : {}) }).unwrap().then(() => true, () => false);
+    const added = await registerFinish({ ...credential, ...(passkeyName.trim() ? { name: passkeyName.trim() } : {}) })
+      .unwrap()
+      .then(
+        () => true,
+        () => false,
+      );
     if (!added) return;
     setPasskeyName('');
     void message.success(t({ id: 'pages.security.passkeys.added', defaultMessage: '通行密钥已添加' }));
@@ -112,7 +174,13 @@ export function SecondFactorCard() {
   const enabled = twoFactor?.enabled === true;
 
   return (
-    <Card title={<><SafetyOutlined /> {t({ id: 'pages.security.card.title', defaultMessage: '两步验证与通行密钥' })}</>}>
+    <Card
+      title={
+        <>
+          <SafetyOutlined /> {t({ id: 'pages.security.card.title', defaultMessage: '两步验证与通行密钥' })}
+        </>
+      }
+    >
       <Flex vertical gap={8}>
         <Flex align="center" gap={8}>
           <Typography.Text strong>{t({ id: 'pages.security.twoFactor.title', defaultMessage: '两步验证（身份验证器应用）' })}</Typography.Text>
@@ -127,7 +195,9 @@ export function SecondFactorCard() {
             </Typography.Text>
             <Flex gap={8} wrap>
               <Button onClick={() => setDialog('regenerate')}>{t({ id: 'pages.security.backupCodes.regenerate', defaultMessage: '重新生成备用码' })}</Button>
-              <Button danger onClick={() => setDialog('disable')}>{t({ id: 'pages.security.twoFactor.disable', defaultMessage: '停用两步验证' })}</Button>
+              <Button danger onClick={() => setDialog('disable')}>
+                {t({ id: 'pages.security.twoFactor.disable', defaultMessage: '停用两步验证' })}
+              </Button>
             </Flex>
           </>
         ) : (
@@ -148,7 +218,9 @@ export function SecondFactorCard() {
             {(passkeys?.passkeys ?? []).map((passkey) => (
               <Flex key={passkey.id} align="center" gap={8} justify="space-between">
                 <Flex vertical>
-                  <Typography.Text><KeyOutlined /> {passkey.name}</Typography.Text>
+                  <Typography.Text>
+                    <KeyOutlined /> {passkey.name}
+                  </Typography.Text>
                   <Typography.Text type="secondary">
                     {t(
                       { id: 'pages.security.passkeys.dates', defaultMessage: '添加于 {created}，上次使用 {used}' },
@@ -195,7 +267,9 @@ export function SecondFactorCard() {
       >
         {setup && (
           <Flex vertical gap={8}>
-            <Typography.Text>{t({ id: 'pages.security.setup.scan', defaultMessage: '1. 使用身份验证器应用（如 Google Authenticator、Microsoft Authenticator）扫描二维码：' })}</Typography.Text>
+            <Typography.Text>
+              {t({ id: 'pages.security.setup.scan', defaultMessage: '1. 使用身份验证器应用（如 Google Authenticator、Microsoft Authenticator）扫描二维码：' })}
+            </Typography.Text>
             <QRCode type="svg" value={setup.qr_code_data} size={180} />
             <Typography.Text type="secondary">
               {t({ id: 'pages.security.setup.secret', defaultMessage: '无法扫描时，手动输入密钥：{secret}' }, { secret: setup.secret })}
@@ -217,9 +291,11 @@ export function SecondFactorCard() {
       <CodeDialog
         open={dialog !== null}
         loading={disabling || regenerating}
-        title={dialog === 'disable'
-          ? t({ id: 'pages.security.twoFactor.disable.title', defaultMessage: '输入验证码或备用码以停用两步验证' })
-          : t({ id: 'pages.security.backupCodes.regenerate.title', defaultMessage: '输入身份验证器应用的验证码以生成新的备用码' })}
+        title={
+          dialog === 'disable'
+            ? t({ id: 'pages.security.twoFactor.disable.title', defaultMessage: '输入验证码或备用码以停用两步验证' })
+            : t({ id: 'pages.security.backupCodes.regenerate.title', defaultMessage: '输入身份验证器应用的验证码以生成新的备用码' })
+        }
         onSubmit={(code) => void submitCode(code)}
         onClose={() => setDialog(null)}
       />

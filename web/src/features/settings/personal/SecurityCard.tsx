@@ -20,7 +20,9 @@ export function SecurityCard({ user }: { user: User }) {
   const [dialog, setDialog] = useState<'password' | 'delete' | null>(null);
 
   const generateToken = async () => {
-    const fresh = await generate().unwrap().catch(() => null);
+    const fresh = await generate()
+      .unwrap()
+      .catch(() => null);
     if (!fresh) return;
     setToken(fresh);
     if (await copyText(fresh)) {

@@ -33,7 +33,9 @@ export function TransferDialog({ open, available, onClose }: TransferDialogProps
     const values = await form.validateFields().catch(() => null);
     if (!values || values.quota === null) return;
     // The server's message (the amount moved) is the outcome the user sees; failures are toasted by the base query.
-    const answer = await transfer({ quota: values.quota }).unwrap().catch(() => null);
+    const answer = await transfer({ quota: values.quota })
+      .unwrap()
+      .catch(() => null);
     if (answer === null) return;
     void message.success(answer || intl.formatMessage({ id: 'pages.settings.personal.transfer.done', defaultMessage: '划转成功' }));
     onClose();

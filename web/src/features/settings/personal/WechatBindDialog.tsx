@@ -10,7 +10,12 @@ export function WechatBindDialog({ open, onClose }: { open: boolean; onClose(): 
   const [bindWechat, { isLoading }] = useBindWechatMutation();
 
   const bind = async (code: string) => {
-    const bound = await bindWechat({ code }).unwrap().then(() => true, () => false);
+    const bound = await bindWechat({ code })
+      .unwrap()
+      .then(
+        () => true,
+        () => false,
+      );
     if (bound) void message.success(intl.formatMessage({ id: 'pages.settings.personal.wechat.bound', defaultMessage: '微信账户绑定成功！' }));
     return bound;
   };

@@ -48,7 +48,13 @@ export const personalApi = api.injectEndpoints({
 });
 
 export const {
-  useAffCodeQuery, usePersonalModelsQuery, useTransferAffQuotaMutation, useBindEmailMutation,
-  useBindWechatMutation, useBindTelegramMutation, useGenerateAccessTokenMutation, useChangeOwnPasswordMutation,
+  useAffCodeQuery,
+  usePersonalModelsQuery,
+  useTransferAffQuotaMutation,
+  useBindEmailMutation,
+  useBindWechatMutation,
+  useBindTelegramMutation,
+  useGenerateAccessTokenMutation,
+  useChangeOwnPasswordMutation,
   useDeleteOwnAccountMutation,
 } = personalApi;

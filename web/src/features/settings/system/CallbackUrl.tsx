@@ -24,7 +24,9 @@ export function CallbackUrl({ path }: { path: string }) {
           onClick={async () => {
             if (await copyText(url)) void message.success(t('common.copied', '已复制：{text}', { text: url }));
           }}
-        >{t('pages.settings.system.oauth.callbackUrl.copy', '复制')}</Button>
+        >
+          {t('pages.settings.system.oauth.callbackUrl.copy', '复制')}
+        </Button>
       </Space.Compact>
     </Form.Item>
   );

@@ -4,7 +4,10 @@ import { useText } from '../../../app/use-text';
 
 /** The domains of a comma-separated whitelist, blanks dropped. */
 export function splitDomains(value: string | undefined): string[] {
-  return (value ?? '').split(',').map((domain) => domain.trim()).filter(Boolean);
+  return (value ?? '')
+    .split(',')
+    .map((domain) => domain.trim())
+    .filter(Boolean);
 }
 
 interface DomainTagsInputProps {

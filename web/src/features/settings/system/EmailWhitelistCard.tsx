@@ -24,11 +24,7 @@ export function EmailWhitelistCard() {
           extra={t('pages.settings.system.email.aliasRestriction.help', '开启后，邮箱用户名中不能包含 + 和 .')}
         />
       </FieldGrid>
-      <OptionField
-        name="EmailDomainWhitelist"
-        label={t('pages.settings.system.email.whitelist', '允许的邮箱域名')}
-        input={<DomainTagsInput />}
-      />
+      <OptionField name="EmailDomainWhitelist" label={t('pages.settings.system.email.whitelist', '允许的邮箱域名')} input={<DomainTagsInput />} />
     </OptionSection>
   );
 }

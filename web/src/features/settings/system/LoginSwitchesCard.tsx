@@ -26,9 +26,11 @@ export function LoginSwitchesCard() {
   // Optimistic: the switch moves at once and moves back if the server refuses.
   const save = async (key: OptionKey, value: boolean) => {
     setSaving(key);
-    const patch = dispatch(optionsApi.util.updateQueryData('getOptions', undefined, (draft) => {
-      draft[key] = String(value);
-    }));
+    const patch = dispatch(
+      optionsApi.util.updateQueryData('getOptions', undefined, (draft) => {
+        draft[key] = String(value);
+      }),
+    );
     const ok = await saveOptions([{ key, value: String(value) }]);
     if (!ok) patch.undo();
     setSaving(null);

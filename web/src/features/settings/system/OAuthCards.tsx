@@ -12,7 +12,10 @@ export function GitHubCard() {
       title={t('pages.settings.system.github.title', '配置 GitHub OAuth App')}
       saveLabel={t('pages.settings.system.github.save', '保存 GitHub OAuth 设置')}
       keys={['GitHubClientId', 'GitHubClientSecret']}
-      help={t('pages.settings.system.github.help', '用以支持通过 GitHub 进行登录注册：在 GitHub 的 Developer settings 中创建 OAuth App，主页地址填写服务器地址')}
+      help={t(
+        'pages.settings.system.github.help',
+        '用以支持通过 GitHub 进行登录注册：在 GitHub 的 Developer settings 中创建 OAuth App，主页地址填写服务器地址',
+      )}
     >
       <CallbackUrl path="/oauth/github" />
       <FieldGrid columns={2}>
@@ -63,7 +66,11 @@ export function OidcCard() {
           extra={t('pages.settings.system.oidc.wellKnown.help', 'OIDC 服务的发现地址，通常以 /.well-known/openid-configuration 结尾')}
           input={urlInput}
         />
-        <OptionField name="oidc.authorization_endpoint" label={t('pages.settings.system.oidc.authorizationEndpoint', 'Authorization Endpoint')} input={urlInput} />
+        <OptionField
+          name="oidc.authorization_endpoint"
+          label={t('pages.settings.system.oidc.authorizationEndpoint', 'Authorization Endpoint')}
+          input={urlInput}
+        />
         <OptionField name="oidc.token_endpoint" label={t('pages.settings.system.oidc.tokenEndpoint', 'Token Endpoint')} input={urlInput} />
         <OptionField name="oidc.user_info_endpoint" label={t('pages.settings.system.oidc.userInfoEndpoint', 'User Info Endpoint')} input={urlInput} />
       </FieldGrid>

@@ -13,7 +13,15 @@ export function PasskeyCard() {
     <OptionSection
       title={t('pages.settings.system.passkey.title', '配置通行密钥（Passkey）')}
       saveLabel={t('pages.settings.system.passkey.save', '保存通行密钥设置')}
-      keys={['passkey.enabled', 'passkey.rp_display_name', 'passkey.rp_id', 'passkey.origins', 'passkey.allow_insecure_origin', 'passkey.user_verification', 'passkey.attachment_preference']}
+      keys={[
+        'passkey.enabled',
+        'passkey.rp_display_name',
+        'passkey.rp_id',
+        'passkey.origins',
+        'passkey.allow_insecure_origin',
+        'passkey.user_verification',
+        'passkey.attachment_preference',
+      ]}
       help={t('pages.settings.system.passkey.help', '允许用户使用通行密钥登录和进行安全验证。留空的项目取自服务器地址：其域名为 RP ID，其源为允许的来源。')}
     >
       <FieldGrid columns={2}>
@@ -38,7 +46,7 @@ export function PasskeyCard() {
         <OptionField
           name="passkey.attachment_preference"
           label={t('pages.settings.system.passkey.attachment', '认证器类型')}
-          input={(
+          input={
             <Select
               options={[
                 { value: '', label: t('pages.settings.system.passkey.attachment.any', '不限') },
@@ -46,7 +54,7 @@ export function PasskeyCard() {
                 { value: 'cross-platform', label: t('pages.settings.system.passkey.attachment.crossPlatform', '安全密钥（cross-platform）') },
               ]}
             />
-          )}
+          }
         />
       </FieldGrid>
     </OptionSection>

@@ -42,7 +42,10 @@ export function SmtpCard() {
         <OptionField
           name="AllowPrivateNetworkSmtp"
           label={t('pages.settings.system.smtp.privateNetwork', '允许内网 SMTP 服务器')}
-          extra={t('pages.settings.system.smtp.privateNetwork.help', '开启后 SMTP 服务器可以是本机或内网地址（如内部邮件中继）；关闭时保存和发信都会拒绝这类地址。仅在信任该网络时开启。')}
+          extra={t(
+            'pages.settings.system.smtp.privateNetwork.help',
+            '开启后 SMTP 服务器可以是本机或内网地址（如内部邮件中继）；关闭时保存和发信都会拒绝这类地址。仅在信任该网络时开启。',
+          )}
         />
       </FieldGrid>
     </OptionSection>

@@ -19,12 +19,18 @@ export const loginSwitches: LoginSwitch[] = [
   {
     key: 'GitHubOAuthEnabled',
     label: (t) => t('pages.settings.system.login.github', '允许通过 GitHub 账户登录 & 注册'),
-    requires: { keys: ['GitHubClientId'], message: (t) => t('pages.settings.system.login.github.required', '请先填入 GitHub Client Id 以及 GitHub Client Secret！') },
+    requires: {
+      keys: ['GitHubClientId'],
+      message: (t) => t('pages.settings.system.login.github.required', '请先填入 GitHub Client Id 以及 GitHub Client Secret！'),
+    },
   },
   {
     key: 'LinuxDOOAuthEnabled',
     label: (t) => t('pages.settings.system.login.linuxdo', '允许通过 Linux DO 账户登录 & 注册'),
-    requires: { keys: ['LinuxDOClientId'], message: (t) => t('pages.settings.system.login.linuxdo.required', '请先填入 Linux DO Client Id 以及 Linux DO Client Secret！') },
+    requires: {
+      keys: ['LinuxDOClientId'],
+      message: (t) => t('pages.settings.system.login.linuxdo.required', '请先填入 Linux DO Client Id 以及 Linux DO Client Secret！'),
+    },
   },
   {
     key: 'oidc.enabled',
@@ -37,7 +43,10 @@ export const loginSwitches: LoginSwitch[] = [
   {
     key: 'WeChatAuthEnabled',
     label: (t) => t('pages.settings.system.login.wechat', '允许通过微信登录 & 注册'),
-    requires: { keys: ['WeChatServerAddress'], message: (t) => t('pages.settings.system.login.wechat.required', '请先填入 WeChat Server 服务器地址以及访问凭证！') },
+    requires: {
+      keys: ['WeChatServerAddress'],
+      message: (t) => t('pages.settings.system.login.wechat.required', '请先填入 WeChat Server 服务器地址以及访问凭证！'),
+    },
   },
   {
     key: 'TelegramOAuthEnabled',
@@ -47,7 +56,10 @@ export const loginSwitches: LoginSwitch[] = [
   {
     key: 'TurnstileCheckEnabled',
     label: (t) => t('pages.settings.system.login.turnstile', '启用 Turnstile 用户校验'),
-    requires: { keys: ['TurnstileSiteKey'], message: (t) => t('pages.settings.system.login.turnstile.required', '请先填入 Turnstile Site Key 以及 Secret Key！') },
+    requires: {
+      keys: ['TurnstileSiteKey'],
+      message: (t) => t('pages.settings.system.login.turnstile.required', '请先填入 Turnstile Site Key 以及 Secret Key！'),
+    },
   },
   { key: 'RegisterEnabled', label: (t) => t('pages.settings.system.login.register', '允许新用户注册（此项为否时，新用户将无法以任何方式进行注册）') },
 ];

@@ -31,7 +31,11 @@ export function DeliveriesCard() {
   const columns = [
     { title: 'ID', dataIndex: 'id', width: 72 },
     { title: t('pages.settings.webhooks.deliveries.column.time', '时间'), dataIndex: 'created_at', render: (value: number) => formatTimestamp(value) },
-    { title: t('pages.settings.webhooks.deliveries.column.kind', '类型'), dataIndex: 'kind', render: (value: DeliveryView['kind']) => <Tag>{kindLabels[value]}</Tag> },
+    {
+      title: t('pages.settings.webhooks.deliveries.column.kind', '类型'),
+      dataIndex: 'kind',
+      render: (value: DeliveryView['kind']) => <Tag>{kindLabels[value]}</Tag>,
+    },
     {
       title: t('pages.settings.webhooks.deliveries.column.target', '目标'),
       dataIndex: 'target',
@@ -56,37 +60,56 @@ export function DeliveriesCard() {
     {
       title: t('pages.settings.webhooks.deliveries.column.error', '错误'),
       dataIndex: 'last_error',
-      render: (value: string, row: DeliveryView) => (value
-        ? <Typography.Text type={row.status === 'failed' ? 'danger' : 'warning'} style={{ wordBreak: 'break-word' }}>{value}</Typography.Text>
-        : '-'),
+      render: (value: string, row: DeliveryView) =>
+        value ? (
+          <Typography.Text type={row.status === 'failed' ? 'danger' : 'warning'} style={{ wordBreak: 'break-word' }}>
+            {value}
+          </Typography.Text>
+        ) : (
+          '-'
+        ),
     },
   ];
 
   return (
     <Card
       title={t('pages.settings.webhooks.deliveries.title', '投递记录')}
-      extra={(
+      extra={
         <Space wrap>
           <Select
             aria-label={t('pages.settings.webhooks.deliveries.column.kind', '类型')}
             style={{ width: 120 }}
             value={kind}
-            onChange={(value) => { setKind(value); setPage(1); }}
-            options={[{ value: '', label: any }, { value: 'mail', label: kindLabels.mail }, { value: 'webhook', label: kindLabels.webhook }]}
+            onChange={(value) => {
+              setKind(value);
+              setPage(1);
+            }}
+            options={[
+              { value: '', label: any },
+              { value: 'mail', label: kindLabels.mail },
+              { value: 'webhook', label: kindLabels.webhook },
+            ]}
           />
           <Select
             aria-label={t('pages.settings.webhooks.deliveries.column.status', '状态')}
             style={{ width: 140 }}
             value={status}
-            onChange={(value) => { setStatus(value); setPage(1); }}
+            onChange={(value) => {
+              setStatus(value);
+              setPage(1);
+            }}
             options={[
-              { value: '', label: any }, { value: 'pending', label: statusLabels.pending }, { value: 'sent', label: statusLabels.sent },
+              { value: '', label: any },
+              { value: 'pending', label: statusLabels.pending },
+              { value: 'sent', label: statusLabels.sent },
               { value: 'failed', label: statusLabels.failed },
             ]}
           />
-          <Button icon={<ReloadOutlined />} onClick={() => void refetch()}>{t('pages.settings.webhooks.deliveries.refresh', '刷新')}</Button>
+          <Button icon={<ReloadOutlined />} onClick={() => void refetch()}>
+            {t('pages.settings.webhooks.deliveries.refresh', '刷新')}
+          </Button>
         </Space>
-      )}
+      }
     >
       <Table<DeliveryView>
         rowKey="id"

@@ -44,7 +44,12 @@ export function EndpointDialog({ endpoint, onClose, onCreated }: EndpointDialogP
   };
 
   const onFinish = async (values: EndpointFormValues) => {
-    const fields = { url: values.url.trim(), subjects: values.subjects.map((pattern) => pattern.trim()), description: values.description.trim(), enabled: values.enabled };
+    const fields = {
+      url: values.url.trim(),
+      subjects: values.subjects.map((pattern) => pattern.trim()),
+      description: values.description.trim(),
+      enabled: values.enabled,
+    };
     try {
       if (endpoint) {
         await updateWebhook({ id: endpoint.id, ...fields }).unwrap();
@@ -77,7 +82,11 @@ export function EndpointDialog({ endpoint, onClose, onCreated }: EndpointDialogP
         layout="vertical"
         onFinish={onFinish}
         initialValues={{
-          url: endpoint?.url ?? '', subjects: endpoint?.subjects ?? [], description: endpoint?.description ?? '', enabled: endpoint?.enabled ?? true, secret: '',
+          url: endpoint?.url ?? '',
+          subjects: endpoint?.subjects ?? [],
+          description: endpoint?.description ?? '',
+          enabled: endpoint?.enabled ?? true,
+          secret: '',
         }}
       >
         <Form.Item

@@ -36,7 +36,9 @@ export function EndpointsCard() {
     try {
       const result = await testWebhook(endpoint.id).unwrap();
       if (result.ok) {
-        void message.success(t('pages.settings.webhooks.test.ok', '测试请求已送达（HTTP {status}，{ms} 毫秒）', { status: result.status_code, ms: result.duration_ms }));
+        void message.success(
+          t('pages.settings.webhooks.test.ok', '测试请求已送达（HTTP {status}，{ms} 毫秒）', { status: result.status_code, ms: result.duration_ms }),
+        );
       } else {
         void message.error(t('pages.settings.webhooks.test.failed', '测试请求失败：{error}', { error: result.error }));
       }
@@ -48,12 +50,19 @@ export function EndpointsCard() {
   };
 
   const rotate = async (endpoint: WebhookEndpoint) => {
-    const rotated = await rotateSecret(endpoint.id).unwrap().catch(() => null);
+    const rotated = await rotateSecret(endpoint.id)
+      .unwrap()
+      .catch(() => null);
     if (rotated) setDialog({ kind: 'secret', endpoint: rotated });
   };
 
   const remove = async (endpoint: WebhookEndpoint) => {
-    const done = await deleteWebhook(endpoint.id).unwrap().then(() => true, () => false);
+    const done = await deleteWebhook(endpoint.id)
+      .unwrap()
+      .then(
+        () => true,
+        () => false,
+      );
     if (done) void message.success(t('pages.settings.webhooks.deleted', '端点已删除'));
   };
 
@@ -64,7 +73,9 @@ export function EndpointsCard() {
       dataIndex: 'url',
       render: (url: string, endpoint: WebhookEndpoint) => (
         <Space orientation="vertical" size={0}>
-          <Typography.Text copyable={{ text: url }} style={{ wordBreak: 'break-all' }}>{url}</Typography.Text>
+          <Typography.Text copyable={{ text: url }} style={{ wordBreak: 'break-all' }}>
+            {url}
+          </Typography.Text>
           {endpoint.description && <Typography.Text type="secondary">{endpoint.description}</Typography.Text>}
         </Space>
       ),
@@ -73,7 +84,11 @@ export function EndpointsCard() {
       title: t('pages.settings.webhooks.column.subjects', '订阅事件'),
       dataIndex: 'subjects',
       render: (subjects: string[]) => (
-        <Space size={[0, 4]} wrap>{subjects.map((subject) => <Tag key={subject}>{subject}</Tag>)}</Space>
+        <Space size={[0, 4]} wrap>
+          {subjects.map((subject) => (
+            <Tag key={subject}>{subject}</Tag>
+          ))}
+        </Space>
       ),
     },
     {
@@ -93,8 +108,12 @@ export function EndpointsCard() {
       key: 'actions',
       render: (_: unknown, endpoint: WebhookEndpoint) => (
         <Space wrap>
-          <Button size="small" onClick={() => setDialog({ kind: 'edit', endpoint })}>{t('pages.settings.webhooks.action.edit', '编辑')}</Button>
-          <Button size="small" loading={testing === endpoint.id} onClick={() => void sendTest(endpoint)}>{t('pages.settings.webhooks.action.test', '测试')}</Button>
+          <Button size="small" onClick={() => setDialog({ kind: 'edit', endpoint })}>
+            {t('pages.settings.webhooks.action.edit', '编辑')}
+          </Button>
+          <Button size="small" loading={testing === endpoint.id} onClick={() => void sendTest(endpoint)}>
+            {t('pages.settings.webhooks.action.test', '测试')}
+          </Button>
           <Popconfirm
             title={t('pages.settings.webhooks.rotate.confirm', '生成新的签名密钥？旧密钥立即失效。')}
             okText={t('pages.settings.webhooks.confirm.ok', '确定')}
@@ -109,7 +128,9 @@ export function EndpointsCard() {
             cancelText={t('pages.settings.webhooks.confirm.cancel', '取消')}
             onConfirm={() => remove(endpoint)}
           >
-            <Button size="small" danger>{t('pages.settings.webhooks.action.delete', '删除')}</Button>
+            <Button size="small" danger>
+              {t('pages.settings.webhooks.action.delete', '删除')}
+            </Button>
           </Popconfirm>
         </Space>
       ),
@@ -119,22 +140,29 @@ export function EndpointsCard() {
   return (
     <Card
       title={t('pages.settings.webhooks.endpoints.title', 'Webhook 端点')}
-      extra={(
+      extra={
         <Button type="primary" icon={<PlusOutlined />} onClick={() => setDialog({ kind: 'edit' })}>
           {t('pages.settings.webhooks.action.add', '添加端点')}
         </Button>
-      )}
+      }
     >
       <Typography.Paragraph type="secondary">
-        {t('pages.settings.webhooks.endpoints.help', '匹配的事件会以带签名的 HTTP POST 发送到这些地址，失败时按指数退避重试。事件与签名说明见 docs/events.md。')}
+        {t(
+          'pages.settings.webhooks.endpoints.help',
+          '匹配的事件会以带签名的 HTTP POST 发送到这些地址，失败时按指数退避重试。事件与签名说明见 docs/events.md。',
+        )}
       </Typography.Paragraph>
-      <Table<WebhookEndpoint> rowKey="id" size="middle" loading={isFetching} dataSource={endpoints} columns={columns} pagination={false} scroll={{ x: 'max-content' }} />
+      <Table<WebhookEndpoint>
+        rowKey="id"
+        size="middle"
+        loading={isFetching}
+        dataSource={endpoints}
+        columns={columns}
+        pagination={false}
+        scroll={{ x: 'max-content' }}
+      />
       {dialog?.kind === 'edit' && (
-        <EndpointDialog
-          endpoint={dialog.endpoint}
-          onClose={() => setDialog(null)}
-          onCreated={(created) => setDialog({ kind: 'secret', endpoint: created })}
-        />
+        <EndpointDialog endpoint={dialog.endpoint} onClose={() => setDialog(null)} onCreated={(created) => setDialog({ kind: 'secret', endpoint: created })} />
       )}
       {dialog?.kind === 'secret' && <SecretDialog url={dialog.endpoint.url} secret={dialog.endpoint.secret} onClose={() => setDialog(null)} />}
     </Card>

@@ -22,7 +22,11 @@ export function SecretDialog({ url, secret, onClose }: SecretDialogProps) {
       open
       title={t('pages.settings.webhooks.secret.title', '签名密钥')}
       onCancel={onClose}
-      footer={<Button type="primary" onClick={onClose}>{t('pages.settings.webhooks.secret.done', '我已保存')}</Button>}
+      footer={
+        <Button type="primary" onClick={onClose}>
+          {t('pages.settings.webhooks.secret.done', '我已保存')}
+        </Button>
+      }
       mask={{ closable: false }}
     >
       <Space orientation="vertical" style={{ width: '100%' }}>
@@ -30,7 +34,9 @@ export function SecretDialog({ url, secret, onClose }: SecretDialogProps) {
         <Typography.Text type="secondary">{url}</Typography.Text>
         <Space.Compact style={{ width: '100%' }}>
           <Input readOnly value={secret} aria-label={t('pages.settings.webhooks.secret.title', '签名密钥')} />
-          <Button icon={<CopyOutlined />} onClick={() => void copy()}>{t('pages.settings.webhooks.secret.copy', '复制')}</Button>
+          <Button icon={<CopyOutlined />} onClick={() => void copy()}>
+            {t('pages.settings.webhooks.secret.copy', '复制')}
+          </Button>
         </Space.Compact>
         <Typography.Paragraph type="secondary" style={{ marginBottom: 0 }}>
           {t(

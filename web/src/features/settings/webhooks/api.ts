@@ -1,5 +1,12 @@
 import type {
-  CreateWebhookBody, DeliveriesQuery, DeliveryView, Page, UpdateWebhookBody, WebhookEndpoint, WebhookTestResult, WebhookWithSecret,
+  CreateWebhookBody,
+  DeliveriesQuery,
+  DeliveryView,
+  Page,
+  UpdateWebhookBody,
+  WebhookEndpoint,
+  WebhookTestResult,
+  WebhookWithSecret,
 } from '@aigw/contracts';
 import { api } from '../../../api/api';
 
@@ -51,6 +58,11 @@ export const webhooksApi = api.enhanceEndpoints({ addTagTypes: ['Webhook', 'Deli
 });
 
 export const {
-  useWebhooksQuery, useCreateWebhookMutation, useUpdateWebhookMutation, useDeleteWebhookMutation, useRotateWebhookSecretMutation,
-  useTestWebhookMutation, useDeliveriesQuery,
+  useWebhooksQuery,
+  useCreateWebhookMutation,
+  useUpdateWebhookMutation,
+  useDeleteWebhookMutation,
+  useRotateWebhookSecretMutation,
+  useTestWebhookMutation,
+  useDeliveriesQuery,
 } = webhooksApi;

@@ -1,6 +1,12 @@
 import {
-  subjectPatternIssue, WEBHOOK_DESCRIPTION_MAX, WEBHOOK_SECRET_MIN, WEBHOOK_SUBJECTS_MAX, WEBHOOK_URL_MAX, webhookSecretSchema,
-  webhookSubjects, webhookUrlSchema,
+  subjectPatternIssue,
+  WEBHOOK_DESCRIPTION_MAX,
+  WEBHOOK_SECRET_MIN,
+  WEBHOOK_SUBJECTS_MAX,
+  WEBHOOK_URL_MAX,
+  webhookSecretSchema,
+  webhookSubjects,
+  webhookUrlSchema,
 } from '@aigw/contracts';
 import type { Text } from '../../../app/use-text';
 
@@ -25,7 +31,9 @@ export function subjectsProblem(t: Text, value: string[] | undefined): string | 
   for (const pattern of patterns) {
     const issue = subjectPatternIssue(pattern);
     if (issue === 'malformed') {
-      return t('pages.settings.webhooks.form.subjects.malformed', '“{pattern}”不是有效的事件模式：用点分隔的小写名称，* 代表一段，末尾的 > 代表其余部分', { pattern });
+      return t('pages.settings.webhooks.form.subjects.malformed', '“{pattern}”不是有效的事件模式：用点分隔的小写名称，* 代表一段，末尾的 > 代表其余部分', {
+        pattern,
+      });
     }
     if (issue === 'no_match') return t('pages.settings.webhooks.form.subjects.noMatch', '“{pattern}”不匹配任何事件', { pattern });
   }
