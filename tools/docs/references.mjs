@@ -63,7 +63,7 @@ const idList = String.raw`[A-Z]{1,3}\d{1,2}(?:(?:\s*,\s*|\s+and\s+|\s*-\s*)[A-Z]
 const testReference = new RegExp(String.raw`\b(?:tests?|invariant)\s+(${idList})\b`, 'g');
 const styleReference = new RegExp(String.raw`\bstyle rules?\s+(${numberList})`, 'gi');
 const complaintReference = /\bcomplaints?\s+#?(\d+(?:(?:\s*,\s*|\s+and\s+)#?\d+)*)/gi;
-const pathCandidate = /(?<![\w@./:\-])((?:\.{1,2}\/)*(?:[\w@-][\w@.-]*\/)+[\w@.-]*)/g;
+const pathCandidate = /(?<![\w@./:-])((?:\.{1,2}\/)*(?:[\w@-][\w@.-]*\/)+[\w@.-]*)/g;
 
 /** This checker and its test quote the retired forms on purpose. */
 const quotesRetiredForms = new Set(['tools/docs/references.mjs', 'tools/docs/test/references.test.ts']);

@@ -207,7 +207,7 @@ async function signInWithBackupCode(): Promise<ApiSession> {
   });
   const pending = login.headers
     .getSetCookie()
-    .map((line) => line.split(';', 1)[0])
+    .map((line) => line.split(';', 1)[0] ?? '')
     .join('; ');
   const second = await fetch(`${base}/api/user/login/2fa`, {
     method: 'POST',
@@ -218,7 +218,7 @@ async function signInWithBackupCode(): Promise<ApiSession> {
   if (!envelope.success) throw new Error(`root second step: ${envelope.message}`);
   const cookie = second.headers
     .getSetCookie()
-    .map((line) => line.split(';', 1)[0])
+    .map((line) => line.split(';', 1)[0] ?? '')
     .filter((pair) => pair.startsWith('session='))
     .join('; ');
   return {

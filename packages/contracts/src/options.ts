@@ -338,7 +338,7 @@ export const optionDefinitions = {
   'global.pass_through_request_enabled': bool('model', false, 'Send the client body to the upstream unchanged.'),
   'claude.default_max_tokens': jsonObject('model', { default: 8192 }, 'Default max_tokens per Claude model.'),
   'gemini.safety_settings': jsonObject('model', { default: 'OFF', HARM_CATEGORY_CIVIC_INTEGRITY: 'BLOCK_NONE' }, 'Gemini safety settings.'),
-} satisfies Record<string, OptionDefinition<any>>;
+} satisfies Record<string, OptionDefinition<unknown>>;
 
 export type OptionKey = keyof typeof optionDefinitions;
 export type OptionValues = { [K in OptionKey]: (typeof optionDefinitions)[K]['default'] };

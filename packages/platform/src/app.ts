@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import { Stream } from 'node:stream';
-import Fastify, { LogController, type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyInstance, type RawReplyDefaultExpression, type RawRequestDefaultExpression, type RawServerDefault } from 'fastify';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Logger } from './logger.js';
 import { verifyIdentity, type SignedRequest } from './auth.js';
@@ -16,7 +16,7 @@ declare module 'fastify' {
   }
 }
 
-export type App = FastifyInstance<any, any, any, Logger, ZodTypeProvider>;
+export type App = FastifyInstance<RawServerDefault, RawRequestDefaultExpression, RawReplyDefaultExpression, Logger, ZodTypeProvider>;
 
 export interface CreateAppOptions {
   logger: Logger;
@@ -90,5 +90,5 @@ export function createApp(options: CreateAppOptions): App {
   });
 
   app.setErrorHandler(shapedErrorHandler);
-  return app as unknown as App;
+  return app;
 }

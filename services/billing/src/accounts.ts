@@ -210,3 +210,33 @@ export async function registerAccountResponders(context: BillingContext): Promis
     }),
   ]);
 }
+
+/**
+ * Moves `amount` of the user's invite earnings (aff_quota) into the spendable balance, at least
+ * one unit (QuotaPerUnit) at a time. Returns the message the caller shows.
+ */
+export async function transferInviteEarnings(context: BillingContext, userId: number, amount: number): Promise<string> {
+  const perUnit = context.options.get('QuotaPerUnit');
+  if (amount < perUnit) throw new UserError(`quota: minimum transfer amount is ${formatQuota(perUnit, perUnit)}`);
+  await context.db.transaction(async (manager) => {
+    await ensureAccount(manager, userId);
+    // One conditional statement: two concurrent transfers cannot both spend the same earnings.
+    const taken = await manager
+      .createQueryBuilder()
+      .update(AccountEntity)
+      .set({ aff_quota: () => 'aff_quota - :amount' })
+      .where('user_id = :userId AND aff_quota >= :amount', { userId, amount })
+      .execute();
+    if (!taken.affected) throw new UserError('quota: more than your pending invite earnings');
+    await applyToAccount(manager, { userId, kind: LedgerKind.Transfer, amount });
+    await writeLog(manager, {
+      userId,
+      type: LogType.System,
+      quota: amount,
+      content: `transferred invite earnings ${formatQuota(amount, perUnit)} to the balance`,
+    });
+  });
+  await adjustLiveUser(context.counters, userId, amount);
+  await publishAccountUpdated(context, userId);
+  return `transferred ${formatQuota(amount, perUnit)}`;
+}

@@ -86,8 +86,8 @@ interface Applied {
 
 interface Parked {
   arrival: Arrival;
-  resolve(outcome: UsageOutcome): void;
-  reject(error: unknown): void;
+  resolve: (outcome: UsageOutcome) => void;
+  reject: (error: unknown) => void;
 }
 
 export async function subscribeUsage(context: BillingContext): Promise<Subscription> {

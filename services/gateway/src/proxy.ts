@@ -105,9 +105,9 @@ const proxyErrorLine = 'response errored';
  * outage that is a stack per request; `answerUnreachable` reports through the outage log instead.
  */
 function withoutProxyErrorLines(child: FastifyBaseLogger): FastifyBaseLogger {
-  const warn = child.warn.bind(child) as (...args: unknown[]) => void;
+  const warn: (...args: unknown[]) => void = child.warn.bind(child);
   child.warn = ((...args: unknown[]) => {
     if (args[1] !== proxyErrorLine) warn(...args);
-  }) as FastifyBaseLogger['warn'];
+  });
   return child;
 }

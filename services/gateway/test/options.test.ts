@@ -84,7 +84,7 @@ describe.each(backends)('options (%s)', (backend) => {
     await put('ModelRatio', '{"only-model":3}');
     expect((await rows()).ModelRatio).toBe('{"only-model":3}');
     expect((await gateway.call('POST', '/api/option/rest_model_ratio', { session: root })).json().success).toBe(true);
-    expect(JSON.parse((await rows()).ModelRatio)).toMatchObject({ 'gpt-4o': 1.25 });
+    expect(JSON.parse((await rows()).ModelRatio ?? '')).toMatchObject({ 'gpt-4o': 1.25 });
   });
 
   it('is for root only', async () => {

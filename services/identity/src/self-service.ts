@@ -66,9 +66,10 @@ export async function usableGroups(context: IdentityContext, userId: number): Pr
   const usable: Record<string, string> = { ...context.options.get('UserUsableGroups') };
   if (!(user.group in usable)) usable[user.group] = 'your group';
   return Object.fromEntries(
-    Object.entries(usable)
-      .filter(([group]) => group in ratios)
-      .map(([group, desc]) => [group, { ratio: ratios[group], desc }]),
+    Object.entries(usable).flatMap(([group, desc]) => {
+      const ratio = ratios[group];
+      return ratio === undefined ? [] : [[group, { ratio, desc }]];
+    }),
   );
 }
 

@@ -1,4 +1,4 @@
-import { IsNull, Not, type DataSource, type EntityManager, type FindOptionsWhere } from 'typeorm';
+import { IsNull, Not, type DataSource, type EntityManager } from 'typeorm';
 import {
   localeFromAcceptLanguage,
   normalizeUsername,
@@ -200,5 +200,5 @@ export async function inviterIdOf(manager: EntityManager, inviteCode: string | u
 
 /** The user a third-party account is bound to, deregistered users included. */
 export function findByBinding(manager: EntityManager, column: BindingColumn, accountId: string): Promise<UserEntity | null> {
-  return manager.findOneBy(UserEntity, { [column]: accountId } as FindOptionsWhere<UserEntity>);
+  return manager.findOneBy(UserEntity, { [column]: accountId });
 }

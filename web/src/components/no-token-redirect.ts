@@ -14,7 +14,7 @@ export function useNoTokenRedirect(noToken: boolean): void {
   useEffect(() => {
     if (!noToken) return;
     void message.error(intl.formatMessage({ id: 'pages.playground.noToken', defaultMessage: '当前没有可用的启用令牌，请确认是否有令牌处于启用状态！' }));
-    const timer = setTimeout(() => navigate('/token'), NO_TOKEN_REDIRECT_MS);
+    const timer = setTimeout(() => void navigate('/token'), NO_TOKEN_REDIRECT_MS);
     return () => clearTimeout(timer);
   }, [intl, message, navigate, noToken]);
 }

@@ -32,7 +32,7 @@ export function HeaderBar({ onOpenMenu }: { onOpenMenu?: () => void }) {
       .unwrap()
       .catch(() => undefined);
     dispatch(signedOut());
-    navigate('/login');
+    void navigate('/login');
     feedback.success({ id: 'layout.header.loggedOut', defaultMessage: '注销成功!' });
   };
 
@@ -129,10 +129,12 @@ export function HeaderBar({ onOpenMenu }: { onOpenMenu?: () => void }) {
           </>
         ) : (
           <Flex gap={4}>
-            <Button type="primary" onClick={() => navigate('/login')}>
+            <Button type="primary" onClick={() => void navigate('/login')}>
               {intl.formatMessage({ id: 'layout.header.login', defaultMessage: '登录' })}
             </Button>
-            {!isMobile && <Button onClick={() => navigate('/register')}>{intl.formatMessage({ id: 'layout.header.register', defaultMessage: '注册' })}</Button>}
+            {!isMobile && (
+              <Button onClick={() => void navigate('/register')}>{intl.formatMessage({ id: 'layout.header.register', defaultMessage: '注册' })}</Button>
+            )}
           </Flex>
         )}
       </Space>

@@ -22,7 +22,7 @@ export function SideMenu({ onNavigate }: { onNavigate?: () => void }) {
       defaultOpenKeys={location.pathname.startsWith('/chat/') ? ['chat'] : []}
       style={{ borderInlineEnd: 'none' }}
       onClick={({ key }) => {
-        navigate(key);
+        void navigate(key);
         onNavigate?.();
       }}
       items={items.map((item) => ({

@@ -107,7 +107,7 @@ function serializeTransactions(dataSource: DataSource): void {
     });
     tail = turn.catch(() => undefined);
     return turn;
-  }) as EntityManager['transaction'];
+  });
 
   const runner = dataSource.driver.createQueryRunner('master');
   const query = runner.query.bind(runner) as (...args: unknown[]) => Promise<unknown>;

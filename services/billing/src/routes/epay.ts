@@ -41,7 +41,7 @@ function notifyParams(request: FastifyRequest): EpayParams | null {
   else if (body && typeof body === 'object' && !Array.isArray(body) && Object.keys(body).length > 0) entries = Object.entries(body);
   else entries = [...new URLSearchParams(query)];
   if (entries.length > NOTIFY_FIELDS_MAX) return null;
-  const params: EpayParams = Object.create(null);
+  const params = Object.create(null) as EpayParams;
   for (const [name, value] of entries) {
     // A repeated field (which one was signed?) or a value that is not text.
     if (Object.hasOwn(params, name) || typeof value !== 'string') return null;

@@ -17,7 +17,7 @@ import {
   type ProviderContext,
 } from '../oauth-providers.js';
 import { languageOf } from '../users.js';
-import { signIn } from './session.js';
+import { signIn } from '../sign-in.js';
 
 /** A state lives while the user is on the provider's authorization page. */
 const STATE_TTL_MS = 10 * 60_000;

@@ -5,7 +5,7 @@ import type { IdentityContext } from '../context.js';
 import { verifyTelegramAuth, type TelegramAuth } from '../domain/telegram.js';
 import { bindExternalAccount, ensureMaySignIn } from '../external-accounts.js';
 import { findByBinding } from '../users.js';
-import { signIn } from './session.js';
+import { signIn } from '../sign-in.js';
 
 const field = z.string().max(256);
 /**

@@ -8,7 +8,7 @@ import { UserEntity } from '../entities/user.entity.js';
 import { pendingTwoFactorLogin } from '../ceremonies.js';
 import { endSessions } from '../sessions.js';
 import { loadManagedUser } from '../user-admin.js';
-import { signIn } from './session.js';
+import { signIn } from '../sign-in.js';
 import { userTarget } from '../audit-trail.js';
 
 const idParams = z.object({ id: idSchema });

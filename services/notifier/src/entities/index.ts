@@ -5,4 +5,4 @@ export { DeliveryEntity, WebhookEndpointEntity };
 export type { DeliveryKind, DeliveryStatus } from './delivery.entity.js';
 
 /** The notifier's tables: delivery records (mail and webhook) and root's webhook endpoints. */
-export const notifierEntities: Function[] = [DeliveryEntity, WebhookEndpointEntity];
+export const notifierEntities = [DeliveryEntity, WebhookEndpointEntity];

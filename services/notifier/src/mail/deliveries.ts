@@ -111,7 +111,7 @@ export async function sendMail(runtime: MailRuntime, job: Job): Promise<void> {
     const message = describe(error);
     if (job.attempt < job.attempts) {
       await finishDelivery(context.db, id, { attempts, last_error: message });
-      throw new Error(`mail delivery ${id} attempt ${job.attempt} of ${job.attempts} failed: ${message}`);
+      throw new Error(`mail delivery ${id} attempt ${job.attempt} of ${job.attempts} failed: ${message}`, { cause: error });
     }
     await failDelivery(context, delivery, { attempts, last_error: message });
     return;

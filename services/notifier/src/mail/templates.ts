@@ -116,7 +116,7 @@ export function checkParams<T extends MailTemplate>(template: T, params: unknown
 }
 
 export function renderMail<T extends MailTemplate>(template: T, locale: Locale, params: MailParams<T>): RenderedMail {
-  const wording = wordings[template][locale] as Wording<T>;
+  const wording = wordings[template][locale];
   const lines = wording.lines(params);
   // Subjects are one header line whatever a parameter holds.
   const subject = wording.subject(params).replace(/[\r\n]+/g, ' ');

@@ -1,4 +1,4 @@
 import { NotifierDeliveries1732600000000 } from './1732600000000-deliveries.js';
 import { NotifierWebhookEndpoints1732610000000 } from './1732610000000-webhook-endpoints.js';
 
-export const notifierMigrations: Function[] = [NotifierDeliveries1732600000000, NotifierWebhookEndpoints1732610000000];
+export const notifierMigrations = [NotifierDeliveries1732600000000, NotifierWebhookEndpoints1732610000000];

@@ -14,6 +14,12 @@ function isObject(value: unknown): value is Json {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+/** A field that should be text: a string as it is, a number as digits, anything else the fallback (never "[object Object]"). */
+function textField(value: unknown, fallback: string): string {
+  if (typeof value === 'string') return value;
+  return typeof value === 'number' && Number.isFinite(value) ? String(value) : fallback;
+}
+
 function blocksOf(content: unknown): Json[] {
   if (typeof content === 'string') return content === '' ? [] : [{ type: 'text', text: content }];
   return Array.isArray(content) ? content.filter(isObject) : [];
@@ -31,7 +37,7 @@ function textOf(content: unknown): string {
 function imagePart(block: Json): Json | null {
   const source = isObject(block.source) ? block.source : null;
   if (source?.type === 'base64' && typeof source.data === 'string') {
-    return { type: 'image_url', image_url: { url: `data:${String(source.media_type ?? 'image/png')};base64,${source.data}` } };
+    return { type: 'image_url', image_url: { url: `data:${textField(source.media_type, 'image/png')};base64,${source.data}` } };
   }
   if (source?.type === 'url' && typeof source.url === 'string') return { type: 'image_url', image_url: { url: source.url } };
   return null;
@@ -48,7 +54,7 @@ function userMessages(content: unknown): Json[] {
     } else if (block.type === 'tool_result') {
       // Tool results answer the previous assistant turn's calls: they go first, as tool messages.
       const text = typeof block.content === 'string' ? block.content : textOf(block.content);
-      out.push({ role: 'tool', tool_call_id: String(block.tool_use_id ?? ''), content: block.is_error === true && text === '' ? 'error' : text });
+      out.push({ role: 'tool', tool_call_id: textField(block.tool_use_id, ''), content: block.is_error === true && text === '' ? 'error' : text });
     }
     // Other blocks (documents, thinking, server tools) have no OpenAI equivalent and are dropped.
   }
@@ -64,9 +70,9 @@ function assistantMessage(content: unknown): Json | null {
     if (block.type === 'text' && typeof block.text === 'string') text += block.text;
     else if (block.type === 'tool_use') {
       toolCalls.push({
-        id: String(block.id ?? `call_${toolCalls.length}`),
+        id: textField(block.id, `call_${toolCalls.length}`),
         type: 'function',
-        function: { name: String(block.name ?? ''), arguments: JSON.stringify(block.input ?? {}) },
+        function: { name: textField(block.name, ''), arguments: JSON.stringify(block.input ?? {}) },
       });
     }
   }
@@ -83,7 +89,7 @@ function toolChoice(choice: unknown): { tool_choice?: unknown; parallel_tool_cal
     case 'any':
       return { tool_choice: 'required', ...parallel };
     case 'tool':
-      return { tool_choice: { type: 'function', function: { name: String(choice.name ?? '') } }, ...parallel };
+      return { tool_choice: { type: 'function', function: { name: textField(choice.name, '') } }, ...parallel };
     case 'none':
       return { tool_choice: 'none' };
     default:
@@ -172,8 +178,8 @@ export function openAiToAnthropicMessage(completion: unknown, requestedModel: st
     const fn = isObject(call.function) ? call.function : {};
     content.push({
       type: 'tool_use',
-      id: String(call.id ?? `toolu_${content.length}`),
-      name: String(fn.name ?? ''),
+      id: textField(call.id, `toolu_${content.length}`),
+      name: textField(fn.name, ''),
       input: typeof fn.arguments === 'string' ? (parseJsonObject(fn.arguments) ?? {}) : {},
     });
   }
@@ -249,7 +255,7 @@ export class OpenAiToAnthropicStream {
       const fn = isObject(call.function) ? call.function : {};
       let index = this.tools.get(toolIndex);
       if (index === undefined) {
-        events.push(...this.openBlock('tool', { type: 'tool_use', id: String(call.id ?? `toolu_${toolIndex}`), name: String(fn.name ?? ''), input: {} }));
+        events.push(...this.openBlock('tool', { type: 'tool_use', id: textField(call.id, `toolu_${toolIndex}`), name: textField(fn.name, ''), input: {} }));
         index = this.open;
         this.tools.set(toolIndex, index);
       }

@@ -23,7 +23,7 @@ export function jsonText(value: unknown): string {
       }
       stack.push(OPEN_ARRAY);
     } else if (typeof item === 'object' && item !== null) {
-      const entries = Object.entries(item).filter(([, member]) => serializable(member));
+      const entries = Object.entries(item as Record<string, unknown>).filter(([, member]) => serializable(member));
       stack.push(CLOSE_OBJECT);
       for (let index = entries.length - 1; index >= 0; index--) {
         const [key, member] = entries[index]!;

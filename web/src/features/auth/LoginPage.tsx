@@ -71,13 +71,13 @@ export function LoginPage() {
       setPasswordChange(true);
       return;
     }
-    navigate('/token');
+    void navigate('/token');
     if (defaultPassword) {
       modal.warning({
         title: intl.formatMessage({ id: 'pages.login.defaultPassword.title', defaultMessage: '安全提示' }),
         content: intl.formatMessage({ id: 'pages.login.defaultPassword', defaultMessage: '您正在使用默认密码！请立刻修改默认密码！' }),
         okText: intl.formatMessage({ id: 'pages.login.defaultPassword.change', defaultMessage: '去修改' }),
-        onOk: () => navigate('/setting'),
+        onOk: () => void navigate('/setting'),
       });
     }
   };
@@ -91,12 +91,12 @@ export function LoginPage() {
         required
         onClose={() => {
           setPasswordChange(false);
-          navigate('/token', { replace: true });
+          void navigate('/token', { replace: true });
         }}
       />
       {twoFactor && <TwoFactorLoginStep onSignedIn={finish} onBack={() => setTwoFactor(false)} />}
       {!twoFactor && passwordLogin && (
-        <AuthForm<LoginForm> form={form} onFinish={onFinish}>
+        <AuthForm<LoginForm> form={form} onFinish={(values) => void onFinish(values)}>
           <Form.Item name="username" rules={[{ required: true, whitespace: true, message: required }]}>
             <Input
               size="large"

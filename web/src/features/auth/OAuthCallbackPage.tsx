@@ -28,7 +28,7 @@ export function OAuthCallbackPage() {
   // signed in lands on the login page through the route guard.
   useEffect(() => {
     if (!failed) return;
-    const timer = setTimeout(() => navigate('/setting', { replace: true }), FAILURE_REDIRECT_MS);
+    const timer = setTimeout(() => void navigate('/setting', { replace: true }), FAILURE_REDIRECT_MS);
     return () => clearTimeout(timer);
   }, [failed, navigate]);
 
@@ -52,7 +52,7 @@ export function OAuthCallbackPage() {
       .then(({ user, bound }) => {
         if (bound) {
           void message.success(intl.formatMessage({ id: 'pages.oauth.bound', defaultMessage: '绑定成功！' }));
-          navigate('/setting', { replace: true });
+          void navigate('/setting', { replace: true });
         } else if (user) {
           signIn(user);
         } else {

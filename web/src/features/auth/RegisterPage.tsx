@@ -76,7 +76,7 @@ export function RegisterPage() {
       );
     if (!done) return;
     void message.success(intl.formatMessage({ id: 'pages.register.success', defaultMessage: '注册成功！' }));
-    navigate('/login');
+    void navigate('/login');
   };
 
   const closedNotice = !registerOpen
@@ -90,7 +90,7 @@ export function RegisterPage() {
       {closedNotice ? (
         <Alert type="warning" showIcon title={closedNotice} />
       ) : (
-        <AuthForm<RegisterForm> form={form} onFinish={onFinish}>
+        <AuthForm<RegisterForm> form={form} onFinish={(values) => void onFinish(values)}>
           <Form.Item name="username" rules={[{ required: true, whitespace: true, message: required }]}>
             <Input
               size="large"

@@ -30,7 +30,7 @@ export function ResetPage() {
 
   return (
     <AuthCard title={intl.formatMessage({ id: 'pages.reset.title', defaultMessage: '密码重置' })}>
-      <AuthForm<{ email: string }> onFinish={onFinish}>
+      <AuthForm<{ email: string }> onFinish={(values) => void onFinish(values)}>
         <EmailItem placeholder={intl.formatMessage({ id: 'pages.reset.email.placeholder', defaultMessage: '邮箱地址' })} />
         <Turnstile gate={turnstile} />
         <Button type="primary" htmlType="submit" size="large" block loading={isLoading} disabled={lock.remaining > 0}>

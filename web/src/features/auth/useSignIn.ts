@@ -21,18 +21,18 @@ export function useSignIn(): (user: (User & { default_password?: boolean; requir
     (user) => {
       // A third-party login of an account with 2FA: the code is asked on the login page.
       if ('require_2fa' in user) {
-        navigate('/login', { replace: true, state: { twoFactor: true } });
+        void navigate('/login', { replace: true, state: { twoFactor: true } });
         return;
       }
       const { default_password: _defaultPassword, require_password_change: passwordChangeRequired, ...record } = user;
       dispatch(signedIn(record));
       void message.success(intl.formatMessage({ id: 'pages.login.success', defaultMessage: '登录成功！' }));
       if (passwordChangeRequired) {
-        navigate('/login', { replace: true, state: { passwordChange: true } });
+        void navigate('/login', { replace: true, state: { passwordChange: true } });
         return;
       }
       // Replace: going back must not return to a spent callback or the sign-in form.
-      navigate('/token', { replace: true });
+      void navigate('/token', { replace: true });
     },
     [dispatch, intl, message, navigate],
   );

@@ -11,7 +11,7 @@ export function ChannelEditPage() {
   const { id } = useParams();
   const channelId = id === undefined ? undefined : Number(id);
   const valid = channelId === undefined || (Number.isInteger(channelId) && channelId > 0);
-  const back = () => navigate('/channel');
+  const back = () => void navigate('/channel');
 
   return (
     <Card

@@ -82,7 +82,7 @@ function ChannelFormBody({ channelId, initial, onDone, onCancel }: BodyProps) {
   const onTypeChange = (next: number) => {
     // `other` means something else for each type: keep it only for the stored type.
     form.setFieldValue('other', next === stored.type ? stored.other : '');
-    if ((form.getFieldValue('models') ?? []).length === 0) form.setFieldValue('models', related(next));
+    if (((form.getFieldValue('models') as string[] | undefined) ?? []).length === 0) form.setFieldValue('models', related(next));
   };
 
   /** A request the contracts refuse (a limit no field rule covers): shown on its field, or as a toast. */
@@ -101,7 +101,7 @@ function ChannelFormBody({ channelId, initial, onDone, onCancel }: BodyProps) {
     const key = (values.key ?? '').trim();
     if (!editing) {
       const checked = createChannelBodySchema.safeParse({ ...body, key });
-      if (!checked.success) return showIssues(checked.error.issues as SchemaIssue[]);
+      if (!checked.success) return showIssues(checked.error.issues);
       const created = await create({ ...body, key })
         .unwrap()
         .catch(() => null);
@@ -120,7 +120,7 @@ function ChannelFormBody({ channelId, initial, onDone, onCancel }: BodyProps) {
       return;
     }
     const checked = updateChannelBodySchema.safeParse(changes);
-    if (!checked.success) return showIssues(checked.error.issues as SchemaIssue[]);
+    if (!checked.success) return showIssues(checked.error.issues);
     try {
       await update(changes).unwrap();
       void message.success(t({ id: 'pages.channels.form.updated', defaultMessage: '渠道更新成功！' }));
@@ -135,7 +135,7 @@ function ChannelFormBody({ channelId, initial, onDone, onCancel }: BodyProps) {
       form={form}
       layout="vertical"
       initialValues={stored}
-      onFinish={onFinish}
+      onFinish={() => void onFinish()}
       onFinishFailed={() => setSubmitted(true)}
       validateTrigger={submitted ? 'onChange' : 'onSubmit'}
       autoComplete="off"

@@ -132,11 +132,11 @@ export function ChannelsToolbar(props: ChannelsToolbarProps) {
         <Button loading={updating} onClick={() => void onUpdateAll()}>
           {t({ id: 'pages.channels.balanceAll', defaultMessage: '更新所有已启用通道余额' })}
         </Button>
-        <Button danger onClick={onDeleteDisabled}>
+        <Button danger onClick={() => void onDeleteDisabled()}>
           {t({ id: 'pages.channels.deleteDisabled', defaultMessage: '删除禁用通道' })}
         </Button>
         <Button onClick={props.onRefresh}>{t({ id: 'pages.channels.refresh', defaultMessage: '刷新' })}</Button>
-        <Button onClick={onFix}>{t({ id: 'pages.channels.fix', defaultMessage: '修复数据库一致性' })}</Button>
+        <Button onClick={() => void onFix()}>{t({ id: 'pages.channels.fix', defaultMessage: '修复数据库一致性' })}</Button>
       </Space>
       <Space wrap size="large">
         <Labelled label={t({ id: 'pages.channels.idSort', defaultMessage: '使用ID排序' })}>

@@ -36,7 +36,7 @@ export function ModelTools({ channelId }: { channelId?: number }) {
   const [fetchUpstream, { isLoading: fetching }] = useFetchUpstreamModelsMutation();
   const [custom, setCustom] = useState('');
 
-  const current = (): string[] => form.getFieldValue('models') ?? [];
+  const current = (): string[] => (form.getFieldValue('models') as string[] | undefined) ?? [];
   const setModels = (models: string[]) => {
     form.setFieldValue('models', models);
     if (form.getFieldError('models').length > 0) void form.validateFields(['models']).catch(() => undefined);
@@ -84,7 +84,7 @@ export function ModelTools({ channelId }: { channelId?: number }) {
   return (
     <div style={{ marginTop: 8 }}>
       <Space wrap size={[8, 8]}>
-        <Button size="small" type="primary" onClick={() => setModels(related(form.getFieldValue('type')))}>
+        <Button size="small" type="primary" onClick={() => setModels(related(form.getFieldValue('type') as number))}>
           {t({ id: 'pages.channels.form.models.fillRelated', defaultMessage: '填入相关模型' })}
         </Button>
         <Button size="small" onClick={() => setModels((known ?? []).map((model) => model.id))}>

@@ -27,7 +27,7 @@ export function RevealKeyButton({ channelId }: { channelId: number }) {
     }
     const status = 'error' in answer ? (answer.error as { status?: unknown; message?: string }).status : undefined;
     if (status === 403) setStepUp(true);
-    else feedback.error(('error' in answer && (answer.error as { message?: string }).message) || 'error');
+    else feedback.error(('error' in answer && answer.error.message) || 'error');
   };
 
   const copy = async () => {

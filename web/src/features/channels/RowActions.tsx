@@ -6,6 +6,7 @@ import { useCopyChannelMutation, useDeleteChannelMutation, useSetChannelStatusMu
 import { splitModels } from './form-values';
 import { useFailureText, useShowFailure } from './use-failure';
 import { useTestChannel } from './use-test-channel';
+import { confirmAction } from '../../components/confirm-action';
 
 /** Test (with a per-model menu), delete, enable or disable, edit and copy of one channel. */
 export function ChannelActions({ channel, onEdit }: { channel: ChannelView; onEdit(id: number): void }) {
@@ -75,7 +76,7 @@ export function ChannelActions({ channel, onEdit }: { channel: ChannelView; onEd
         title={intl.formatMessage({ id: 'pages.channels.delete.confirm', defaultMessage: '确定是否要删除此渠道？' })}
         description={intl.formatMessage({ id: 'pages.channels.delete.irreversible', defaultMessage: '此修改将不可逆' })}
         okButtonProps={{ danger: true }}
-        onConfirm={onDelete}
+        onConfirm={confirmAction(onDelete)}
       >
         <Button size="small" danger>
           {intl.formatMessage({ id: 'pages.channels.action.delete', defaultMessage: '删除' })}
@@ -92,7 +93,7 @@ export function ChannelActions({ channel, onEdit }: { channel: ChannelView; onEd
       <Popconfirm
         title={intl.formatMessage({ id: 'pages.channels.copy.confirm', defaultMessage: '确定是否要复制此渠道？' })}
         description={intl.formatMessage({ id: 'pages.channels.copy.description', defaultMessage: '复制渠道的所有信息，余额和已用额度归零' })}
-        onConfirm={onCopy}
+        onConfirm={confirmAction(onCopy)}
       >
         <Button size="small">{intl.formatMessage({ id: 'pages.channels.action.copy', defaultMessage: '复制' })}</Button>
       </Popconfirm>

@@ -117,7 +117,7 @@ export function fieldsFromForm(values: ChannelFormValues): ChannelFields {
 export function changedFields(before: ChannelFields, after: ChannelFields): Partial<ChannelFields> {
   return Object.fromEntries(
     (Object.keys(after) as Array<keyof ChannelFields>).filter((name) => after[name] !== before[name]).map((name) => [name, after[name]]),
-  ) as Partial<ChannelFields>;
+  );
 }
 
 /** Whether text is empty or a JSON object (the form's JSON fields). */

@@ -44,7 +44,7 @@ export function HomePage() {
             </Typography.Link>
           </Typography.Paragraph>
         )}
-        <Button type="primary" onClick={() => navigate(signedIn ? '/token' : '/login')}>
+        <Button type="primary" onClick={() => void navigate(signedIn ? '/token' : '/login')}>
           {intl.formatMessage({ id: 'pages.home.start', defaultMessage: '开始使用' })}
         </Button>
       </Card>

@@ -11,7 +11,7 @@ export function UserInfoModal({ userId, onClose }: { userId: number | null; onCl
 
   const body = () => {
     // The user query is silent (its screens say why in place).
-    if (error) return <Alert type="error" showIcon title={'message' in error ? error.message : String(error)} />;
+    if (error) return <Alert type="error" showIcon title={error.message} />;
     if (isFetching || !user) return <Spin />;
     return (
       <Descriptions

@@ -12,7 +12,7 @@ const messages = defineMessages({
 });
 
 /** The type filter's choices (docs/product.md section 9: all, top-up, consumption, admin, system). */
-export const logTypeLabels: Record<number, MessageDescriptor> = {
+export const logTypeLabels: Record<(typeof LogType)[keyof typeof LogType], MessageDescriptor> = {
   [LogType.All]: messages.all,
   [LogType.Topup]: messages.topup,
   [LogType.Consume]: messages.consume,

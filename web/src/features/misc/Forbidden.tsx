@@ -12,7 +12,7 @@ export function Forbidden() {
       title={intl.formatMessage({ id: 'errors.forbidden.title', defaultMessage: '无权访问' })}
       subTitle={intl.formatMessage({ id: 'errors.forbidden.description', defaultMessage: '您没有权限访问此页面' })}
       extra={
-        <Button type="primary" onClick={() => navigate('/')}>
+        <Button type="primary" onClick={() => void navigate('/')}>
           {intl.formatMessage({ id: 'errors.backHome', defaultMessage: '返回首页' })}
         </Button>
       }

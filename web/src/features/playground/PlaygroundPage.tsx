@@ -96,7 +96,7 @@ export function PlaygroundPage() {
           if (status === 401) {
             dispatch(signedOut());
             void message.error(intl.formatMessage({ id: 'pages.playground.expired', defaultMessage: '未登录或登录已过期，请重新登录！' }));
-            navigate('/login?expired=true');
+            void navigate('/login?expired=true');
             return;
           }
           const content = detail === 'parse' ? intl.formatMessage({ id: 'pages.playground.parseFailed', defaultMessage: '聊天数据解析失败' }) : detail;

@@ -50,7 +50,7 @@ export function readPayload(payload: string): { done: true } | { done: false; te
   if (payload.trim() === '[DONE]') return { done: true };
   let chunk: { choices?: Array<{ delta?: { content?: string | null; reasoning_content?: string | null } }>; error?: { message?: string } };
   try {
-    chunk = JSON.parse(payload);
+    chunk = JSON.parse(payload) as typeof chunk;
   } catch {
     throw new ChatParseError(payload);
   }

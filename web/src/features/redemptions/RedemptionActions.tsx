@@ -3,6 +3,7 @@ import { RedemptionStatus, type RedemptionView } from '@aigw/contracts';
 import { useText } from '../../app/use-text';
 import { copyText } from '../../lib/clipboard';
 import { useDeleteRedemptionMutation, useSetRedemptionStatusMutation } from './api';
+import { confirmAction } from '../../components/confirm-action';
 
 interface RedemptionActionsProps {
   redemption: RedemptionView;
@@ -51,7 +52,7 @@ export function RedemptionActions({ redemption, onEdit }: RedemptionActionsProps
         okText={t('pages.redemptions.action.delete', '删除')}
         okButtonProps={{ danger: true }}
         cancelText={t('common.cancel', '取消')}
-        onConfirm={() => remove()}
+        onConfirm={confirmAction(remove)}
       >
         <Button size="small" danger>
           {t('pages.redemptions.action.delete', '删除')}

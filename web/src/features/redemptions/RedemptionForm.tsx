@@ -100,7 +100,7 @@ export function RedemptionForm({ redemption, onDone }: RedemptionFormProps) {
     <Form<RedemptionFormValues>
       form={form}
       layout="vertical"
-      onFinish={onFinish}
+      onFinish={(values) => void onFinish(values)}
       initialValues={{
         name: redemption?.name ?? '',
         quota: String(redemption?.quota ?? DEFAULT_REDEMPTION_QUOTA),

@@ -76,12 +76,16 @@ export function OptionSection({ title, help, keys, children, beforeSave, extra, 
 
   // Keyed by this card's stored values only: a save in another card (which refetches every
   // option) or a caller's inline array must not reset what is being typed here.
-  const ownStored = JSON.stringify(keys.map((key) => stored?.[key] ?? null));
-  const initialValues = useMemo(() => Object.fromEntries(keys.map((key) => [key, toFormValue(key, stored?.[key])])), [ownStored]);
+  const ownStored = JSON.stringify(keys.map((key) => [key, stored?.[key] ?? null]));
+  const initialValues = useMemo(
+    () => Object.fromEntries((JSON.parse(ownStored) as Array<[OptionKey, string | null]>).map(([key, value]) => [key, toFormValue(key, value ?? undefined)])),
+    [ownStored],
+  );
+  const loaded = stored !== undefined;
   // After this card's options changed on the server (its own save), the form shows them.
   useEffect(() => {
-    if (stored) form.setFieldsValue(initialValues);
-  }, [form, initialValues]);
+    if (loaded) form.setFieldsValue(initialValues);
+  }, [form, initialValues, loaded]);
 
   const saveOptions = useSaveOptions();
 

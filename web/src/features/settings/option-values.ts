@@ -15,7 +15,8 @@ export function toFormValue(key: OptionKey, stored: string | undefined): FormVal
   if (definition.kind === 'json') return typeof value === 'string' ? value : JSON.stringify(value, null, 2);
   if (definition.kind === 'boolean') return value === true || value === 'true';
   if (definition.kind === 'number') return typeof value === 'number' ? value : Number(value);
-  return typeof value === 'string' ? value : String(value ?? '');
+  if (typeof value === 'string') return value;
+  return typeof value === 'number' || typeof value === 'boolean' ? String(value) : value == null ? '' : JSON.stringify(value);
 }
 
 /** The wire string of a form value (what PUT /api/option/ receives). */

@@ -7,6 +7,7 @@ import { chatLinks, fillChatLink, serverAddress } from '../../lib/chat-links';
 import { copyText } from '../../lib/clipboard';
 import { useDeleteTokenMutation, useSetTokenStatusMutation } from './api';
 import { enableBlocker } from './token-rules';
+import { confirmAction } from '../../components/confirm-action';
 
 interface TokenActionsProps {
   token: TokenView;
@@ -123,7 +124,7 @@ export function TokenActions({ token, keys, fullKey, onEdit }: TokenActionsProps
         okText={t('pages.tokens.action.delete', '删除')}
         okButtonProps={{ danger: true }}
         cancelText={t('common.cancel', '取消')}
-        onConfirm={() => remove()}
+        onConfirm={confirmAction(remove)}
       >
         <Button size="small" danger>
           {t('pages.tokens.action.delete', '删除')}

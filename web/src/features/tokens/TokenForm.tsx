@@ -137,7 +137,7 @@ export function TokenForm({ token, groups, models, onDone }: TokenFormProps) {
 
   const quota = parseInteger(quotaText);
   return (
-    <Form<TokenFormValues> form={form} layout="vertical" initialValues={initialValues} onFinish={onFinish}>
+    <Form<TokenFormValues> form={form} layout="vertical" initialValues={initialValues} onFinish={(values) => void onFinish(values)}>
       <Form.Item
         name="name"
         label={t('pages.tokens.form.name', '名称')}

@@ -60,7 +60,7 @@ export function AddUserDrawer({ open, onClose }: Props) {
         </Space>
       }
     >
-      <Form<AddUserForm> form={form} name="addUser" layout="vertical" onFinish={onFinish}>
+      <Form<AddUserForm> form={form} name="addUser" layout="vertical" onFinish={(values) => void onFinish(values)}>
         <Form.Item
           name="username"
           label={intl.formatMessage({ id: 'pages.users.field.username', defaultMessage: '用户名' })}

@@ -24,7 +24,7 @@ export function EditUserDrawer({ id, onClose }: Props) {
       loading={!error && (!data || data.id !== id || isFetching)}
     >
       {error ? (
-        <Alert type="error" showIcon title={'message' in error ? error.message : String(error)} />
+        <Alert type="error" showIcon title={error.message} />
       ) : (
         // Keyed by the answer, so each load starts a fresh form with the server's values.
         data && <EditUserForm key={`${data.id}-${fulfilledTimeStamp}`} user={data} onDone={onClose} />

@@ -108,7 +108,7 @@ export function EditUserForm({ user, onDone, scope = 'admin' }: Props) {
       name="editUser"
       layout="vertical"
       initialValues={{ username: user.username, display_name: user.display_name, password: '', group: user.group, quota: user.quota }}
-      onFinish={onFinish}
+      onFinish={(values) => void onFinish(values)}
     >
       <Form.Item
         name="username"

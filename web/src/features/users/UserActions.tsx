@@ -2,6 +2,7 @@ import { App, Button, Popconfirm, Space } from 'antd';
 import { useIntl } from 'react-intl';
 import { UserStatus, type ManageAction, type UserRow } from '@aigw/contracts';
 import { useManageUserMutation } from './api';
+import { confirmAction } from '../../components/confirm-action';
 
 /** Status 3 cannot be enabled from here (docs/product.md section 3). */
 const NOT_ENABLABLE = 3;
@@ -61,7 +62,7 @@ export function UserActions({ user, onEdit }: Props) {
         okText={intl.formatMessage({ id: 'common.confirm', defaultMessage: '确定' })}
         cancelText={intl.formatMessage({ id: 'common.cancel', defaultMessage: '取消' })}
         okButtonProps={{ danger: true }}
-        onConfirm={() => run('delete')}
+        onConfirm={confirmAction(() => run('delete'))}
       >
         <Button size="small" danger loading={busy('delete')}>
           {intl.formatMessage({ id: 'pages.users.action.delete', defaultMessage: '注销' })}

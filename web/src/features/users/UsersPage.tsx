@@ -54,7 +54,7 @@ export function UsersPage() {
 
   const closeEdit = useCallback(() => {
     setEditingId(null);
-    if (idParam !== undefined) navigate('/user', { replace: true });
+    if (idParam !== undefined) void navigate('/user', { replace: true });
   }, [idParam, navigate]);
 
   const columns = useUserColumns(setEditingId);

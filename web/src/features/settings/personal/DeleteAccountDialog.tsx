@@ -27,7 +27,7 @@ export function DeleteAccountDialog({ open, username, onClose }: { open: boolean
       );
     if (!deleted) return;
     dispatch(signedOut());
-    navigate('/login');
+    void navigate('/login');
     void message.success(intl.formatMessage({ id: 'pages.settings.personal.delete.done', defaultMessage: '账户已删除！' }));
   };
 

@@ -9,7 +9,7 @@ export function EditProfilePage() {
   const intl = useIntl();
   const navigate = useNavigate();
   const { data: user, fulfilledTimeStamp } = useSelfQuery(undefined, { refetchOnMountOrArgChange: true });
-  const back = () => navigate('/setting');
+  const back = () => void navigate('/setting');
 
   return (
     <Card title={intl.formatMessage({ id: 'pages.settings.personal.profile.title', defaultMessage: '编辑个人信息' })} style={{ maxWidth: 600 }}>

@@ -53,7 +53,7 @@ export function SecurityCard({ user }: { user: User }) {
           <Button icon={<KeyOutlined />} loading={isLoading} onClick={() => void generateToken()}>
             {intl.formatMessage({ id: 'pages.settings.personal.token.generate', defaultMessage: '生成系统访问令牌' })}
           </Button>
-          <Button icon={<EditOutlined />} onClick={() => navigate('/user/edit')}>
+          <Button icon={<EditOutlined />} onClick={() => void navigate('/user/edit')}>
             {intl.formatMessage({ id: 'pages.settings.personal.profile.open', defaultMessage: '修改个人信息' })}
           </Button>
           <Button icon={<LockOutlined />} onClick={() => setDialog('password')}>

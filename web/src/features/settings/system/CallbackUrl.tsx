@@ -21,9 +21,11 @@ export function CallbackUrl({ path }: { path: string }) {
       <Space.Compact style={{ width: '100%' }}>
         <Input id={id} value={url} readOnly />
         <Button
-          onClick={async () => {
-            if (await copyText(url)) void message.success(t('common.copied', '已复制：{text}', { text: url }));
-          }}
+          onClick={() =>
+            void copyText(url).then((copied) => {
+              if (copied) void message.success(t('common.copied', '已复制：{text}', { text: url }));
+            })
+          }
         >
           {t('pages.settings.system.oauth.callbackUrl.copy', '复制')}
         </Button>

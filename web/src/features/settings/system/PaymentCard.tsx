@@ -21,7 +21,7 @@ export function PaymentCard() {
   // Checked before the card's own check, so this card shows its own message for bad JSON.
   const topupRatioIsJson = async (_rule: unknown, value: unknown) => {
     try {
-      JSON.parse(String(value ?? ''));
+      JSON.parse(typeof value === 'string' ? value : '');
     } catch {
       throw new Error(t('pages.settings.system.payment.topupGroupRatio.invalid', '充值分组倍率不是合法的 JSON 字符串'));
     }

@@ -80,7 +80,7 @@ export function EndpointDialog({ endpoint, onClose, onCreated }: EndpointDialogP
         form={form}
         name="webhook-endpoint"
         layout="vertical"
-        onFinish={onFinish}
+        onFinish={(values) => void onFinish(values)}
         initialValues={{
           url: endpoint?.url ?? '',
           subjects: endpoint?.subjects ?? [],

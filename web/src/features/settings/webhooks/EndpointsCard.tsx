@@ -7,6 +7,7 @@ import { useText } from '../../../app/use-text';
 import { useDeleteWebhookMutation, useRotateWebhookSecretMutation, useTestWebhookMutation, useUpdateWebhookMutation, useWebhooksQuery } from './api';
 import { EndpointDialog } from './EndpointDialog';
 import { SecretDialog } from './SecretDialog';
+import { confirmAction } from '../../../components/confirm-action';
 
 /** Which dialog is open: the editor (a new endpoint or an existing one), or the secret just made. */
 type Dialog = { kind: 'edit'; endpoint?: WebhookEndpoint } | { kind: 'secret'; endpoint: WebhookWithSecret } | null;
@@ -118,7 +119,7 @@ export function EndpointsCard() {
             title={t('pages.settings.webhooks.rotate.confirm', '生成新的签名密钥？旧密钥立即失效。')}
             okText={t('pages.settings.webhooks.confirm.ok', '确定')}
             cancelText={t('pages.settings.webhooks.confirm.cancel', '取消')}
-            onConfirm={() => rotate(endpoint)}
+            onConfirm={confirmAction(() => rotate(endpoint))}
           >
             <Button size="small">{t('pages.settings.webhooks.action.rotate', '更换密钥')}</Button>
           </Popconfirm>
@@ -126,7 +127,7 @@ export function EndpointsCard() {
             title={t('pages.settings.webhooks.delete.confirm', '确定删除此端点？尚未送达的投递将不再发送。')}
             okText={t('pages.settings.webhooks.confirm.ok', '确定')}
             cancelText={t('pages.settings.webhooks.confirm.cancel', '取消')}
-            onConfirm={() => remove(endpoint)}
+            onConfirm={confirmAction(() => remove(endpoint))}
           >
             <Button size="small" danger>
               {t('pages.settings.webhooks.action.delete', '删除')}
