@@ -1,16 +1,9 @@
-import { countChatPrompt, countText, CompletionCounter } from './tokenizer/index.js';
-import type { Operation } from './relay-call.js';
+import { countText, CompletionCounter } from './tokenizer/index.js';
 
 export { CompletionCounter };
 
-/** Prompt tokens of a request, counted locally: for the hold, and when the upstream reports no usage. */
-export function estimatePrompt(operation: Operation, body: Record<string, unknown>, model: string): number {
-  if (operation === 'chat') return countChatPrompt(body.messages, model, body.tools);
-  const input = operation === '/v1/completions' ? body.prompt : body.input;
-  return countTexts(input, model);
-}
-
-function countTexts(value: unknown, model: string): number {
+/** Tokens of a text or a batch of texts (token-id arrays count their length). */
+export function countTexts(value: unknown, model: string): number {
   if (typeof value === 'string') return countText(value, model);
   if (Array.isArray(value))
     return value.reduce((sum: number, item) => sum + (typeof item === 'string' ? countText(item, model) : Array.isArray(item) ? item.length : 0), 0);

@@ -7,25 +7,15 @@ import { holdLifetimeMs, type RelayContext } from './context.js';
 import { chooseChannel, isRetryable, mappedStatus, upstreamModel } from './domain/channel-choice.js';
 import { RelayError } from './errors.js';
 import { charge, priceDetails, quotePrice, reservation, saneUsage, type PriceQuote } from './metering.js';
-import type { ProviderContext, ProviderDefinition, ProviderError, UpstreamRequest, Usage } from './providers/types.js';
-import { providerFor } from './providers/registry.js';
+import type { ProviderDefinition, ProviderError, UpstreamRequest, Usage } from './providers/types.js';
+import { providerFor, servesOperation } from './providers/registry.js';
 import { streamToClient, type StreamOutcome } from './streaming.js';
-import { estimatePrompt, estimateCompletion } from './estimates.js';
-import { openAiToAnthropicMessage } from './formats/anthropic-input.js';
-import { requestBounds } from './request-bounds.js';
 import { channelEgress } from './channel-egress.js';
 import { publishChannelFailed } from './events.js';
+import type { Attempt as OperationAttempt, OperationDefinition } from './operations/types.js';
 
-/** What the client asked for, as one of the OpenAI-format operations. */
-export type Operation = 'chat' | '/v1/completions' | '/v1/embeddings' | '/v1/moderations';
-
-/** The format the client gets its answer in: OpenAI's (as the pipeline speaks it) or Anthropic's Messages API. */
-export type OutputFormat = 'openai' | 'anthropic';
-
-interface Attempt {
+interface Attempt extends OperationAttempt {
   channel: RoutingChannel;
-  provider: ProviderDefinition;
-  context: ProviderContext;
 }
 
 interface Failure {
@@ -36,34 +26,28 @@ interface Failure {
 const NO_USAGE: Usage = { prompt_tokens: 0, completion_tokens: 0, cached_tokens: 0 };
 
 /**
- * One relayed request (docs/architecture.md section 5): check, price and reserve before any
- * upstream call; try channels (never one already tried) until one answers or retries are used up,
- * retrying only before anything reached the client; answer or stream; settle the hold to the actual
- * charge and publish exactly one usage record for every request that was forwarded. `output`
- * 'anthropic' (chat only) converts the OpenAI-format answer to the Messages API's.
+ * One relayed request of any operation (docs/architecture.md section 5): check, price and reserve
+ * before any upstream call; try channels whose provider serves the operation (never one already
+ * tried) until one answers or retries are used up, retrying only before anything reached the
+ * client; answer or stream; settle the hold to the actual charge and publish exactly one usage
+ * record for every request that was forwarded. What differs between operations is in their
+ * definitions (operations/): this function names none.
  */
 export async function relay(
   context: RelayContext,
   request: FastifyRequest,
   reply: FastifyReply,
   caller: Caller,
-  operation: Operation,
+  operation: OperationDefinition,
   body: Record<string, unknown>,
-  output: OutputFormat = 'openai',
 ): Promise<void> {
   const startedAt = Date.now();
   const { options, channels } = context;
   if (!context.usage.accepting()) throw new RelayError(503, 'usage recording is backed up; try again shortly', 'usage_spool_full');
 
-  const model = typeof body.model === 'string' ? body.model.trim() : '';
-  if (!model || model.length > 128) throw new RelayError(400, 'model is required', 'invalid_request', 'invalid_request_error');
-  if (operation === 'chat' && (!Array.isArray(body.messages) || body.messages.length === 0)) {
-    throw new RelayError(400, 'messages is required', 'invalid_request', 'invalid_request_error');
-  }
+  // The model, the stream flag and the hold's multipliers, checked before anything is held (rule R7).
+  const { model, stream, bounds } = operation.inspect(body);
   checkModelAllowed(caller, model);
-  const stream = operation !== '/v1/embeddings' && operation !== '/v1/moderations' && body.stream === true;
-  // Multipliers and max_tokens are bounded before anything is held (rule R7).
-  const bounds = requestBounds(operation, body);
 
   if (!Object.hasOwn(options.get('GroupRatio'), caller.group)) {
     throw new RelayError(403, `group ${caller.group} is not available`, 'group_not_available', 'permission_error');
@@ -71,10 +55,14 @@ export async function relay(
   const quote = quotePrice(options, model, caller.group);
   if (!quote) throw new RelayError(400, `model ${model} has no price configured; ask the administrator`, 'model_price_error', 'invalid_request_error');
 
-  const candidates = caller.pinnedChannelId !== null ? pinned(channels.index.get(caller.pinnedChannelId)) : channels.index.candidates(caller.group, model);
-  if (candidates.length === 0) throw new RelayError(503, `no available channel for model ${model} in group ${caller.group}`, 'no_channel', 'new_api_error');
+  const routed = caller.pinnedChannelId !== null ? pinned(channels.index.get(caller.pinnedChannelId)) : channels.index.candidates(caller.group, model);
+  if (routed.length === 0) throw new RelayError(503, `no available channel for model ${model} in group ${caller.group}`, 'no_channel', 'new_api_error');
+  const candidates = capable(routed, operation);
+  if (candidates.length === 0) {
+    throw new RelayError(503, `no channel can serve ${operation.label} for model ${model} in group ${caller.group}`, 'no_capable_channel', 'new_api_error');
+  }
 
-  const promptTokens = estimatePrompt(operation, body, model);
+  const promptTokens = operation.estimatePrompt(body, model);
   // The id every answer carries (X-Oneapi-Request-Id): the usage record and the log row have it too.
   const requestId = request.id;
   const amount = reservation(quote, promptTokens, bounds.maxTokens, options.get('PreConsumedQuota'), bounds.answers);
@@ -136,8 +124,13 @@ export async function relay(
         continue;
       }
       outcome = stream
-        ? await streamToClient(context, request, reply, call.attempt, result.response, { injectedUsage: result.injectedUsage, requestId, output, promptTokens })
-        : await answer(context, reply, call.attempt, operation, result.response, requestId, output);
+        ? await streamToClient(context, request, reply, call.attempt, result.response, {
+            injectedUsage: result.injectedUsage,
+            requestId,
+            output: operation.output,
+            promptTokens,
+          })
+        : await answer(context, reply, call.attempt, operation, result.response, requestId);
     }
   } catch (error) {
     await context.quota.release(hold);
@@ -181,6 +174,12 @@ function pinned(channel: RoutingChannel | undefined): RoutingChannel[] {
   return channel ? [channel] : [];
 }
 
+/** The channels whose provider serves the operation (the list itself when all do, as for chat). */
+function capable(channels: readonly RoutingChannel[], operation: OperationDefinition): readonly RoutingChannel[] {
+  const serves = (channel: RoutingChannel) => servesOperation(channel.type, operation.capability);
+  return channels.every(serves) ? channels : channels.filter(serves);
+}
+
 async function prepare(context: RelayContext, channel: RoutingChannel, model: string, stream: boolean): Promise<{ attempt: Attempt } | { failure: Failure }> {
   let provider: ProviderDefinition;
   try {
@@ -200,28 +199,9 @@ async function prepare(context: RelayContext, channel: RoutingChannel, model: st
 type Sent = { response: EgressResponse; injectedUsage: boolean } | { failure: Failure };
 
 /** Builds the upstream call, sends it, and turns an error answer into a Failure (reported to channels). */
-async function send(context: RelayContext, attempt: Attempt, operation: Operation, body: Record<string, unknown>, requestId: string): Promise<Sent> {
-  const { provider, channel } = attempt;
-  let upstream: UpstreamRequest;
-  let injectedUsage = false;
-  if (operation === 'chat') {
-    const outgoing: Record<string, unknown> = { ...body };
-    const streamOptions = body.stream_options as { include_usage?: unknown } | undefined;
-    if (attempt.context.stream && provider.streamUsage && streamOptions?.include_usage !== true) {
-      outgoing.stream_options = { ...(streamOptions ?? {}), include_usage: true };
-      injectedUsage = true;
-    }
-    upstream = provider.chat.request(outgoing, attempt.context);
-  } else if (provider.passthrough) {
-    upstream = provider.passthrough.request(operation, body, attempt.context);
-  } else {
-    return {
-      failure: {
-        status: 400,
-        error: { message: `channel type ${channel.type} does not serve ${operation}`, type: 'invalid_request_error', code: 'unsupported_operation' },
-      },
-    };
-  }
+async function send(context: RelayContext, attempt: Attempt, operation: OperationDefinition, body: Record<string, unknown>, requestId: string): Promise<Sent> {
+  const { channel, provider } = attempt;
+  const { request: upstream, injectedUsage }: { request: UpstreamRequest; injectedUsage: boolean } = operation.upstream(attempt, body);
 
   if (upstream.warnings?.length)
     context.logger.debug({ channelId: channel.id, warnings: upstream.warnings }, 'parameters the upstream cannot take were dropped');
@@ -288,10 +268,9 @@ async function answer(
   context: RelayContext,
   reply: FastifyReply,
   attempt: Attempt,
-  operation: Operation,
+  operation: OperationDefinition,
   response: EgressResponse,
   requestId: string,
-  output: OutputFormat,
 ): Promise<StreamOutcome> {
   const started = Date.now();
   // The whole answer has a deadline, so no request outlives its quota hold.
@@ -312,27 +291,14 @@ async function answer(
   } catch {
     throw new RelayError(502, 'the upstream answered with something that is not JSON', 'bad_upstream_response', 'upstream_error');
   }
-  let body: unknown = json;
-  let usage: Usage | null;
-  if (operation === 'chat') {
-    const result = attempt.provider.chat.response(json, attempt.context);
-    body = result.body;
-    usage = result.usage;
-  } else {
-    usage = attempt.provider.passthrough!.usage(json);
-  }
-  // OpenAI-format answers go out as received: no re-serialisation on the hot path.
-  const outgoing =
-    output === 'anthropic' && operation === 'chat'
-      ? JSON.stringify(openAiToAnthropicMessage(body, attempt.context.requestedModel))
-      : body === json
-        ? text
-        : JSON.stringify(body);
+  const { body, usage, estimatedCompletion } = operation.answer(attempt, json);
+  // Answers that go out as received are not re-serialised on the hot path.
+  const outgoing = body === json ? text : JSON.stringify(body);
   const payload = redactKey(outgoing, attempt.context.key);
   void reply.status(200).header('content-type', 'application/json').header('x-oneapi-request-id', requestId).send(payload);
   return {
     usage: usage ? saneUsage(usage) : null,
-    completionTokens: usage ? 0 : estimateCompletion(body, attempt.context.requestedModel),
+    completionTokens: estimatedCompletion,
     firstResponseMs: Date.now() - started,
     partial: null,
     upstreamModel: attempt.context.upstreamModel,

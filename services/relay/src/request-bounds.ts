@@ -1,5 +1,5 @@
 import { RelayError } from './errors.js';
-import type { Operation } from './relay-call.js';
+import type { OperationName } from './operations/types.js';
 
 /**
  * The multipliers of each operation, checked at ingress (rule R7, test D2): integers in the
@@ -70,20 +70,20 @@ function batchSize(body: Record<string, unknown>, param: string): number {
 }
 
 /** Checks the operation's bounded fields; throws a 400 naming the first bad one. */
-export function requestBounds(operation: Operation, body: Record<string, unknown>): RequestBounds {
+export function requestBounds(operation: OperationName, body: Record<string, unknown>): RequestBounds {
   switch (operation) {
     case 'chat':
       return { maxTokens: outputLimit(body), answers: integerField(body, 'n', 1, MAX_CHOICES, 1) };
-    case '/v1/completions': {
+    case 'completions': {
       const n = integerField(body, 'n', 1, MAX_CHOICES, 1);
       const bestOf = integerField(body, 'best_of', 0, MAX_BEST_OF, 1);
       return { maxTokens: outputLimit(body), answers: Math.max(n, bestOf) * batchSize(body, 'prompt') };
     }
-    case '/v1/embeddings':
+    case 'embeddings':
       if (body.input === undefined || body.input === null) throw invalid('input', 'input is required');
       batchSize(body, 'input');
       return { maxTokens: outputLimit(body), answers: 1 };
-    case '/v1/moderations':
+    case 'moderations':
       return { maxTokens: outputLimit(body), answers: 1 };
   }
 }

@@ -5,7 +5,8 @@ import type { ProviderContext, ProviderDefinition, Usage } from './providers/typ
 import { formatSse, SseParser } from './sse/sse-parser.js';
 import { saneUsage } from './metering.js';
 import { CompletionCounter } from './estimates.js';
-import { redactKey, type OutputFormat } from './relay-call.js';
+import { redactKey } from './relay-call.js';
+import type { OutputFormat } from './operations/types.js';
 import { anthropicErrorEvent, OpenAiToAnthropicStream } from './formats/anthropic-input.js';
 
 /** How a relayed answer ended, for settlement. */

@@ -1,5 +1,6 @@
 import { ChannelType } from '@aigw/contracts';
 import type { ProviderDefinition } from './types.js';
+import type { OperationName } from '../operations/types.js';
 import { anthropicProvider } from './anthropic/index.js';
 import { azureProvider } from './azure/index.js';
 import { customProvider } from './custom/index.js';
@@ -83,6 +84,15 @@ export function providerFor(type: number): ProviderDefinition {
   const provider = isChannelType(type) ? providers[type] : null;
   if (!provider) throw new UnsupportedChannelTypeError(type);
   return provider;
+}
+
+const served = new Map<number, ReadonlySet<OperationName>>(
+  Object.entries(providers).map(([type, provider]) => [Number(type), new Set<OperationName>(provider?.operations ?? [])]),
+);
+
+/** Whether channels of this type can serve the operation (routing considers no other). */
+export function servesOperation(type: number, operation: OperationName): boolean {
+  return served.get(type)?.has(operation) ?? false;
 }
 
 /** Whether the chat relay can serve this channel type (for filtering without an exception). */

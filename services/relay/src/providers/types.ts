@@ -1,4 +1,5 @@
 import type { RoutingChannel } from '@aigw/contracts';
+import type { OperationName } from '../operations/types.js';
 
 /**
  * Provider adapters (style rules 9 to 13, CONTRIBUTING.md): pure data in, data out. They never see
@@ -81,9 +82,14 @@ export interface ProviderError {
   code: string;
 }
 
+/** What an upstream speaking OpenAI's protocol serves: chat, and the rest through its passthrough. */
+export const OPENAI_FORMAT_OPERATIONS: readonly OperationName[] = ['chat', 'completions', 'embeddings', 'moderations'];
+
 export interface ProviderDefinition {
   /** Stable name, for logs and fixtures. */
   id: string;
+  /** The operations it serves (its capabilities): routing tries its channels for these only. */
+  operations: readonly OperationName[];
   /** Whether the upstream honours `stream_options.include_usage` (the relay injects it then). */
   streamUsage: boolean;
   chat: {
@@ -91,9 +97,12 @@ export interface ProviderDefinition {
     response(json: unknown, context: ProviderContext): ChatResult;
     stream(context: ProviderContext): StreamConverter;
   };
-  /** OpenAI-format embeddings and legacy completions/moderations, where the provider has them. */
+  /**
+   * The OpenAI-format operations it lists besides chat, forwarded as the client sent them but for
+   * the model; `path` is the client's (`/v1/embeddings`).
+   */
   passthrough?: {
-    request(path: '/v1/embeddings' | '/v1/completions' | '/v1/moderations', body: Record<string, unknown>, context: ProviderContext): UpstreamRequest;
+    request(path: string, body: Record<string, unknown>, context: ProviderContext): UpstreamRequest;
     /** Usage of a passthrough answer, when present. */
     usage(json: unknown): Usage | null;
   };

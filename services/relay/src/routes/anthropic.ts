@@ -4,6 +4,7 @@ import { callerOf, requireApiKey } from '../caller.js';
 import { anthropicErrorHandler, RelayError } from '../errors.js';
 import { anthropicToOpenAi } from '../formats/anthropic-input.js';
 import { relay } from '../relay-call.js';
+import { anthropicMessagesOperation } from '../operations/index.js';
 import { MAX_OUTPUT_TOKENS } from '../request-bounds.js';
 import { jsonBody } from './openai.js';
 
@@ -24,7 +25,7 @@ export const anthropicRoutes: FastifyPluginAsync<{ context: RelayContext }> = as
     { config: { access: 'public' }, onRequest: requireApiKey(context.tokens), bodyLimit: context.limits.requestBodyBytes },
     async (request, reply) => {
       const body = validMessagesRequest(jsonBody(request.body));
-      await relay(context, request, reply, callerOf(request), 'chat', anthropicToOpenAi(body), 'anthropic');
+      await relay(context, request, reply, callerOf(request), anthropicMessagesOperation, anthropicToOpenAi(body));
       return reply;
     },
   );

@@ -2,13 +2,14 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { RelayContext } from '../context.js';
 import { callerOf, requireApiKey } from '../caller.js';
 import { RelayError } from '../errors.js';
-import { relay, type Operation } from '../relay-call.js';
+import { relay } from '../relay-call.js';
+import { chatCompletionsOperation, completionsOperation, embeddingsOperation, moderationsOperation, type OperationDefinition } from '../operations/index.js';
 
-const paths: Array<[string, Operation]> = [
-  ['/v1/chat/completions', 'chat'],
-  ['/v1/completions', '/v1/completions'],
-  ['/v1/embeddings', '/v1/embeddings'],
-  ['/v1/moderations', '/v1/moderations'],
+const paths: Array<[string, OperationDefinition]> = [
+  ['/v1/chat/completions', chatCompletionsOperation],
+  ['/v1/completions', completionsOperation],
+  ['/v1/embeddings', embeddingsOperation],
+  ['/v1/moderations', moderationsOperation],
 ];
 
 /** The OpenAI-compatible relay routes (sk- token auth is the relay's own: the data plane does not depend on the gateway). */

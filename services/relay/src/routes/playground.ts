@@ -4,6 +4,7 @@ import type { RelayContext } from '../context.js';
 import type { Caller } from '../caller.js';
 import { RelayError } from '../errors.js';
 import { relay } from '../relay-call.js';
+import { chatCompletionsOperation } from '../operations/index.js';
 import { jsonBody } from './openai.js';
 
 /**
@@ -27,7 +28,7 @@ export const playgroundRoutes: FastifyPluginAsync<{ context: RelayContext }> = a
       modelLimits: null,
       pinnedChannelId: null,
     };
-    await relay(context, request, reply, caller, 'chat', body);
+    await relay(context, request, reply, caller, chatCompletionsOperation, body);
     return reply;
   });
 };

@@ -1,5 +1,5 @@
 import { ChannelType, channelTypeValues } from '@aigw/contracts';
-import { isSupportedChannelType, providerFor, providers, UnsupportedChannelTypeError } from '../../src/providers/registry.js';
+import { isSupportedChannelType, providerFor, providers, servesOperation, UnsupportedChannelTypeError } from '../../src/providers/registry.js';
 
 describe('provider registry', () => {
   it('has an entry for every channel type', () => {
@@ -12,7 +12,7 @@ describe('provider registry', () => {
 
   it.each([1, 3, 4, 6, 7, 8, 9, 10, 12, 13, 14, 19, 20, 22, 24, 25, 26, 27, 31, 35, 40, 42, 43, 44, 45, 46, 47, 48])('serves channel type %i', (type) => {
     expect(isSupportedChannelType(type)).toBe(true);
-    expect(providerFor(type).chat.request).toEqual(expect.any(Function));
+    expect(typeof providerFor(type).chat.request).toBe('function');
   });
 
   it('names native protocols by their own provider', () => {
@@ -35,5 +35,22 @@ describe('provider registry', () => {
     expect(() => providerFor(999)).toThrow(new UnsupportedChannelTypeError(999));
     expect(() => providerFor(999)).toThrow('channel type 999 is unknown');
     expect(() => providerFor(30)).toThrow(UnsupportedChannelTypeError);
+  });
+
+  it('lists what each provider serves, and each listed operation has its adapter', () => {
+    for (const [type, provider] of Object.entries(providers)) {
+      if (!provider) {
+        expect(servesOperation(Number(type), 'chat')).toBe(false);
+        continue;
+      }
+      expect(provider.operations).toContain('chat');
+      // Every operation but chat goes through the passthrough (an OpenAI-protocol upstream).
+      if (provider.operations.some((operation) => operation !== 'chat')) expect(provider.passthrough).toBeDefined();
+      for (const operation of provider.operations) expect(servesOperation(Number(type), operation)).toBe(true);
+    }
+    expect(servesOperation(ChannelType.Anthropic, 'embeddings')).toBe(false);
+    expect(servesOperation(ChannelType.Gemini, 'completions')).toBe(false);
+    expect(servesOperation(ChannelType.OpenAI, 'moderations')).toBe(true);
+    expect(servesOperation(999, 'chat')).toBe(false);
   });
 });

@@ -11,6 +11,7 @@ const modelListSchema = z.object({ data: z.array(z.object({ id: z.string() })) }
 /** Anthropic (channel type 14): OpenAI chat converted to and from the native Messages API. */
 export const anthropicProvider: ProviderDefinition = {
   id: 'anthropic',
+  operations: ['chat'],
   // Anthropic always reports usage in its stream; the converter emits it as the usage-only chunk.
   streamUsage: true,
   chat: {

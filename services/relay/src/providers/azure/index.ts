@@ -1,4 +1,4 @@
-import type { ProviderDefinition } from '../types.js';
+import { OPENAI_FORMAT_OPERATIONS, type ProviderDefinition } from '../types.js';
 import { openAiUsageOf } from '../shared/usage.js';
 import { OpenAiStreamConverter, openAiChatBody, openAiChatResponse } from '../openai/chat.js';
 import { openAiError } from '../openai/error.js';
@@ -11,6 +11,7 @@ import { azureHeaders, azureUrl } from './api.js';
  */
 export const azureProvider: ProviderDefinition = {
   id: 'azure',
+  operations: OPENAI_FORMAT_OPERATIONS,
   streamUsage: true,
   chat: {
     request: (body, context) => ({

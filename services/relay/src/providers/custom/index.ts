@@ -1,4 +1,4 @@
-import type { ProviderDefinition } from '../types.js';
+import { OPENAI_FORMAT_OPERATIONS, type ProviderDefinition } from '../types.js';
 import { openAiUsageOf } from '../shared/usage.js';
 import { openAiHeaders } from '../openai/api.js';
 import { OpenAiStreamConverter, openAiChatBody, openAiChatResponse } from '../openai/chat.js';
@@ -11,6 +11,7 @@ import { customUrl } from './api.js';
  */
 export const customProvider: ProviderDefinition = {
   id: 'custom',
+  operations: OPENAI_FORMAT_OPERATIONS,
   streamUsage: false,
   chat: {
     request: (body, context) => ({

@@ -11,6 +11,7 @@ const modelListSchema = z.object({ models: z.array(z.object({ name: z.string() }
 /** Gemini (channel type 24): OpenAI chat converted to and from generateContent. */
 export const geminiProvider: ProviderDefinition = {
   id: 'gemini',
+  operations: ['chat'],
   // Gemini always reports usage in its stream; the converter emits it as the usage-only chunk.
   streamUsage: true,
   chat: {

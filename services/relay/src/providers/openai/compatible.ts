@@ -1,4 +1,4 @@
-import type { ProviderContext, ProviderDefinition, UpstreamRequest } from '../types.js';
+import { OPENAI_FORMAT_OPERATIONS, type ProviderContext, type ProviderDefinition, type UpstreamRequest } from '../types.js';
 import { openAiUsageOf } from '../shared/usage.js';
 import { baseUrlOf, versionedUrl } from '../shared/url.js';
 import { parseUpstream } from '../shared/upstream-response.js';
@@ -42,6 +42,7 @@ export function openAiCompatible(options: OpenAiCompatibleOptions): ProviderDefi
 
   return {
     id: options.id,
+    operations: OPENAI_FORMAT_OPERATIONS,
     streamUsage: options.streamUsage,
     chat: {
       request: (body, context) => post(context, chatPath, openAiChatBody(body, context, options.streamUsage)),

@@ -1,0 +1,3 @@
+export type { Attempt, Inspected, OperationDefinition, OperationName, OutputFormat } from './types.js';
+export { anthropicMessagesOperation, chatCompletionsOperation } from './chat.js';
+export { completionsOperation, embeddingsOperation, moderationsOperation } from './openai-passthrough.js';

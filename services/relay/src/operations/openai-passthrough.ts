@@ -1,0 +1,46 @@
+import { RelayError } from '../errors.js';
+import { estimateCompletion, countTexts } from '../estimates.js';
+import { requestBounds } from '../request-bounds.js';
+import type { Attempt, OperationDefinition } from './types.js';
+
+type PassthroughName = 'completions' | 'embeddings' | 'moderations';
+
+/**
+ * An OpenAI-format operation other than chat: forwarded as the client sent it but for the model
+ * (the provider's passthrough), its usage read from the answer's `usage`.
+ */
+function passthroughOperation(name: PassthroughName, label: string, input: 'prompt' | 'input', streams: boolean): OperationDefinition {
+  const path = `/v1/${name}` as const;
+  return {
+    name,
+    label,
+    capability: name,
+    output: 'openai',
+    inspect: (body) => ({ model: modelOf(body), stream: streams && body.stream === true, bounds: requestBounds(name, body) }),
+    estimatePrompt: (body, model) => countTexts(body[input], model),
+    upstream: (attempt, body) => ({ request: passthrough(attempt).request(path, body, attempt.context), injectedUsage: false }),
+    answer(attempt, json) {
+      const usage = passthrough(attempt).usage(json);
+      return { body: json, usage, estimatedCompletion: usage ? 0 : estimateCompletion(json, attempt.context.requestedModel) };
+    },
+  };
+}
+
+function passthrough(attempt: Attempt) {
+  // Routing tried this channel because its provider lists the operation; a provider that lists
+  // one has a passthrough (the registry's test holds every provider to that).
+  const adapter = attempt.provider.passthrough;
+  if (!adapter) throw new Error(`provider ${attempt.provider.id} lists an OpenAI-format operation but has no passthrough`);
+  return adapter;
+}
+
+/** The model field every operation needs: a non-empty string of at most 128 characters. */
+export function modelOf(body: Record<string, unknown>): string {
+  const model = typeof body.model === 'string' ? body.model.trim() : '';
+  if (!model || model.length > 128) throw new RelayError(400, 'model is required', 'invalid_request', 'invalid_request_error', 'model');
+  return model;
+}
+
+export const completionsOperation = passthroughOperation('completions', 'completions', 'prompt', true);
+export const embeddingsOperation = passthroughOperation('embeddings', 'embeddings', 'input', false);
+export const moderationsOperation = passthroughOperation('moderations', 'moderations', 'input', false);
