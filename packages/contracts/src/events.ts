@@ -299,6 +299,17 @@ export const requestSchemas = {
     request: z.object({ key_hash: z.string().regex(/^[0-9a-f]{64}$/) }),
     response: z.object({ token: resolvedTokenSchema.nullable() }),
   },
+  /**
+   * Answered by billing: what a token has left and has used, and its owner's balance and use, for
+   * the OpenAI-style billing dashboards (`/dashboard/billing/*`) the relay serves to key holders.
+   */
+  'billing.token.figures': {
+    request: z.object({ token_id: z.number().int().positive(), user_id: z.number().int().positive() }),
+    response: z.object({
+      token: z.object({ remain_quota: z.number().int(), used_quota: z.number().int(), unlimited_quota: z.boolean(), expired_time: z.number().int() }).nullable(),
+      account: z.object({ quota: z.number().int(), used_quota: z.number().int() }).nullable(),
+    }),
+  },
   /** Answered by billing: seeds the live counters of a user (and a limited token) from the database. */
   'billing.quota.seed': {
     request: z.object({ user_id: z.number().int().positive(), token_id: z.number().int().min(0) }),

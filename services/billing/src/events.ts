@@ -27,7 +27,7 @@ export const billingMessaging = {
     'relay.request.started',
     'identity.option.updated',
   ],
-  answers: ['billing.account.balances', 'billing.account.set_quota', 'billing.token.resolve', 'billing.quota.seed'],
+  answers: ['billing.account.balances', 'billing.account.set_quota', 'billing.token.resolve', 'billing.token.figures', 'billing.quota.seed'],
   asks: ['channels.model.enabled', 'identity.option.snapshot'],
 } as const satisfies ServiceMessaging;
 

@@ -24,6 +24,7 @@ import { openAiRoutes } from './routes/openai.js';
 import { anthropicRoutes } from './routes/anthropic.js';
 import { playgroundRoutes } from './routes/playground.js';
 import { taskRoutes } from './routes/tasks.js';
+import { dashboardRoutes } from './routes/dashboard.js';
 
 export { relayConfigShape, relaySettings } from './config.js';
 
@@ -104,7 +105,7 @@ const relayPlugin: FastifyPluginAsync<RelayPluginOptions> = async (app, settings
   });
 
   registerDiagnostics(app, 'relay', options);
-  for (const routes of [openAiRoutes, anthropicRoutes, modelRoutes, playgroundRoutes]) await app.register(routes, { context });
+  for (const routes of [openAiRoutes, anthropicRoutes, modelRoutes, playgroundRoutes, dashboardRoutes]) await app.register(routes, { context });
   await app.register(taskRoutes);
 };
 
