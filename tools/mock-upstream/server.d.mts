@@ -22,6 +22,20 @@ export interface MockOptions {
   /** '' = no redirect. */
   redirect: string;
   dims: number;
+  /** Billing: hard_limit_usd of the subscription; -1 = the server's `billing.hardLimitUsd`. */
+  hardLimit: number;
+  /** Billing: total_usage in US cents; -1 = the server's `billing.totalUsage`. */
+  totalUsage: number;
+  /** The billing endpoints answer 404, as an upstream without them. */
+  nobilling: boolean;
+}
+
+/** What OpenAI's legacy billing endpoints report; the balance a client computes is `hardLimitUsd - totalUsage / 100`. */
+export interface MockBilling {
+  /** `hard_limit_usd` of GET /v1/dashboard/billing/subscription, in US dollars. Default 100. */
+  hardLimitUsd: number;
+  /** `total_usage` of GET /v1/dashboard/billing/usage, in US cents. Default 0. */
+  totalUsage: number;
 }
 
 /** `'chunks=50,delay=20'` (`;` works as a separator too) or an object of the same keys. */
@@ -53,6 +67,14 @@ export interface StartMockUpstreamOptions {
   models?: string[];
   /** When set, requests must carry this key (Bearer, x-api-key, x-goog-api-key or ?key=). */
   apiKey?: string;
+  /** The billing endpoints' figures for every key (a request's `hard-limit`/`total-usage` options win). */
+  billing?: Partial<MockBilling>;
+  /**
+   * Options per API key, found where `apiKey` is looked for: an upstream account per key
+   * (`{ 'sk-revoked': 'status=401', 'sk-rich': 'hard-limit=50,total-usage=750' }`). Applied after
+   * `defaults`, before the header, body field and model suffix.
+   */
+  keys?: Record<string, MockOptionsSpec>;
 }
 
 export interface MockUpstream {
@@ -64,6 +86,10 @@ export interface MockUpstream {
   /** Every request received, recorded or not. */
   stats: { received: number };
   defaults: Readonly<MockOptions>;
+  /** The billing figures, live: change them and the next request answers the new ones. */
+  billing: MockBilling;
+  /** The options per API key, live: add, change or delete entries between requests. */
+  keys: Record<string, MockOptionsSpec>;
   /** Forgets the recorded requests. */
   reset(): void;
   /** Stops listening and drops every open connection. Idempotent. */

@@ -3,8 +3,9 @@
 // (tools/bench/run.mjs), so the hot path stays lean: plain node:http, one JSON.parse per request,
 // and each stream's chunk strings built once per request, not once per chunk.
 //
-// Behaviour per request, from the server defaults, then the `x-mock` header, then the body's
-// `mock` field, then the model name suffix (the last wins; each is `key=value,flag,...`):
+// Behaviour per request, from the server defaults, then the options of the request's API key, then
+// the `x-mock` header, then the body's `mock` field, then the model name suffix (the last wins;
+// each is `key=value,flag,...`):
 //   mock-gpt@chunks=50,delay=20        mock-gpt@status=429        mock-gpt@cut=3,nousage
 // The model suffix survives a relay that forwards only the body. See README.md for every option.
 import http from 'node:http';
@@ -33,7 +34,14 @@ const baseOptions = Object.freeze({
   echoHeaders: false, // the answer's content is the JSON of the received headers
   redirect: '', // 302 to this URL
   dims: 8, // embedding dimensions (the body's `dimensions` wins)
+  hardLimit: -1, // billing: hard_limit_usd of the subscription (-1 = the server's `billing` figure)
+  totalUsage: -1, // billing: total_usage in US cents (-1 = the server's `billing` figure)
+  nobilling: false, // the billing endpoints answer 404, as an upstream without them
 });
+
+/** Upper bound of the billing figures (US dollars and cents), so a typo cannot answer Infinity. */
+const MAX_BILLING_FIGURE = 1e12;
+const billingOptions = { 'hard-limit': 'hardLimit', hardlimit: 'hardLimit', 'total-usage': 'totalUsage', totalusage: 'totalUsage' };
 
 const numericOptions = {
   chunks: 100_000,
@@ -53,6 +61,8 @@ const flagOptions = {
   badsse: 'badsse',
   'echo-headers': 'echoHeaders',
   echoheaders: 'echoHeaders',
+  nobilling: 'nobilling',
+  'no-billing': 'nobilling',
 };
 
 class MockOptionError extends Error {}
@@ -90,9 +100,15 @@ export function parseMockOptions(spec, into = { ...baseOptions }) {
       into.redirect = value === true ? 'http://127.0.0.1:9/' : String(value);
     } else if (key === 'huge-line') {
       into.hugeline = value === true ? 1024 * 1024 : Number(value);
+    } else if (key in billingOptions) {
+      // Dollars and cents: fractions allowed (OpenAI's total_usage has them).
+      const n = value === true ? NaN : Number(value);
+      if (!Number.isFinite(n) || n < 0 || n > MAX_BILLING_FIGURE)
+        throw new MockOptionError(`mock option ${key} must be a number from 0 to ${MAX_BILLING_FIGURE}`);
+      into[billingOptions[key]] = n;
     } else {
       throw new MockOptionError(
-        `unknown mock option "${rawKey}" (known: ${[...Object.keys(numericOptions), 'status', 'fail', 'redirect', 'huge-line', ...Object.keys(flagOptions)].join(', ')})`,
+        `unknown mock option "${rawKey}" (known: ${[...Object.keys(numericOptions), 'status', 'fail', 'redirect', 'huge-line', 'hard-limit', 'total-usage', ...Object.keys(flagOptions)].join(', ')})`,
       );
     }
   }
@@ -118,6 +134,10 @@ export function textCharsOf(body) {
   if (body.system !== undefined) chars += contentChars(body.system);
   if (body.prompt !== undefined) chars += inputChars(body.prompt);
   if (body.input !== undefined) chars += inputChars(body.input);
+  // Rerank (Jina's shape): the query once per document, and each document.
+  if (typeof body.query === 'string' && Array.isArray(body.documents)) {
+    for (const document of body.documents) chars += body.query.length + (typeof document === 'string' ? document.length : String(document?.text ?? '').length);
+  }
   if (body.systemInstruction) chars += partsChars(body.systemInstruction.parts);
   if (Array.isArray(body.contents)) for (const content of body.contents) chars += partsChars(content?.parts);
   return chars;
@@ -364,10 +384,17 @@ function sendStream(res, proto, contents, options, contentType = SSE_HEADERS) {
  * - maxRecorded: how many requests `requests` keeps (oldest dropped first; 0 records none)
  * - models: the ids GET /v1/models lists
  * - apiKey: when set, requests must carry it (Bearer, x-api-key, x-goog-api-key or ?key=) or get 401
+ * - billing: `{ hardLimitUsd = 100, totalUsage = 0 }`, what the billing endpoints answer (live:
+ *   `mock.billing`; a request's `hard-limit`/`total-usage` options win)
+ * - keys: options per API key (`{ 'sk-revoked': 'status=401' }`), applied after the defaults (live: `mock.keys`)
  */
 export async function startMockUpstream(config = {}) {
   const { port = 0, host = '127.0.0.1', maxRecorded = 1000, models = DEFAULT_MODELS, apiKey } = config;
   const defaults = Object.freeze(parseMockOptions(config.defaults));
+  const billing = { hardLimitUsd: config.billing?.hardLimitUsd ?? 100, totalUsage: config.billing?.totalUsage ?? 0 };
+  // A null prototype, so a key such as "constructor" finds nothing.
+  const keys = Object.assign(Object.create(null), config.keys);
+  for (const spec of Object.values(keys)) parseMockOptions(spec); // a typo fails at start, not per request
   const requests = [];
   const modelsBody = JSON.stringify({ object: 'list', data: models.map((id) => ({ id, object: 'model', created: 1700000000, owned_by: 'mock' })) });
   const stats = { received: 0 };
@@ -413,6 +440,14 @@ export async function startMockUpstream(config = {}) {
     return bearer === `Bearer ${apiKey}` || req.headers['x-api-key'] === apiKey || req.headers['x-goog-api-key'] === apiKey || query.get('key') === apiKey;
   }
 
+  /** The options `keys` holds for the API key the request carries (in the places `apiKey` accepts), if any. */
+  function keyOptions(req, query) {
+    const bearer = req.headers.authorization;
+    if (typeof bearer === 'string' && bearer.startsWith('Bearer ') && bearer.slice(7) in keys) return keys[bearer.slice(7)];
+    for (const key of [req.headers['x-api-key'], req.headers['x-goog-api-key'], query.get('key')]) if (typeof key === 'string' && key in keys) return keys[key];
+    return undefined;
+  }
+
   function handle(req, res, body, raw) {
     const q = req.url.indexOf('?');
     const path = q < 0 ? req.url : req.url.slice(0, q);
@@ -425,9 +460,12 @@ export async function startMockUpstream(config = {}) {
     if (req.method === 'POST' && path === '/v1/chat/completions') kind = 'chat';
     else if (req.method === 'POST' && path === '/v1/completions') kind = 'completion';
     else if (req.method === 'POST' && path === '/v1/embeddings') kind = 'embedding';
+    else if (req.method === 'POST' && path === '/v1/rerank') kind = 'rerank';
     else if (req.method === 'POST' && path === '/v1/messages') [kind, flavor] = ['messages', 'anthropic'];
     else if (req.method === 'GET' && path === '/v1/models') kind = 'models';
     else if (req.method === 'GET' && path.startsWith('/v1/models/')) [kind, model] = ['model', decodeURIComponent(path.slice('/v1/models/'.length))];
+    else if (req.method === 'GET' && path === '/v1/dashboard/billing/subscription') kind = 'subscription';
+    else if (req.method === 'GET' && path === '/v1/dashboard/billing/usage') kind = 'usage';
     else if (req.method === 'GET' && path === '/healthz') kind = 'health';
     else if (req.method === 'POST') {
       const match = /^\/(?:v1beta|v1)\/models\/([^/]+):(generateContent|streamGenerateContent)$/.exec(path);
@@ -437,12 +475,14 @@ export async function startMockUpstream(config = {}) {
       }
     }
 
-    // Options: defaults < x-mock header < body.mock < model suffix.
+    // Options: defaults < the key's < x-mock header < body.mock < model suffix.
     const [baseModel, modelOptions] = splitModel(model);
     let options = defaults;
+    const keySpec = keyOptions(req, query);
     const header = req.headers['x-mock'];
-    if (header || body?.mock !== undefined || modelOptions) {
+    if (keySpec !== undefined || header || body?.mock !== undefined || modelOptions) {
       options = { ...defaults };
+      parseMockOptions(keySpec, options);
       parseMockOptions(header, options);
       parseMockOptions(body?.mock, options);
       parseMockOptions(modelOptions, options);
@@ -452,9 +492,9 @@ export async function startMockUpstream(config = {}) {
     if (!kind) return sendError(res, flavor, 404, `mock upstream: no route for ${req.method} ${path}`);
     if (kind === 'health') return sendJson(res, 200, '{"ok":true}', baseOptions);
     if (!authorized(req, query)) return sendError(res, flavor, 401, 'mock upstream: invalid api key');
-    if (kind !== 'models' && kind !== 'model' && body === undefined) return sendError(res, flavor, 400, 'mock upstream: the body is not JSON');
+    if (req.method === 'POST' && body === undefined) return sendError(res, flavor, 400, 'mock upstream: the body is not JSON');
 
-    const answer = () => respond(req, res, { kind, flavor, model, baseModel, body, options, query });
+    const answer = () => respond(req, res, { kind, flavor, path, model, baseModel, body, options, query });
     if (options.hang) return; // never answer; close() or the client ends it
     if (options.latency > 0) {
       const timer = setTimeout(answer, options.latency);
@@ -464,7 +504,7 @@ export async function startMockUpstream(config = {}) {
     }
   }
 
-  function respond(req, res, { kind, flavor, model, baseModel, body, options, query }) {
+  function respond(req, res, { kind, flavor, path, model, baseModel, body, options, query }) {
     if (res.destroyed) return;
     if (options.redirect) {
       res.writeHead(302, { location: options.redirect, 'content-length': 0 });
@@ -477,9 +517,20 @@ export async function startMockUpstream(config = {}) {
       if (!models.includes(baseModel)) return sendError(res, flavor, 404, `The model '${baseModel}' does not exist`);
       return sendJson(res, 200, JSON.stringify({ id: baseModel, object: 'model', created: 1700000000, owned_by: 'mock' }), options);
     }
+    if (kind === 'subscription' || kind === 'usage') {
+      if (options.nobilling) return sendError(res, flavor, 404, `mock upstream: no route for ${req.method} ${path}`);
+      if (kind === 'subscription') return sendJson(res, 200, subscriptionBody(options.hardLimit >= 0 ? options.hardLimit : billing.hardLimitUsd), options);
+      // OpenAI refuses a usage query without its dates.
+      const dates = [query.get('start_date'), query.get('end_date')];
+      if (!dates.every((date) => /^\d{4}-\d{2}-\d{2}$/.test(date ?? '')))
+        return sendError(res, flavor, 400, 'mock upstream: start_date and end_date (YYYY-MM-DD) are required');
+      const cents = options.totalUsage >= 0 ? options.totalUsage : billing.totalUsage;
+      return sendJson(res, 200, JSON.stringify({ object: 'list', daily_costs: [], total_usage: cents }), options);
+    }
 
     const prompt = promptTokensOf(textCharsOf(body));
     if (kind === 'embedding') return sendJson(res, 200, embeddingBody(model, body, options, prompt), options);
+    if (kind === 'rerank') return sendJson(res, 200, rerankBody(model, body, options, prompt), options);
 
     const contents = options.echoHeaders
       ? [JSON.stringify(req.headers)]
@@ -516,6 +567,8 @@ export async function startMockUpstream(config = {}) {
     requests,
     stats,
     defaults,
+    billing,
+    keys,
     /** Forgets the recorded requests. */
     reset() {
       requests.length = 0;
@@ -529,6 +582,23 @@ export async function startMockUpstream(config = {}) {
       return closing;
     },
   };
+}
+
+/** OpenAI's legacy GET /v1/dashboard/billing/subscription answer, which resellers commonly keep. */
+function subscriptionBody(limitUsd) {
+  return JSON.stringify({
+    object: 'billing_subscription',
+    has_payment_method: true,
+    canceled: false,
+    canceled_at: null,
+    delinquent: null,
+    access_until: nowSeconds() + 30 * 86_400,
+    soft_limit_usd: limitUsd,
+    hard_limit_usd: limitUsd,
+    system_hard_limit_usd: limitUsd,
+    plan: { title: 'Pay-as-you-go', id: 'payg' },
+    account_name: 'mock',
+  });
 }
 
 /** Deterministic unit-ish vectors; base64 (little-endian float32) when asked, like OpenAI's. */
@@ -545,6 +615,32 @@ function embeddingBody(model, body, options, prompt) {
   }
   const usage = options.negusage ? -prompt : prompt;
   return JSON.stringify({ object: 'list', data, model, ...(options.nousage ? {} : { usage: { prompt_tokens: usage, total_tokens: usage } }) });
+}
+
+/**
+ * Jina's rerank answer: every document scored by the words it shares with the query (ties by
+ * index), best first, `top_n` of them, with the text when `return_documents` is not false.
+ */
+function rerankBody(model, body, options, prompt) {
+  const words = new Set(
+    String(body.query ?? '')
+      .toLowerCase()
+      .split(/\W+/)
+      .filter(Boolean),
+  );
+  const documents = Array.isArray(body.documents) ? body.documents : [];
+  const scored = documents.map((document, index) => {
+    const text = typeof document === 'string' ? document : String(document?.text ?? '');
+    const shared = text
+      .toLowerCase()
+      .split(/\W+/)
+      .filter((word) => words.has(word)).length;
+    return { index, relevance_score: Math.round((shared / (shared + 1)) * 1e6) / 1e6, ...(body.return_documents === false ? {} : { document: { text } }) };
+  });
+  scored.sort((a, b) => b.relevance_score - a.relevance_score || a.index - b.index);
+  const topN = Number.isInteger(body.top_n) && body.top_n > 0 ? body.top_n : scored.length;
+  const usage = options.negusage ? -prompt : prompt;
+  return JSON.stringify({ model, results: scored.slice(0, topN), ...(options.nousage ? {} : { usage: { prompt_tokens: usage, total_tokens: usage } }) });
 }
 
 // ---------------------------------------------------------------------------------------------

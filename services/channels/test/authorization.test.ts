@@ -1,7 +1,8 @@
 import { backends } from '@aigw/platform/testing';
+import { startMockUpstream, type MockUpstream } from '../../../tools/mock-upstream/server.mjs';
 import { ROOT_PASSWORD, startGateway, type Session, type TestGateway } from '../../gateway/test/support/gateway';
 import { matrixGaps, probeRow, registerAdmin, type MatrixRow, type Outcome } from '../../gateway/test/support/authorization-matrix';
-import { channelBody, createChannels, installFakeRelay } from './support/channels';
+import { channelBody, createChannels, onMock } from './support/channels';
 
 type Principal = 'anonymous' | 'user' | 'admin' | 'root';
 type Row = MatrixRow<Principal, number>;
@@ -9,12 +10,15 @@ type Row = MatrixRow<Principal, number>;
 const adminOnly: Record<Principal, Outcome> = { anonymous: 401, user: 403, admin: 'ok', root: 'ok' };
 const signedIn: Record<Principal, Outcome> = { anonymous: 401, user: 'ok', admin: 'ok', root: 'ok' };
 
+/** Channel tests, balances and model lists really go through the relay: every channel here is on the loopback mock upstream. */
+let mock: MockUpstream;
+
 /** Every channels route. A route missing here fails the completeness test (rule R11). */
 const matrix: Row[] = [
   { method: 'GET', route: '/api/channel', url: () => '/api/channel/?p=0', expect: adminOnly },
   { method: 'GET', route: '/api/channel/search', url: () => '/api/channel/search?keyword=a', expect: adminOnly },
   { method: 'GET', route: '/api/channel/:id', url: (id) => `/api/channel/${id}`, expect: adminOnly },
-  { method: 'POST', route: '/api/channel', url: () => '/api/channel/', body: () => channelBody({ key: 'sk-matrix' }), expect: adminOnly },
+  { method: 'POST', route: '/api/channel', url: () => '/api/channel/', body: () => channelBody(onMock(mock, { key: 'sk-matrix' })), expect: adminOnly },
   { method: 'PUT', route: '/api/channel', url: () => '/api/channel/', body: (id) => ({ id, priority: 1 }), expect: adminOnly },
   { method: 'POST', route: '/api/channel/copy/:id', url: (id) => `/api/channel/copy/${id}`, expect: adminOnly },
   { method: 'POST', route: '/api/channel/tag/enabled', url: () => '/api/channel/tag/enabled', body: () => ({ tag: 'elsewhere' }), expect: adminOnly },
@@ -31,7 +35,13 @@ const matrix: Row[] = [
   { method: 'GET', route: '/api/channel/models', url: () => '/api/channel/models', expect: adminOnly },
   { method: 'GET', route: '/api/channel/models_enabled', url: () => '/api/channel/models_enabled', expect: adminOnly },
   { method: 'GET', route: '/api/channel/fetch_models/:id', url: (id) => `/api/channel/fetch_models/${id}`, expect: adminOnly },
-  { method: 'POST', route: '/api/channel/fetch_models', url: () => '/api/channel/fetch_models', body: () => ({ type: 1, key: 'sk-x' }), expect: adminOnly },
+  {
+    method: 'POST',
+    route: '/api/channel/fetch_models',
+    url: () => '/api/channel/fetch_models',
+    body: () => ({ type: 1, key: 'sk-x', base_url: mock.url, allow_private_network: true }),
+    expect: adminOnly,
+  },
   { method: 'DELETE', route: '/api/channel/:id', url: () => '/api/channel/424242', expect: { ...adminOnly, admin: 404, root: 404 } },
   // Root only, and only after a step-up (POST /api/verify), which no session here has made.
   { method: 'POST', route: '/api/channel/:id/key', url: (id) => `/api/channel/${id}/key`, expect: { anonymous: 401, user: 403, admin: 403, root: 403 } },
@@ -57,17 +67,17 @@ describe.each(backends)('channels authorization (%s)', (backend) => {
   let channelId: number;
 
   beforeAll(async () => {
+    mock = await startMockUpstream({ models: ['mock-gpt'] });
     gateway = await startGateway(backend);
-    const relay = installFakeRelay(gateway.env.infra.bus);
-    relay.answer = () => ({ ok: true, balance: 1, models: ['m'] });
     sessions.root = await gateway.login('root', ROOT_PASSWORD);
     await gateway.register('userx', 'user-password');
     sessions.user = await gateway.login('userx', 'user-password');
     sessions.admin = await registerAdmin(gateway, sessions.root, 'adminx', 'admin-password');
-    [channelId] = (await createChannels(gateway, sessions.root, { key: 'sk-matrix-main' })) as [number];
+    [channelId] = (await createChannels(gateway, sessions.root, onMock(mock, { key: 'sk-matrix-main' }))) as [number];
   });
   afterAll(async () => {
     await gateway?.close();
+    await mock?.close();
   });
 
   it('has a row for every channels route', () => {

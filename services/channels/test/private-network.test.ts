@@ -1,20 +1,22 @@
 import { Writable } from 'node:stream';
 import { createLogger, requestTyped } from '@aigw/platform';
 import { backends, createTestEnvironment, waitFor, type TestEnvironment } from '@aigw/platform/testing';
+import { startMockUpstream, type MockUpstream } from '../../../tools/mock-upstream/server.mjs';
 import { ROOT_PASSWORD, startGateway, type Session, type TestGateway } from '../../gateway/test/support/gateway';
-import { collectEvents, createChannels, installFakeRelay, openChannelsDatabase, ordinaryUser, setOption, type FakeRelay } from './support/channels';
+import { collectEvents, createChannels, openChannelsDatabase, ordinaryUser, setOption } from './support/channels';
 import type { BusEvent } from '@aigw/platform';
 
 /**
  * Issue 22.10 (rule R2): reaching private networks is a flag of each channel, off by default,
  * audit-logged with who set it; the global AllowPrivateNetworkUpstreams is only the default a new
  * channel takes. The routing row carries the flag to the relay, for requests and for channel
- * tests, model lists and balances alike.
+ * tests, model lists and balances alike: the relay of the same gateway reaches the loopback mock
+ * upstream for a channel with the flag and refuses it for one without.
  */
 describe.each(backends)('the per-channel private-network flag (%s)', (backend) => {
   let env: TestEnvironment;
   let gateway: TestGateway;
-  let relay: FakeRelay;
+  let mock: MockUpstream;
   let root: Session;
   let admin: Session;
   let updated: BusEvent[];
@@ -29,8 +31,8 @@ describe.each(backends)('the per-channel private-network flag (%s)', (backend) =
     });
     // The services log through the infrastructure's logger: one whose lines the test reads.
     env = await createTestEnvironment(backend, createLogger({ level: 'info', service: 'channels' }, stream));
+    mock = await startMockUpstream({ models: ['m1'] });
     gateway = await startGateway(backend, {}, env);
-    relay = installFakeRelay(gateway.env.infra.bus);
     root = await gateway.login('root', ROOT_PASSWORD);
     admin = await ordinaryUser(gateway, 'netadmin');
     expect((await gateway.call('POST', '/api/user/manage', { session: root, body: { id: admin.id, action: 'promote' } })).json().success).toBe(true);
@@ -39,6 +41,7 @@ describe.each(backends)('the per-channel private-network flag (%s)', (backend) =
   afterAll(async () => {
     await gateway?.close();
     await env?.cleanup();
+    await mock?.close();
   });
 
   const view = async (id: number) => (await gateway.call('GET', `/api/channel/${id}`, { session: admin })).json().data as { allow_private_network: boolean };
@@ -96,29 +99,35 @@ describe.each(backends)('the per-channel private-network flag (%s)', (backend) =
     });
   });
 
-  it('goes to the relay with the channel for model lists, saved or being filled in', async () => {
-    const [open] = await createChannels(gateway, admin, { name: 'lists-open', allow_private_network: true });
-    const [closed] = await createChannels(gateway, admin, { name: 'lists-closed' });
-    relay.answer = () => ({ models: ['m1'] });
-    for (const [id, allowed] of [
-      [open!, true],
-      [closed!, false],
-    ] as const) {
-      expect((await gateway.call('GET', `/api/channel/fetch_models/${id}`, { session: admin })).json()).toMatchObject({ success: true, data: ['m1'] });
-      expect(relay.calls.at(-1)).toMatchObject({ operation: 'models', channel: { id, allow_private_network: allowed } });
-    }
-    for (const allowed of [true, false]) {
-      const body = { type: 1, base_url: 'http://10.0.0.8:8000', key: 'sk-unsaved', allow_private_network: allowed };
-      expect((await gateway.call('POST', '/api/channel/fetch_models', { session: admin, body })).json()).toMatchObject({ success: true });
-      expect(relay.calls.at(-1)).toMatchObject({ operation: 'models', channel: { id: 0, allow_private_network: allowed } });
-    }
+  it('goes to the relay with the channel for tests, balances and model lists, saved or being filled in', async () => {
+    const [open] = await createChannels(gateway, admin, { name: 'ops-open', key: 'sk-open', base_url: mock.url, allow_private_network: true });
+    const [closed] = await createChannels(gateway, admin, { name: 'ops-closed', key: 'sk-closed', base_url: mock.url });
+    const call = async (method: 'GET' | 'POST', url: string, body?: unknown) => (await gateway.call(method, url, { session: admin, body })).json();
+    const blocked = { success: false, message: expect.stringMatching(/egress blocked: 127\.0\.0\.1 is a loopback address .*allow_private_network/) };
+    mock.reset();
+
+    expect(await call('GET', `/api/channel/fetch_models/${open}`)).toEqual({ success: true, message: '', data: ['m1'] });
+    expect(await call('POST', `/api/channel/test/${open}?model=m1`)).toMatchObject({ success: true });
+    expect(await call('POST', `/api/channel/update_balance/${open}`)).toMatchObject({ success: true, balance: 100 });
+    expect(await call('GET', `/api/channel/fetch_models/${closed}`)).toEqual(blocked);
+    expect(await call('POST', `/api/channel/test/${closed}?model=m1`)).toMatchObject(blocked);
+    expect(await call('POST', `/api/channel/update_balance/${closed}`)).toEqual(blocked);
+    // Only the open channel reached the upstream.
+    expect(mock.requests.map((request) => [request.path, request.headers.authorization])).toEqual([
+      ['/v1/models', 'Bearer sk-open'],
+      ['/v1/chat/completions', 'Bearer sk-open'],
+      ['/v1/dashboard/billing/subscription', 'Bearer sk-open'],
+      ['/v1/dashboard/billing/usage', 'Bearer sk-open'],
+    ]);
+
+    mock.reset();
+    const unsaved = (allow_private_network?: boolean) =>
+      call('POST', '/api/channel/fetch_models', { type: 1, base_url: mock.url, key: `sk-unsaved-${allow_private_network}`, allow_private_network });
+    expect(await unsaved(true)).toEqual({ success: true, message: '', data: ['m1'] });
+    expect(await unsaved(false)).toEqual(blocked);
     // Without the flag an unsaved channel is what a new one would be: the global default, off here.
-    expect(
-      (
-        await gateway.call('POST', '/api/channel/fetch_models', { session: admin, body: { type: 1, base_url: 'http://10.0.0.8:8000', key: 'sk-unsaved' } })
-      ).json().success,
-    ).toBe(true);
-    expect(relay.calls.at(-1)).toMatchObject({ channel: { allow_private_network: false } });
+    expect(await unsaved(undefined)).toEqual(blocked);
+    expect(mock.requests.map((request) => request.headers.authorization)).toEqual(['Bearer sk-unsaved-true']);
   });
 });
 

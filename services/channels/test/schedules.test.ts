@@ -1,5 +1,3 @@
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { JobName, type JobView } from '@aigw/contracts';
 import { jobLockKey } from '@aigw/platform';
@@ -16,37 +14,23 @@ import { setOption } from './support/channels';
 
 const MINUTE_MS = 400;
 const GOOD_KEY = 'sk-good-key';
+const WRONG_KEY = 'sk-wrong-key';
+const RESELLER_KEY = 'sk-reseller';
 
 jest.setTimeout(60_000);
-
-/** A reseller-style balance endpoint (the mock upstream has none): limit minus usage, both changeable. */
-async function startBalanceUpstream() {
-  const state = { limitUsd: 10, received: 0 };
-  const server = http.createServer((request, response) => {
-    state.received += 1;
-    const path = (request.url ?? '').split('?')[0];
-    response.setHeader('content-type', 'application/json');
-    if (path === '/v1/dashboard/billing/subscription') response.end(JSON.stringify({ hard_limit_usd: state.limitUsd }));
-    else if (path === '/v1/dashboard/billing/usage') response.end(JSON.stringify({ total_usage: 0 }));
-    else response.writeHead(404).end('{}');
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    state,
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
-}
 
 describe.each(backends)('channel health schedules (%s)', (backend) => {
   let gateway: TestGateway;
   let root: Session;
   let mock: MockUpstream;
-  let balances: Awaited<ReturnType<typeof startBalanceUpstream>>;
 
   beforeAll(async () => {
-    mock = await startMockUpstream({ apiKey: GOOD_KEY, models: ['mock-gpt'] });
-    balances = await startBalanceUpstream();
+    // An upstream account per key: the wrong key is refused, the good one has no balance endpoint
+    // (as many upstreams), the reseller's reports a balance the test changes.
+    mock = await startMockUpstream({
+      models: ['mock-gpt'],
+      keys: { [WRONG_KEY]: 'status=401', [GOOD_KEY]: 'nobilling', [RESELLER_KEY]: 'hard-limit=10' },
+    });
     gateway = await startGateway(backend, { SCHEDULE_MINUTE_MS: String(MINUTE_MS) });
     root = await gateway.login('root', ROOT_PASSWORD);
     for (const [key, value] of [
@@ -67,7 +51,6 @@ describe.each(backends)('channel health schedules (%s)', (backend) => {
   afterAll(async () => {
     await gateway?.close();
     await mock?.close();
-    await balances?.close();
   });
 
   const call = async (method: 'GET' | 'POST' | 'PUT', url: string, body?: unknown) => (await gateway.call(method, url, { session: root, body })).json();
@@ -79,7 +62,13 @@ describe.each(backends)('channel health schedules (%s)', (backend) => {
     created.push(answer.data.ids[0]);
     return answer.data.ids[0] as number;
   };
-  const lastRun = async (name: JobName) => ((await call('GET', '/api/job/')).data as JobView[]).find((job) => job.name === name)!.last_run;
+  const jobView = async (name: JobName) => ((await call('GET', '/api/job/')).data as JobView[]).find((job) => job.name === name)!;
+  const lastRun = async (name: JobName) => (await jobView(name)).last_run;
+  /** No process wants the schedule and the job store holds none. */
+  const unscheduled = async (name: JobName) => {
+    const { wanted, registered } = (await jobView(name)).schedule_status;
+    return !wanted && !registered;
+  };
 
   /** Every distinct run record of `name` seen while `during` runs (runs follow each other quickly, so it polls). */
   async function watchRuns<T>(name: JobName, during: () => Promise<T>): Promise<{ result: T; summaries: string[] }> {
@@ -92,7 +81,7 @@ describe.each(backends)('channel health schedules (%s)', (backend) => {
     const poll = (async () => {
       while (watching) {
         await look();
-        await sleep(15);
+        await sleep(15); // the poll's interval
       }
     })();
     try {
@@ -107,14 +96,16 @@ describe.each(backends)('channel health schedules (%s)', (backend) => {
     }
   }
 
-  /** After a frequency went to 0: once no run holds the lock, no further run comes. */
+  /** After a frequency went to 0: the schedule is gone, and once no run holds the lock, no further run comes. */
   async function expectNoMoreRuns(name: JobName, count: () => number) {
+    await waitFor(() => unscheduled(name), 10_000, 'the schedule removed');
     await waitFor(async () => (await gateway.env.infra.kv.get(jobLockKey(name))) === null, 10_000, 'the last run finished');
-    // A run queued just before the schedule went away may still start: wait until the count is still.
+    // A run queued just before the schedule went away may still start (as soon as the worker is
+    // free): wait until the count stayed still for a minute with no run holding the lock.
     let before = count();
     await waitFor(
       async () => {
-        await sleep(MINUTE_MS * 2);
+        await sleep(MINUTE_MS); // a fixed window: nothing marks "no run queued"
         const now = count();
         const still = now === before && (await gateway.env.infra.kv.get(jobLockKey(name))) === null;
         before = now;
@@ -123,13 +114,14 @@ describe.each(backends)('channel health schedules (%s)', (backend) => {
       10_000,
       'no run in flight',
     );
-    await sleep(MINUTE_MS * 4);
+    // A fixed wait: a schedule still in place would run within a minute, and nothing marks its absence.
+    await sleep(MINUTE_MS * 2);
     expect(count()).toBe(before);
   }
 
   it('tests on schedule: disables a channel with a wrong key and a too slow one, enables them once they recover; 0 stops it', async () => {
     const good = await create({ name: 'good', key: GOOD_KEY });
-    const wrongKey = await create({ name: 'wrong-key', key: 'sk-wrong-key' });
+    const wrongKey = await create({ name: 'wrong-key', key: WRONG_KEY });
     const slow = await create({ name: 'slow', key: GOOD_KEY, test_model: 'mock-gpt@latency=1300' });
     const tests = () => mock.requests.filter((request) => request.path === '/v1/chat/completions').length;
 
@@ -139,8 +131,8 @@ describe.each(backends)('channel health schedules (%s)', (backend) => {
       expect(refused).toMatchObject({ success: false, message: expect.stringMatching(/^ChannelTestFrequency/) });
     }
 
-    // Frequency 0 (the default): nothing tests them.
-    await sleep(MINUTE_MS * 2);
+    // Frequency 0 (the default): no schedule, so nothing tests them.
+    expect(await unscheduled(JobName.ChannelsTestAll)).toBe(true);
     expect(tests()).toBe(0);
     expect(await lastRun(JobName.ChannelsTestAll)).toBeNull();
 
@@ -152,7 +144,7 @@ describe.each(backends)('channel health schedules (%s)', (backend) => {
     expect((await channel(good)).status).toBe(1);
     expect(JSON.parse((await channel(wrongKey)).other_info).status_reason).toMatch(/^status 401: /);
     expect(JSON.parse((await channel(slow)).other_info).status_reason).toMatch(/^response time 1\.\d\d s exceeds the threshold of 1 s$/);
-    expect(mock.requests.some((request) => request.headers.authorization === 'Bearer sk-wrong-key')).toBe(true);
+    expect(mock.requests.some((request) => request.headers.authorization === `Bearer ${WRONG_KEY}`)).toBe(true);
     expect(disabled.summaries).toContain('ok: tested 3 channels, 2 failed, 2 disabled, 0 enabled');
 
     // They recover: the next scheduled runs enable them again (AutomaticEnableChannelEnabled is on).
@@ -170,18 +162,19 @@ describe.each(backends)('channel health schedules (%s)', (backend) => {
   });
 
   it('refreshes balances on schedule, following the upstream; 0 stops it', async () => {
-    const rich = await create({ name: 'reseller', key: 'sk-reseller', base_url: balances.url });
+    const rich = await create({ name: 'reseller', key: RESELLER_KEY });
     await setOption(gateway, root, 'ChannelUpdateFrequency', 1);
     await waitFor(async () => (await channel(rich)).balance === 10, 10_000, 'first balance');
-    balances.state.limitUsd = 7.5;
+    mock.keys[RESELLER_KEY] = 'hard-limit=7.5';
     await waitFor(async () => (await channel(rich)).balance === 7.5, 10_000, 'balance refreshed by a later run');
     expect((await channel(rich)).balance_updated_time).toBeGreaterThan(Date.now() / 1000 - 60);
-    // The mock upstream's channels have no balance endpoint: counted, never disabled for it.
+    // The good key's account has no balance endpoint: counted, never disabled for it.
     await waitFor(async () => (await lastRun(JobName.ChannelsBalanceAll))?.outcome === 'ok', 5_000, 'balance run recorded');
     expect((await lastRun(JobName.ChannelsBalanceAll))!.summary).toMatch(/^updated 1 balance, 3 failed \(.+\)$/);
     for (const id of created) expect((await channel(id)).status).toBe(1);
 
     await setOption(gateway, root, 'ChannelUpdateFrequency', 0);
-    await expectNoMoreRuns(JobName.ChannelsBalanceAll, () => balances.state.received);
+    // Test runs stopped in the test before: whatever reaches the upstream now is a balance run.
+    await expectNoMoreRuns(JobName.ChannelsBalanceAll, () => mock.stats.received);
   });
 });

@@ -1,22 +1,25 @@
 import { BusRequestError } from '@aigw/platform';
 import { JobName, recordedJobs, type JobView } from '@aigw/contracts';
 import { backends, waitFor } from '@aigw/platform/testing';
+import { startMockUpstream, type MockUpstream } from '../../../tools/mock-upstream/server.mjs';
 import { ROOT_PASSWORD, startGateway, type Session, type TestGateway } from '../../gateway/test/support/gateway';
-import { createChannels, installFakeRelay, ordinaryUser, type FakeRelay } from '../../channels/test/support/channels';
+import { createChannels, onMock, ordinaryUser, withRelayFailing } from '../../channels/test/support/channels';
 
 /** GET /api/job/: root's list of the background jobs and their last runs, recorded by the services that ran them. */
 describe.each(backends)('background job list (%s)', (backend) => {
   let gateway: TestGateway;
   let root: Session;
-  let relay: FakeRelay;
+  let mock: MockUpstream;
 
   beforeAll(async () => {
+    // The channel sweep tests through the relay against this upstream; the key sk-b's account fails.
+    mock = await startMockUpstream({ models: ['mock-gpt'], keys: { 'sk-b': 'status=500' } });
     gateway = await startGateway(backend);
-    relay = installFakeRelay(gateway.env.infra.bus);
     root = await gateway.login('root', ROOT_PASSWORD);
   });
   afterAll(async () => {
     await gateway?.close();
+    await mock?.close();
   });
 
   const list = async () => {
@@ -76,18 +79,23 @@ describe.each(backends)('background job list (%s)', (backend) => {
     await waitFor(async () => (await view(JobName.ChannelsTestAll)).last_run?.outcome === 'ok', 5_000, 'empty sweep recorded');
     expect((await view(JobName.ChannelsTestAll)).last_run!.summary).toBe('no channels to test');
 
-    await createChannels(gateway, root, { name: 'a', key: 'sk-a\nsk-b' });
-    relay.answer = () => {
-      throw new BusRequestError('no reply to relay.channel.operate within 60000 ms', 'relay.channel.operate', 'timeout');
-    };
-    await gateway.call('POST', '/api/channel/test', { session: root });
-    await waitFor(async () => (await view(JobName.ChannelsTestAll)).last_run?.outcome === 'failed', 5_000, 'failed sweep recorded');
+    await createChannels(gateway, root, onMock(mock, { name: 'a', key: 'sk-a\nsk-b' }));
+    // The relay of this gateway always answers: its absence is stood in for (see withRelayFailing).
+    const away = new BusRequestError('no responder for relay.channel.operate', 'relay.channel.operate', 'no-responder');
+    await withRelayFailing(gateway.env.infra.bus, away, async () => {
+      await gateway.call('POST', '/api/channel/test', { session: root });
+      await waitFor(async () => (await view(JobName.ChannelsTestAll)).last_run?.outcome === 'failed', 5_000, 'failed sweep recorded');
+    });
     expect((await view(JobName.ChannelsTestAll)).last_run!.summary).toBe('relay: the relay did not answer; try again later (no channel tested)');
+    expect(mock.requests).toEqual([]);
 
-    relay.answer = (request) => ({ ok: request.key === 'sk-a', status_code: request.key === 'sk-a' ? 200 : 500, message: 'overloaded' });
     await gateway.call('POST', '/api/channel/test', { session: root });
     await waitFor(async () => (await view(JobName.ChannelsTestAll)).last_run?.outcome === 'ok', 5_000, 'sweep recorded');
     expect((await view(JobName.ChannelsTestAll)).last_run!.summary).toBe('tested 2 channels, 1 failed, 0 disabled, 0 enabled');
+    expect(mock.requests.map((request) => [request.path, request.headers.authorization]).sort()).toEqual([
+      ['/v1/chat/completions', 'Bearer sk-a'],
+      ['/v1/chat/completions', 'Bearer sk-b'],
+    ]);
   });
 
   it('is for root only', async () => {

@@ -435,3 +435,123 @@ describe('behaviour options and failure modes', () => {
     expect(await streamed).toMatchObject({ name: 'TypeError', message: 'terminated' });
   });
 });
+
+describe('OpenAI legacy billing endpoints', () => {
+  const today = new Date().toISOString().slice(0, 10);
+  const usagePath = `/v1/dashboard/billing/usage?start_date=${today}&end_date=${today}`;
+  const get = (base: string, path: string, headers: Record<string, string> = {}) => fetch(`${base}${path}`, { headers });
+
+  it('answers the subscription and the usage of the month with the default figures', async () => {
+    const subscription = await get(mock.url, '/v1/dashboard/billing/subscription', { authorization: 'Bearer sk-any' });
+    expect(subscription.status).toBe(200);
+    expect(await json(subscription)).toMatchObject({
+      object: 'billing_subscription',
+      has_payment_method: true,
+      hard_limit_usd: 100,
+      soft_limit_usd: 100,
+      system_hard_limit_usd: 100,
+      access_until: expect.any(Number),
+    });
+    expect(await json(await get(mock.url, usagePath))).toEqual({ object: 'list', daily_costs: [], total_usage: 0 });
+    expect(mock.requests.map((request) => request.path)).toEqual(['/v1/dashboard/billing/subscription', '/v1/dashboard/billing/usage']);
+    expect(mock.requests[0]!.headers.authorization).toBe('Bearer sk-any');
+  });
+
+  it('refuses a usage query without both dates, as OpenAI does', async () => {
+    for (const path of [
+      '/v1/dashboard/billing/usage',
+      `/v1/dashboard/billing/usage?start_date=${today}`,
+      '/v1/dashboard/billing/usage?start_date=May&end_date=June',
+    ]) {
+      const response = await get(mock.url, path);
+      expect(response.status).toBe(400);
+      expect((await json(response)).error).toMatchObject({ type: 'invalid_request_error', message: expect.stringContaining('start_date and end_date') });
+    }
+  });
+
+  it('reports the configured figures, changed live, and per-request options over them', async () => {
+    const other = await startMockUpstream({ billing: { hardLimitUsd: 18, totalUsage: 1234.5 } });
+    try {
+      expect((await json(await get(other.url, '/v1/dashboard/billing/subscription'))).hard_limit_usd).toBe(18);
+      expect((await json(await get(other.url, usagePath))).total_usage).toBe(1234.5);
+      other.billing.hardLimitUsd = 7.5;
+      other.billing.totalUsage = 0;
+      expect((await json(await get(other.url, '/v1/dashboard/billing/subscription'))).hard_limit_usd).toBe(7.5);
+      expect((await json(await get(other.url, usagePath))).total_usage).toBe(0);
+      // The header's options win over the server's figures, for that request only.
+      expect((await json(await get(other.url, '/v1/dashboard/billing/subscription', { 'x-mock': 'hard-limit=0.5' }))).hard_limit_usd).toBe(0.5);
+      expect((await json(await get(other.url, usagePath, { 'x-mock': 'total-usage=42' }))).total_usage).toBe(42);
+      expect((await json(await get(other.url, '/v1/dashboard/billing/subscription'))).hard_limit_usd).toBe(7.5);
+      // Generic options apply too; a bad figure is refused like any bad option.
+      expect((await get(other.url, usagePath, { 'x-mock': 'status=503' })).status).toBe(503);
+      const bad = await get(other.url, usagePath, { 'x-mock': 'total-usage=-1' });
+      expect(bad.status).toBe(400);
+      expect((await json(bad)).error.message).toContain('total-usage');
+    } finally {
+      await other.close();
+    }
+  });
+
+  it('nobilling answers 404, as an upstream without the endpoints', async () => {
+    const response = await get(mock.url, '/v1/dashboard/billing/subscription', { 'x-mock': 'nobilling' });
+    expect(response.status).toBe(404);
+    expect((await json(response)).error).toMatchObject({ code: 'not_found', message: 'mock upstream: no route for GET /v1/dashboard/billing/subscription' });
+  });
+});
+
+describe('options per API key', () => {
+  let accounts: MockUpstream;
+
+  beforeAll(async () => {
+    accounts = await startMockUpstream({
+      keys: { 'sk-revoked': 'status=401', 'sk-rich': 'hard-limit=50,total-usage=750', 'sk-plain': 'nobilling', 'sk-short': { chunks: 1 } },
+    });
+  });
+  afterAll(() => accounts.close());
+
+  const chat = (key: string, model = 'mock-gpt', headers: Record<string, string> = { authorization: `Bearer ${key}` }) =>
+    fetch(`${accounts.url}/v1/chat/completions`, { method: 'POST', headers, body: JSON.stringify({ model, messages }) });
+
+  it('gives each key its own behaviour, on every route, GET ones included', async () => {
+    const models = await fetch(`${accounts.url}/v1/models`, { headers: { authorization: 'Bearer sk-revoked' } });
+    expect(models.status).toBe(401);
+    expect((await json(models)).error).toMatchObject({ code: 'invalid_api_key' });
+    expect((await chat('sk-revoked')).status).toBe(401);
+    expect((await json(await chat('sk-short'))).usage.completion_tokens).toBe(1);
+    // Any other key is the server's default behaviour.
+    expect((await json(await chat('sk-other'))).usage.completion_tokens).toBe(4);
+    expect((await fetch(`${accounts.url}/v1/models`, { headers: { authorization: 'Bearer sk-other' } })).status).toBe(200);
+
+    const billing = async (key: string) => {
+      const headers = { authorization: `Bearer ${key}` };
+      const subscription = await fetch(`${accounts.url}/v1/dashboard/billing/subscription`, { headers });
+      if (subscription.status !== 200) return subscription.status;
+      const usage = await json(await fetch(`${accounts.url}/v1/dashboard/billing/usage?start_date=2025-01-01&end_date=2025-02-01`, { headers }));
+      return (await json(subscription)).hard_limit_usd - usage.total_usage / 100;
+    };
+    expect(await billing('sk-rich')).toBe(42.5);
+    expect(await billing('sk-plain')).toBe(404);
+    expect(await billing('sk-other')).toBe(100);
+  });
+
+  it('finds the key where apiKey is looked for, and lets the request override it', async () => {
+    expect((await chat('', 'mock-gpt', { 'x-api-key': 'sk-revoked' })).status).toBe(401);
+    expect((await chat('', 'mock-gpt', { 'x-goog-api-key': 'sk-revoked' })).status).toBe(401);
+    expect((await fetch(`${accounts.url}/v1/models?key=sk-revoked`)).status).toBe(401);
+    // The model suffix comes after the key's options.
+    expect((await chat('sk-revoked', 'mock-gpt@status=200')).status).toBe(200);
+    expect((await json(await chat('sk-short', 'mock-gpt@chunks=3'))).usage.completion_tokens).toBe(3);
+  });
+
+  it('is live, and checked at start', async () => {
+    accounts.keys['sk-later'] = 'status=429';
+    expect((await chat('sk-later')).status).toBe(429);
+    delete accounts.keys['sk-later'];
+    expect((await chat('sk-later')).status).toBe(200);
+    accounts.keys['sk-typo'] = 'stauts=500';
+    expect((await chat('sk-typo')).status).toBe(400);
+    // A key named like an Object.prototype member is no entry.
+    expect((await chat('constructor')).status).toBe(200);
+    await expect(startMockUpstream({ keys: { 'sk-x': 'chunk=2' } })).rejects.toThrow('unknown mock option "chunk"');
+  });
+});

@@ -1,41 +1,48 @@
 import type { DataSource } from 'typeorm';
-import { requestSchemas, type RequestPayload, type ResponsePayload } from '@aigw/contracts';
-import { createSilentLogger, openDatabase, type Bus, type BusEvent } from '@aigw/platform';
+import { createSilentLogger, openDatabase, type Bus, type BusEvent, type BusRequestError } from '@aigw/platform';
 import { waitFor, type TestEnvironment } from '@aigw/platform/testing';
+import type { MockUpstream } from '../../../../tools/mock-upstream/server.mjs';
 import { channelsEntities } from '../../src/entities/index';
 import { channelsMigrations } from '../../src/migrations/index';
 import type { Backend } from '@aigw/platform/testing';
 import { ROOT_PASSWORD, startGateway, type Session, type TestGateway } from '../../../gateway/test/support/gateway';
 
-export type OperateRequest = RequestPayload<'relay.channel.operate'>;
-export type OperateAnswer = ResponsePayload<'relay.channel.operate'>;
-
-export interface FakeRelay {
-  /** Every request channels sent, validated against the contract. */
-  calls: OperateRequest[];
-  /** How the fake answers; tests replace it. */
-  answer: (request: OperateRequest) => Partial<OperateAnswer> | Promise<Partial<OperateAnswer>>;
-}
-
-export const fakeAnswerDefaults: OperateAnswer = { ok: true, message: '', status_code: 200, response_time_ms: 120, models: [], balance: null };
+/**
+ * The fields of a channel whose upstream is the mock: its loopback URL, which the relay reaches
+ * only for a channel with its own private-network flag (rule R2). Channel tests, model lists and
+ * balances then run for real: channels asks the relay mounted in the same gateway over the bus
+ * (`relay.channel.operate`), and the relay calls the mock.
+ */
+export const onMock = (mock: MockUpstream, overrides: Record<string, unknown> = {}) => ({
+  base_url: mock.url,
+  allow_private_network: true,
+  models: 'mock-gpt',
+  ...overrides,
+});
 
 /**
- * Stands in for the relay on `relay.channel.operate`, so these tests need no upstream. The relay
- * mounted in the same gateway answers that subject too, and the bus shares a subject's requests
- * between its responders, so a second responder would get only some of them: instead, requests
- * on this one subject are routed to the fake (through a JSON round trip, as on the wire) and
- * every other request goes to the bus as before.
+ * Runs `run` while `relay.channel.operate` fails with `error` (every other request goes to the
+ * bus as before), then puts the bus back.
+ *
+ * Not the real path, for what the real path cannot produce: the relay's responder is registered by
+ * its plugin in the all-in-one gateway and stays on the bus while the gateway runs, so "nobody
+ * answers" (`no-responder`) cannot happen, and channels waits 60 s for a reply, so "no answer in
+ * time" (`timeout`) cannot happen in a test either; and the responder turns every upstream failure
+ * into an answer (`ok: false`) and could throw only on a request that breaks the subject's schema,
+ * which channels checks before sending (`requestTyped`), so a `remote-error` (a relay of another
+ * version, say) cannot be produced either. Only the outcome of that one request is replaced, by an
+ * error of the kind the bus itself raises, and only while `run` runs.
  */
-export function installFakeRelay(bus: Bus): FakeRelay {
-  const fake: FakeRelay = { calls: [], answer: () => ({}) };
+export async function withRelayFailing<T>(bus: Bus, error: BusRequestError, run: () => Promise<T>): Promise<T> {
+  const request = Object.getOwnPropertyDescriptor(bus, 'request');
   const forward = bus.request.bind(bus);
-  bus.request = (async (subject: string, data: unknown, options?: { timeoutMs?: number }) => {
-    if (subject !== 'relay.channel.operate') return forward(subject, data, options);
-    const request = requestSchemas['relay.channel.operate'].request.parse(JSON.parse(JSON.stringify(data)));
-    fake.calls.push(request);
-    return JSON.parse(JSON.stringify({ ...fakeAnswerDefaults, ...(await fake.answer(request)) }));
-  }) as Bus['request'];
-  return fake;
+  bus.request = (subject, data, options) => (subject === 'relay.channel.operate' ? Promise.reject(error) : forward(subject, data, options));
+  try {
+    return await run();
+  } finally {
+    if (request) Object.defineProperty(bus, 'request', request);
+    else delete (bus as Partial<Bus>).request;
+  }
 }
 
 /** A second connection to channels' own tables in a test environment, to arrange rows or check what was written. */
@@ -93,11 +100,10 @@ export async function ordinaryUser(gateway: TestGateway, name: string): Promise<
   return gateway.login(name, `${name}-password`);
 }
 
-/** What every channels test file starts with: the gateway, root, the fake relay, channels' tables and the channel events seen. */
+/** What every channels test file starts with: the gateway (the real relay included), root, channels' tables and the channel events seen. */
 export interface ChannelsWorld {
   gateway: TestGateway;
   root: Session;
-  relay: FakeRelay;
   db: DataSource;
   updated: BusEvent[];
   deleted: BusEvent[];
@@ -106,7 +112,6 @@ export interface ChannelsWorld {
 
 export async function startChannelsWorld(backend: Backend): Promise<ChannelsWorld> {
   const gateway = await startGateway(backend);
-  const relay = installFakeRelay(gateway.env.infra.bus);
   const root = await gateway.login('root', ROOT_PASSWORD);
   const db = await openChannelsDatabase(gateway.env);
   const updated = await collectEvents(gateway.env.infra.bus, 'channels.channel.updated');
@@ -114,7 +119,6 @@ export async function startChannelsWorld(backend: Backend): Promise<ChannelsWorl
   return {
     gateway,
     root,
-    relay,
     db,
     updated,
     deleted,
