@@ -20,7 +20,14 @@ export const relayMessaging = {
     'identity.option.updated',
   ],
   answers: ['relay.channel.operate'],
-  asks: ['channels.channel.key', 'channels.routing.snapshot', 'billing.token.resolve', 'billing.token.figures', 'billing.quota.seed', 'identity.option.snapshot'],
+  asks: [
+    'channels.channel.key',
+    'channels.routing.snapshot',
+    'billing.token.resolve',
+    'billing.token.figures',
+    'billing.quota.seed',
+    'identity.option.snapshot',
+  ],
 } as const satisfies ServiceMessaging;
 
 /** A request's one usage record (event id: the request id, so a republish is deduplicated). */

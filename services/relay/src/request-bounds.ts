@@ -85,5 +85,17 @@ export function requestBounds(operation: OperationName, body: Record<string, unk
       return { maxTokens: outputLimit(body), answers: 1 };
     case 'moderations':
       return { maxTokens: outputLimit(body), answers: 1 };
+    case 'rerank': {
+      if (typeof body.query !== 'string' || body.query === '') throw invalid('query', 'query must be a non-empty string');
+      const documents = body.documents;
+      const shape = 'documents must be a non-empty array of strings or of objects with a text';
+      if (!Array.isArray(documents) || documents.length === 0) throw invalid('documents', shape);
+      if (documents.length > MAX_BATCH_INPUTS) throw invalid('documents', `documents must have at most ${MAX_BATCH_INPUTS} entries`);
+      if (!documents.every((document) => typeof document === 'string' || typeof (document as { text?: unknown } | null)?.text === 'string')) {
+        throw invalid('documents', shape);
+      }
+      integerField(body, 'top_n', 1, documents.length, documents.length);
+      return { maxTokens: 0, answers: 1 };
+    }
   }
 }

@@ -26,7 +26,7 @@ function passthroughOperation(name: PassthroughName, label: string, input: 'prom
   };
 }
 
-function passthrough(attempt: Attempt) {
+export function passthrough(attempt: Attempt) {
   // Routing tried this channel because its provider lists the operation; a provider that lists
   // one has a passthrough (the registry's test holds every provider to that).
   const adapter = attempt.provider.passthrough;

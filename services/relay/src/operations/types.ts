@@ -7,7 +7,7 @@ import type { RequestBounds } from '../request-bounds.js';
  * same way and names none. A provider serves an operation when its definition lists it
  * (`ProviderDefinition.operations`): routing considers only channels whose provider does.
  */
-export type OperationName = 'chat' | 'completions' | 'embeddings' | 'moderations';
+export type OperationName = 'chat' | 'completions' | 'embeddings' | 'moderations' | 'rerank';
 
 /** The format the client gets its answer in: OpenAI's (as the pipeline speaks it) or Anthropic's Messages API. */
 export type OutputFormat = 'openai' | 'anthropic';

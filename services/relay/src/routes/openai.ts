@@ -3,13 +3,21 @@ import type { RelayContext } from '../context.js';
 import { callerOf, requireApiKey } from '../caller.js';
 import { RelayError } from '../errors.js';
 import { relay } from '../relay-call.js';
-import { chatCompletionsOperation, completionsOperation, embeddingsOperation, moderationsOperation, type OperationDefinition } from '../operations/index.js';
+import {
+  chatCompletionsOperation,
+  completionsOperation,
+  embeddingsOperation,
+  moderationsOperation,
+  rerankOperation,
+  type OperationDefinition,
+} from '../operations/index.js';
 
 const paths: Array<[string, OperationDefinition]> = [
   ['/v1/chat/completions', chatCompletionsOperation],
   ['/v1/completions', completionsOperation],
   ['/v1/embeddings', embeddingsOperation],
   ['/v1/moderations', moderationsOperation],
+  ['/v1/rerank', rerankOperation],
 ];
 
 /** The OpenAI-compatible relay routes (sk- token auth is the relay's own: the data plane does not depend on the gateway). */

@@ -3,6 +3,7 @@ import { openAiUsageOf } from '../shared/usage.js';
 import { baseUrlOf, versionedUrl } from '../shared/url.js';
 import { parseUpstream } from '../shared/upstream-response.js';
 import { z } from 'zod';
+import type { OperationName } from '../../operations/types.js';
 import { defaultOpenAiPaths, openAiHeaders } from './api.js';
 import { OpenAiStreamConverter, openAiChatBody, openAiChatResponse } from './chat.js';
 import { openAiError } from './error.js';
@@ -20,6 +21,8 @@ export interface OpenAiCompatibleOptions {
   extraHeaders?: Record<string, string>;
   /** Whether the upstream honours `stream_options.include_usage` (docs/compatibility.md section 2.3). */
   streamUsage: boolean;
+  /** What it serves, when more than OpenAI's own operations (rerank, on the upstreams that have it). */
+  operations?: readonly OperationName[];
 }
 
 const modelListSchema = z.object({ data: z.array(z.object({ id: z.string() })) });
@@ -42,7 +45,7 @@ export function openAiCompatible(options: OpenAiCompatibleOptions): ProviderDefi
 
   return {
     id: options.id,
-    operations: OPENAI_FORMAT_OPERATIONS,
+    operations: options.operations ?? OPENAI_FORMAT_OPERATIONS,
     streamUsage: options.streamUsage,
     chat: {
       request: (body, context) => post(context, chatPath, openAiChatBody(body, context, options.streamUsage)),

@@ -1,5 +1,6 @@
 import { ChannelType, channelDefaultBaseUrls } from '@aigw/contracts';
 import { openAiCompatible } from './compatible.js';
+import { OPENAI_FORMAT_OPERATIONS } from '../types.js';
 
 /**
  * The OpenAI-compatible family (docs/compatibility.md sections 2.1 and 2.3): each upstream is its
@@ -35,7 +36,14 @@ export const miniMaxProvider = openAiCompatible({
   chatPath: '/text/chatcompletion_v2',
   streamUsage: false,
 });
-export const siliconFlowProvider = openAiCompatible({ id: 'siliconflow', defaultBaseUrl: base(ChannelType.SiliconFlow), streamUsage: false });
+// SiliconFlow and Xinference also serve rerank (`/v1/rerank`, Jina's shape).
+const withRerank = [...OPENAI_FORMAT_OPERATIONS, 'rerank'] as const;
+export const siliconFlowProvider = openAiCompatible({
+  id: 'siliconflow',
+  defaultBaseUrl: base(ChannelType.SiliconFlow),
+  streamUsage: false,
+  operations: withRerank,
+});
 export const mistralProvider = openAiCompatible({ id: 'mistral', defaultBaseUrl: base(ChannelType.Mistral), streamUsage: false });
 export const deepSeekProvider = openAiCompatible({ id: 'deepseek', defaultBaseUrl: base(ChannelType.DeepSeek), streamUsage: false });
 export const mokaAiProvider = openAiCompatible({ id: 'mokaai', defaultBaseUrl: base(ChannelType.MokaAI), streamUsage: false });
@@ -47,5 +55,5 @@ export const volcEngineProvider = openAiCompatible({
 });
 export const baiduV2Provider = openAiCompatible({ id: 'baidu-v2', defaultBaseUrl: base(ChannelType.BaiduV2), versionPath: '/v2', streamUsage: false });
 // No default: Xinference is self-hosted, the channel must give its base_url.
-export const xinferenceProvider = openAiCompatible({ id: 'xinference', streamUsage: false });
+export const xinferenceProvider = openAiCompatible({ id: 'xinference', streamUsage: false, operations: withRerank });
 export const xAiProvider = openAiCompatible({ id: 'xai', defaultBaseUrl: base(ChannelType.XAI), streamUsage: true });
