@@ -158,9 +158,11 @@ describe('inline priority and weight', () => {
     const weight = within(rowOf('edit-me')).getByLabelText('权重');
     await userEvent.clear(weight);
     fireEvent.blur(weight);
-    await act(() => new Promise((resolve) => setTimeout(resolve, 20)));
-    expect(fake.callsTo('PUT', '/api/channel/')).toHaveLength(0);
-    expect(weight).toHaveValue('2');
+    await waitFor(() => expect(weight).toHaveValue('2'));
+    // The next edit is the only save: had the empty input been sent, its PUT would have come first.
+    await userEvent.type(weight, '{Backspace}3');
+    fireEvent.blur(weight);
+    await waitFor(() => expect(fake.callsTo('PUT', '/api/channel/').map((call) => call.body)).toEqual([{ id: 7, weight: 3 }]));
   });
 });
 

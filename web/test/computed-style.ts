@@ -98,7 +98,7 @@ function specified(element: Element, rules: DecidingRule[], wanted: readonly Dec
 /** Installs the quick getComputedStyle on `window` (pseudo-elements are ignored, as jsdom logs them). */
 export function installComputedStyle(window: Window): void {
   const document = window.document;
-  window.getComputedStyle = ((element: Element) => {
+  window.getComputedStyle = (element: Element) => {
     const rules = [...USER_AGENT_RULES, ...Array.from(document.styleSheets).flatMap((sheet) => decidingRules(sheet))];
     const style = document.createElement('div').style;
     style.cssText = (element as HTMLElement).style?.cssText ?? '';
@@ -112,5 +112,5 @@ export function installComputedStyle(window: Window): void {
       style.setProperty(property, value ?? initial);
     }
     return style;
-  }) as typeof window.getComputedStyle;
+  };
 }

@@ -75,8 +75,8 @@ describe('route guards', () => {
     renderPage(<></>, { routes, route: '/no-such', user: makeUser({ role: Role.Admin }) });
     const menu = await screen.findByRole('menu', { name: '' }).catch(() => null);
     const side = menu ?? document.querySelector('.ant-layout-sider')!;
-    expect(within(side as HTMLElement).getByText('用户管理')).toBeInTheDocument();
-    expect(within(side as HTMLElement).getByText('渠道')).toBeInTheDocument();
+    expect(within(side).getByText('用户管理')).toBeInTheDocument();
+    expect(within(side).getByText('渠道')).toBeInTheDocument();
   });
 
   it('signs out with a POST (rule R12) and goes to /login', async () => {

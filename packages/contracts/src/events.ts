@@ -306,7 +306,9 @@ export const requestSchemas = {
   'billing.token.figures': {
     request: z.object({ token_id: z.number().int().positive(), user_id: z.number().int().positive() }),
     response: z.object({
-      token: z.object({ remain_quota: z.number().int(), used_quota: z.number().int(), unlimited_quota: z.boolean(), expired_time: z.number().int() }).nullable(),
+      token: z
+        .object({ remain_quota: z.number().int(), used_quota: z.number().int(), unlimited_quota: z.boolean(), expired_time: z.number().int() })
+        .nullable(),
       account: z.object({ quota: z.number().int(), used_quota: z.number().int() }).nullable(),
     }),
   },

@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { classifyAddress } from '../src/egress/address-policy.js';
 import { createEgressClient, resolveEgressHost, type EgressClient, type EgressClientOptions } from '../src/egress/egress-client.js';
 import { EgressBlockedError, EgressError } from '../src/egress/egress-errors.js';
+import { waitFor } from '../src/testing/infrastructure.js';
 
 /**
  * A loopback canary: the only server the blocked attempts could reach. It counts TCP connections,
@@ -352,8 +353,12 @@ describe('failures', () => {
 
   it('an aborted signal ends the request', async () => {
     const controller = new AbortController();
+    const hangs = () => canary.paths.filter((path) => path === '/hang').length;
+    const before = hangs();
     const pending = client().request(`http://127.0.0.1:${canary.port}/hang`, { signal: controller.signal });
-    setTimeout(() => controller.abort(), 50);
+    // Aborted once the request is at the server, waiting for its answer.
+    await waitFor(() => hangs() > before, 5_000, 'the request at the server');
+    controller.abort();
     const error = await rejection(pending);
     expect(error).toBeInstanceOf(EgressError);
     expect((error as EgressError).kind).toBe('aborted');

@@ -130,7 +130,7 @@ describe('the error handler of createApp', () => {
     expect(envelope.json()).toEqual({ success: false, message: 'the service is briefly unavailable, try again shortly' });
 
     const openai = await app.inject({ method: 'POST', url: '/v1/chat/completions' });
-    const id = openai.headers['x-oneapi-request-id'];
+    const id = openai.headers['x-oneapi-request-id'] as string;
     expect(openai.statusCode).toBe(503);
     expect(openai.headers['retry-after']).toBe(String(RETRY_AFTER_SECONDS));
     expect(openai.json()).toEqual({

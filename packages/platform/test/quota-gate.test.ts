@@ -167,7 +167,7 @@ describe.each(backends)('quota gate (%s)', (backend) => {
     const userId = freshId();
     database.users.set(userId, 100);
     const stale = held(await reserve(userId, 0, 30));
-    await new Promise((resolve) => setTimeout(resolve, 5));
+    await new Promise((resolve) => setTimeout(resolve, 5)); // the clock moves on, so the next hold expires later: the scenario, not a wait
     const fresh = held(await reserve(userId, 0, 20));
     // At the stale hold's expiry only it is released; sweeping again finds nothing more of ours.
     const swept = (await gate.sweep(stale.expiresAt)).filter((hold) => hold.userId === userId);

@@ -6,7 +6,7 @@ import { createMemoryKv } from '../src/counters/memory-counters.js';
 import { createRedisKv } from '../src/counters/redis-counters.js';
 import { jobLockKey, readJobRuns, recordedJob } from '../src/jobs/run-records.js';
 import { createSilentLogger } from '../src/logger.js';
-import { deleteRedisKeys } from '../src/testing/infrastructure.js';
+import { deleteRedisKeys, waitFor } from '../src/testing/infrastructure.js';
 import { testServices, uniqueName } from '../src/testing/services.js';
 
 const logger = createSilentLogger();
@@ -62,7 +62,7 @@ describe.each(worlds)('job run records (%s kv)', (_label, open) => {
     await recordedJob(
       name,
       async () => {
-        await sleep(30);
+        await sleep(30); // the run's own work, whose duration is recorded: not a wait
         return 'tested 3 channels, 1 disabled';
       },
       { kv: world.kv, logger },
@@ -109,22 +109,26 @@ describe.each(worlds)('job run records (%s kv)', (_label, open) => {
     let active = 0;
     let mostActive = 0;
     let runs = 0;
+    const running = deferred();
+    const release = deferred();
     const work = async () => {
       active += 1;
       mostActive = Math.max(mostActive, active);
       runs += 1;
-      await sleep(150);
+      running.resolve();
+      await release.promise;
       active -= 1;
       return 'done';
     };
     const here = recordedJob(name, work, { kv: world.kv, logger, exclusive: { lockTtlMs: 60_000 } });
     const there = recordedJob(name, work, { kv: world.replica, logger, exclusive: { lockTtlMs: 60_000 } });
     const first = here(job('a'));
-    await sleep(20);
+    await running.promise; // the first run holds the lock
     await there(job('b'));
     // Recorded apart: the run before (none here) stays the last run.
     expect(await lastSkipped()).toMatchObject({ outcome: 'skipped', summary: 'another run is in progress' });
     expect(await lastRun()).toBeNull();
+    release.resolve();
     await first;
     expect(await lastRun()).toMatchObject({ outcome: 'ok', summary: 'done' });
     expect([runs, mostActive]).toEqual([1, 1]);
@@ -145,19 +149,21 @@ describe.each(worlds)('job run records (%s kv)', (_label, open) => {
   });
 
   it('keeps renewing the lock of a run longer than its TTL', async () => {
+    const release = deferred();
     const slow = recordedJob(
       name,
       async () => {
-        await sleep(700);
+        await release.promise;
         return 'slow';
       },
       { kv: world.kv, logger, exclusive: { lockTtlMs: 300 } },
     );
     const running = slow(job('a'));
-    await sleep(500); // past the TTL: only renewal keeps the lock
+    await sleep(500); // a fixed wait past the TTL, the time under test: only renewal keeps the lock
     expect(await world.replica.get(jobLockKey(name))).not.toBeNull();
     await recordedJob(name, async () => 'overlapping', { kv: world.replica, logger, exclusive: { lockTtlMs: 300 } })(job('b'));
     expect(await lastSkipped()).toMatchObject({ outcome: 'skipped' });
+    release.resolve();
     await running;
     expect(await lastRun()).toMatchObject({ outcome: 'ok', summary: 'slow' });
     expect(await world.kv.get(jobLockKey(name))).toBeNull();
@@ -169,11 +175,17 @@ describe.each(worlds)('job run records (%s kv)', (_label, open) => {
     await run(job('a'));
     expect(await lastSkipped()).toMatchObject({ outcome: 'skipped' });
     expect(await lastRun()).toBeNull();
-    await sleep(250);
+    await waitFor(async () => (await world.kv.get(jobLockKey(name))) === null, 2_000, 'the dead holder’s lock expired');
     await run(job('b'));
     expect(await lastRun()).toMatchObject({ outcome: 'ok', summary: 'after expiry' });
   });
 });
+
+function deferred(): { promise: Promise<void>; resolve: () => void } {
+  let resolve!: () => void;
+  const promise = new Promise<void>((done) => (resolve = done));
+  return { promise, resolve };
+}
 
 afterAll(async () => {
   await deleteRedisKeys((await testServices()).redisUrl, `${prefix}:*`);

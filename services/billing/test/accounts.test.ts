@@ -56,9 +56,16 @@ describe.each(backends)('accounts (%s)', (backend) => {
     await publishEvent(bus, 'identity.user.registered', { ...user, inviter_id: 0, source: 'register' }, 'first-delivery');
     await publishEvent(bus, 'identity.user.registered', { ...user, inviter_id: 0, source: 'register' }, 'second-delivery');
     const balance = async () =>
-      ((await bus.request('billing.account.balances', { user_ids: [9001] })) as { balances: Record<string, { quota: number }> }).balances['9001']?.quota;
+      (await bus.request<{ balances: Record<string, { quota: number }> }>('billing.account.balances', { user_ids: [9001] })).balances['9001']?.quota;
     await waitFor(async () => (await balance()) === 1000, 5_000, 'granted');
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // Registrations are handled one at a time, in order: once a later one is, the second delivery was too.
+    await publishEvent(bus, 'identity.user.registered', { ...user, user_id: 9002, username: 'sentinel', inviter_id: 0, source: 'register' });
+    await waitFor(
+      async () =>
+        (await bus.request<{ balances: Record<string, { quota: number }> }>('billing.account.balances', { user_ids: [9002] })).balances['9002']?.quota === 1000,
+      5_000,
+      'the later registration handled',
+    );
     expect(await balance()).toBe(1000);
   });
 

@@ -15,7 +15,7 @@ const BALANCE = 49_955_643;
  * answers as it does when billing's process is gone. The returned function starts it again.
  */
 function stopBilling(bus: Bus): () => void {
-  const request = bus.request;
+  const request = bus.request.bind(bus);
   bus.request = ((subject, data, options) =>
     request.call(bus, subject.startsWith('billing.') ? `stopped.${subject}` : subject, data, options)) as Bus['request'];
   return () => {
@@ -55,7 +55,7 @@ describe.each(backends)('admin quota edits (%s)', (backend) => {
     return body.data as { quota: number | null; display_name: string };
   };
   const put = async (session: Session, body: Record<string, unknown>) =>
-    (await gateway.call('PUT', '/api/user/', { session, body: { id: alice.id, ...body } })).json() as { success: boolean; message: string };
+    (await gateway.call('PUT', '/api/user/', { session, body: { id: alice.id, ...body } })).json<{ success: boolean; message: string }>();
   const balance = async () => (await load()).quota;
   const adminEntries = async () =>
     (await db.getRepository(LedgerEntryEntity).findBy({ user_id: alice.id, kind: LedgerKind.Admin })).map((entry) => Number(entry.amount));
@@ -114,7 +114,7 @@ describe.each(backends)('admin quota edits (%s)', (backend) => {
     expect(answers.filter((answer) => answer.success)).toHaveLength(1);
     const loser = answers.find((answer) => !answer.success)!;
     expect(loser.message).toMatch(/^quota: the balance changed since you loaded it \(it is now \d+, you loaded \d+\); reload the user and try again$/);
-    expect(await balance()).toBe(answers[0]!.success ? BALANCE + 100 : BALANCE - 100);
+    expect(await balance()).toBe(answers[0].success ? BALANCE + 100 : BALANCE - 100);
   });
 
   it("adds the add-quota dialog's delta to the balance as it is, concurrent deltas both applying", async () => {

@@ -22,7 +22,7 @@ describe.each(backends)('logs (%s)', (backend) => {
   const ids: Record<string, number> = {};
 
   const insert = async (name: string, row: Partial<LogEntity>) => {
-    const result = await db.getRepository(LogEntity).insert({ content: name, ...row } as LogEntity);
+    const result = await db.getRepository(LogEntity).insert({ content: name, ...row });
     ids[name] = result.identifiers[0]!.id as number;
   };
   const get = async (url: string, session: Session) => (await gateway.call('GET', url, { session })).json();
@@ -135,7 +135,7 @@ describe.each(backends)('logs (%s)', (backend) => {
 
     // 12 old rows in batches of 5: three statements (5, 5, 2), and the newer rows stay.
     const old = Array.from({ length: 12 }, (_, index) => ({ user_id: bob.id, type: 2, created_at: now - 20 * DAY + index }));
-    await db.getRepository(LogEntity).insert(old as LogEntity[]);
+    await db.getRepository(LogEntity).insert(old);
     const before = await db.getRepository(LogEntity).count();
     expect(await deleteLogsBefore(db, now - 19 * DAY, 5)).toBe(12);
     expect(await db.getRepository(LogEntity).count()).toBe(before - 12);

@@ -224,10 +224,10 @@ describe.each(backends)('GET /api/pricing (%s)', (backend) => {
     // Channels runs in this process: make its answer fail as if it were down.
     const bus = gateway.env.infra.bus;
     const request = bus.request.bind(bus);
-    bus.request = (async (subject: string, data: unknown, options?: { timeoutMs?: number }) => {
+    bus.request = async (subject: string, data: unknown, options?: { timeoutMs?: number }) => {
       if (subject === 'channels.model.enabled') throw new BusRequestError('no responders', subject, 'no-responder');
       return request(subject, data, options);
-    }) as typeof bus.request;
+    };
     let body;
     try {
       body = await pricing();

@@ -220,8 +220,12 @@ describe.each(backends)('usage ledger (%s)', (backend) => {
     await publish(marker);
     await waitFor(() => applied(marker.request_id), 10_000, 'marker applied');
     await waitFor(usageConsumerIdle, 10_000, 'usage consumer idle');
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    expect(drops).toHaveLength(1);
+    // Every report was published before its usage was acknowledged; a sentinel published now
+    // reaches this subscription after all of them (events of a subject keep their order).
+    const sentinel = `sentinel-${randomUUID()}`;
+    await publishEvent(gateway.env.infra.bus, 'billing.balance.dropped', { user_id: heidi.session.id, quota: -101, threshold: 1000, request_id: sentinel });
+    await waitFor(() => drops.some((drop) => (drop.data as { request_id: string }).request_id === sentinel), 10_000, 'the sentinel');
+    expect(drops.filter((drop) => (drop.data as { request_id: string }).request_id !== sentinel)).toHaveLength(1);
     expect((await self(heidi)).quota).toBe(-101);
   });
 

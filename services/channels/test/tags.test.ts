@@ -26,9 +26,9 @@ describe.each(backends)('channel tags and batch operations (%s)', (backend) => {
   const get = async (id: number) => (await call('GET', `/api/channel/${id}`)).data;
   const abilityRows = async (ids: number[]) =>
     (
-      (await db.query(`SELECT * FROM abilities WHERE channel_id IN (${ids.map(Number).join(',')}) ORDER BY channel_id, "group", model`)) as Array<
-        Record<string, unknown>
-      >
+      await db.query<Array<Record<string, unknown>>>(
+        `SELECT * FROM abilities WHERE channel_id IN (${ids.map(Number).join(',')}) ORDER BY channel_id, "group", model`,
+      )
     ).map((row) => ({
       channel_id: Number(row.channel_id),
       group: row.group,

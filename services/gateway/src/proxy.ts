@@ -106,8 +106,8 @@ const proxyErrorLine = 'response errored';
  */
 function withoutProxyErrorLines(child: FastifyBaseLogger): FastifyBaseLogger {
   const warn: (...args: unknown[]) => void = child.warn.bind(child);
-  child.warn = ((...args: unknown[]) => {
+  child.warn = (...args: unknown[]) => {
     if (args[1] !== proxyErrorLine) warn(...args);
-  });
+  };
   return child;
 }

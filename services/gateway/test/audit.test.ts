@@ -23,7 +23,7 @@ const canaries = [CHANNEL_KEY, CHANNEL_KEY_2, SMTP_TOKEN, SMTP_TOKEN_2, WEBHOOK_
 
 const auditSubjects = ['identity.audit.recorded', 'billing.audit.recorded', 'channels.audit.recorded', 'notifier.audit.recorded'];
 
-const body = (response: LightMyRequestResponse) => response.json() as { success: boolean; message: string; data?: any };
+const body = (response: LightMyRequestResponse) => response.json<{ success: boolean; message: string; data?: any }>();
 
 describe('the audit route', () => {
   it("is identity's in the route table (the distributed gateway proxies it there)", () => {
@@ -49,7 +49,7 @@ describe.each(backends)('audit trail of admin actions (%s)', (backend) => {
   };
   const audit = async (query: Record<string, string | number> = {}, session: Session = root) => {
     const params = new URLSearchParams(Object.entries({ page_size: 100, ...query }).map(([key, value]): [string, string] => [key, String(value)]));
-    const response = await gateway.call('GET', `/api/audit/?${params}`, { session });
+    const response = await gateway.call('GET', `/api/audit/?${params.toString()}`, { session });
     answers.push(response.body);
     return response;
   };

@@ -69,7 +69,7 @@ describe('a service the gateway cannot reach (distributed topology)', () => {
       headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
-    return { statusCode: response.status, headers: Object.fromEntries(response.headers), json: (await response.json()) as unknown };
+    return { statusCode: response.status, headers: Object.fromEntries(response.headers), json: await response.json() };
   };
 
   it('answers 502 in the caller’s shape: OpenAI, Anthropic, Gemini on relay paths, the envelope on /api', async () => {

@@ -9,7 +9,7 @@ const ORIGIN = 'http://localhost:3000';
 const CHANNEL_KEY = 'sk-step-up-canary-0123456789';
 const STEP_UP_TTL_MS = 4_000;
 
-const body = (response: LightMyRequestResponse) => response.json() as { success: boolean; message: string; data?: any };
+const body = (response: LightMyRequestResponse) => response.json<{ success: boolean; message: string; data?: any }>();
 
 // Item 12 of issue 22: POST /api/verify opens a short window in which root may reveal a channel
 // key; without it (or with a claim nothing proves, as the established product accepted) the

@@ -7,7 +7,7 @@ import { SoftAuthenticator } from './support/authenticator';
 /** ServerAddress's factory default: the relying party is `localhost`, the origin http://localhost:3000. */
 const ORIGIN = 'http://localhost:3000';
 
-const body = (response: LightMyRequestResponse) => response.json() as { success: boolean; message: string; data?: any };
+const body = (response: LightMyRequestResponse) => response.json<{ success: boolean; message: string; data?: any }>();
 const cookieOf = (response: LightMyRequestResponse, name: string) => response.cookies.find((cookie) => cookie.name === name)?.value;
 
 describe.each(backends)('passkeys (%s)', (backend) => {

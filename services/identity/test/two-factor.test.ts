@@ -37,7 +37,7 @@ describe.each(backends)('two-factor sign-in (%s)', (backend) => {
     await gateway?.close();
   });
 
-  const body = (response: LightMyRequestResponse) => response.json() as { success: boolean; message: string; data?: any };
+  const body = (response: LightMyRequestResponse) => response.json<{ success: boolean; message: string; data?: any }>();
 
   /** A new user with a session; `twoFactor` also sets up and enables TOTP (with the previous step's code). */
   async function newUser(twoFactor: boolean) {

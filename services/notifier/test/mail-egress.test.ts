@@ -64,7 +64,7 @@ describe.each(backends)('SMTP and the egress policy, end to end (%s)', (backend)
   });
 
   const saveOption = async (key: string, value: unknown) =>
-    (await world.gateway.call('PUT', '/api/option/', { session: world.root, body: { key, value } })).json() as { success: boolean; message: string };
+    (await world.gateway.call('PUT', '/api/option/', { session: world.root, body: { key, value } })).json<{ success: boolean; message: string }>();
 
   it('refuses saving an SMTP server on a private address while the switch is off, naming the field and the switch', async () => {
     await setOptions(world.gateway, world.root, { AllowPrivateNetworkSmtp: false });

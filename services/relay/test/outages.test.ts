@@ -60,7 +60,7 @@ describe('a never-cached key while billing or NATS is away', () => {
     expect(openai.headers['retry-after']).toBe('2');
     expect(openai.json()).toEqual({
       error: {
-        message: `the service is briefly unavailable, try again shortly (request id: ${openai.headers['x-oneapi-request-id']})`,
+        message: `the service is briefly unavailable, try again shortly (request id: ${openai.headers['x-oneapi-request-id'] as string})`,
         type: 'new_api_error',
         param: '',
         code: 'billing_unavailable',

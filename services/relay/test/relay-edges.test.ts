@@ -1,4 +1,3 @@
-import OpenAI from 'openai';
 import type { DataSource } from 'typeorm';
 import { randomUUID } from 'node:crypto';
 import { counterKeys, createQuotaGate, createSilentLogger, publishEvent } from '@aigw/platform';
@@ -57,13 +56,15 @@ describe('relay edges', () => {
   });
 
   it('refuses an expired or disabled token', async () => {
+    const expiresAt = Math.floor(Date.now() / 1000) + 1;
     const created = (
       await world.gateway.call('POST', '/api/token/', {
         session: world.user,
-        body: { name: 'soon', unlimited_quota: true, expired_time: Math.floor(Date.now() / 1000) + 1 },
+        body: { name: 'soon', unlimited_quota: true, expired_time: expiresAt },
       })
     ).json();
-    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    // The token expires on the clock (expired_time is in whole seconds): wait for that moment, not a fixed time.
+    await waitFor(() => Date.now() >= expiresAt * 1000, 2_000, 'the token expiry');
     expect((await chat(created.data[0].key)).status).toBe(401);
     const key = await token({});
     expect((await chat(key)).status).toBe(200);

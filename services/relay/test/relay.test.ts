@@ -29,6 +29,11 @@ describe.each(backends)('relay (%s)', (backend) => {
 
   const logsOf = (where: { user_id?: number; model_name?: string }) => billing.getRepository(LogEntity).findBy({ type: 2, ...where });
   const quota = async () => (await world.gateway.call('GET', '/api/user/self', { session: world.user })).json().data.quota as number;
+  /** The models the relay routes for the test user (its routing table, fed by channel events). */
+  const listedModels = async () => {
+    const response = await fetch(`${world.baseUrl}/v1/models`, { headers: { authorization: `Bearer ${world.apiKey}` } });
+    return ((await response.json()) as { data: Array<{ id: string }> }).data.map((entry) => entry.id);
+  };
   const settled = async (count: number) =>
     waitFor(async () => (await billing.getRepository(LogEntity).countBy({ type: 2, user_id: world.user.id })) >= count, 15_000, `${count} usage logs`);
 
@@ -85,6 +90,7 @@ describe.each(backends)('relay (%s)', (backend) => {
     const answer = await client.chat.completions.create({ model: 'mock-retry', messages: [{ role: 'user', content: 'retry me' }] });
     expect(answer.choices[0]?.message.content).toEqual(expect.any(String));
     await waitFor(async () => (await logsOf({ model_name: 'mock-retry' })).length === 1, 10_000, 'retry log');
+    // A fixed wait: a second record would come after the first, and nothing marks its absence.
     await new Promise((resolve) => setTimeout(resolve, 200));
     const logs = await logsOf({ model_name: 'mock-retry' });
     expect(logs).toHaveLength(1);
@@ -94,13 +100,15 @@ describe.each(backends)('relay (%s)', (backend) => {
 
   it('sends no traffic to a channel once it was disabled automatically', async () => {
     await world.setOption('AutomaticDisableChannelEnabled', true);
+    // mock-auth-revoked is served by the revoked channel alone: the relay's model list shows when it learnt of the disable.
     const revoked = await world.addChannel({
       name: 'revoked',
-      models: 'mock-auth',
+      models: 'mock-auth,mock-auth-revoked',
       priority: 10,
       model_mapping: JSON.stringify({ 'mock-auth': 'mock-gpt@status=401' }),
     });
     await world.addChannel({ name: 'backup', models: 'mock-auth', priority: 0 });
+    await world.waitForModel('mock-auth-revoked');
     await world.waitForModel('mock-auth');
     await client.chat.completions.create({ model: 'mock-auth', messages: [{ role: 'user', content: 'first' }] });
     await waitFor(
@@ -108,7 +116,7 @@ describe.each(backends)('relay (%s)', (backend) => {
       10_000,
       'auto-disabled',
     );
-    await new Promise((resolve) => setTimeout(resolve, 200)); // the relay applies the channel event
+    await waitFor(async () => !(await listedModels()).includes('mock-auth-revoked'), 10_000, 'the relay routes around the disabled channel');
     const hits = () => world.mock.requests.filter((entry) => String(entry.body?.model).includes('status=401')).length;
     const before = hits();
     for (let i = 0; i < 5; i++) await client.chat.completions.create({ model: 'mock-auth', messages: [{ role: 'user', content: `again ${i}` }] });
@@ -152,6 +160,7 @@ describe.each(backends)('relay (%s)', (backend) => {
       }),
     );
     await settled(before + 100);
+    // A fixed wait: a record written twice would come after the hundred, and nothing marks its absence.
     await new Promise((resolve) => setTimeout(resolve, 300));
     const logs = await logsOf({ model_name: 'mock-stream' });
     expect(logs).toHaveLength(100);

@@ -74,8 +74,8 @@ export async function startServer(env: Record<string, string> = {}): Promise<Run
   const collect = (chunk: Buffer) => {
     output = (output + chunk.toString()).slice(-20_000);
   };
-  child.stdout!.on('data', collect);
-  child.stderr!.on('data', collect);
+  child.stdout.on('data', collect);
+  child.stderr.on('data', collect);
 
   const stop = async () => {
     if (child.exitCode === null) {

@@ -96,7 +96,7 @@ function serializeTransactions(dataSource: DataSource): void {
   let tail: Promise<unknown> = Promise.resolve();
   let open: { token: object; ended: Promise<unknown> } | undefined;
 
-  manager.transaction = ((...args: unknown[]) => {
+  manager.transaction = (...args: unknown[]) => {
     const token = {};
     const turn = tail.then(() => {
       const run = owner.run(token, () => begin(...args));
@@ -107,7 +107,7 @@ function serializeTransactions(dataSource: DataSource): void {
     });
     tail = turn.catch(() => undefined);
     return turn;
-  });
+  };
 
   const runner = dataSource.driver.createQueryRunner('master');
   const query = runner.query.bind(runner) as (...args: unknown[]) => Promise<unknown>;

@@ -80,7 +80,7 @@ export function defineBusContract(name: string, factory: (context: { logger: Log
         async (event) => {
           running += 1;
           mostAtOnce = Math.max(mostAtOnce, running);
-          await sleep(Math.random() * 5);
+          await sleep(Math.random() * 5); // the handler's own work, not a wait
           seen.push((event.data as { n: number }).n);
           running -= 1;
         },
@@ -111,7 +111,8 @@ export function defineBusContract(name: string, factory: (context: { logger: Log
       expect(attempts.map((entry) => entry.attempt)).toEqual([1, 2, 3]);
       expect(attempts[1]!.at - attempts[0]!.at).toBeGreaterThanOrEqual(40);
       expect(attempts[2]!.at - attempts[1]!.at).toBeGreaterThanOrEqual(40);
-      await sleep(150);
+      // A fixed wait: a fourth attempt would come a retryDelayMs later, and nothing marks its absence.
+      await sleep(120);
       expect(attempts).toHaveLength(3);
     });
 
@@ -133,8 +134,9 @@ export function defineBusContract(name: string, factory: (context: { logger: Log
       const poison = await bus.publish(`${domain}.payment.refunded`, { poison: true });
       const healthy = await bus.publish(`${domain}.payment.refunded`, { poison: false });
 
-      await waitFor(() => logLines.some((line) => line.id === poison.id && line.level >= 50));
-      await sleep(200);
+      await waitFor(() => logLines.some((line) => line.id === poison.id && line.level >= 50) && handled.length === 1);
+      // A fixed wait: a fourth attempt would come a retryDelayMs later, and nothing marks its absence.
+      await sleep(120);
       expect(attempts).toEqual([1, 2, 3]);
       expect(handled).toEqual([healthy.id]);
     });
@@ -173,6 +175,7 @@ export function defineBusContract(name: string, factory: (context: { logger: Log
 
       await bus.publish(`${domain}.user.updated`, { n: 1 });
       await bus.publish(`${domain}.user.updated`, { n: 2 });
+      // A fixed wait: nothing is delivered to a detached consumer, so no event can mark it.
       await sleep(50);
       expect(seen).toEqual([0]);
       await bus.subscribe(`${domain}.user.updated`, handler, { durable: 'resumable' });
@@ -193,6 +196,7 @@ export function defineBusContract(name: string, factory: (context: { logger: Log
       for (let n = 0; n < 20; n += 1) ids.push((await bus.publish(`${domain}.token.updated`, { n })).id);
 
       await waitFor(() => audit.length === 20 && workers[0]!.length + workers[1]!.length === 20);
+      // A fixed wait: a copy delivered twice would come after the twenty, and nothing marks its absence.
       await sleep(100);
       expect(audit).toEqual(ids);
       expect([...workers[0]!, ...workers[1]!].sort()).toEqual([...ids].sort());
@@ -269,7 +273,7 @@ export function defineBusContract(name: string, factory: (context: { logger: Log
 
     it("rejects with reason 'timeout' when the responder is too slow", async () => {
       await bus.reply(`${domain}.report.build`, async () => {
-        await sleep(300);
+        await sleep(300); // the slow responder under test, not a wait
         return 'late';
       });
 
@@ -301,13 +305,15 @@ export function defineBusContract(name: string, factory: (context: { logger: Log
 
       let closed = false;
       const closing = bus.close().then(() => (closed = true));
+      // A fixed wait: close must not finish while the handler runs, and nothing marks "not yet".
       await sleep(50);
       expect(closed).toBe(false);
       release.resolve();
       await closing;
 
       expect(handled).toEqual([0]);
-      await sleep(100);
+      // A fixed wait: a closed bus delivers nothing, so no event can mark it.
+      await sleep(50);
       expect(handled).toEqual([0]);
       await expect(bus.publish(`${domain}.task.updated`, { n: 2 })).rejects.toThrow(/closed/);
     });

@@ -125,7 +125,7 @@ export function defineDatabaseContract(name: string, target: () => Promise<Datab
       const failing = db.transaction(async (manager) => {
         await manager.insert(Item, { name: 'doomed', amount: 1 });
         inside();
-        await new Promise((resolve) => setTimeout(resolve, 20));
+        await new Promise((resolve) => setTimeout(resolve, 20)); // the transaction stays open a moment: the scenario, not a wait
         throw new Error('roll back');
       });
       await entered;

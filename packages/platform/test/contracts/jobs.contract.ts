@@ -47,6 +47,7 @@ export function defineJobsContract(name: string, factory: () => Promise<JobsHarn
       });
       await jobs.add('flaky', {}, { attempts: 3, backoffMs: 60 });
       await waitFor(() => runs.length === 3);
+      // A fixed wait: a fourth run would come 240 ms later (the doubled backoff), and nothing marks its absence.
       await sleep(400);
       expect(runs.map((run) => run.attempt)).toEqual([1, 2, 3]);
       // Every run knows the limit, so a handler can tell its last run (attempt === attempts).
@@ -63,7 +64,8 @@ export function defineJobsContract(name: string, factory: () => Promise<JobsHarn
       });
       await jobs.add('recovers', {}, { attempts: 5, backoffMs: 20 });
       await waitFor(() => attempts.length === 2);
-      await sleep(200);
+      // A fixed wait: a third run would come 40 ms later (the doubled backoff), and nothing marks its absence.
+      await sleep(120);
       expect(attempts).toEqual([1, 2]);
     });
 
@@ -74,24 +76,33 @@ export function defineJobsContract(name: string, factory: () => Promise<JobsHarn
       });
       const addedAt = Date.now();
       await jobs.add('later', {}, { delayMs: 300 });
-      await sleep(150);
-      expect(ranAt).toBe(0);
       await waitFor(() => ranAt > 0);
       expect(ranAt - addedAt).toBeGreaterThanOrEqual(280);
     });
 
     it('does not add a job whose jobId is still pending, but accepts it again once done', async () => {
-      const ids: string[] = [];
+      const runs: Array<{ id: string; n: number }> = [];
       await jobs.work('once', async (job) => {
-        ids.push(job.id);
+        runs.push({ id: job.id, n: (job.data as { n: number }).n });
       });
       await jobs.add('once', { n: 1 }, { jobId: 'order:42', delayMs: 100 });
       await jobs.add('once', { n: 2 }, { jobId: 'order:42', delayMs: 100 });
-      await waitFor(() => ids.length === 1);
-      await sleep(200);
-      expect(ids).toEqual(['order:42']);
-      await jobs.add('once', { n: 3 }, { jobId: 'order:42' });
-      await waitFor(() => ids.length === 2);
+      await waitFor(() => runs.length === 1);
+      // Its id is free again once the run is done: add until a run of the third comes (an add while
+      // the first is still pending is refused, which is the rule under test).
+      await waitFor(
+        async () => {
+          if (!runs.some((run) => run.n === 3)) await jobs.add('once', { n: 3 }, { jobId: 'order:42' });
+          return runs.some((run) => run.n === 3);
+        },
+        5_000,
+        'the jobId accepted again',
+      );
+      // Had the second add been taken, its run (due with the first) would have come before the third.
+      expect(runs.slice(0, 2)).toEqual([
+        { id: 'order:42', n: 1 },
+        { id: 'order:42', n: 3 },
+      ]);
     });
 
     it('repeats every interval with one schedule per name, until unrepeat', async () => {
@@ -104,6 +115,7 @@ export function defineJobsContract(name: string, factory: () => Promise<JobsHarn
       });
       await jobs.repeat('tick', { every: 'time' }, { everyMs: 200 });
       await replica.repeat('tick', { every: 'time' }, { everyMs: 200 });
+      // A fixed wait: the number of runs in a window is what is measured.
       await sleep(1050);
       // One schedule gives about five runs; two would give about ten.
       expect(runs).toBeGreaterThanOrEqual(3);
@@ -111,6 +123,8 @@ export function defineJobsContract(name: string, factory: () => Promise<JobsHarn
       // A scheduled run is not retried: the next tick is its retry.
       expect([...limits]).toEqual([1]);
       await jobs.unrepeat('tick');
+      // Fixed waits: a run already started may still end, then no further tick may come (one
+      // would within an interval); nothing marks either.
       await sleep(50);
       const afterUnrepeat = runs;
       await sleep(500);
@@ -151,13 +165,14 @@ export function defineJobsContract(name: string, factory: () => Promise<JobsHarn
       const ids: string[] = [];
       const handler = async (job: Job) => {
         ids.push(job.id);
-        await sleep(5);
+        await sleep(5); // the handler's own work, not a wait
       };
       await jobs.work('shared', handler, { concurrency: 2 });
       await replica.work('shared', handler, { concurrency: 2 });
       await Promise.all(Array.from({ length: 20 }, (_, index) => jobs.add('shared', { index })));
       await waitFor(() => ids.length >= 20);
-      await sleep(200);
+      // A fixed wait: a second run of a job would come after the twenty, and nothing marks its absence.
+      await sleep(100);
       expect(ids).toHaveLength(20);
       expect(new Set(ids).size).toBe(20);
     });
@@ -171,7 +186,7 @@ export function defineJobsContract(name: string, factory: () => Promise<JobsHarn
         async () => {
           active += 1;
           mostActive = Math.max(mostActive, active);
-          await sleep(60);
+          await sleep(60); // the handler's own work, not a wait
           active -= 1;
           done += 1;
         },
@@ -187,7 +202,7 @@ export function defineJobsContract(name: string, factory: () => Promise<JobsHarn
       let finished = false;
       await jobs.work('slow', async () => {
         started = true;
-        await sleep(300);
+        await sleep(300); // the slow handler under test, not a wait
         finished = true;
       });
       await jobs.add('slow', {});

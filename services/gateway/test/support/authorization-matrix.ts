@@ -42,8 +42,8 @@ export async function probeRow<Principal extends string, Ids>(
   sessions: Partial<Record<Principal, Session>>,
   principals: readonly Principal[],
   leaks?: RegExp,
-): Promise<Record<string, Outcome | number>> {
-  const outcomes: Record<string, Outcome | number> = {};
+): Promise<Record<string, number | 'ok'>> {
+  const outcomes: Record<string, number | 'ok'> = {};
   for (const principal of principals) {
     const response = await gateway.call(row.method, row.url(ids), { session: sessions[principal], body: row.body?.(ids) });
     outcomes[principal] = response.statusCode === 200 ? 'ok' : response.statusCode;

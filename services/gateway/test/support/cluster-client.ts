@@ -72,7 +72,7 @@ export async function startTestCluster(environment: TestEnvironment, env: Record
     try {
       entryOf(name);
     } catch (error) {
-      throw new Error(`the cluster tests start the compiled services: ${(error as Error).message} (npm test runs it in pretest)`);
+      throw new Error(`the cluster tests start the compiled services: ${(error as Error).message} (npm test runs it in pretest)`, { cause: error });
     }
   }
   const [gateway, ...servicePorts] = await freePorts(1 + serviceNames.length);
@@ -97,6 +97,6 @@ export async function startTestCluster(environment: TestEnvironment, env: Record
       },
     });
   } catch (error) {
-    throw new Error(`${(error as Error).message}\n--- cluster output ---\n${logs.slice(-60).join('\n')}`);
+    throw new Error(`${(error as Error).message}\n--- cluster output ---\n${logs.slice(-60).join('\n')}`, { cause: error });
   }
 }
