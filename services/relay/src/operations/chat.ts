@@ -3,7 +3,7 @@ import { countChatPrompt } from '../tokenizer/index.js';
 import { estimateCompletion } from '../estimates.js';
 import { requestBounds } from '../request-bounds.js';
 import { openAiToAnthropicMessage } from '../formats/anthropic-input.js';
-import { modelOf } from './openai-passthrough.js';
+import { modelOf } from './model-field.js';
 import type { OperationDefinition, OutputFormat } from './types.js';
 
 /**

@@ -1,4 +1,4 @@
-import { RelayError } from '../errors.js';
+import { modelOf } from './model-field.js';
 import { estimateCompletion, countTexts } from '../estimates.js';
 import { requestBounds } from '../request-bounds.js';
 import type { Attempt, OperationDefinition } from './types.js';
@@ -32,13 +32,6 @@ export function passthrough(attempt: Attempt) {
   const adapter = attempt.provider.passthrough;
   if (!adapter) throw new Error(`provider ${attempt.provider.id} lists an OpenAI-format operation but has no passthrough`);
   return adapter;
-}
-
-/** The model field every operation needs: a non-empty string of at most 128 characters. */
-export function modelOf(body: Record<string, unknown>): string {
-  const model = typeof body.model === 'string' ? body.model.trim() : '';
-  if (!model || model.length > 128) throw new RelayError(400, 'model is required', 'invalid_request', 'invalid_request_error', 'model');
-  return model;
 }
 
 export const completionsOperation = passthroughOperation('completions', 'completions', 'prompt', true);

@@ -1,6 +1,7 @@
 import { countText } from '../tokenizer/index.js';
 import { requestBounds } from '../request-bounds.js';
-import { modelOf, passthrough } from './openai-passthrough.js';
+import { modelOf } from './model-field.js';
+import { passthrough } from './openai-passthrough.js';
 import type { OperationDefinition } from './types.js';
 import type { Usage } from '../providers/types.js';
 
