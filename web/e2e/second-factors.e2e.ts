@@ -91,7 +91,8 @@ describe('two-factor sign-in', () => {
     const backupCodes = (await dialog.getByTestId('backup-codes').textContent())!.match(/[A-Z0-9]{4}-[A-Z0-9]{4}/g)!;
     expect(backupCodes).toHaveLength(10);
     await freshStep();
-    await dialog.getByPlaceholder('验证码').fill(totp(secret));
+    const enablingCode = totp(secret);
+    await dialog.getByPlaceholder('验证码').fill(enablingCode);
     await dialog.getByRole('button', { name: /验证并启用/ }).click();
     await page.getByText('剩余备用码：10 个').waitFor();
 
@@ -101,8 +102,9 @@ describe('two-factor sign-in', () => {
     const code = page.getByPlaceholder('验证码或备用码');
     await code.waitFor();
     expect(new URL(page.url()).pathname).toBe('/login');
-    // The code just used to enable it cannot be used again within its window.
-    await code.fill(totp(secret));
+    // The code just used to enable it cannot be used again within its window (the same code, not the
+    // current step's: on a slow machine the step may have turned since, and a new step's code is valid).
+    await code.fill(enablingCode);
     await page.getByRole('button', { name: '验证并登录' }).click();
     await page.getByText(/wrong/).first().waitFor();
     await code.fill(totp(secret, Date.now() + STEP_MS));

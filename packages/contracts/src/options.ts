@@ -229,6 +229,7 @@ export const optionDefinitions = {
   CompletionRatio: ratioMap('ratio', defaultCompletionRatio, 'Model -> completion price multiplier.'),
   ModelPrice: ratioMap('ratio', defaultModelPrice, 'Model -> fixed USD price per call.'),
   CacheRatio: ratioMap('ratio', defaultCacheRatio, 'Model -> multiplier for cached prompt tokens.'),
+  CreateCacheRatio: ratioMap('ratio', { 'claude-*': 1.25 }, 'Model -> multiplier for prompt tokens written to the cache (1.25 when absent).'),
   // server
   ServerAddress: url('server', 'http://localhost:3000', 'Public base URL used in emails and callbacks.'),
   WorkerUrl: url('server', '', 'Worker proxy for fetching image URLs.'),
@@ -360,7 +361,7 @@ export function defaultOptionValues(): OptionValues {
 }
 
 /** Models, prices and ratios reset by POST /api/option/rest_model_ratio. */
-export const modelRatioOptionKeys = ['ModelRatio', 'CompletionRatio', 'ModelPrice', 'CacheRatio'] as const satisfies OptionKey[];
+export const modelRatioOptionKeys = ['ModelRatio', 'CompletionRatio', 'ModelPrice', 'CacheRatio', 'CreateCacheRatio'] as const satisfies OptionKey[];
 
 export type DecodeResult<T> = { ok: true; value: T } | { ok: false; message: string };
 

@@ -35,7 +35,11 @@ export function lookupRate(map: RateMap, model: string): number | undefined {
   return best?.value;
 }
 
-export type ModelPricing = { kind: 'price'; modelPrice: number } | { kind: 'ratio'; modelRatio: number };
+/**
+ * How a model is priced. A per-call price may carry multipliers, multiplied exactly with it: an
+ * image request's size, quality and count (docs/compatibility.md section 3.5).
+ */
+export type ModelPricing = { kind: 'price'; modelPrice: number; multipliers?: readonly number[] } | { kind: 'ratio'; modelRatio: number };
 
 /** Per-call price first, else the ratio; unknown → null (refused) unless self-use mode (ratio 37.5). */
 export function modelPricing(maps: { ModelPrice: RateMap; ModelRatio: RateMap }, model: string, selfUseMode: boolean): ModelPricing | null {
@@ -76,6 +80,14 @@ export function cacheRatio(map: RateMap, model: string): number {
   return lookupRate(map, model) ?? 1;
 }
 
+/** Anthropic's price of writing the prompt cache (5-minute entries): 1.25 times the input price. */
+export const DEFAULT_CREATE_CACHE_RATIO = 1.25;
+
+/** The multiplier of prompt tokens written to the provider's cache (CreateCacheRatio); 1.25 when the map has none. */
+export function createCacheRatio(map: RateMap, model: string): number {
+  return lookupRate(map, model) ?? DEFAULT_CREATE_CACHE_RATIO;
+}
+
 /** The group's multiplier; 1 when the group has none (the relay refuses unknown token groups before). */
 export function groupRatio(map: RateMap, group: string): number {
   return Object.hasOwn(map, group) ? map[group]! : 1;
@@ -86,42 +98,52 @@ export interface UsageInput {
   completionTokens: number;
   /** Prompt tokens read from the upstream's prompt cache (part of promptTokens). */
   cachedTokens: number;
+  /** Prompt tokens written to the upstream's prompt cache (part of promptTokens; Anthropic reports them). */
+  cacheCreationTokens?: number;
   modelRatio: number;
   completionRatio: number;
   cacheRatio: number;
+  /** The multiplier of cacheCreationTokens (CreateCacheRatio); needed when there are any. */
+  createCacheRatio?: number;
   groupRatio: number;
 }
 
 /**
- * round(((prompt − cached) + cached × cacheRatio + completion × completionRatio) × modelRatio × groupRatio);
- * 0 when no tokens were used; at least 1 when the model × group ratio is not zero. Cached
- * tokens above the prompt tokens count as prompt tokens (an upstream cannot cache more than it read).
+ * round(((prompt − cached − written) + cached × cacheRatio + written × createCacheRatio + completion × completionRatio)
+ * × modelRatio × groupRatio); 0 when no tokens were used; at least 1 when the model × group ratio
+ * is not zero. Cached and written tokens beyond the prompt tokens count as prompt tokens (an
+ * upstream cannot cache more than it read).
  */
 export function quotaForUsage(input: UsageInput): number {
   const prompt = tokens(input.promptTokens, 'promptTokens');
-  return usageQuota(input, prompt, integer(tokens(input.completionTokens, 'completionTokens')), Math.min(tokens(input.cachedTokens, 'cachedTokens'), prompt));
+  const cached = Math.min(tokens(input.cachedTokens, 'cachedTokens'), prompt);
+  const written = Math.min(tokens(input.cacheCreationTokens ?? 0, 'cacheCreationTokens'), prompt - cached);
+  return usageQuota(input, prompt, integer(tokens(input.completionTokens, 'completionTokens')), cached, written);
 }
 
 /** quotaForUsage's formula, with the completion tokens exact (a product beyond MAX_TOKENS for a hold). */
 function usageQuota(
-  ratios: Omit<UsageInput, 'promptTokens' | 'completionTokens' | 'cachedTokens'>,
+  ratios: Omit<UsageInput, 'promptTokens' | 'completionTokens' | 'cachedTokens' | 'cacheCreationTokens'>,
   prompt: number,
   completion: Fraction,
   cached: number,
+  written = 0,
 ): number {
   const model = decimal(ratios.modelRatio, 'modelRatio');
   const group = decimal(ratios.groupRatio, 'groupRatio');
   const cache = decimal(ratios.cacheRatio, 'cacheRatio');
   const completionWeight = decimal(ratios.completionRatio, 'completionRatio');
   if (prompt === 0 && completion.n === 0n) return 0;
-  const weighted = add(add(integer(prompt - cached), mul(integer(cached), cache)), mul(completion, completionWeight));
+  let weighted = add(add(integer(prompt - cached - written), mul(integer(cached), cache)), mul(completion, completionWeight));
+  if (written > 0) weighted = add(weighted, mul(integer(written), decimal(ratios.createCacheRatio ?? DEFAULT_CREATE_CACHE_RATIO, 'createCacheRatio')));
   const quota = roundClamped(mul(mul(weighted, model), group));
   return quota === 0 && model.n !== 0n && group.n !== 0n ? 1 : quota;
 }
 
-/** A per-call price: round(price × QuotaPerUnit × groupRatio). */
-export function quotaForCall(input: { modelPrice: number; groupRatio: number; quotaPerUnit: number }): number {
-  const price = decimal(input.modelPrice, 'modelPrice');
+/** A per-call price: round(price × multipliers × QuotaPerUnit × groupRatio), the product exact. */
+export function quotaForCall(input: { modelPrice: number; groupRatio: number; quotaPerUnit: number; multipliers?: readonly number[] }): number {
+  let price = decimal(input.modelPrice, 'modelPrice');
+  for (const multiplier of input.multipliers ?? []) price = mul(price, decimal(multiplier, 'multiplier'));
   const perUnit = decimal(input.quotaPerUnit, 'quotaPerUnit', 1_000_000_000);
   return roundClamped(mul(mul(price, perUnit), decimal(input.groupRatio, 'groupRatio')));
 }
@@ -153,7 +175,9 @@ export interface ReservationInput {
  */
 export function reservationFor(input: ReservationInput): number {
   const { pricing } = input;
-  if (pricing.kind === 'price') return quotaForCall({ modelPrice: pricing.modelPrice, groupRatio: input.groupRatio, quotaPerUnit: input.quotaPerUnit });
+  if (pricing.kind === 'price') {
+    return quotaForCall({ modelPrice: pricing.modelPrice, multipliers: pricing.multipliers, groupRatio: input.groupRatio, quotaPerUnit: input.quotaPerUnit });
+  }
   const maxTokens = tokens(input.maxTokens ?? 0, 'maxTokens');
   const answers = input.answers ?? 1;
   if (!Number.isSafeInteger(answers) || answers < 1 || answers > MAX_ANSWERS)

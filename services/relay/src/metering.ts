@@ -1,4 +1,4 @@
-import { cacheRatio, completionRatio, groupRatio, modelPricing, quotaForCall, quotaForUsage, reservationFor, type ModelPricing } from '@aigw/contracts';
+import { cacheRatio, completionRatio, createCacheRatio, groupRatio, modelPricing, quotaForCall, quotaForUsage, reservationFor, type ModelPricing } from '@aigw/contracts';
 import type { OptionsMirror } from '@aigw/platform';
 import type { Usage } from './providers/types.js';
 
@@ -8,7 +8,13 @@ export interface PriceQuote {
   groupRatio: number;
   completionRatio: number;
   cacheRatio: number;
+  createCacheRatio: number;
   quotaPerUnit: number;
+  /**
+   * What an operation's own price adds to the log row (an image request's size and quality
+   * multipliers): merged into `other`, and `content` appended to its content line.
+   */
+  details?: { content: string; other: Record<string, number | boolean> };
 }
 
 /** The request's price, or null when the model has no price (refused unless self-use mode). */
@@ -20,6 +26,7 @@ export function quotePrice(options: OptionsMirror, model: string, group: string)
     groupRatio: groupRatio(options.get('GroupRatio'), group),
     completionRatio: completionRatio(options.get('CompletionRatio'), model),
     cacheRatio: cacheRatio(options.get('CacheRatio'), model),
+    createCacheRatio: createCacheRatio(options.get('CreateCacheRatio'), model),
     quotaPerUnit: options.get('QuotaPerUnit'),
   };
 }
@@ -45,21 +52,31 @@ export function reservation(quote: PriceQuote, promptTokens: number, maxTokens: 
 
 /** The charge for what was used. A per-call price is charged once the call succeeded. */
 export function charge(quote: PriceQuote, usage: Usage): number {
-  if (quote.pricing.kind === 'price')
-    return quotaForCall({ modelPrice: quote.pricing.modelPrice, groupRatio: quote.groupRatio, quotaPerUnit: quote.quotaPerUnit });
+  const { pricing } = quote;
+  if (pricing.kind === 'price') {
+    return quotaForCall({ modelPrice: pricing.modelPrice, multipliers: pricing.multipliers, groupRatio: quote.groupRatio, quotaPerUnit: quote.quotaPerUnit });
+  }
   return quotaForUsage({
     promptTokens: usage.prompt_tokens,
     completionTokens: usage.completion_tokens,
     cachedTokens: usage.cached_tokens,
-    modelRatio: quote.pricing.modelRatio,
+    cacheCreationTokens: usage.cache_creation_tokens ?? 0,
+    modelRatio: pricing.modelRatio,
     completionRatio: quote.completionRatio,
     cacheRatio: quote.cacheRatio,
+    createCacheRatio: quote.createCacheRatio,
     groupRatio: quote.groupRatio,
   });
 }
 
 /** The log row's content line and the pricing part of `other`. */
-export function priceDetails(quote: PriceQuote): { content: string; other: Record<string, number> } {
+export function priceDetails(quote: PriceQuote): { content: string; other: Record<string, number | boolean> } {
+  const base = basePriceDetails(quote);
+  if (!quote.details) return base;
+  return { content: `${base.content}, ${quote.details.content}`, other: { ...base.other, ...quote.details.other } };
+}
+
+function basePriceDetails(quote: PriceQuote): { content: string; other: Record<string, number> } {
   if (quote.pricing.kind === 'price') {
     return {
       content: `model price ${quote.pricing.modelPrice.toFixed(2)}, group ratio ${quote.groupRatio.toFixed(2)}`,
@@ -85,5 +102,8 @@ export function priceDetails(quote: PriceQuote): { content: string; other: Recor
 export function saneUsage(usage: Usage): Usage {
   const clamp = (value: number) => (Number.isFinite(value) ? Math.min(Math.max(Math.trunc(value), 0), 100_000_000) : 0);
   const prompt = clamp(usage.prompt_tokens);
-  return { prompt_tokens: prompt, completion_tokens: clamp(usage.completion_tokens), cached_tokens: Math.min(clamp(usage.cached_tokens), prompt) };
+  const cached = Math.min(clamp(usage.cached_tokens), prompt);
+  const sane: Usage = { prompt_tokens: prompt, completion_tokens: clamp(usage.completion_tokens), cached_tokens: cached };
+  if (usage.cache_creation_tokens) sane.cache_creation_tokens = Math.min(clamp(usage.cache_creation_tokens), prompt - cached);
+  return sane;
 }

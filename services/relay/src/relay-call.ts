@@ -9,10 +9,11 @@ import { RelayError } from './errors.js';
 import { charge, priceDetails, quotePrice, reservation, saneUsage, type PriceQuote } from './metering.js';
 import type { ProviderDefinition, ProviderError, UpstreamRequest, Usage } from './providers/types.js';
 import { providerFor, servesOperation } from './providers/registry.js';
-import { streamToClient, type StreamOutcome } from './streaming.js';
+import { answerHeaders, drained, streamToClient, type StreamOutcome } from './streaming.js';
+import { redactKey } from './redact.js';
 import { channelEgress } from './channel-egress.js';
 import { publishChannelFailed } from './events.js';
-import type { Attempt as OperationAttempt, OperationDefinition } from './operations/types.js';
+import type { Attempt as OperationAttempt, OperationDefinition, UpstreamAnswer } from './operations/types.js';
 
 interface Attempt extends OperationAttempt {
   channel: RoutingChannel;
@@ -47,13 +48,15 @@ export async function relay(
 
   // The model, the stream flag and the hold's multipliers, checked before anything is held (rule R7).
   const { model, stream, bounds } = operation.inspect(body);
+  if (stream && !operation.stream) throw new Error(`operation ${operation.name} said stream but has no stream`);
   checkModelAllowed(caller, model);
 
   if (!Object.hasOwn(options.get('GroupRatio'), caller.group)) {
     throw new RelayError(403, `group ${caller.group} is not available`, 'group_not_available', 'permission_error');
   }
-  const quote = quotePrice(options, model, caller.group);
-  if (!quote) throw new RelayError(400, `model ${model} has no price configured; ask the administrator`, 'model_price_error', 'invalid_request_error');
+  const modelQuote = quotePrice(options, model, caller.group);
+  if (!modelQuote) throw new RelayError(400, `model ${model} has no price configured; ask the administrator`, 'model_price_error', 'invalid_request_error');
+  const quote = operation.price ? operation.price(modelQuote, body, model) : modelQuote;
 
   const routed = caller.pinnedChannelId !== null ? pinned(channels.index.get(caller.pinnedChannelId)) : channels.index.candidates(caller.group, model);
   if (routed.length === 0) throw new RelayError(503, `no available channel for model ${model} in group ${caller.group}`, 'no_channel', 'new_api_error');
@@ -102,6 +105,7 @@ export async function relay(
     context.usage.started({ record: usageRecord(unbilled([channelId], orphanNote)), owner: hold.owner, expires_at: hold.expiresAt });
   };
 
+  const forwarded = forwardedHeaders(request, operation);
   const tried: number[] = [];
   const attempts = caller.pinnedChannelId !== null ? 1 : options.get('RetryTimes') + 1;
   let failure: Failure | null = null;
@@ -111,7 +115,7 @@ export async function relay(
       const channel = chooseChannel(candidates, new Set(tried));
       if (!channel) break;
       tried.push(channel.id);
-      const call = await prepare(context, channel, model, stream);
+      const call = await prepare(context, channel, model, stream, forwarded);
       if ('failure' in call) {
         failure = call.failure;
         continue;
@@ -123,14 +127,14 @@ export async function relay(
         if (!isRetryable(failure.status, channel.type)) break;
         continue;
       }
-      outcome = stream
-        ? await streamToClient(context, request, reply, call.attempt, result.response, {
-            injectedUsage: result.injectedUsage,
-            requestId,
-            output: operation.output,
-            promptTokens,
-          })
-        : await answer(context, reply, call.attempt, operation, result.response, requestId);
+      if (stream) {
+        const client = operation.stream!(call.attempt, { injectedUsage: result.injectedUsage, promptTokens });
+        outcome = await streamToClient(context, request, reply, call.attempt, result.response, client, requestId);
+      } else if (operation.bytes) {
+        outcome = await pipeBytes(context, reply, call.attempt, result.response, requestId, (delivered) => operation.bytes!(body, promptTokens, delivered));
+      } else {
+        outcome = await answer(context, reply, call.attempt, operation, result.response, requestId, body);
+      }
     }
   } catch (error) {
     await context.quota.release(hold);
@@ -180,7 +184,24 @@ function capable(channels: readonly RoutingChannel[], operation: OperationDefini
   return channels.every(serves) ? channels : channels.filter(serves);
 }
 
-async function prepare(context: RelayContext, channel: RoutingChannel, model: string, stream: boolean): Promise<{ attempt: Attempt } | { failure: Failure }> {
+/** The client headers the operation forwards, when the client sent them. */
+function forwardedHeaders(request: FastifyRequest, operation: OperationDefinition): Record<string, string> | undefined {
+  if (!operation.forwardHeaders) return undefined;
+  const forwarded: Record<string, string> = {};
+  for (const name of operation.forwardHeaders) {
+    const value = request.headers[name];
+    if (typeof value === 'string' && value !== '') forwarded[name] = value;
+  }
+  return forwarded;
+}
+
+async function prepare(
+  context: RelayContext,
+  channel: RoutingChannel,
+  model: string,
+  stream: boolean,
+  forwarded: Record<string, string> | undefined,
+): Promise<{ attempt: Attempt } | { failure: Failure }> {
   let provider: ProviderDefinition;
   try {
     provider = providerFor(channel.type);
@@ -193,7 +214,8 @@ async function prepare(context: RelayContext, channel: RoutingChannel, model: st
   } catch {
     return { failure: { status: 503, error: { message: 'the channel key is not available', type: 'new_api_error', code: 'channel_key_unavailable' } } };
   }
-  return { attempt: { channel, provider, context: { channel, key, upstreamModel: upstreamModel(channel, model), requestedModel: model, stream } } };
+  const providerContext = { channel, key, upstreamModel: upstreamModel(channel, model), requestedModel: model, stream, ...(forwarded ? { forwarded } : {}) };
+  return { attempt: { channel, provider, context: providerContext } };
 }
 
 type Sent = { response: EgressResponse; injectedUsage: boolean } | { failure: Failure };
@@ -202,6 +224,7 @@ type Sent = { response: EgressResponse; injectedUsage: boolean } | { failure: Fa
 async function send(context: RelayContext, attempt: Attempt, operation: OperationDefinition, body: Record<string, unknown>, requestId: string): Promise<Sent> {
   const { channel, provider } = attempt;
   const { request: upstream, injectedUsage }: { request: UpstreamRequest; injectedUsage: boolean } = operation.upstream(attempt, body);
+  const { headers, body: payload } = await encoded(upstream);
 
   if (upstream.warnings?.length)
     context.logger.debug({ channelId: channel.id, warnings: upstream.warnings }, 'parameters the upstream cannot take were dropped');
@@ -209,8 +232,8 @@ async function send(context: RelayContext, attempt: Attempt, operation: Operatio
   try {
     response = await context.egress.request(upstream.url, {
       method: upstream.method,
-      headers: upstream.headers,
-      body: upstream.body,
+      headers,
+      body: payload,
       ...channelEgress(channel),
     });
   } catch (error) {
@@ -232,6 +255,13 @@ async function send(context: RelayContext, attempt: Attempt, operation: Operatio
   const failure: Failure = { status: mappedStatus(channel, response.statusCode), error: provider.error(response.statusCode, text) };
   reportFailure(context, channel, requestId, failure, failure.error.message);
   return { failure };
+}
+
+/** The request's headers and bytes; a multipart form is encoded here (its boundary goes into the content-type). */
+async function encoded(upstream: UpstreamRequest): Promise<{ headers: Record<string, string>; body: string | Buffer | undefined }> {
+  if (!upstream.form) return { headers: upstream.headers, body: upstream.body };
+  const form = new Response(upstream.form);
+  return { headers: { ...upstream.headers, 'content-type': form.headers.get('content-type')! }, body: Buffer.from(await form.arrayBuffer()) };
 }
 
 function reportFailure(context: RelayContext, channel: RoutingChannel, requestId: string, failure: Failure, message: string): void {
@@ -271,6 +301,7 @@ async function answer(
   operation: OperationDefinition,
   response: EgressResponse,
   requestId: string,
+  requestBody: Record<string, unknown>,
 ): Promise<StreamOutcome> {
   const started = Date.now();
   // The whole answer has a deadline, so no request outlives its quota hold.
@@ -285,17 +316,16 @@ async function answer(
       throw error;
     })
     .finally(() => clearTimeout(deadline));
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    throw new RelayError(502, 'the upstream answered with something that is not JSON', 'bad_upstream_response', 'upstream_error');
-  }
-  const { body, usage, estimatedCompletion } = operation.answer(attempt, json);
+  const upstream = upstreamAnswer(text, response);
+  const { body, contentType, usage, estimatedCompletion } = operation.answer(attempt, upstream, requestBody);
   // Answers that go out as received are not re-serialised on the hot path.
-  const outgoing = body === json ? text : JSON.stringify(body);
+  const outgoing = typeof body === 'string' ? body : body === upstream.parsed ? text : JSON.stringify(body);
   const payload = redactKey(outgoing, attempt.context.key);
-  void reply.status(200).header('content-type', 'application/json').header('x-oneapi-request-id', requestId).send(payload);
+  void reply
+    .status(200)
+    .header('content-type', typeof body === 'string' ? (contentType ?? 'text/plain; charset=utf-8') : 'application/json')
+    .header('x-oneapi-request-id', requestId)
+    .send(payload);
   return {
     usage: usage ? saneUsage(usage) : null,
     completionTokens: estimatedCompletion,
@@ -305,9 +335,93 @@ async function answer(
   };
 }
 
-/** An upstream that echoes our request must not hand the channel key to the client (test U3). */
-export function redactKey(text: string, key: string): string {
-  return key.length >= 8 && text.includes(key) ? text.replaceAll(key, '[redacted]') : text;
+/** A whole upstream answer for the operation; its JSON is parsed once, when asked for. */
+function upstreamAnswer(text: string, response: EgressResponse): UpstreamAnswer & { parsed: unknown } {
+  const answer = {
+    text,
+    contentType: String(response.headers['content-type'] ?? ''),
+    parsed: undefined as unknown,
+    json() {
+      if (answer.parsed !== undefined) return answer.parsed;
+      try {
+        answer.parsed = JSON.parse(text);
+      } catch {
+        throw new RelayError(502, 'the upstream answered with something that is not JSON', 'bad_upstream_response', 'upstream_error');
+      }
+      return answer.parsed;
+    },
+  };
+  return answer;
+}
+
+/**
+ * A byte answer (speech audio) passed through as it comes, with the upstream's content type; the
+ * operation prices what was delivered. The same deadlines as a stream apply.
+ */
+async function pipeBytes(
+  context: RelayContext,
+  reply: FastifyReply,
+  attempt: Attempt,
+  response: EgressResponse,
+  requestId: string,
+  usageOf: (delivered: { bytes: number; total: number | null; complete: boolean }) => Usage | null,
+): Promise<StreamOutcome> {
+  const started = Date.now();
+  const raw = reply.raw;
+  reply.hijack();
+  const contentType = String(response.headers['content-type'] ?? 'application/octet-stream');
+  const length = Number(response.headers['content-length']);
+  const total = Number.isSafeInteger(length) && length >= 0 ? length : null;
+  raw.writeHead(200, { ...answerHeaders(contentType, requestId), ...(total !== null ? { 'content-length': String(total) } : {}) });
+  let bytes = 0;
+  let firstResponseMs = -1;
+  let partial: string | null = null;
+  let clientGone = false;
+  const onClose = () => {
+    if (!raw.writableEnded) {
+      clientGone = true;
+      response.body.destroy();
+    }
+  };
+  raw.on('close', onClose);
+  let idle: NodeJS.Timeout | undefined;
+  const armIdle = () => {
+    clearTimeout(idle);
+    idle = setTimeout(() => {
+      partial = 'answer idle timeout';
+      response.body.destroy();
+    }, context.limits.streamIdleTimeoutMs);
+  };
+  const deadline = setTimeout(() => {
+    partial = 'answer took longer than the relay allows';
+    response.body.destroy();
+  }, context.limits.answerTimeoutMs);
+  try {
+    armIdle();
+    for await (const chunk of response.body) {
+      armIdle();
+      if (clientGone) break;
+      if (firstResponseMs < 0) firstResponseMs = Date.now() - started;
+      const buffer = chunk as Buffer;
+      bytes += buffer.length;
+      if (!raw.write(buffer)) await drained(raw);
+    }
+  } catch (error) {
+    if (!clientGone && !partial) {
+      partial = 'upstream answer broken';
+      context.logger.warn({ err: error, requestId }, 'upstream answer ended abnormally');
+    }
+  } finally {
+    clearTimeout(idle);
+    clearTimeout(deadline);
+    raw.off('close', onClose);
+  }
+  if (clientGone) partial = 'client disconnected';
+  if (clientGone || partial) raw.destroy();
+  else raw.end();
+  const complete = !partial;
+  const usage = bytes > 0 ? usageOf({ bytes, total, complete }) : null;
+  return { usage: usage ? saneUsage(usage) : null, completionTokens: 0, firstResponseMs, partial, upstreamModel: attempt.context.upstreamModel };
 }
 
 interface RecordInput {
@@ -352,6 +466,9 @@ function usageRecord(input: RecordInput): UsageRecord {
       ...details.other,
       frt: input.firstResponseMs ?? -1,
       cache_tokens: input.usage.cached_tokens,
+      ...(input.usage.cache_creation_tokens
+        ? { cache_creation_tokens: input.usage.cache_creation_tokens, cache_creation_ratio: input.quote.createCacheRatio }
+        : {}),
       usage_source: input.estimated ? 'estimated' : 'upstream',
       ...(input.upstreamModel && input.upstreamModel !== input.model ? { is_model_mapped: true, upstream_model_name: input.upstreamModel } : {}),
       admin_info: { use_channel: input.tried },

@@ -17,6 +17,8 @@ export const MAX_OUTPUT_TOKENS = 10_000_000;
 export const MAX_CHOICES = 128;
 /** OpenAI's bound on the completions' `best_of`. */
 export const MAX_BEST_OF = 20;
+/** OpenAI's bound on `n` of an image request. */
+export const MAX_IMAGES = 10;
 /** OpenAI's bound on an embeddings `input` array; also ours on a completions `prompt` batch. */
 export const MAX_BATCH_INPUTS = 2048;
 
@@ -97,5 +99,14 @@ export function requestBounds(operation: OperationName, body: Record<string, unk
       integerField(body, 'top_n', 1, documents.length, documents.length);
       return { maxTokens: 0, answers: 1 };
     }
+    case 'images':
+    case 'image-edits':
+      // OpenAI's bound on `n` for every image model; the price multiplies it.
+      return { maxTokens: 0, answers: integerField(body, 'n', 1, MAX_IMAGES, 1) };
+    case 'audio-speech':
+    case 'audio-transcriptions':
+      return { maxTokens: 0, answers: 1 };
+    case 'responses':
+      return { maxTokens: integerField(body, 'max_output_tokens', 1, MAX_OUTPUT_TOKENS, 0), answers: 1 };
   }
 }

@@ -1,4 +1,5 @@
-export type { Attempt, Inspected, OperationDefinition, OperationName, OutputFormat } from './types.js';
-export { anthropicMessagesOperation, chatCompletionsOperation } from './chat.js';
+export type { Attempt, ClientStream, Inspected, OperationDefinition, OperationName, StreamPiece, UpstreamAnswer } from './types.js';
+export { chatCompletionsOperation } from './chat.js';
+export { messagesOperation } from './messages.js';
 export { completionsOperation, embeddingsOperation, moderationsOperation } from './openai-passthrough.js';
 export { rerankOperation } from './rerank.js';

@@ -1,13 +1,15 @@
 import { modelOf } from './model-field.js';
 import { estimateCompletion, countTexts } from '../estimates.js';
 import { requestBounds } from '../request-bounds.js';
+import { openAiChatStream } from './chat-stream.js';
 import type { Attempt, OperationDefinition } from './types.js';
 
 type PassthroughName = 'completions' | 'embeddings' | 'moderations';
 
 /**
  * An OpenAI-format operation other than chat: forwarded as the client sent it but for the model
- * (the provider's passthrough), its usage read from the answer's `usage`.
+ * (the provider's passthrough), its usage read from the answer's `usage`. A completions stream is
+ * OpenAI's chunk stream, read like chat's.
  */
 function passthroughOperation(name: PassthroughName, label: string, input: 'prompt' | 'input', streams: boolean): OperationDefinition {
   const path = `/v1/${name}` as const;
@@ -15,14 +17,15 @@ function passthroughOperation(name: PassthroughName, label: string, input: 'prom
     name,
     label,
     capability: name,
-    output: 'openai',
     inspect: (body) => ({ model: modelOf(body), stream: streams && body.stream === true, bounds: requestBounds(name, body) }),
     estimatePrompt: (body, model) => countTexts(body[input], model),
     upstream: (attempt, body) => ({ request: passthrough(attempt).request(path, body, attempt.context), injectedUsage: false }),
-    answer(attempt, json) {
+    answer(attempt, upstream) {
+      const json = upstream.json();
       const usage = passthrough(attempt).usage(json);
       return { body: json, usage, estimatedCompletion: usage ? 0 : estimateCompletion(json, attempt.context.requestedModel) };
     },
+    stream: openAiChatStream,
   };
 }
 

@@ -15,7 +15,6 @@ export const rerankOperation: OperationDefinition = {
   name: 'rerank',
   label: 'rerank',
   capability: 'rerank',
-  output: 'openai',
   inspect: (body) => ({ model: modelOf(body), stream: false, bounds: requestBounds('rerank', body) }),
   estimatePrompt(body, model) {
     const query = countText(body.query as string, model);
@@ -25,7 +24,10 @@ export const rerankOperation: OperationDefinition = {
     );
   },
   upstream: (attempt, body) => ({ request: passthrough(attempt).request('/v1/rerank', body, attempt.context), injectedUsage: false }),
-  answer: (_attempt, json) => ({ body: json, usage: rerankUsage(json), estimatedCompletion: 0 }),
+  answer(_attempt, upstream) {
+    const json = upstream.json();
+    return { body: json, usage: rerankUsage(json), estimatedCompletion: 0 };
+  },
 };
 
 /** Jina reports `usage.total_tokens` (and sometimes `prompt_tokens`); a rerank has no completion. */

@@ -14,6 +14,8 @@ export interface Usage {
   completion_tokens: number;
   /** Prompt tokens served from the provider's cache (billed at the cache ratio). */
   cached_tokens: number;
+  /** Prompt tokens written to the provider's cache (Anthropic's cache_creation_input_tokens; billed at CreateCacheRatio). */
+  cache_creation_tokens?: number;
 }
 
 /** What a provider needs to know about the call. */
@@ -26,6 +28,8 @@ export interface ProviderContext {
   /** The model the client asked for (logs and billing use this one). */
   requestedModel: string;
   stream: boolean;
+  /** The client's headers its operation forwards (`anthropic-beta` on Anthropic's own API), lower-case names. */
+  forwarded?: Record<string, string>;
 }
 
 /** An HTTP call for the egress client. */
@@ -35,6 +39,8 @@ export interface UpstreamRequest {
   headers: Record<string, string>;
   /** JSON text. */
   body?: string;
+  /** A multipart form instead of `body` (image edits, audio transcription), encoded when sent. */
+  form?: FormData;
   /** Request parameters the upstream cannot take, dropped (style rule 12): for the log, never silent. */
   warnings?: string[];
 }
@@ -105,6 +111,13 @@ export interface ProviderDefinition {
     request(path: string, body: Record<string, unknown>, context: ProviderContext): UpstreamRequest;
     /** Usage of a passthrough answer, when present. */
     usage(json: unknown): Usage | null;
+  };
+  /**
+   * Anthropic's Messages API, spoken natively: a `/v1/messages` body goes upstream unchanged but
+   * for the model (cache_control, thinking and tools survive), the answer comes back unchanged.
+   */
+  messages?: {
+    request(body: Record<string, unknown>, context: ProviderContext): UpstreamRequest;
   };
   /** The upstream's model list, for "fetch models" and channel tests. */
   models?: {

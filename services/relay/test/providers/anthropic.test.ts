@@ -199,7 +199,7 @@ describe('anthropic provider: answers', () => {
       usage: { prompt_tokens: 3996, completion_tokens: 89, total_tokens: 4085, prompt_tokens_details: { cached_tokens: 2048 } },
     });
     expect(outputs.at(-1)!.usageOnly).toBe(true);
-    expect(lastUsage(outputs)).toEqual({ prompt_tokens: 412 + 1536 + 2048, completion_tokens: 89, cached_tokens: 2048 });
+    expect(lastUsage(outputs)).toEqual({ prompt_tokens: 412 + 1536 + 2048, completion_tokens: 89, cached_tokens: 2048, cache_creation_tokens: 1536 });
     expect(textOf(outputs)).toBe('A single red pixel. Checking Paris now.{"city": "Paris"}');
   });
 

@@ -8,6 +8,10 @@ export function anthropicUrl(context: Pick<ProviderContext, 'channel'>, path: '/
   return versionedUrl(baseUrlOf(context.channel, channelDefaultBaseUrls[ChannelType.Anthropic]), '/v1', path);
 }
 
-export function anthropicHeaders(key: string): Record<string, string> {
-  return { 'Content-Type': 'application/json', 'x-api-key': key, 'anthropic-version': ANTHROPIC_VERSION };
+export function anthropicHeaders(key: string, forwarded?: Record<string, string>): Record<string, string> {
+  const headers: Record<string, string> = { 'Content-Type': 'application/json', 'x-api-key': key, 'anthropic-version': ANTHROPIC_VERSION };
+  // A Messages API client's own version and beta features (prompt caching, 1M context) go with its request.
+  if (forwarded?.['anthropic-version']) headers['anthropic-version'] = forwarded['anthropic-version'];
+  if (forwarded?.['anthropic-beta']) headers['anthropic-beta'] = forwarded['anthropic-beta'];
+  return headers;
 }

@@ -127,14 +127,18 @@ export type AnthropicUsage = z.infer<typeof anthropicUsageSchema>;
 
 /**
  * Anthropic's `input_tokens` excludes cache reads and writes; OpenAI's prompt includes them, so
- * all three are added, and the cache reads are the cached part.
+ * all three are added; the reads are the cached part and the writes are billed at their own
+ * ratio, the same whichever API the client called (the established product's users found the
+ * two disagreeing).
  */
 export function usageFromAnthropic(usage: AnthropicUsage): Usage {
   const cacheRead = usage.cache_read_input_tokens ?? 0;
+  const cacheWrite = usage.cache_creation_input_tokens ?? 0;
   return {
-    prompt_tokens: (usage.input_tokens ?? 0) + cacheRead + (usage.cache_creation_input_tokens ?? 0),
+    prompt_tokens: (usage.input_tokens ?? 0) + cacheRead + cacheWrite,
     completion_tokens: usage.output_tokens ?? 0,
     cached_tokens: cacheRead,
+    ...(cacheWrite > 0 ? { cache_creation_tokens: cacheWrite } : {}),
   };
 }
 

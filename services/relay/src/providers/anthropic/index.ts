@@ -8,7 +8,7 @@ import { anthropicError } from './error.js';
 
 const modelListSchema = z.object({ data: z.array(z.object({ id: z.string() })) });
 
-/** Anthropic (channel type 14): OpenAI chat converted to and from the native Messages API. */
+/** Anthropic (channel type 14): OpenAI chat converted to and from the native Messages API, which Messages clients get unchanged. */
 export const anthropicProvider: ProviderDefinition = {
   id: 'anthropic',
   operations: ['chat'],
@@ -27,6 +27,14 @@ export const anthropicProvider: ProviderDefinition = {
     },
     response: anthropicChatResponse,
     stream: (context) => new AnthropicStreamConverter(context),
+  },
+  messages: {
+    request: (body, context) => ({
+      method: 'POST',
+      url: anthropicUrl(context, '/messages'),
+      headers: anthropicHeaders(context.key, context.forwarded),
+      body: JSON.stringify({ ...body, model: context.upstreamModel }),
+    }),
   },
   models: {
     // The list is paged (20 by default); 1,000 is the largest page and more than Anthropic has models.

@@ -1,0 +1,65 @@
+import { formatSse } from '../sse/sse-parser.js';
+import { anthropicErrorEvent, OpenAiToAnthropicStream } from '../formats/anthropic-input.js';
+import { redactKey } from '../redact.js';
+import type { ProviderError, StreamOutput } from '../providers/types.js';
+import type { Attempt, ClientStream, StreamPiece } from './types.js';
+
+const SSE = 'text/event-stream; charset=utf-8';
+const DONE = 'data: [DONE]\n\n';
+
+/**
+ * A chat stream for an OpenAI-format client: the provider's converter turns the upstream's events
+ * into OpenAI chunks, sent as they come, ended by `[DONE]`. The usage-only chunk the relay asked
+ * for on the client's behalf is not the client's to see.
+ */
+export function openAiChatStream(attempt: Attempt, options: { injectedUsage: boolean }): ClientStream {
+  const converter = attempt.provider.chat.stream(attempt.context);
+  const key = attempt.context.key;
+  const pieces = (outputs: StreamOutput[]): StreamPiece[] =>
+    outputs.map((output) => {
+      const hidden = output.data === undefined || (options.injectedUsage && output.usageOnly === true);
+      return { ...pieceOf(output), ...(hidden ? {} : { write: formatSse(redactKey(output.data!, key)) }) };
+    });
+  return {
+    contentType: SSE,
+    onEvent: (event) => pieces(converter.onEvent(event)),
+    onEnd: () => pieces(converter.onEnd()),
+    errorFrame: openAiErrorFrame,
+    close: () => DONE,
+  };
+}
+
+/** A chat stream for an Anthropic-format client (`/v1/messages` on a channel that is not Anthropic's): each OpenAI chunk becomes Messages API events. */
+export function anthropicChatStream(attempt: Attempt, options: { promptTokens: number }): ClientStream {
+  const converter = attempt.provider.chat.stream(attempt.context);
+  const anthropic = new OpenAiToAnthropicStream(attempt.context.requestedModel, options.promptTokens);
+  const key = attempt.context.key;
+  // The converter needs every chunk, the usage-only one included (message_delta's usage).
+  const pieces = (outputs: StreamOutput[]): StreamPiece[] =>
+    outputs.map((output) => {
+      const events = output.data === undefined ? [] : anthropic.push(redactKey(output.data, key));
+      return { ...pieceOf(output), ...(events.length > 0 ? { write: events.join('') } : {}) };
+    });
+  return {
+    contentType: SSE,
+    onEvent: (event) => pieces(converter.onEvent(event)),
+    onEnd: () => pieces(converter.onEnd()),
+    errorFrame: (error) => anthropicErrorEvent(error.type === 'upstream_error' ? 'api_error' : error.type, error.message),
+    close: (partial, completionTokens) =>
+      partial ? '' : anthropic.finish({ input_tokens: options.promptTokens, output_tokens: completionTokens }).join(''),
+  };
+}
+
+/** What a provider's output tells the pipeline, without what the client sees. */
+function pieceOf(output: StreamOutput): StreamPiece {
+  return {
+    ...(output.text ? { text: output.text } : {}),
+    ...(output.usage ? { usage: output.usage } : {}),
+    ...(output.error ? { error: output.error } : {}),
+  };
+}
+
+/** An in-stream error in OpenAI's shape (what OpenAI itself sends). */
+export function openAiErrorFrame(error: ProviderError): string {
+  return formatSse(JSON.stringify({ error }));
+}
