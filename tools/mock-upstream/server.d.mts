@@ -28,6 +28,12 @@ export interface MockOptions {
   totalUsage: number;
   /** The billing endpoints answer 404, as an upstream without them. */
   nobilling: boolean;
+  /** Anthropic: cache_read_input_tokens reported. */
+  cacheread: number;
+  /** Anthropic: cache_creation_input_tokens reported. */
+  cachewrite: number;
+  /** Responses API: the answer ends `incomplete`. */
+  incomplete: boolean;
 }
 
 /** What OpenAI's legacy billing endpoints report; the balance a client computes is `hardLimitUsd - totalUsage / 100`. */

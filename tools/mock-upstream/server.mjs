@@ -11,6 +11,7 @@
 import http from 'node:http';
 import fs from 'node:fs';
 import { pathToFileURL } from 'node:url';
+import { routeModules } from './routes/index.mjs';
 
 /** One word of generated text; every word is exactly one token for cl100k/o200k ("hello", " hello"). */
 const WORD = 'hello';
@@ -34,9 +35,12 @@ const baseOptions = Object.freeze({
   echoHeaders: false, // the answer's content is the JSON of the received headers
   redirect: '', // 302 to this URL
   dims: 8, // embedding dimensions (the body's `dimensions` wins)
+  cacheread: 0, // Anthropic: cache_read_input_tokens reported (beside input_tokens)
+  cachewrite: 0, // Anthropic: cache_creation_input_tokens reported
   hardLimit: -1, // billing: hard_limit_usd of the subscription (-1 = the server's `billing` figure)
   totalUsage: -1, // billing: total_usage in US cents (-1 = the server's `billing` figure)
   nobilling: false, // the billing endpoints answer 404, as an upstream without them
+  incomplete: false, // Responses API: the answer ends `incomplete` (max_output_tokens), with its usage
 });
 
 /** Upper bound of the billing figures (US dollars and cents), so a typo cannot answer Infinity. */
@@ -52,6 +56,8 @@ const numericOptions = {
   cut: 100_000,
   hugeline: 64 * 1024 * 1024,
   dims: 4096,
+  cacheread: 100_000_000,
+  cachewrite: 100_000_000,
 };
 const flagOptions = {
   hang: 'hang',
@@ -59,6 +65,7 @@ const flagOptions = {
   nousage: 'nousage',
   negusage: 'negusage',
   badsse: 'badsse',
+  incomplete: 'incomplete',
   'echo-headers': 'echoHeaders',
   echoheaders: 'echoHeaders',
   nobilling: 'nobilling',
@@ -134,6 +141,7 @@ export function textCharsOf(body) {
   if (body.system !== undefined) chars += contentChars(body.system);
   if (body.prompt !== undefined) chars += inputChars(body.prompt);
   if (body.input !== undefined) chars += inputChars(body.input);
+  if (typeof body.instructions === 'string') chars += body.instructions.length; // Responses API
   // Rerank (Jina's shape): the query once per document, and each document.
   if (typeof body.query === 'string' && Array.isArray(body.documents)) {
     for (const document of body.documents) chars += body.query.length + (typeof document === 'string' ? document.length : String(document?.text ?? '').length);
@@ -162,6 +170,8 @@ function partsChars(parts) {
 function inputChars(input) {
   if (typeof input === 'string') return input.length;
   if (typeof input === 'number') return 4;
+  // A Responses API input item: a message with string or part content.
+  if (input && typeof input === 'object' && !Array.isArray(input)) return contentChars(input.content);
   if (!Array.isArray(input)) return 0;
   let chars = 0;
   for (const item of input) chars += inputChars(item);
@@ -169,12 +179,12 @@ function inputChars(input) {
 }
 
 /** Text of chunk `index` (0-based): "hello" then " hello", `words` times. */
-function chunkText(index, words) {
+export function chunkText(index, words) {
   return index === 0 ? WORD + ` ${WORD}`.repeat(words - 1) : ` ${WORD}`.repeat(words);
 }
 
 /** The usage a request gets: the numbers a test can compute in advance. */
-function usageOf(prompt, options) {
+export function usageOf(prompt, options) {
   const completion = options.echoHeaders ? 1 : options.chunks * options.words;
   return options.negusage ? { prompt: -prompt, completion: -completion } : { prompt, completion };
 }
@@ -229,11 +239,14 @@ function anthropicMessages(model, options, contents, prompt) {
   const id = `msg_mock${++sequence}`;
   const usage = usageOf(prompt, options);
   const event = (name, data) => `event: ${name}\ndata: ${data}\n\n`;
-  const startUsage = options.nousage ? '' : `,"usage":{"input_tokens":${usage.prompt},"output_tokens":1}`;
+  // Prompt-cache counts, as Anthropic reports them beside (not inside) input_tokens.
+  const cache =
+    options.cacheread || options.cachewrite ? `,"cache_read_input_tokens":${options.cacheread},"cache_creation_input_tokens":${options.cachewrite}` : '';
+  const startUsage = options.nousage ? '' : `,"usage":{"input_tokens":${usage.prompt}${cache},"output_tokens":1}`;
   return {
     contentType: 'application/json',
     body: () =>
-      `{"id":"${id}","type":"message","role":"assistant","model":${JSON.stringify(model)},"content":[{"type":"text","text":${JSON.stringify(contents.join(''))}}],"stop_reason":"end_turn","stop_sequence":null${options.nousage ? '' : `,"usage":{"input_tokens":${usage.prompt},"output_tokens":${usage.completion}}`}}`,
+      `{"id":"${id}","type":"message","role":"assistant","model":${JSON.stringify(model)},"content":[{"type":"text","text":${JSON.stringify(contents.join(''))}}],"stop_reason":"end_turn","stop_sequence":null${options.nousage ? '' : `,"usage":{"input_tokens":${usage.prompt}${cache},"output_tokens":${usage.completion}}`}}`,
     head:
       event(
         'message_start',
@@ -301,9 +314,9 @@ function sendError(res, flavor, status, message) {
 // ---------------------------------------------------------------------------------------------
 // Sending.
 
-/** Writes `text` one byte every `drip` ms (slowdrip). */
+/** Writes `text` (or bytes) one byte every `drip` ms (slowdrip). */
 function drip(res, text, interval, done) {
-  const bytes = Buffer.from(text);
+  const bytes = Buffer.isBuffer(text) ? text : Buffer.from(text);
   let at = 0;
   const timer = setInterval(() => {
     if (res.destroyed || at >= bytes.length) {
@@ -374,6 +387,40 @@ function sendStream(res, proto, contents, options, contentType = SSE_HEADERS) {
   step();
 }
 
+/**
+ * A multipart body as the route modules read it: each text field by name (repeated names, such as
+ * `image[]`, as arrays), each file as a WHATWG File (name, type, size, bytes()).
+ */
+async function formBody(raw, contentType) {
+  const form = await new Response(raw, { headers: { 'content-type': contentType } }).formData();
+  const body = {};
+  for (const [name, value] of form) {
+    if (!(name in body)) body[name] = value;
+    else body[name] = [].concat(body[name], value);
+  }
+  return body;
+}
+
+/** What a route module sends with: the same bodies, failure modes and cadence as the built-in routes. */
+function senders(res, flavor, options) {
+  return {
+    json: (status, text) => sendJson(res, status, text, options),
+    error: (status, message) => sendError(res, flavor, status, message),
+    /** An SSE stream: `proto` is `{ head, chunk(content), tail, badLine }`, `contents` the chunks' texts. */
+    stream: (proto, contents, headers) => sendStream(res, proto, contents, options, headers),
+    /** Bytes with a content type, honouring slowdrip and cut. */
+    bytes: (contentType, buffer) => sendBytes(res, contentType, buffer, options),
+  };
+}
+
+function sendBytes(res, contentType, buffer, options) {
+  const headers = { 'content-type': contentType, 'content-length': buffer.length };
+  res.writeHead(200, headers);
+  if (options.cut >= 0) return res.write(buffer.subarray(0, Math.floor(buffer.length / 2)), () => res.socket?.destroy());
+  if (options.slowdrip) return drip(res, buffer, options.drip, () => res.end());
+  res.end(buffer);
+}
+
 // ---------------------------------------------------------------------------------------------
 // The server.
 
@@ -407,19 +454,21 @@ export async function startMockUpstream(config = {}) {
       size += chunk.length;
       if (size <= MAX_BODY_BYTES) chunks.push(chunk);
     });
-    req.on('end', () => {
+    req.on('end', async () => {
       let body;
       let raw = '';
-      if (size > MAX_BODY_BYTES) return sendError(res, 'openai', 413, 'request body too large');
-      if (chunks.length > 0) {
-        raw = chunks.length === 1 ? chunks[0].toString() : Buffer.concat(chunks).toString();
-        try {
-          body = JSON.parse(raw);
-        } catch {
-          body = undefined;
-        }
-      }
       try {
+        if (size > MAX_BODY_BYTES) return sendError(res, 'openai', 413, 'request body too large');
+        if (chunks.length > 0 && /^multipart\/form-data/i.test(req.headers['content-type'] ?? '')) {
+          body = await formBody(Buffer.concat(chunks), req.headers['content-type']);
+        } else if (chunks.length > 0) {
+          raw = chunks.length === 1 ? chunks[0].toString() : Buffer.concat(chunks).toString();
+          try {
+            body = JSON.parse(raw);
+          } catch {
+            body = undefined;
+          }
+        }
         handle(req, res, body, raw);
       } catch (error) {
         if (!res.headersSent) sendError(res, 'openai', error instanceof MockOptionError ? 400 : 500, error.message);
@@ -456,10 +505,12 @@ export async function startMockUpstream(config = {}) {
     // Route and protocol.
     let flavor = 'openai';
     let kind;
+    /** The route module (routes/) that serves the path, when one does. */
+    let extension;
     let model = body?.model;
     if (req.method === 'POST' && path === '/v1/chat/completions') kind = 'chat';
     else if (req.method === 'POST' && path === '/v1/completions') kind = 'completion';
-    else if (req.method === 'POST' && path === '/v1/embeddings') kind = 'embedding';
+    else if (req.method === 'POST' && (path === '/v1/embeddings' || path === '/v1beta/openai/embeddings')) kind = 'embedding';
     else if (req.method === 'POST' && path === '/v1/rerank') kind = 'rerank';
     else if (req.method === 'POST' && path === '/v1/messages') [kind, flavor] = ['messages', 'anthropic'];
     else if (req.method === 'GET' && path === '/v1/models') kind = 'models';
@@ -467,8 +518,9 @@ export async function startMockUpstream(config = {}) {
     else if (req.method === 'GET' && path === '/v1/dashboard/billing/subscription') kind = 'subscription';
     else if (req.method === 'GET' && path === '/v1/dashboard/billing/usage') kind = 'usage';
     else if (req.method === 'GET' && path === '/healthz') kind = 'health';
+    else if ((extension = routeModules.find((module) => (kind = module.match(req.method, path)) !== undefined))) flavor = extension.flavor ?? 'openai';
     else if (req.method === 'POST') {
-      const match = /^\/(?:v1beta|v1)\/models\/([^/]+):(generateContent|streamGenerateContent)$/.exec(path);
+      const match = /^\/(?:v1beta|v1)\/models\/([^/]+):(generateContent|streamGenerateContent|embedContent|batchEmbedContents)$/.exec(path);
       if (match) {
         [kind, flavor] = [match[2], 'gemini'];
         model = decodeURIComponent(match[1]);
@@ -493,8 +545,10 @@ export async function startMockUpstream(config = {}) {
     if (kind === 'health') return sendJson(res, 200, '{"ok":true}', baseOptions);
     if (!authorized(req, query)) return sendError(res, flavor, 401, 'mock upstream: invalid api key');
     if (req.method === 'POST' && body === undefined) return sendError(res, flavor, 400, 'mock upstream: the body is not JSON');
+    if (extension && (options.redirect || options.status)) return respond(req, res, { kind, flavor, path, model, baseModel, body, options, query });
 
-    const answer = () => respond(req, res, { kind, flavor, path, model, baseModel, body, options, query });
+    const context = { kind, flavor, path, model, baseModel, body, options, query };
+    const answer = () => (extension ? extension.respond(req, res, { ...context, send: senders(res, flavor, options) }) : respond(req, res, context));
     if (options.hang) return; // never answer; close() or the client ends it
     if (options.latency > 0) {
       const timer = setTimeout(answer, options.latency);
@@ -531,6 +585,7 @@ export async function startMockUpstream(config = {}) {
     const prompt = promptTokensOf(textCharsOf(body));
     if (kind === 'embedding') return sendJson(res, 200, embeddingBody(model, body, options, prompt), options);
     if (kind === 'rerank') return sendJson(res, 200, rerankBody(model, body, options, prompt), options);
+    if (kind === 'embedContent' || kind === 'batchEmbedContents') return sendJson(res, 200, geminiEmbedBody(kind, body, options), options);
 
     const contents = options.echoHeaders
       ? [JSON.stringify(req.headers)]
@@ -602,6 +657,14 @@ function subscriptionBody(limitUsd) {
 }
 
 /** Deterministic unit-ish vectors; base64 (little-endian float32) when asked, like OpenAI's. */
+/** Gemini's embedContent / batchEmbedContents: one vector per content (Gemini reports no usage for embeddings). */
+function geminiEmbedBody(kind, body, options) {
+  const vector = (index) => Array.from({ length: options.dims }, (_, d) => (((index + 1) * (d + 3)) % 17) / 17);
+  if (kind === 'embedContent') return JSON.stringify({ embedding: { values: vector(0) } });
+  const count = Array.isArray(body.requests) ? body.requests.length : 0;
+  return JSON.stringify({ embeddings: Array.from({ length: count }, (_, index) => ({ values: vector(index) })) });
+}
+
 function embeddingBody(model, body, options, prompt) {
   const input = body.input;
   const count = Array.isArray(input) && input.length > 0 && (typeof input[0] === 'string' || Array.isArray(input[0])) ? input.length : 1;

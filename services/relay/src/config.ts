@@ -5,6 +5,9 @@ import type { RelayLimits } from './context.js';
 /** The JSON operations' request body cap by default (RELAY_BODY_LIMIT_BYTES). */
 export const DEFAULT_REQUEST_BODY_BYTES = 20 * 1024 * 1024;
 
+/** The multipart operations' upload cap by default (RELAY_UPLOAD_LIMIT_BYTES): gpt-image edits take up to 50 MB. */
+export const DEFAULT_UPLOAD_BYTES = 50 * 1024 * 1024;
+
 /**
  * The relay's tunables as env fields: its own process reads them, and so does the gateway when
  * it runs the relay all-in-one (one declaration, the same names and bounds).
@@ -41,6 +44,11 @@ export const relayConfigShape = {
    * as base64 are what make chat bodies large.
    */
   RELAY_BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).default(DEFAULT_REQUEST_BODY_BYTES),
+  /**
+   * Largest upload of the multipart operations (image edits and variations, audio transcription
+   * and translation), in bytes, all files of a request together; larger ones get 413.
+   */
+  RELAY_UPLOAD_LIMIT_BYTES: z.coerce.number().int().min(1024).default(DEFAULT_UPLOAD_BYTES),
 };
 
 type RelayConfig = z.infer<z.ZodObject<typeof relayConfigShape>>;
@@ -63,6 +71,7 @@ export function relaySettings(config: RelayConfig): RelaySettings {
       answerTimeoutMs: config.UPSTREAM_ANSWER_TIMEOUT_MS,
       maxUpstreamBodyBytes: 64 * 1024 * 1024,
       requestBodyBytes: config.RELAY_BODY_LIMIT_BYTES,
+      uploadBytes: config.RELAY_UPLOAD_LIMIT_BYTES,
     },
     instanceName: config.INSTANCE_NAME ?? defaultInstanceName(),
     leaseTtlMs: config.HOLD_LEASE_TTL_MS,

@@ -2,6 +2,7 @@ import type { Bus, EgressClient, Logger, OptionsMirror, QuotaGate } from '@aigw/
 import type { ChannelDirectory } from './channels.js';
 import type { TokenCache } from './token-cache.js';
 import type { UsagePublisher } from './usage-publisher.js';
+import type { StoredObjects } from './stored-objects.js';
 
 /** Timeouts and bounds of the relay (config). */
 export interface RelayLimits {
@@ -17,10 +18,14 @@ export interface RelayLimits {
   maxUpstreamBodyBytes: number;
   /**
    * Largest request body of the JSON operations (chat, completions, embeddings, moderations,
-   * messages, the playground), refused with 413 before it is read. Uploads (audio, image edits),
-   * when relayed, take their own larger cap and stream to the upstream.
+   * messages, the playground), refused with 413 before it is read. Uploads take their own cap.
    */
   requestBodyBytes: number;
+  /**
+   * Largest multipart upload (image edits and variations, audio transcription and translation),
+   * all its files together. Uploads are read whole (a retry on another channel sends them again).
+   */
+  uploadBytes: number;
 }
 
 /** What the relay's routes and responders work with; built once in plugin.ts. */
@@ -33,6 +38,8 @@ export interface RelayContext {
   egress: EgressClient;
   quota: QuotaGate;
   usage: UsagePublisher;
+  /** Upstream objects (stored responses) by id: their channel and owner. */
+  objects: StoredObjects;
   limits: RelayLimits;
 }
 

@@ -46,3 +46,6 @@ export const relayErrorHandler = relayErrorHandlerFor('openai');
 
 /** The error handler of the Anthropic-format route: the same statuses, in Anthropic's shape. */
 export const anthropicErrorHandler = relayErrorHandlerFor('anthropic');
+
+/** The error handler of the Gemini-format routes: the same statuses, in Google's shape. */
+export const geminiErrorHandler = relayErrorHandlerFor('gemini');

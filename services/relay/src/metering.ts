@@ -1,4 +1,14 @@
-import { cacheRatio, completionRatio, createCacheRatio, groupRatio, modelPricing, quotaForCall, quotaForUsage, reservationFor, type ModelPricing } from '@aigw/contracts';
+import {
+  cacheRatio,
+  completionRatio,
+  createCacheRatio,
+  groupRatio,
+  modelPricing,
+  quotaForCall,
+  quotaForUsage,
+  reservationFor,
+  type ModelPricing,
+} from '@aigw/contracts';
 import type { OptionsMirror } from '@aigw/platform';
 import type { Usage } from './providers/types.js';
 
@@ -76,10 +86,15 @@ export function priceDetails(quote: PriceQuote): { content: string; other: Recor
   return { content: `${base.content}, ${quote.details.content}`, other: { ...base.other, ...quote.details.other } };
 }
 
+/** Two decimals, as the established product writes prices, or all of them below a cent (0.0025, not 0.00). */
+function priceText(price: number): string {
+  return price >= 0.01 || price === 0 ? price.toFixed(2) : String(price);
+}
+
 function basePriceDetails(quote: PriceQuote): { content: string; other: Record<string, number> } {
   if (quote.pricing.kind === 'price') {
     return {
-      content: `model price ${quote.pricing.modelPrice.toFixed(2)}, group ratio ${quote.groupRatio.toFixed(2)}`,
+      content: `model price ${priceText(quote.pricing.modelPrice)}, group ratio ${quote.groupRatio.toFixed(2)}`,
       other: { model_price: quote.pricing.modelPrice, group_ratio: quote.groupRatio },
     };
   }

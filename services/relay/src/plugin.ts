@@ -15,13 +15,17 @@ import { createChannelDirectory } from './channels.js';
 import { preloadEncoders } from './tokenizer/index.js';
 import { registerChannelOperations } from './channel-operations.js';
 import type { RelayContext } from './context.js';
-import { DEFAULT_REQUEST_BODY_BYTES, defaultInstanceName, type RelaySettings } from './config.js';
+import { DEFAULT_REQUEST_BODY_BYTES, DEFAULT_UPLOAD_BYTES, defaultInstanceName, type RelaySettings } from './config.js';
 import { relayErrorHandler } from './errors.js';
 import { createTokenCache } from './token-cache.js';
 import { createUsagePublisher } from './usage-publisher.js';
+import { createStoredObjects } from './stored-objects.js';
 import { modelRoutes } from './routes/models.js';
 import { openAiRoutes } from './routes/openai.js';
 import { anthropicRoutes } from './routes/anthropic.js';
+import { uploadRoutes } from './routes/uploads.js';
+import { geminiRoutes } from './routes/gemini.js';
+import { storedResponseRoutes } from './routes/responses.js';
 import { playgroundRoutes } from './routes/playground.js';
 import { taskRoutes } from './routes/tasks.js';
 import { dashboardRoutes } from './routes/dashboard.js';
@@ -78,6 +82,7 @@ const relayPlugin: FastifyPluginAsync<RelayPluginOptions> = async (app, settings
     }),
     quota,
     usage,
+    objects: createStoredObjects(kv, logger),
     limits: {
       streamIdleTimeoutMs,
       connectTimeoutMs,
@@ -85,6 +90,7 @@ const relayPlugin: FastifyPluginAsync<RelayPluginOptions> = async (app, settings
       answerTimeoutMs: limits.answerTimeoutMs ?? 3_600_000,
       maxUpstreamBodyBytes: limits.maxUpstreamBodyBytes ?? 64 * 1024 * 1024,
       requestBodyBytes: limits.requestBodyBytes ?? DEFAULT_REQUEST_BODY_BYTES,
+      uploadBytes: limits.uploadBytes ?? DEFAULT_UPLOAD_BYTES,
     },
   };
   const subscriptions: Subscription[] = [await registerChannelOperations(context)];
@@ -105,7 +111,8 @@ const relayPlugin: FastifyPluginAsync<RelayPluginOptions> = async (app, settings
   });
 
   registerDiagnostics(app, 'relay', options);
-  for (const routes of [openAiRoutes, anthropicRoutes, modelRoutes, playgroundRoutes, dashboardRoutes]) await app.register(routes, { context });
+  for (const routes of [openAiRoutes, uploadRoutes, storedResponseRoutes, anthropicRoutes, geminiRoutes, modelRoutes, playgroundRoutes, dashboardRoutes])
+    await app.register(routes, { context });
   await app.register(taskRoutes);
 };
 

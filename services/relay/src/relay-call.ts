@@ -128,7 +128,7 @@ export async function relay(
         continue;
       }
       if (stream) {
-        const client = operation.stream!(call.attempt, { injectedUsage: result.injectedUsage, promptTokens });
+        const client = operation.stream!(call.attempt, { injectedUsage: result.injectedUsage, promptTokens, body });
         outcome = await streamToClient(context, request, reply, call.attempt, result.response, client, requestId);
       } else if (operation.bytes) {
         outcome = await pipeBytes(context, reply, call.attempt, result.response, requestId, (delivered) => operation.bytes!(body, promptTokens, delivered));
@@ -156,6 +156,7 @@ export async function relay(
   const delivered = outcome.usage !== null || outcome.completionTokens > 0 || !outcome.partial;
   const quota = delivered ? charge(quote, usage) : 0;
   await context.quota.settle(hold, quota);
+  if (outcome.objectId) context.objects.remember(outcome.objectId, { channel_id: tried[tried.length - 1]!, user_id: caller.userId });
   record(context, {
     caller,
     model,
@@ -167,7 +168,7 @@ export async function relay(
     usage,
     quota,
     firstResponseMs: outcome.firstResponseMs,
-    estimated: outcome.usage === null,
+    estimated: outcome.usage === null || outcome.counted === true,
     upstreamModel: outcome.upstreamModel,
     note: outcome.partial ? outcome.partial : undefined,
   });
@@ -317,7 +318,7 @@ async function answer(
     })
     .finally(() => clearTimeout(deadline));
   const upstream = upstreamAnswer(text, response);
-  const { body, contentType, usage, estimatedCompletion } = operation.answer(attempt, upstream, requestBody);
+  const { body, contentType, usage, estimatedCompletion, objectId, counted } = operation.answer(attempt, upstream, requestBody);
   // Answers that go out as received are not re-serialised on the hot path.
   const outgoing = typeof body === 'string' ? body : body === upstream.parsed ? text : JSON.stringify(body);
   const payload = redactKey(outgoing, attempt.context.key);
@@ -332,6 +333,8 @@ async function answer(
     firstResponseMs: Date.now() - started,
     partial: null,
     upstreamModel: attempt.context.upstreamModel,
+    ...(objectId ? { objectId } : {}),
+    ...(counted ? { counted } : {}),
   };
 }
 

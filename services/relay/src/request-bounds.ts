@@ -101,10 +101,12 @@ export function requestBounds(operation: OperationName, body: Record<string, unk
     }
     case 'images':
     case 'image-edits':
+    case 'image-variations':
       // OpenAI's bound on `n` for every image model; the price multiplies it.
       return { maxTokens: 0, answers: integerField(body, 'n', 1, MAX_IMAGES, 1) };
     case 'audio-speech':
     case 'audio-transcriptions':
+    case 'audio-translations':
       return { maxTokens: 0, answers: 1 };
     case 'responses':
       return { maxTokens: integerField(body, 'max_output_tokens', 1, MAX_OUTPUT_TOKENS, 0), answers: 1 };

@@ -18,6 +18,10 @@ export interface StreamOutcome {
   /** Why the answer ended early (client gone, idle timeout, upstream cut), or null. */
   partial: string | null;
   upstreamModel: string;
+  /** The id of an object the upstream stored for this request (Answer.objectId). */
+  objectId?: string;
+  /** `usage` was counted by the relay, not reported (Answer.counted). */
+  counted?: boolean;
 }
 
 /** The headers every relay answer carries; a hijacked reply skips onSend hooks, so they are written here. */
@@ -61,6 +65,7 @@ export async function streamToClient(
   let firstResponseMs = -1;
   let partial: string | null = null;
   let clientGone = false;
+  let objectId: string | undefined;
 
   const onClose = () => {
     if (!raw.writableEnded) {
@@ -80,6 +85,7 @@ export async function streamToClient(
     for (const piece of pieces) {
       if (piece.usage) usage = piece.usage;
       if (piece.text) counter.add(piece.text);
+      if (piece.objectId) objectId = piece.objectId;
       if (piece.error) {
         partial = 'upstream error in stream';
         await write(client.errorFrame(piece.error));
@@ -143,6 +149,7 @@ export async function streamToClient(
     firstResponseMs,
     partial,
     upstreamModel: attempt.context.upstreamModel,
+    ...(objectId ? { objectId } : {}),
   };
 }
 

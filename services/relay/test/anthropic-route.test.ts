@@ -7,6 +7,9 @@ import { startRelayWorld, type RelayWorld } from './support/relay-world';
 
 jest.setTimeout(60_000);
 
+/** The mock reports these prompt-cache counts (tools/mock-upstream/README.md). */
+const CACHED_MODEL = 'mock-claude@cachewrite=300;cacheread=200';
+
 /** The official Anthropic SDK against `POST /v1/messages`, served from OpenAI- and Anthropic-type channels. */
 describe('anthropic messages route', () => {
   let world: RelayWorld;
@@ -17,7 +20,8 @@ describe('anthropic messages route', () => {
     world = await startRelayWorld('in-process');
     billing = await openBillingDatabase(world.gateway.env);
     await world.addChannel({ name: 'openai-type', models: 'mock-gpt' });
-    await world.addChannel({ name: 'anthropic-type', type: 14, models: 'mock-claude' });
+    await world.addChannel({ name: 'anthropic-type', type: 14, models: `mock-claude,${CACHED_MODEL}` });
+    await world.setOption('CacheRatio', JSON.stringify({ 'mock-claude*': 0.1 }));
     await world.waitForModel('mock-gpt');
     await world.waitForModel('mock-claude');
     client = new Anthropic({ baseURL: world.baseUrl, apiKey: world.apiKey, maxRetries: 0 });
@@ -69,6 +73,41 @@ describe('anthropic messages route', () => {
     // Ratio 1, completion ratio 2, from the upstream's own counts.
     expect(whole.quota).toBe(message.usage.input_tokens + 2 * message.usage.output_tokens);
     for (const log of logs) expect(JSON.parse(log.other).usage_source).toBe('upstream');
+  });
+
+  it('passes an Anthropic channel the native body unchanged (cache_control, thinking, beta header) and bills cache reads and writes at their ratios', async () => {
+    const system: Anthropic.TextBlockParam[] = [{ type: 'text', text: 'A long system prompt worth caching.', cache_control: { type: 'ephemeral' } }];
+    const messages: Anthropic.MessageParam[] = [
+      { role: 'user', content: [{ type: 'text', text: 'Hello there', cache_control: { type: 'ephemeral', ttl: '5m' } }] },
+    ];
+    const thinking = { type: 'enabled' as const, budget_tokens: 1024 };
+    const { data: message, response } = await client.messages
+      .create({ model: CACHED_MODEL, max_tokens: 2000, system, messages, thinking }, { headers: { 'anthropic-beta': 'extended-cache-ttl-2025-04-11' } })
+      .withResponse();
+    expect(message.usage).toMatchObject({ cache_read_input_tokens: 200, cache_creation_input_tokens: 300 });
+
+    const received = world.mock.requests.filter((entry) => entry.path === '/v1/messages' && entry.body?.model === CACHED_MODEL).at(-1)!;
+    expect(received.body).toEqual({ model: CACHED_MODEL, max_tokens: 2000, system, messages, thinking });
+    expect(received.headers['anthropic-beta']).toBe('extended-cache-ttl-2025-04-11');
+    expect(received.headers['x-api-key']).toBe('mock-key');
+
+    const requestId = response.headers.get('x-oneapi-request-id')!;
+    await waitFor(async () => (await billing.getRepository(LogEntity).countBy({ request_id: requestId })) > 0, 10_000, 'usage log');
+    const log = await billing.getRepository(LogEntity).findOneByOrFail({ request_id: requestId });
+    const input = message.usage.input_tokens;
+    // input + reads x CacheRatio 0.1 + writes x CreateCacheRatio 1.25 (the default) + output x 2, all x model ratio 1.
+    expect(log).toMatchObject({ prompt_tokens: input + 200 + 300, completion_tokens: message.usage.output_tokens });
+    expect(log.quota).toBe(Math.round(input + 200 * 0.1 + 300 * 1.25 + 2 * message.usage.output_tokens));
+    expect(JSON.parse(log.other)).toMatchObject({ cache_tokens: 200, cache_creation_tokens: 300, cache_creation_ratio: 1.25, cache_ratio: 0.1 });
+
+    // Streamed, the events come through as the upstream sent them, and the same counts are billed.
+    const stream = client.messages.stream({ model: CACHED_MODEL, max_tokens: 2000, system, messages });
+    const final = await stream.finalMessage();
+    expect(final.usage).toMatchObject({ cache_read_input_tokens: 200, cache_creation_input_tokens: 300 });
+    const streamedId = (await stream.withResponse()).response.headers.get('x-oneapi-request-id')!;
+    await waitFor(async () => (await billing.getRepository(LogEntity).countBy({ request_id: streamedId })) > 0, 10_000, 'stream usage log');
+    const streamed = await billing.getRepository(LogEntity).findOneByOrFail({ request_id: streamedId });
+    expect(streamed.quota).toBe(Math.round(final.usage.input_tokens + 20 + 375 + 2 * final.usage.output_tokens));
   });
 
   it('refuses a bad key and a missing max_tokens in Anthropic error shape', async () => {

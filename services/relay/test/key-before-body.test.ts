@@ -53,13 +53,15 @@ describe('relay: the key before the body', () => {
   });
 
   it('answers an unknown /v1 or /v1beta path 404 without reading the body, and closes the connection', async () => {
-    for (const path of ['/v1beta/models/gemini-pro:generateContent', '/v1/files']) {
+    for (const path of ['/v1beta/cachedContents', '/v1/files']) {
       const answer = await headOnly(path, { authorization: 'Bearer sk-unknown' });
       expect({ path, status: answer.status, connection: answer.headers.connection }).toEqual({ path, status: 404, connection: 'close' });
       expect(JSON.parse(answer.body).error).toMatchObject({ message: `Invalid URL (POST ${path})`, code: 'not_found' });
     }
-    const refused = await headOnly('/v1/chat/completions', { authorization: 'Bearer sk-unknown' });
-    expect(refused.headers.connection).toBe('close');
+    for (const path of ['/v1/chat/completions', '/v1beta/models/gemini-pro:generateContent']) {
+      const refused = await headOnly(path, { authorization: 'Bearer sk-unknown' });
+      expect({ path, status: refused.status, connection: refused.headers.connection }).toEqual({ path, status: 401, connection: 'close' });
+    }
   });
 
   it('checks the key of the model list from the headers too', async () => {

@@ -45,8 +45,7 @@ export function anthropicChatStream(attempt: Attempt, options: { promptTokens: n
     onEvent: (event) => pieces(converter.onEvent(event)),
     onEnd: () => pieces(converter.onEnd()),
     errorFrame: (error) => anthropicErrorEvent(error.type === 'upstream_error' ? 'api_error' : error.type, error.message),
-    close: (partial, completionTokens) =>
-      partial ? '' : anthropic.finish({ input_tokens: options.promptTokens, output_tokens: completionTokens }).join(''),
+    close: (partial, completionTokens) => (partial ? '' : anthropic.finish({ input_tokens: options.promptTokens, output_tokens: completionTokens }).join('')),
   };
 }
 

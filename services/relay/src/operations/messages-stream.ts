@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import { anthropicErrorEvent } from '../formats/anthropic-input.js';
 import { anthropicUsageSchema, usageFromAnthropic, type AnthropicUsage } from '../providers/anthropic/chat.js';
-import { parseJson } from '../providers/shared/upstream-response.js';
-import { redactKey } from '../redact.js';
-import type { Attempt, ClientStream, StreamPiece } from './types.js';
+import type { ProviderError } from '../providers/types.js';
+import { passthroughStream } from './passthrough-stream.js';
+import type { Attempt, ClientStream } from './types.js';
 
 const eventSchema = z.object({
   type: z.string(),
@@ -19,29 +19,24 @@ const eventSchema = z.object({
  * (and, on newer models, updated input counts), so what was streamed before a cut is known.
  */
 export function anthropicPassthroughStream(attempt: Attempt): ClientStream {
-  const key = attempt.context.key;
   let usage: AnthropicUsage = {};
-  return {
-    contentType: 'text/event-stream; charset=utf-8',
-    onEvent(event): StreamPiece[] {
-      const write = redactKey(`${event.event ? `event: ${event.event}\n` : ''}data: ${event.data}\n\n`, key);
-      const parsed = eventSchema.safeParse(parseJson(event.data));
-      if (!parsed.success) return [{ write }];
-      const data = parsed.data;
+  const errorFrame = (error: ProviderError) => anthropicErrorEvent(error.type === 'upstream_error' ? 'api_error' : error.type, error.message);
+  return passthroughStream(
+    attempt,
+    eventSchema,
+    (data) => {
       if (data.type === 'error') {
-        return [{ error: { message: data.error?.message ?? 'upstream error', type: data.error?.type ?? 'api_error', code: data.error?.type ?? 'stream_error' } }];
+        return { error: { message: data.error?.message ?? 'upstream error', type: data.error?.type ?? 'api_error', code: data.error?.type ?? 'stream_error' } };
       }
       const reported = data.type === 'message_start' ? data.message?.usage : data.type === 'message_delta' ? data.usage : null;
       if (reported) usage = { ...usage, ...definedOnly(reported) };
       const text = data.delta?.text ?? data.delta?.thinking ?? data.delta?.partial_json ?? '';
-      return [{ write, ...(text ? { text } : {}), ...(reported ? { usage: usageFromAnthropic(usage) } : {}) }];
+      return { ...(text ? { text } : {}), ...(reported ? { usage: usageFromAnthropic(usage) } : {}) };
     },
-    onEnd: () => [],
-    errorFrame: (error) => anthropicErrorEvent(error.type === 'upstream_error' ? 'api_error' : error.type, error.message),
-    close: () => '',
-  };
+    errorFrame,
+  );
 }
 
 function definedOnly(usage: AnthropicUsage): AnthropicUsage {
-  return Object.fromEntries(Object.entries(usage).filter(([, value]) => value !== null && value !== undefined)) as AnthropicUsage;
+  return Object.fromEntries(Object.entries(usage).filter(([, value]) => value !== null && value !== undefined));
 }

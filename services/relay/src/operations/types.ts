@@ -16,8 +16,10 @@ export type OperationName =
   | 'rerank'
   | 'images'
   | 'image-edits'
+  | 'image-variations'
   | 'audio-speech'
   | 'audio-transcriptions'
+  | 'audio-translations'
   | 'responses';
 
 /** What the pipeline reads from a request before anything is held. */
@@ -57,6 +59,10 @@ export interface Answer {
   usage: Usage | null;
   /** Completion tokens counted locally when `usage` is null. */
   estimatedCompletion: number;
+  /** `usage` was counted here from the answer (a transcript's text), not reported by the upstream: the log says so. */
+  counted?: boolean;
+  /** The id of an object the upstream stored (a response), remembered for its later retrieval. */
+  objectId?: string;
 }
 
 /** One piece of a streamed answer for the client. */
@@ -69,6 +75,8 @@ export interface StreamPiece {
   usage?: Usage;
   /** The upstream reported an error inside the stream. */
   error?: ProviderError;
+  /** The id of an object the upstream stores (a response), remembered for its later retrieval. */
+  objectId?: string;
 }
 
 /**
@@ -122,7 +130,7 @@ export interface OperationDefinition {
   /** A whole answer: the client's body and the usage. */
   answer(attempt: Attempt, upstream: UpstreamAnswer, body: Record<string, unknown>): Answer;
   /** A streamed answer, for the operations whose `inspect` may say `stream` (the others never stream). */
-  stream?(attempt: Attempt, options: { injectedUsage: boolean; promptTokens: number }): ClientStream;
+  stream?(attempt: Attempt, options: { injectedUsage: boolean; promptTokens: number; body: Record<string, unknown> }): ClientStream;
   /**
    * Present when the answer is bytes passed through as they come (speech audio): the usage of
    * what was delivered. `answer` is not used then.

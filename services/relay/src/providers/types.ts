@@ -81,6 +81,9 @@ export interface StreamConverter {
   onEnd(): StreamOutput[];
 }
 
+/** The Gemini API methods the relay serves. */
+export type GeminiMethod = 'generateContent' | 'streamGenerateContent' | 'embedContent' | 'batchEmbedContents';
+
 /** An upstream error answer, normalised. */
 export interface ProviderError {
   message: string;
@@ -109,6 +112,10 @@ export interface ProviderDefinition {
    */
   passthrough?: {
     request(path: string, body: Record<string, unknown>, context: ProviderContext): UpstreamRequest;
+    /** The same call with a multipart form (uploads); the operation has put the upstream model in it. Needed by providers that list an upload operation. */
+    form?(path: string, form: FormData, context: ProviderContext): UpstreamRequest;
+    /** A GET of the upstream's own path (a stored Responses answer), no body. Needed by providers that list 'responses'. */
+    get?(path: string, context: ProviderContext): UpstreamRequest;
     /** Usage of a passthrough answer, when present. */
     usage(json: unknown): Usage | null;
   };
@@ -118,6 +125,14 @@ export interface ProviderDefinition {
    */
   messages?: {
     request(body: Record<string, unknown>, context: ProviderContext): UpstreamRequest;
+  };
+  /**
+   * Gemini's own API, spoken natively: a `/v1beta/models/{model}:{method}` body goes upstream
+   * unchanged (safety settings, thinking config and tools survive) to the same method of the
+   * upstream model; a stream is asked for as SSE.
+   */
+  gemini?: {
+    request(method: GeminiMethod, body: Record<string, unknown>, context: ProviderContext): UpstreamRequest;
   };
   /** The upstream's model list, for "fetch models" and channel tests. */
   models?: {

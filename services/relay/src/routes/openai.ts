@@ -9,6 +9,9 @@ import {
   embeddingsOperation,
   moderationsOperation,
   rerankOperation,
+  imageGenerationsOperation,
+  speechOperation,
+  responsesOperation,
   type OperationDefinition,
 } from '../operations/index.js';
 
@@ -18,6 +21,9 @@ const paths: Array<[string, OperationDefinition]> = [
   ['/v1/embeddings', embeddingsOperation],
   ['/v1/moderations', moderationsOperation],
   ['/v1/rerank', rerankOperation],
+  ['/v1/images/generations', imageGenerationsOperation],
+  ['/v1/audio/speech', speechOperation],
+  ['/v1/responses', responsesOperation],
 ];
 
 /** The OpenAI-compatible relay routes (sk- token auth is the relay's own: the data plane does not depend on the gateway). */

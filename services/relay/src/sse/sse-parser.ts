@@ -116,6 +116,11 @@ export class SseParser {
   }
 }
 
+/** An upstream event passed on as it came: its name, when it had one, and its data. */
+export function formatSseEvent(event: { event?: string; data: string }): string {
+  return event.event === undefined ? formatSse(event.data) : `event: ${event.event}\n${formatSse(event.data)}`;
+}
+
 /** One `data:` event for the client; multi-line data becomes several `data:` lines, as the format requires. */
 export function formatSse(data: string): string {
   if (!data.includes('\n')) return `data: ${data}\n\n`;

@@ -82,6 +82,18 @@ describe('azure provider', () => {
     expect(request.url).toBe('https://contoso.openai.azure.com/openai/deployments/gpt-35-turbo/embeddings?api-version=2024-12-01-preview');
   });
 
+  it('sends the Responses API to the v1 path with the deployment as model, and reads stored responses there', () => {
+    const request = azureProvider.passthrough!.request('/v1/responses', { model: 'gpt-4.1', input: 'hi' }, azure({}));
+    expect(request.url).toBe('https://contoso.openai.azure.com/openai/v1/responses');
+    expect(JSON.parse(request.body!)).toEqual({ model: 'gpt-35-turbo', input: 'hi' });
+    const stored = azureProvider.passthrough!.get!('/v1/responses/resp_1', azure({}));
+    expect(stored).toMatchObject({
+      method: 'GET',
+      url: 'https://contoso.openai.azure.com/openai/v1/responses/resp_1',
+      headers: { 'api-key': 'sk-upstream-key' },
+    });
+  });
+
   it('reads answers and streams as OpenAI does', () => {
     const outputs = runStream(azureProvider.chat.stream(azure()), fixtureText('openai/chat-stream.sse'));
     expect(textOf(outputs)).toBe('A small red pixel. Let me check Paris.{"city":"Paris"}');

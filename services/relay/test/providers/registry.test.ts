@@ -53,4 +53,42 @@ describe('provider registry', () => {
     expect(servesOperation(ChannelType.OpenAI, 'moderations')).toBe(true);
     expect(servesOperation(999, 'chat')).toBe(false);
   });
+
+  it('gives every provider that serves audio transcriptions a form passthrough, and lists the audio APIs where the upstream has them', () => {
+    for (const provider of Object.values(providers)) {
+      for (const upload of ['audio-transcriptions', 'audio-translations'] as const) {
+        if (provider?.operations.includes(upload)) expect(typeof provider.passthrough?.form).toBe('function');
+      }
+    }
+    for (const type of [ChannelType.OpenAI, ChannelType.Azure, ChannelType.SiliconFlow, ChannelType.Xinference]) {
+      expect(servesOperation(type, 'audio-speech')).toBe(true);
+      expect(servesOperation(type, 'audio-transcriptions')).toBe(true);
+    }
+    for (const type of [ChannelType.Anthropic, ChannelType.Gemini, ChannelType.DeepSeek, ChannelType.OpenRouter]) {
+      expect(servesOperation(type, 'audio-speech')).toBe(false);
+      expect(servesOperation(type, 'audio-transcriptions')).toBe(false);
+    }
+  });
+
+  it("gives every provider that serves image edits a form passthrough, and lists OpenAI's image APIs where the upstream has them", () => {
+    for (const provider of Object.values(providers)) {
+      if (provider?.operations.includes('images')) expect(typeof provider.passthrough?.request).toBe('function');
+      for (const upload of ['image-edits', 'image-variations'] as const) {
+        if (provider?.operations.includes(upload)) expect(typeof provider.passthrough?.form).toBe('function');
+      }
+    }
+    for (const type of [ChannelType.OpenAI, ChannelType.Azure]) {
+      expect(servesOperation(type, 'images')).toBe(true);
+      expect(servesOperation(type, 'image-edits')).toBe(true);
+    }
+    // Generations only.
+    for (const type of [ChannelType.SiliconFlow, ChannelType.XAI, ChannelType.ZhipuV4]) {
+      expect(servesOperation(type, 'images')).toBe(true);
+      expect(servesOperation(type, 'image-edits')).toBe(false);
+    }
+    for (const type of [ChannelType.Anthropic, ChannelType.Gemini, ChannelType.DeepSeek, ChannelType.OpenRouter, ChannelType.Custom]) {
+      expect(servesOperation(type, 'images')).toBe(false);
+      expect(servesOperation(type, 'image-edits')).toBe(false);
+    }
+  });
 });

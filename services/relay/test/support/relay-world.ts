@@ -2,6 +2,9 @@ import type { AddressInfo } from 'node:net';
 import { backends, waitFor, type Backend } from '@aigw/platform/testing';
 import { startMockUpstream, type MockUpstream } from '../../../../tools/mock-upstream/server.mjs';
 import { ROOT_PASSWORD, startGateway, type Session, type TestGateway } from '../../../gateway/test/support/gateway';
+import type { DataSource } from 'typeorm';
+import { openBillingDatabase } from '../../../billing/test/support/billing-db';
+import { LogEntity } from '../../../billing/src/entities/index';
 
 export { backends };
 
@@ -24,6 +27,10 @@ export interface RelayWorld {
   /** Waits until the relay's routing table serves `model` to the default group. */
   waitForModel(model: string): Promise<void>;
   setOption(key: string, value: string | number | boolean): Promise<void>;
+  /** The user's balance (quota). */
+  balance(): Promise<number>;
+  /** The consume log row of a request (X-Oneapi-Request-Id), once billing wrote it. */
+  usageLog(requestId: string): Promise<LogEntity>;
   close(): Promise<void>;
 }
 
@@ -63,6 +70,7 @@ export async function startRelayWorld(backend: Backend, options: { userQuota?: n
     const created = (await gateway.call('POST', '/api/token/', { session: user, body: { name: 'relay-test', unlimited_quota: true } })).json();
     if (!created.success) throw new Error(`token: ${created.message}`);
 
+    let billing: DataSource | undefined;
     const world: RelayWorld = {
       gateway,
       mock,
@@ -94,7 +102,17 @@ export async function startRelayWorld(backend: Backend, options: { userQuota?: n
           `model ${model} routable`,
         );
       },
+      async balance() {
+        return (await gateway.call('GET', '/api/user/self', { session: user })).json().data.quota as number;
+      },
+      async usageLog(requestId) {
+        billing ??= await openBillingDatabase(gateway.env);
+        const logs = billing.getRepository(LogEntity);
+        await waitFor(async () => (await logs.countBy({ request_id: requestId, type: 2 })) > 0, 10_000, `usage log of ${requestId}`);
+        return logs.findOneByOrFail({ request_id: requestId, type: 2 });
+      },
       async close() {
+        await billing?.destroy();
         await gateway.close();
         await mock.close();
       },

@@ -2,7 +2,7 @@ import { OPENAI_FORMAT_OPERATIONS, type ProviderDefinition } from '../types.js';
 import { openAiUsageOf } from '../shared/usage.js';
 import { OpenAiStreamConverter, openAiChatBody, openAiChatResponse } from '../openai/chat.js';
 import { openAiError } from '../openai/error.js';
-import { azureHeaders, azureUrl } from './api.js';
+import { azureDeployment, azureHeaders, azureResponsesUrl, azureUrl } from './api.js';
 
 /**
  * Azure OpenAI (channel type 3): OpenAI's protocol and error shape behind Azure's deployment
@@ -11,7 +11,10 @@ import { azureHeaders, azureUrl } from './api.js';
  */
 export const azureProvider: ProviderDefinition = {
   id: 'azure',
-  operations: OPENAI_FORMAT_OPERATIONS,
+  // Azure OpenAI's image deployments (DALL·E 3, gpt-image-1): generations and edits (no
+  // variations); its audio deployments (tts, whisper, gpt-4o-transcribe): speech, transcriptions
+  // and translations; the Responses API.
+  operations: [...OPENAI_FORMAT_OPERATIONS, 'images', 'image-edits', 'audio-speech', 'audio-transcriptions', 'audio-translations', 'responses'],
   streamUsage: true,
   chat: {
     request: (body, context) => ({
@@ -24,12 +27,23 @@ export const azureProvider: ProviderDefinition = {
     stream: () => new OpenAiStreamConverter(),
   },
   passthrough: {
-    request: (path, body, context) => ({
-      method: 'POST',
-      url: azureUrl(context, path.slice('/v1/'.length)),
-      headers: azureHeaders(context.key),
-      body: JSON.stringify({ ...body, model: context.upstreamModel }),
-    }),
+    request: (path, body, context) =>
+      path.startsWith('/v1/responses')
+        ? {
+            method: 'POST',
+            url: azureResponsesUrl(context, path),
+            headers: azureHeaders(context.key),
+            body: JSON.stringify({ ...body, model: azureDeployment(context.upstreamModel) }),
+          }
+        : {
+            method: 'POST',
+            url: azureUrl(context, path.slice('/v1/'.length)),
+            headers: azureHeaders(context.key),
+            body: JSON.stringify({ ...body, model: context.upstreamModel }),
+          },
+    form: (path, form, context) => ({ method: 'POST', url: azureUrl(context, path.slice('/v1/'.length)), headers: { 'api-key': context.key }, form }),
+    // Only stored responses are read back.
+    get: (path, context) => ({ method: 'GET', url: azureResponsesUrl(context, path), headers: { 'api-key': context.key } }),
     usage: openAiUsageOf,
   },
   error: openAiError,

@@ -1,5 +1,5 @@
 import { ChannelType, channelDefaultBaseUrls } from '@aigw/contracts';
-import type { ProviderContext } from '../types.js';
+import type { GeminiMethod, ProviderContext } from '../types.js';
 import { baseUrlOf, versionedUrl } from '../shared/url.js';
 
 /** Used when the channel's `other` (the API version) is empty. */
@@ -11,10 +11,19 @@ function versionBase(channel: ProviderContext['channel']): { base: string; versi
 
 /** `{base}/{version}/models/{model}:generateContent`, or the SSE flavour of the streaming call. */
 export function geminiChatUrl(context: Pick<ProviderContext, 'channel' | 'upstreamModel' | 'stream'>): string {
+  return geminiMethodUrl(context, context.stream ? 'streamGenerateContent' : 'generateContent');
+}
+
+/** `{base}/{version}/models/{model}:{method}`; a stream always as SSE (`alt=sse`). */
+export function geminiMethodUrl(context: Pick<ProviderContext, 'channel' | 'upstreamModel'>, method: GeminiMethod): string {
   const { base, versionPath } = versionBase(context.channel);
   const model = encodeURIComponent(context.upstreamModel.replace(/^models\//, ''));
-  const method = context.stream ? 'streamGenerateContent?alt=sse' : 'generateContent';
-  return versionedUrl(base, versionPath, `/models/${model}:${method}`);
+  return versionedUrl(base, versionPath, `/models/${model}:${method}${method === 'streamGenerateContent' ? '?alt=sse' : ''}`);
+}
+
+/** Google's OpenAI-compatible API: `/v1/embeddings` -> `{base}/v1beta/openai/embeddings`. */
+export function geminiOpenAiUrl(context: Pick<ProviderContext, 'channel'>, path: string): string {
+  return versionedUrl(baseUrlOf(context.channel, channelDefaultBaseUrls[ChannelType.Gemini]), '/v1beta/openai', path.slice('/v1'.length));
 }
 
 /** The model list, in one page (1,000 is the largest page size). */

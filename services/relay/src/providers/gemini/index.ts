@@ -1,17 +1,18 @@
 import { z } from 'zod';
 import type { ProviderDefinition } from '../types.js';
 import { parseUpstream } from '../shared/upstream-response.js';
-import { geminiChatUrl, geminiHeaders, geminiModelsUrl } from './api.js';
+import { geminiChatUrl, geminiHeaders, geminiMethodUrl, geminiModelsUrl, geminiOpenAiUrl } from './api.js';
+import { openAiUsageOf } from '../shared/usage.js';
 import { geminiChatBody, geminiChatResponse } from './chat.js';
 import { GeminiStreamConverter } from './chat-stream.js';
 import { geminiError } from './error.js';
 
 const modelListSchema = z.object({ models: z.array(z.object({ name: z.string() })) });
 
-/** Gemini (channel type 24): OpenAI chat converted to and from generateContent. */
+/** Gemini (channel type 24): OpenAI chat converted to and from generateContent, which Gemini clients get unchanged. */
 export const geminiProvider: ProviderDefinition = {
   id: 'gemini',
-  operations: ['chat'],
+  operations: ['chat', 'embeddings'],
   // Gemini always reports usage in its stream; the converter emits it as the usage-only chunk.
   streamUsage: true,
   chat: {
@@ -27,6 +28,24 @@ export const geminiProvider: ProviderDefinition = {
     },
     response: geminiChatResponse,
     stream: (context) => new GeminiStreamConverter(context),
+  },
+  // Google's OpenAI-compatible endpoint (`/v1beta/openai/`) serves OpenAI's embeddings.
+  passthrough: {
+    request: (path, body, context) => ({
+      method: 'POST',
+      url: geminiOpenAiUrl(context, path),
+      headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${context.key}` },
+      body: JSON.stringify({ ...body, model: context.upstreamModel }),
+    }),
+    usage: openAiUsageOf,
+  },
+  gemini: {
+    request: (method, body, context) => ({
+      method: 'POST',
+      url: geminiMethodUrl(context, method),
+      headers: geminiHeaders(context.key),
+      body: JSON.stringify(body),
+    }),
   },
   models: {
     request: (context) => ({ method: 'GET', url: geminiModelsUrl(context), headers: geminiHeaders(context.key) }),

@@ -43,6 +43,12 @@ export function openAiCompatible(options: OpenAiCompatibleOptions): ProviderDefi
     body: JSON.stringify(body),
   });
 
+  // No JSON content type on a form (its boundary is set when it is encoded) or a GET.
+  const formHeaders = (context: ProviderContext) => {
+    const { 'Content-Type': _json, ...rest } = openAiHeaders(context, options.extraHeaders);
+    return rest;
+  };
+
   return {
     id: options.id,
     operations: options.operations ?? OPENAI_FORMAT_OPERATIONS,
@@ -55,6 +61,8 @@ export function openAiCompatible(options: OpenAiCompatibleOptions): ProviderDefi
     passthrough: {
       // `/v1/embeddings` -> `{base}{versionPath}/embeddings`; only the model is swapped.
       request: (path, body, context) => post(context, path.slice('/v1'.length), { ...body, model: context.upstreamModel }),
+      form: (path, form, context) => ({ method: 'POST', url: url(context, path.slice('/v1'.length)), headers: formHeaders(context), form }),
+      get: (path, context) => ({ method: 'GET', url: url(context, path.slice('/v1'.length)), headers: formHeaders(context) }),
       usage: openAiUsageOf,
     },
     models: {

@@ -27,7 +27,14 @@ export const openRouterProvider = openAiCompatible({
 });
 export const fastGptProvider = openAiCompatible({ id: 'fastgpt', defaultBaseUrl: base(ChannelType.FastGPT), streamUsage: false });
 export const moonshotProvider = openAiCompatible({ id: 'moonshot', defaultBaseUrl: base(ChannelType.Moonshot), streamUsage: false });
-export const zhipuV4Provider = openAiCompatible({ id: 'zhipu-v4', defaultBaseUrl: base(ChannelType.ZhipuV4), versionPath: '/api/paas/v4', streamUsage: false });
+// Zhipu v4 also serves image generations (CogView, `/api/paas/v4/images/generations`, OpenAI's shape).
+export const zhipuV4Provider = openAiCompatible({
+  id: 'zhipu-v4',
+  defaultBaseUrl: base(ChannelType.ZhipuV4),
+  versionPath: '/api/paas/v4',
+  streamUsage: false,
+  operations: [...OPENAI_FORMAT_OPERATIONS, 'images'],
+});
 export const perplexityProvider = openAiCompatible({ id: 'perplexity', defaultBaseUrl: base(ChannelType.Perplexity), versionPath: '', streamUsage: false });
 export const lingYiProvider = openAiCompatible({ id: 'lingyiwanwu', defaultBaseUrl: base(ChannelType.LingYiWanWu), streamUsage: false });
 export const miniMaxProvider = openAiCompatible({
@@ -42,7 +49,10 @@ export const siliconFlowProvider = openAiCompatible({
   id: 'siliconflow',
   defaultBaseUrl: base(ChannelType.SiliconFlow),
   streamUsage: false,
-  operations: withRerank,
+  // Also image generations (`/v1/images/generations`: Kolors, FLUX, Qwen-Image; its own
+  // `batch_size` counts the images, which the image pricing reads), and speech and
+  // transcriptions (`/v1/audio/speech`, `/v1/audio/transcriptions`; no translations endpoint).
+  operations: [...withRerank, 'images', 'audio-speech', 'audio-transcriptions'],
 });
 export const mistralProvider = openAiCompatible({ id: 'mistral', defaultBaseUrl: base(ChannelType.Mistral), streamUsage: false });
 export const deepSeekProvider = openAiCompatible({ id: 'deepseek', defaultBaseUrl: base(ChannelType.DeepSeek), streamUsage: false });
@@ -54,6 +64,17 @@ export const volcEngineProvider = openAiCompatible({
   streamUsage: true,
 });
 export const baiduV2Provider = openAiCompatible({ id: 'baidu-v2', defaultBaseUrl: base(ChannelType.BaiduV2), versionPath: '/v2', streamUsage: false });
-// No default: Xinference is self-hosted, the channel must give its base_url.
-export const xinferenceProvider = openAiCompatible({ id: 'xinference', streamUsage: false, operations: withRerank });
-export const xAiProvider = openAiCompatible({ id: 'xai', defaultBaseUrl: base(ChannelType.XAI), streamUsage: true });
+// No default: Xinference is self-hosted, the channel must give its base_url. It serves OpenAI's
+// audio APIs too (`/v1/audio/speech`, `/transcriptions`, `/translations`).
+export const xinferenceProvider = openAiCompatible({
+  id: 'xinference',
+  streamUsage: false,
+  operations: [...withRerank, 'audio-speech', 'audio-transcriptions', 'audio-translations'],
+});
+// xAI serves image generations (`/v1/images/generations`, OpenAI's shape), not edits or variations.
+export const xAiProvider = openAiCompatible({
+  id: 'xai',
+  defaultBaseUrl: base(ChannelType.XAI),
+  streamUsage: true,
+  operations: [...OPENAI_FORMAT_OPERATIONS, 'images'],
+});

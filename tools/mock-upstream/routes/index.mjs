@@ -1,0 +1,11 @@
+// The mock's routes beyond chat, completions, embeddings, rerank and the Anthropic and Gemini chat
+// APIs, one module per API family. Each exports `{ flavor?, match(method, path) -> kind | undefined,
+// respond(req, res, { kind, model, baseModel, body, options, query, send }) }`: the server has
+// already read the body (JSON, or multipart as fields and Files), checked the key, applied the
+// options and the status/redirect/latency/hang modes; `send` has json, error, stream and bytes.
+// Import your module above the array (one line each) and append it to the array.
+import { responsesRoutes } from './responses.mjs';
+import { imageRoutes } from './images.mjs';
+import { audioRoutes } from './audio.mjs';
+
+export const routeModules = [responsesRoutes, imageRoutes, audioRoutes];
