@@ -224,6 +224,23 @@ export const logOtherSchema = z
     model_price: z.number().optional(),
     cache_ratio: z.number().optional(),
     cache_tokens: z.number().optional(),
+    /** Prompt tokens written to the provider's cache (Anthropic), billed at cache_creation_ratio. */
+    cache_creation_tokens: z.number().optional(),
+    cache_creation_ratio: z.number().optional(),
+    /**
+     * An image request, priced per image: model_price (USD per image; 0.0025 with model_ratio
+     * when the model has only a ratio) x image_size_ratio x image_quality_ratio x image_count.
+     */
+    image: z.boolean().optional(),
+    image_count: z.number().optional(),
+    image_size_ratio: z.number().optional(),
+    image_quality_ratio: z.number().optional(),
+    /** Speech: the prompt tokens are the input's characters. */
+    speech: z.boolean().optional(),
+    /** Transcription or translation: the prompt tokens are the audio's minutes x 1,000 when billed by duration. */
+    transcription: z.boolean().optional(),
+    /** A realtime (WebSocket) session's response. */
+    ws: z.boolean().optional(),
     /** Whether the token counts are the upstream's or the relay's estimate. */
     usage_source: z.enum(['upstream', 'estimated']).optional(),
     audio: z.boolean().optional(),

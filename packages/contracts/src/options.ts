@@ -142,6 +142,15 @@ const defaultModelPrice: Record<string, number> = {
   mj_custom_zoom: 0,
 };
 const defaultCacheRatio: Record<string, number> = { 'gpt-4o': 0.5, 'gpt-4o-mini': 0.5, o1: 0.5, 'deepseek-chat': 0.25, 'claude-3-5-sonnet-20241022': 0.1 };
+/** The established product's audio ratios (audio input price over text input price). */
+const defaultAudioRatio: Record<string, number> = {
+  'gpt-4o-realtime-preview': 20,
+  'gpt-4o-realtime-preview-2024-12-17': 8,
+  'gpt-4o-mini-realtime-preview': 16.67,
+  'gpt-4o-audio-preview': 40,
+  'gpt-4o-audio-preview-2024-12-17': 16,
+  'gpt-4o-mini-audio-preview': 66.67,
+};
 const chatLink = (app: string) => `${app}/#/?settings={"key":"{key}","url":"{address}"}`;
 const defaultChats: Array<Record<string, string>> = [
   { NextChat: chatLink('https://app.nextchat.dev') },
@@ -230,6 +239,8 @@ export const optionDefinitions = {
   ModelPrice: ratioMap('ratio', defaultModelPrice, 'Model -> fixed USD price per call.'),
   CacheRatio: ratioMap('ratio', defaultCacheRatio, 'Model -> multiplier for cached prompt tokens.'),
   CreateCacheRatio: ratioMap('ratio', { 'claude-*': 1.25 }, 'Model -> multiplier for prompt tokens written to the cache (1.25 when absent).'),
+  AudioRatio: ratioMap('ratio', defaultAudioRatio, 'Model -> multiplier of audio input tokens over text input tokens (realtime and audio models).'),
+  AudioCompletionRatio: ratioMap('ratio', {}, 'Model -> multiplier of audio output tokens over audio input tokens (2 when absent).'),
   // server
   ServerAddress: url('server', 'http://localhost:3000', 'Public base URL used in emails and callbacks.'),
   WorkerUrl: url('server', '', 'Worker proxy for fetching image URLs.'),
@@ -361,7 +372,7 @@ export function defaultOptionValues(): OptionValues {
 }
 
 /** Models, prices and ratios reset by POST /api/option/rest_model_ratio. */
-export const modelRatioOptionKeys = ['ModelRatio', 'CompletionRatio', 'ModelPrice', 'CacheRatio', 'CreateCacheRatio'] as const satisfies OptionKey[];
+export const modelRatioOptionKeys = ['ModelRatio', 'CompletionRatio', 'ModelPrice', 'CacheRatio', 'CreateCacheRatio', 'AudioRatio', 'AudioCompletionRatio'] as const satisfies OptionKey[];
 
 export type DecodeResult<T> = { ok: true; value: T } | { ok: false; message: string };
 

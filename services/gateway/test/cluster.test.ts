@@ -4,6 +4,10 @@
 // revocation reaches the gateway over the bus, and that an option change reaches billing.
 import crypto from 'node:crypto';
 import OpenAI from 'openai';
+import { GoogleGenAI } from '@google/genai';
+import type { DataSource } from 'typeorm';
+import { reconcile } from '../../billing/src/reconcile';
+import { openBillingDatabase } from '../../billing/test/support/billing-db';
 import { signIdentity, type AuthContext } from '@aigw/platform';
 import { startMockUpstream } from '../../../tools/mock-upstream/server.mjs';
 import { createTestEnvironment, waitFor, type TestEnvironment } from '@aigw/platform/testing';
@@ -164,6 +168,7 @@ describe('the distributed cluster, through the gateway', () => {
       for (const [key, value] of [
         ['AllowPrivateNetworkUpstreams', 'true'],
         ['ModelRatio', '{"mock-*":1}'],
+        ['ModelPrice', '{"dall-e-3":0.04}'],
       ]) {
         expect((await admin.call('PUT', '/api/option/', { key, value })).body).toMatchObject({ success: true });
       }
@@ -173,11 +178,21 @@ describe('the distributed cluster, through the gateway', () => {
         name: 'mock',
         key: 'mock-key',
         base_url: mock.url,
-        models: 'mock-gpt',
+        models: 'mock-gpt,dall-e-3',
         group: 'default',
         allow_private_network: true,
       });
       expect(channel.body).toMatchObject({ success: true });
+      const gemini = await admin.call('POST', '/api/channel/', {
+        type: 24,
+        name: 'mock-gemini',
+        key: 'mock-key',
+        base_url: mock.url,
+        models: 'mock-gemini',
+        group: 'default',
+        allow_private_network: true,
+      });
+      expect(gemini.body).toMatchObject({ success: true });
       expect((await admin.call('PUT', '/api/user/', { id: aliceId, quota: 5_000_000 })).body).toMatchObject({ success: true });
       const token = await alice.call('POST', '/api/token/', { name: 'cluster', unlimited_quota: true });
       expect(token.body).toMatchObject({ success: true });
@@ -203,10 +218,47 @@ describe('the distributed cluster, through the gateway', () => {
       for await (const chunk of stream) text += chunk.choices[0]?.delta?.content ?? '';
       expect(text.length).toBeGreaterThan(0);
 
-      await waitFor(async () => (await alice.call('GET', '/api/log/self?type=2')).body.data?.total >= 2, 15_000, 'usage logged by billing');
+      // The other APIs take the same path across processes: an image (per image, priced in full),
+      // a Responses stream, and Gemini's native stream through a Gemini channel.
+      const image = await client.images.generate({ model: 'dall-e-3', prompt: 'a lighthouse', size: '1792x1024', quality: 'hd' });
+      expect(image.data).toHaveLength(1);
+      let responsesText = '';
+      for await (const event of await client.responses.create({ model: 'mock-gpt', input: 'a Responses stream', stream: true })) {
+        if (event.type === 'response.output_text.delta') responsesText += event.delta;
+      }
+      expect(responsesText).toBe('hello hello hello hello');
+      const ai = new GoogleGenAI({ apiKey: token.body.data[0].key as string, httpOptions: { baseUrl: cluster!.gatewayUrl } });
+      let geminiText = '';
+      await waitFor(
+        async () => {
+          const list = await fetch(`${cluster!.gatewayUrl}/v1beta/models`, { headers: { 'x-goog-api-key': token.body.data[0].key as string } });
+          return JSON.stringify(await list.json()).includes('models/mock-gemini');
+        },
+        15_000,
+        'relay routes mock-gemini',
+      );
+      for await (const chunk of await ai.models.generateContentStream({ model: 'mock-gemini', contents: 'a Gemini stream' })) geminiText += chunk.text ?? '';
+      expect(geminiText).toBe('hello hello hello hello');
+
+      await waitFor(async () => (await alice.call('GET', '/api/log/self?type=2')).body.data?.total >= 5, 15_000, 'usage logged by billing');
       const logs = (await alice.call('GET', '/api/log/self?type=2')).body.data.items as Array<{ model_name: string; quota: number; is_stream: boolean }>;
-      expect(logs.map((log) => log.is_stream).sort()).toEqual([false, true]);
-      expect(logs.every((log) => log.model_name === 'mock-gpt' && log.quota > 0)).toBe(true);
+      expect(logs.map((log) => `${log.model_name}:${log.is_stream}`).sort()).toEqual([
+        'dall-e-3:false',
+        'mock-gemini:true',
+        'mock-gpt:false',
+        'mock-gpt:true',
+        'mock-gpt:true',
+      ]);
+      expect(logs.every((log) => log.quota > 0)).toBe(true);
+      // 0.04 USD x size 2 x quality 1.5 (dall-e-3 hd at 1792x1024) x QuotaPerUnit 500,000.
+      expect(logs.find((log) => log.model_name === 'dall-e-3')!.quota).toBe(60_000);
+      // Every balance equals its ledger after the mixed run.
+      const billing: DataSource = await openBillingDatabase(environment!);
+      try {
+        await waitFor(async () => (await reconcile(billing)).length === 0, 15_000, 'ledger reconciled');
+      } finally {
+        await billing.destroy();
+      }
     } finally {
       await mock.close();
     }

@@ -318,6 +318,7 @@ async function answer(
     })
     .finally(() => clearTimeout(deadline));
   const upstream = upstreamAnswer(text, response);
+  if (!operation.answer) throw new Error(`operation ${operation.name} has neither answer nor bytes`);
   const { body, contentType, usage, estimatedCompletion, objectId, counted } = operation.answer(attempt, upstream, requestBody);
   // Answers that go out as received are not re-serialised on the hot path.
   const outgoing = typeof body === 'string' ? body : body === upstream.parsed ? text : JSON.stringify(body);

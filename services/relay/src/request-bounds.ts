@@ -110,5 +110,7 @@ export function requestBounds(operation: OperationName, body: Record<string, unk
       return { maxTokens: 0, answers: 1 };
     case 'responses':
       return { maxTokens: integerField(body, 'max_output_tokens', 1, MAX_OUTPUT_TOKENS, 0), answers: 1 };
+    case 'realtime':
+      return { maxTokens: 0, answers: 1 };
   }
 }

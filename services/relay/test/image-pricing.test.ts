@@ -103,14 +103,15 @@ describe('image pricing', () => {
 
   it('estimates the output of a gpt-image answer without usage from its quality and size', () => {
     const answer = (text: string) => ({ text, contentType: 'application/json', json: () => JSON.parse(text) as unknown });
-    const attempt = {} as Parameters<typeof imageGenerationsOperation.answer>[0];
+    const read = imageGenerationsOperation.answer!;
+    const attempt = {} as Parameters<typeof read>[0];
     const two = answer('{"data":[{"b64_json":"x"},{"b64_json":"y"}]}');
-    expect(imageGenerationsOperation.answer(attempt, two, { model: 'gpt-image-1', prompt: 'x', quality: 'low', size: '1536x1024' })).toMatchObject({
+    expect(read(attempt, two, { model: 'gpt-image-1', prompt: 'x', quality: 'low', size: '1536x1024' })).toMatchObject({
       usage: null,
       estimatedCompletion: 800, // 2 x 400
     });
-    expect(imageGenerationsOperation.answer(attempt, two, { model: 'gpt-image-1', prompt: 'x' }).estimatedCompletion).toBe(12_480); // 2 x the most
-    expect(imageGenerationsOperation.answer(attempt, two, { model: 'dall-e-3', prompt: 'x' }).estimatedCompletion).toBe(0);
+    expect(read(attempt, two, { model: 'gpt-image-1', prompt: 'x' }).estimatedCompletion).toBe(12_480); // 2 x the most
+    expect(read(attempt, two, { model: 'dall-e-3', prompt: 'x' }).estimatedCompletion).toBe(0);
   });
 
   it('reads the numbers of a form, and prices edits and variations alike', () => {

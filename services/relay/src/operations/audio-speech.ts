@@ -88,9 +88,7 @@ export const speechOperation: OperationDefinition = {
   // The characters are the whole charge, known before the call: the hold is exact.
   estimatePrompt: (body) => speechCharacters(body.input as string),
   upstream: (attempt, body) => ({ request: passthrough(attempt).request('/v1/audio/speech', body, attempt.context), injectedUsage: false }),
-  answer() {
-    // Never called: an operation with `bytes` has its answer piped.
-    throw new Error('speech answers are piped as bytes');
-  },
+  // Characters are what speech costs; the log says so.
+  price: (quote) => ({ ...quote, details: { content: 'billed by input characters', other: { speech: true } } }),
   bytes: (_body, characters, delivered) => speechUsage(characters, delivered),
 };

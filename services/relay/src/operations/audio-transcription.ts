@@ -206,6 +206,7 @@ function uploadOperation(
       return { model, stream: false, bounds: requestBounds(name, body) };
     },
     estimatePrompt: (body) => uploadHoldTokens((body.file as UploadedFile).data.length),
+    price: (quote) => ({ ...quote, details: { content: 'audio billed by the usage reported, else 1,000 tokens a minute', other: { transcription: true } } }),
     upstream: (attempt, body) => ({ request: form(attempt, body), injectedUsage: false }),
     answer(attempt, upstream, body) {
       const { body: answer, contentType, usage, counted } = transcriptionAnswer(upstream, formatOf(body), attempt.context.requestedModel);

@@ -20,7 +20,8 @@ export type OperationName =
   | 'audio-speech'
   | 'audio-transcriptions'
   | 'audio-translations'
-  | 'responses';
+  | 'responses'
+  | 'realtime';
 
 /** What the pipeline reads from a request before anything is held. */
 export interface Inspected {
@@ -127,13 +128,13 @@ export interface OperationDefinition {
   price?(quote: PriceQuote, body: Record<string, unknown>, model: string): PriceQuote;
   /** The upstream call; `injectedUsage` when the relay asked a stream for usage the client did not. */
   upstream(attempt: Attempt, body: Record<string, unknown>): { request: UpstreamRequest; injectedUsage: boolean };
-  /** A whole answer: the client's body and the usage. */
-  answer(attempt: Attempt, upstream: UpstreamAnswer, body: Record<string, unknown>): Answer;
+  /** A whole answer: the client's body and the usage (every operation but those with `bytes`). */
+  answer?(attempt: Attempt, upstream: UpstreamAnswer, body: Record<string, unknown>): Answer;
   /** A streamed answer, for the operations whose `inspect` may say `stream` (the others never stream). */
   stream?(attempt: Attempt, options: { injectedUsage: boolean; promptTokens: number; body: Record<string, unknown> }): ClientStream;
   /**
    * Present when the answer is bytes passed through as they come (speech audio): the usage of
-   * what was delivered. `answer` is not used then.
+   * what was delivered. Such an operation has no `answer`.
    */
   bytes?(body: Record<string, unknown>, promptTokens: number, delivered: Delivered): Usage | null;
 }

@@ -134,6 +134,13 @@ export interface ProviderDefinition {
   gemini?: {
     request(method: GeminiMethod, body: Record<string, unknown>, context: ProviderContext): UpstreamRequest;
   };
+  /**
+   * OpenAI's Realtime API (a WebSocket): where to open the upstream socket for the model and with
+   * which headers (the channel key goes in a header, never in the URL).
+   */
+  realtime?: {
+    connect(context: ProviderContext): { url: string; headers: Record<string, string> };
+  };
   /** The upstream's model list, for "fetch models" and channel tests. */
   models?: {
     request(context: Omit<ProviderContext, 'upstreamModel' | 'requestedModel' | 'stream'>): UpstreamRequest;
