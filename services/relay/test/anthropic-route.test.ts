@@ -110,6 +110,12 @@ describe('anthropic messages route', () => {
     expect(streamed.quota).toBe(Math.round(final.usage.input_tokens + 20 + 375 + 2 * final.usage.output_tokens));
   });
 
+  it("lists the models in Anthropic's shape for Anthropic's client", async () => {
+    const page = await client.models.list();
+    expect(page.data.map((model) => model.id)).toEqual(expect.arrayContaining(['mock-gpt', 'mock-claude']));
+    expect(page.data[0]).toMatchObject({ type: 'model', display_name: expect.any(String), created_at: expect.any(String) });
+  });
+
   it('refuses a bad key and a missing max_tokens in Anthropic error shape', async () => {
     const bad = new Anthropic({ baseURL: world.baseUrl, apiKey: 'sk-not-a-real-key', maxRetries: 0 });
     await expect(bad.messages.create({ model: 'mock-gpt', max_tokens: 10, messages: [{ role: 'user', content: 'x' }] })).rejects.toMatchObject({

@@ -139,6 +139,9 @@ describe('gemini routes', () => {
     const models = await fetch(`${world.baseUrl}/v1beta/models`, { headers: { 'x-goog-api-key': world.apiKey } });
     const list = (await models.json()) as { models: Array<{ name: string }> };
     expect(list.models.map((model) => model.name)).toEqual(expect.arrayContaining(['models/mock-gemini', 'models/mock-gpt']));
+    // The OpenAI path answers Google's clients in Google's shape too, key in the query.
+    const v1 = (await (await fetch(`${world.baseUrl}/v1/models?key=${world.apiKey}`)).json()) as { models: Array<{ name: string }> };
+    expect(v1.models.map((model) => model.name)).toEqual(expect.arrayContaining(['models/mock-gemini']));
 
     const bad = await fetch(`${world.baseUrl}/v1beta/models/mock-gemini:generateContent?key=sk-not-a-key`, {
       method: 'POST',
