@@ -605,6 +605,18 @@ export async function startMockUpstream(config = {}) {
     sendStream(res, proto, contents, options);
   }
 
+  // WebSocket upgrades (README.md, "Route modules"): the first route module whose
+  // `upgrade(req, socket, head, { apiKey, defaults, record })` returns true owns the socket (it
+  // checks the key and records what it gets with `record`); no taker, the socket is dropped.
+  // close() drops the upgraded sockets too: they are no longer the HTTP server's connections.
+  const upgraded = new Set();
+  server.on('upgrade', (req, socket, head) => {
+    stats.received++;
+    upgraded.add(socket);
+    socket.once('close', () => upgraded.delete(socket));
+    if (!routeModules.some((module) => module.upgrade?.(req, socket, head, { apiKey, defaults, record }) === true)) socket.destroy();
+  });
+
   await new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => {
@@ -633,6 +645,7 @@ export async function startMockUpstream(config = {}) {
       closing ??= new Promise((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();
+        for (const socket of upgraded) socket.destroy();
       });
       return closing;
     },

@@ -150,7 +150,7 @@ describe('log table', () => {
   });
 
   it('expands a row into its billing details and the pay-as-you-go formula', async () => {
-    answer(false, [makeLog({ prompt_tokens: 1000, completion_tokens: 500, quota: 11_250 }, { group_ratio: 1.5, cache_ratio: 0.5, cache_tokens: 200 })]);
+    answer(false, [makeLog({ prompt_tokens: 1000, completion_tokens: 500, quota: 10_875 }, { group_ratio: 1.5, cache_ratio: 0.5, cache_tokens: 200 })]);
     renderPage(<LogsPage />, { route: '/log', user });
     await screen.findByText('my-token');
     await userEvent.click(screen.getByLabelText('展开行'));
@@ -162,7 +162,10 @@ describe('log table', () => {
     expect(valueOf(details.getByText('缓存 Tokens'))).toHaveTextContent('200');
     expect(valueOf(details.getByText('首字时间'))).toHaveTextContent('1.2 s');
     expect(valueOf(details.getByText('日志详情'))).toHaveTextContent('model ratio 2.50, completion ratio 4.00, group ratio 1.00');
-    expect(details.getByText('分组倍率 1.5 × 模型倍率 2.5 × (提示 1000 + 补全 500 × 补全倍率 4) / 500000 = $0.022500')).toBeInTheDocument();
+    // The 200 cached tokens are part of the prompt, billed at the cache ratio: the row's $0.021750.
+    expect(
+      details.getByText('分组倍率 1.5 × 模型倍率 2.5 × (提示 1000 − 缓存 200 + 缓存 200 × 缓存倍率 0.5 + 补全 500 × 补全倍率 4) / 500000 = $0.021750'),
+    ).toBeInTheDocument();
     // A user's row carries no channel path, so no retries line.
     expect(details.queryByText('重试')).not.toBeInTheDocument();
     expect(details.queryByText('模型价格')).not.toBeInTheDocument();

@@ -414,6 +414,36 @@ describe('model ratio card, JSON tab', () => {
     expect(puts()).toEqual([{ key: 'ModelRatio', value: '{"gpt-4o":2}' }]);
   });
 
+  it('edits the cache write and audio ratios beside the others', async () => {
+    fake.ok('GET', '/api/option/', [
+      ...Object.entries(stored).map(([key, value]) => ({ key, value })),
+      { key: 'CreateCacheRatio', value: '{"claude-*":1.25}' },
+      { key: 'AudioRatio', value: '{"gpt-4o-audio-preview":16}' },
+      { key: 'AudioCompletionRatio', value: '{}' },
+    ]);
+    renderPage(<RatioCard />, { user: root });
+    const createCache = await screen.findByLabelText('缓存创建倍率');
+    expect(createCache).toHaveValue(JSON.stringify({ 'claude-*': 1.25 }, null, 2));
+    expect(screen.getByLabelText('音频倍率')).toHaveValue(JSON.stringify({ 'gpt-4o-audio-preview': 16 }, null, 2));
+    expect(screen.getByLabelText('音频补全倍率')).toHaveValue('{}');
+    expect(screen.getByText(/写入缓存的输入 token（Anthropic 的提示缓存）按输入价格 × 缓存创建倍率计费，未设置的模型为 1.25/)).toBeInTheDocument();
+    expect(screen.getByText(/音频输入 token 的价格 = 文字输入价格 × 音频倍率/)).toBeInTheDocument();
+    expect(screen.getByText(/音频输出 token 的价格 = 音频输入价格 × 音频补全倍率，未设置的模型为 2/)).toBeInTheDocument();
+
+    const audioCompletion = await replace('音频补全倍率', '{"gpt-4o-audio-preview": 2,');
+    fireEvent.blur(audioCompletion);
+    expect(await screen.findByText('不是合法的 JSON 字符串')).toBeInTheDocument();
+    fireEvent.change(audioCompletion, { target: { value: '{"gpt-4o-audio-preview": 3}' } });
+    fireEvent.blur(audioCompletion);
+    await replace('缓存创建倍率', '{"claude-*": 1.25, "claude-3-opus": 2}');
+    await click('保存模型倍率设置');
+    await screen.findByText('保存成功');
+    expect(puts()).toEqual([
+      { key: 'CreateCacheRatio', value: '{"claude-*":1.25,"claude-3-opus":2}' },
+      { key: 'AudioCompletionRatio', value: '{"gpt-4o-audio-preview":3}' },
+    ]);
+  });
+
   it('resets the model ratios after a confirmation and shows the reloaded values', async () => {
     fake.ok('POST', '/api/option/rest_model_ratio');
     renderPage(<RatioCard />, { user: root });

@@ -372,7 +372,15 @@ export function defaultOptionValues(): OptionValues {
 }
 
 /** Models, prices and ratios reset by POST /api/option/rest_model_ratio. */
-export const modelRatioOptionKeys = ['ModelRatio', 'CompletionRatio', 'ModelPrice', 'CacheRatio', 'CreateCacheRatio', 'AudioRatio', 'AudioCompletionRatio'] as const satisfies OptionKey[];
+export const modelRatioOptionKeys = [
+  'ModelRatio',
+  'CompletionRatio',
+  'ModelPrice',
+  'CacheRatio',
+  'CreateCacheRatio',
+  'AudioRatio',
+  'AudioCompletionRatio',
+] as const satisfies OptionKey[];
 
 export type DecodeResult<T> = { ok: true; value: T } | { ok: false; message: string };
 

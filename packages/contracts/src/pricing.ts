@@ -50,6 +50,30 @@ export function modelPricing(maps: { ModelPrice: RateMap; ModelRatio: RateMap },
   return selfUseMode ? { kind: 'ratio', modelRatio: SELF_USE_MODEL_RATIO } : null;
 }
 
+/** What one unit of a model's charge is: tokens, images, characters of speech input, or minutes of audio. */
+export type ChargeUnit = 'token' | 'image' | 'character' | 'audio_minute';
+
+/**
+ * A model's unit of charge by its family (what the console's pricing page shows per unit). The name
+ * is read lowercased, without a vendor prefix (`black-forest-labs/FLUX.1-schnell` is `flux.1-schnell`):
+ * - `dall-e-*`, `gpt-image-*`, `imagen-*`, `flux*`, `cogview*`, `kolors*` → 'image' (priced per image,
+ *   docs/compatibility.md section 3.5); but a gpt-image model billed by ratio (`quotaType` 0, no
+ *   ModelPrice) is billed by the tokens it reports, so it stays 'token' (as the relay's images do);
+ * - `tts-*`, `*-tts*` → 'character' (speech: the prompt tokens are the input's characters);
+ * - `whisper-*`, `*-transcribe*` → 'audio_minute' (transcription: 1,000 tokens a minute of audio when
+ *   billed by duration);
+ * - everything else → 'token'.
+ * A fixed price (`quotaType` 1) of a speech or transcription model is per call; the unit still names the family.
+ */
+export function chargeUnitOf(model: string, quotaType?: 0 | 1): ChargeUnit {
+  const name = model.trim().toLowerCase().split('/').pop() ?? '';
+  if (name.startsWith('gpt-image-')) return quotaType === 0 ? 'token' : 'image';
+  if (['dall-e-', 'imagen-', 'flux', 'cogview', 'kolors'].some((prefix) => name.startsWith(prefix))) return 'image';
+  if (name.startsWith('tts-') || name.includes('-tts')) return 'character';
+  if (name.startsWith('whisper-') || name.includes('-transcribe')) return 'audio_minute';
+  return 'token';
+}
+
 /**
  * Built-in completion ratios per model family (docs/compatibility.md section 3.3), used when the
  * CompletionRatio option has no entry: the option's defaults do not list these families, and
@@ -106,36 +130,85 @@ export interface UsageInput {
   /** The multiplier of cacheCreationTokens (CreateCacheRatio); needed when there are any. */
   createCacheRatio?: number;
   groupRatio: number;
+  /** Audio prompt tokens (part of promptTokens; realtime and audio models), billed at audioRatio instead of 1. */
+  audioPromptTokens?: number;
+  /** Audio completion tokens (part of completionTokens), billed at audioRatio × audioCompletionRatio instead of completionRatio. */
+  audioCompletionTokens?: number;
+  /** Of cachedTokens, the audio ones (billed at audioRatio × cacheRatio); when absent, cached tokens are text first. */
+  cachedAudioTokens?: number;
+  /** The AudioRatio of the model (1 when absent). */
+  audioRatio?: number;
+  /** The AudioCompletionRatio of the model (2 when absent). */
+  audioCompletionRatio?: number;
 }
+
+/** Audio output over audio input when AudioCompletionRatio has no entry (the established product's default). */
+export const DEFAULT_AUDIO_COMPLETION_RATIO = 2;
+
+/** The audio part of a usage: prompt tokens (`cached` of them read from the cache) and completion tokens. */
+interface AudioTokens {
+  prompt: number;
+  cached: number;
+  completion: number;
+}
+
+const NO_AUDIO: AudioTokens = { prompt: 0, cached: 0, completion: 0 };
 
 /**
  * round(((prompt − cached − written) + cached × cacheRatio + written × createCacheRatio + completion × completionRatio)
  * × modelRatio × groupRatio); 0 when no tokens were used; at least 1 when the model × group ratio
  * is not zero. Cached and written tokens beyond the prompt tokens count as prompt tokens (an
  * upstream cannot cache more than it read).
+ *
+ * Audio (realtime and audio models, the established product's formula): the audio prompt tokens
+ * weigh audioRatio instead of 1 (× cacheRatio when cached) and the audio completion tokens
+ * audioRatio × audioCompletionRatio instead of completionRatio; the text ones are the rest of
+ * each. Without cachedAudioTokens the cached tokens are taken as text first. Audio beyond the
+ * prompt or completion tokens counts as that many (an upstream cannot say more audio than tokens).
  */
 export function quotaForUsage(input: UsageInput): number {
   const prompt = tokens(input.promptTokens, 'promptTokens');
+  const completion = tokens(input.completionTokens, 'completionTokens');
   const cached = Math.min(tokens(input.cachedTokens, 'cachedTokens'), prompt);
-  const written = Math.min(tokens(input.cacheCreationTokens ?? 0, 'cacheCreationTokens'), prompt - cached);
-  return usageQuota(input, prompt, integer(tokens(input.completionTokens, 'completionTokens')), cached, written);
+  const audioPrompt = Math.min(tokens(input.audioPromptTokens ?? 0, 'audioPromptTokens'), prompt);
+  const audioCompletion = Math.min(tokens(input.audioCompletionTokens ?? 0, 'audioCompletionTokens'), completion);
+  const textPrompt = prompt - audioPrompt;
+  const cachedAudio = Math.min(
+    input.cachedAudioTokens === undefined ? Math.max(cached - textPrompt, 0) : tokens(input.cachedAudioTokens, 'cachedAudioTokens'),
+    audioPrompt,
+    cached,
+  );
+  const cachedText = Math.min(cached - cachedAudio, textPrompt);
+  const written = Math.min(tokens(input.cacheCreationTokens ?? 0, 'cacheCreationTokens'), textPrompt - cachedText);
+  const audio = audioPrompt > 0 || audioCompletion > 0 ? { prompt: audioPrompt, cached: cachedAudio, completion: audioCompletion } : NO_AUDIO;
+  return usageQuota(input, prompt, integer(completion - audioCompletion), cachedText, written, audio);
 }
 
-/** quotaForUsage's formula, with the completion tokens exact (a product beyond MAX_TOKENS for a hold). */
+/**
+ * quotaForUsage's formula, with the completion tokens exact (a product beyond MAX_TOKENS for a hold).
+ * `prompt` counts every prompt token, `cached` the cached text ones, `completion` the text ones.
+ */
 function usageQuota(
   ratios: Omit<UsageInput, 'promptTokens' | 'completionTokens' | 'cachedTokens' | 'cacheCreationTokens'>,
   prompt: number,
   completion: Fraction,
   cached: number,
   written = 0,
+  audio: AudioTokens = NO_AUDIO,
 ): number {
   const model = decimal(ratios.modelRatio, 'modelRatio');
   const group = decimal(ratios.groupRatio, 'groupRatio');
   const cache = decimal(ratios.cacheRatio, 'cacheRatio');
   const completionWeight = decimal(ratios.completionRatio, 'completionRatio');
-  if (prompt === 0 && completion.n === 0n) return 0;
-  let weighted = add(add(integer(prompt - cached - written), mul(integer(cached), cache)), mul(completion, completionWeight));
+  if (prompt === 0 && completion.n === 0n && audio.completion === 0) return 0;
+  let weighted = add(add(integer(prompt - audio.prompt - cached - written), mul(integer(cached), cache)), mul(completion, completionWeight));
   if (written > 0) weighted = add(weighted, mul(integer(written), decimal(ratios.createCacheRatio ?? DEFAULT_CREATE_CACHE_RATIO, 'createCacheRatio')));
+  if (audio !== NO_AUDIO) {
+    const audioWeight = decimal(ratios.audioRatio ?? 1, 'audioRatio');
+    const audioCompletionWeight = decimal(ratios.audioCompletionRatio ?? DEFAULT_AUDIO_COMPLETION_RATIO, 'audioCompletionRatio');
+    const audioPrompt = add(integer(audio.prompt - audio.cached), mul(integer(audio.cached), cache));
+    weighted = add(weighted, mul(add(audioPrompt, mul(integer(audio.completion), audioCompletionWeight)), audioWeight));
+  }
   const quota = roundClamped(mul(mul(weighted, model), group));
   return quota === 0 && model.n !== 0n && group.n !== 0n ? 1 : quota;
 }

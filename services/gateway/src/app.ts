@@ -26,6 +26,7 @@ import { isDistributed, withGeneratedSecrets, type GatewayConfig } from './confi
 import { createCredentialResolver, type CredentialResolver } from './credentials.js';
 import { registerMetrics } from './metrics.js';
 import { registerProxies } from './proxy.js';
+import { registerUpgradeProxy } from './upgrade-proxy.js';
 import { allow, isCriticalPath, isGloballyLimited } from './rate-limit.js';
 import { isPostOnly } from './post-only.js';
 import { isRelayPath } from './route-table.js';
@@ -129,6 +130,7 @@ export async function buildGateway(options: GatewayOptions): Promise<App> {
       },
       config.INTERNAL_SECRET!,
     );
+    registerUpgradeProxy(app, config.RELAY_URL!);
   } else {
     const services = withGeneratedSecrets(config);
     const storage = { infra, databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR };

@@ -5,6 +5,7 @@
 import crypto from 'node:crypto';
 import OpenAI from 'openai';
 import { GoogleGenAI } from '@google/genai';
+import WebSocket from 'ws';
 import type { DataSource } from 'typeorm';
 import { reconcile } from '../../billing/src/reconcile';
 import { openBillingDatabase } from '../../billing/test/support/billing-db';
@@ -178,7 +179,7 @@ describe('the distributed cluster, through the gateway', () => {
         name: 'mock',
         key: 'mock-key',
         base_url: mock.url,
-        models: 'mock-gpt,dall-e-3',
+        models: 'mock-gpt,dall-e-3,mock-realtime',
         group: 'default',
         allow_private_network: true,
       });
@@ -240,7 +241,32 @@ describe('the distributed cluster, through the gateway', () => {
       for await (const chunk of await ai.models.generateContentStream({ model: 'mock-gemini', contents: 'a Gemini stream' })) geminiText += chunk.text ?? '';
       expect(geminiText).toBe('hello hello hello hello');
 
-      await waitFor(async () => (await alice.call('GET', '/api/log/self?type=2')).body.data?.total >= 5, 15_000, 'usage logged by billing');
+      // A Realtime session through the gateway's upgrade pass-through: one billed response.
+      const socket = new WebSocket(`${cluster!.gatewayUrl.replace(/^http/, 'ws')}/v1/realtime?model=mock-realtime`, {
+        headers: { authorization: `Bearer ${token.body.data[0].key as string}` },
+      });
+      const done = new Promise<void>((resolve, reject) => {
+        socket.on('message', (data: Buffer) => {
+          if ((JSON.parse(data.toString()) as { type: string }).type === 'response.done') resolve();
+        });
+        socket.once('error', reject);
+      });
+      await new Promise((resolve, reject) => socket.once('open', resolve).once('error', reject));
+      socket.send(JSON.stringify({ type: 'response.create' }));
+      await done;
+      socket.close();
+      // Refused before any upgrade, in OpenAI's shape, as the relay answers it.
+      const refused = await new Promise<number>((resolve, reject) => {
+        const stranger = new WebSocket(`${cluster!.gatewayUrl.replace(/^http/, 'ws')}/v1/realtime?model=mock-realtime`, {
+          headers: { authorization: 'Bearer sk-not-a-key' },
+        });
+        stranger.once('unexpected-response', (_request, response) => resolve(response.statusCode ?? 0));
+        stranger.once('open', () => reject(new Error('a session opened with a bad key')));
+        stranger.once('error', () => undefined);
+      });
+      expect(refused).toBe(401);
+
+      await waitFor(async () => (await alice.call('GET', '/api/log/self?type=2')).body.data?.total >= 6, 15_000, 'usage logged by billing');
       const logs = (await alice.call('GET', '/api/log/self?type=2')).body.data.items as Array<{ model_name: string; quota: number; is_stream: boolean }>;
       expect(logs.map((log) => `${log.model_name}:${log.is_stream}`).sort()).toEqual([
         'dall-e-3:false',
@@ -248,6 +274,7 @@ describe('the distributed cluster, through the gateway', () => {
         'mock-gpt:false',
         'mock-gpt:true',
         'mock-gpt:true',
+        'mock-realtime:true',
       ]);
       expect(logs.every((log) => log.quota > 0)).toBe(true);
       // 0.04 USD x size 2 x quality 1.5 (dall-e-3 hd at 1792x1024) x QuotaPerUnit 500,000.

@@ -76,6 +76,10 @@ const reads = [
   '/api/user/models',
   '/v1/models',
   '/v1/models/:model',
+  '/v1/responses/:id',
+  '/v1/responses/:id/input_items',
+  '/v1beta/models',
+  '/v1beta/models/:model',
   '/dashboard/billing/subscription',
   '/dashboard/billing/usage',
   '/v1/dashboard/billing/subscription',
@@ -107,7 +111,14 @@ describe('state changes only on POST, PUT or DELETE (rule R12)', () => {
       .map((route) => route.method);
 
   it('lists its kept GETs in docs/security.md, each a route that exists', () => {
-    expect(keptGets.sort()).toEqual(['/api/oauth/github', '/api/oauth/linuxdo', '/api/oauth/oidc', '/api/oauth/state', '/api/user/epay/notify']);
+    expect(keptGets.sort()).toEqual([
+      '/api/oauth/github',
+      '/api/oauth/linuxdo',
+      '/api/oauth/oidc',
+      '/api/oauth/state',
+      '/api/user/epay/notify',
+      '/v1/realtime',
+    ]);
     for (const url of keptGets) expect([url, methodsOf(url)]).toEqual([url, expect.arrayContaining(['GET'])]);
   });
 

@@ -29,6 +29,7 @@ import { storedResponseRoutes } from './routes/responses.js';
 import { playgroundRoutes } from './routes/playground.js';
 import { taskRoutes } from './routes/tasks.js';
 import { dashboardRoutes } from './routes/dashboard.js';
+import { realtimeRoutes } from './routes/realtime.js';
 
 export { relayConfigShape, relaySettings } from './config.js';
 
@@ -111,7 +112,17 @@ const relayPlugin: FastifyPluginAsync<RelayPluginOptions> = async (app, settings
   });
 
   registerDiagnostics(app, 'relay', options);
-  for (const routes of [openAiRoutes, uploadRoutes, storedResponseRoutes, anthropicRoutes, geminiRoutes, modelRoutes, playgroundRoutes, dashboardRoutes])
+  for (const routes of [
+    openAiRoutes,
+    uploadRoutes,
+    storedResponseRoutes,
+    anthropicRoutes,
+    geminiRoutes,
+    modelRoutes,
+    playgroundRoutes,
+    dashboardRoutes,
+    realtimeRoutes,
+  ])
     await app.register(routes, { context });
   await app.register(taskRoutes);
 };

@@ -15,11 +15,11 @@ import { channelEgress } from './channel-egress.js';
 import { publishChannelFailed } from './events.js';
 import type { Attempt as OperationAttempt, OperationDefinition, UpstreamAnswer } from './operations/types.js';
 
-interface Attempt extends OperationAttempt {
+export interface Attempt extends OperationAttempt {
   channel: RoutingChannel;
 }
 
-interface Failure {
+export interface Failure {
   status: number;
   error: ProviderError;
 }
@@ -175,7 +175,7 @@ export async function relay(
 }
 
 /** A request with `sk-<key>-<id>` uses that channel only, whatever its status (admins testing). */
-function pinned(channel: RoutingChannel | undefined): RoutingChannel[] {
+export function pinned(channel: RoutingChannel | undefined): RoutingChannel[] {
   return channel ? [channel] : [];
 }
 
@@ -196,7 +196,7 @@ function forwardedHeaders(request: FastifyRequest, operation: OperationDefinitio
   return forwarded;
 }
 
-async function prepare(
+export async function prepare(
   context: RelayContext,
   channel: RoutingChannel,
   model: string,
@@ -265,7 +265,7 @@ async function encoded(upstream: UpstreamRequest): Promise<{ headers: Record<str
   return { headers: { ...upstream.headers, 'content-type': form.headers.get('content-type')! }, body: Buffer.from(await form.arrayBuffer()) };
 }
 
-function reportFailure(context: RelayContext, channel: RoutingChannel, requestId: string, failure: Failure, message: string): void {
+export function reportFailure(context: RelayContext, channel: RoutingChannel, requestId: string, failure: Failure, message: string): void {
   void publishChannelFailed(context.bus, {
     channel_id: channel.id,
     request_id: requestId,
@@ -428,7 +428,7 @@ async function pipeBytes(
   return { usage: usage ? saneUsage(usage) : null, completionTokens: 0, firstResponseMs, partial, upstreamModel: attempt.context.upstreamModel };
 }
 
-interface RecordInput {
+export interface RecordInput {
   caller: Caller;
   model: string;
   requestId: string;
@@ -449,7 +449,7 @@ function record(context: RelayContext, input: RecordInput): void {
   context.usage.publish(usageRecord(input));
 }
 
-function usageRecord(input: RecordInput): UsageRecord {
+export function usageRecord(input: RecordInput): UsageRecord {
   const details = priceDetails(input.quote);
   return {
     request_id: input.requestId,

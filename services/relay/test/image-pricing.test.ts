@@ -103,8 +103,8 @@ describe('image pricing', () => {
 
   it('estimates the output of a gpt-image answer without usage from its quality and size', () => {
     const answer = (text: string) => ({ text, contentType: 'application/json', json: () => JSON.parse(text) as unknown });
-    const read = imageGenerationsOperation.answer!;
-    const attempt = {} as Parameters<typeof read>[0];
+    const attempt = {} as Parameters<NonNullable<typeof imageGenerationsOperation.answer>>[0];
+    const read = (...args: Parameters<NonNullable<typeof imageGenerationsOperation.answer>>) => imageGenerationsOperation.answer!(...args);
     const two = answer('{"data":[{"b64_json":"x"},{"b64_json":"y"}]}');
     expect(read(attempt, two, { model: 'gpt-image-1', prompt: 'x', quality: 'low', size: '1536x1024' })).toMatchObject({
       usage: null,

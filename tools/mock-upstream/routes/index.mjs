@@ -7,5 +7,6 @@
 import { responsesRoutes } from './responses.mjs';
 import { imageRoutes } from './images.mjs';
 import { audioRoutes } from './audio.mjs';
+import { realtimeRoutes } from './realtime.mjs';
 
-export const routeModules = [responsesRoutes, imageRoutes, audioRoutes];
+export const routeModules = [responsesRoutes, imageRoutes, audioRoutes, realtimeRoutes];

@@ -1,5 +1,6 @@
 import { ChannelType, channelTypeValues } from '@aigw/contracts';
 import { isSupportedChannelType, providerFor, providers, servesOperation, UnsupportedChannelTypeError } from '../../src/providers/registry.js';
+import { channel, context } from './support';
 
 describe('provider registry', () => {
   it('has an entry for every channel type', () => {
@@ -90,5 +91,37 @@ describe('provider registry', () => {
       expect(servesOperation(type, 'images')).toBe(false);
       expect(servesOperation(type, 'image-edits')).toBe(false);
     }
+  });
+
+  it('gives every provider that serves realtime a realtime.connect: OpenAI and Azure, with the key in a header', () => {
+    for (const provider of Object.values(providers)) {
+      if (provider?.operations.includes('realtime')) expect(typeof provider.realtime?.connect).toBe('function');
+    }
+    for (const type of [ChannelType.OpenAI, ChannelType.Azure]) expect(servesOperation(type, 'realtime')).toBe(true);
+    for (const type of [ChannelType.Anthropic, ChannelType.Gemini, ChannelType.DeepSeek, ChannelType.Custom, ChannelType.OpenRouter]) {
+      expect(servesOperation(type, 'realtime')).toBe(false);
+    }
+
+    const openAi = providerFor(ChannelType.OpenAI).realtime!;
+    expect(openAi.connect(context({ upstreamModel: 'gpt-4o-realtime-preview' }))).toEqual({
+      url: 'wss://api.openai.com/v1/realtime?model=gpt-4o-realtime-preview',
+      headers: { Authorization: 'Bearer sk-upstream-key' },
+    });
+    // http -> ws, a base ending in /v1 does not get it twice, the beta interface only when the client asked for it.
+    expect(
+      openAi.connect(
+        context({ channel: channel({ base_url: 'http://10.0.0.5:8080/v1/' }), upstreamModel: 'rt model', forwarded: { 'openai-beta': 'realtime=v1' } }),
+      ),
+    ).toEqual({ url: 'ws://10.0.0.5:8080/v1/realtime?model=rt%20model', headers: { Authorization: 'Bearer sk-upstream-key', 'OpenAI-Beta': 'realtime=v1' } });
+
+    const azure = providerFor(ChannelType.Azure).realtime!;
+    const azureChannel = (other: string) => channel({ type: ChannelType.Azure, base_url: 'https://example.openai.azure.com', other });
+    expect(azure.connect(context({ channel: azureChannel(''), upstreamModel: 'gpt-4o-realtime-preview' }))).toEqual({
+      url: 'wss://example.openai.azure.com/openai/realtime?api-version=2024-10-01-preview&deployment=gpt-4o-realtime-preview',
+      headers: { 'api-key': 'sk-upstream-key' },
+    });
+    expect(azure.connect(context({ channel: azureChannel('2025-04-01-preview'), upstreamModel: 'gpt-4.1-rt' })).url).toBe(
+      'wss://example.openai.azure.com/openai/realtime?api-version=2025-04-01-preview&deployment=gpt-41-rt',
+    );
   });
 });

@@ -69,7 +69,8 @@ export function useLogColumns(admin: boolean, onOpenUser: (userId: number) => vo
       key: 'useTime',
       render: (_: unknown, row) => {
         if (!isConsume(row)) return null;
-        const frt = firstTokenSeconds(parseOther(row.other));
+        const other = parseOther(row.other);
+        const frt = firstTokenSeconds(other);
         return (
           <Space size={4} wrap>
             <Tag color={durationColor(row.use_time)}>{seconds(row.use_time)}</Tag>
@@ -79,6 +80,7 @@ export function useLogColumns(admin: boolean, onOpenUser: (userId: number) => vo
               </Tooltip>
             )}
             {row.is_stream ? <Tag color="blue">{t('pages.logs.stream', '流')}</Tag> : <Tag color="purple">{t('pages.logs.nonStream', '非流')}</Tag>}
+            {other.ws === true && <Tag color="magenta">{t('pages.logs.realtime', '实时')}</Tag>}
           </Space>
         );
       },

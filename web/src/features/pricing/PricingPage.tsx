@@ -1,6 +1,6 @@
 import { useMemo, useState } from 'react';
 import { Alert, App, Card, Collapse, Flex, Input, Radio, Space, Table, Tag, Tooltip, Typography } from 'antd';
-import { CheckCircleFilled, CloseCircleFilled, SearchOutlined } from '@ant-design/icons';
+import { CheckCircleFilled, CloseCircleFilled, QuestionCircleOutlined, SearchOutlined } from '@ant-design/icons';
 import { defineMessages } from 'react-intl';
 import { Link } from 'react-router';
 import type { PricingRow } from '@aigw/contracts';
@@ -10,7 +10,7 @@ import { CopySelectedButton } from '../../components/CopySelectedButton';
 import { useTablePaging } from '../../components/use-table-paging';
 import { copyText } from '../../lib/clipboard';
 import { useGetPricingQuery } from './api';
-import { formatDollars, groupRatioColor, modelPrice } from './prices';
+import { formatDollars, groupRatioColor, modelPrice, USD_PER_IMAGE_RATIO, type ModelPrice } from './prices';
 
 const copyMessages = defineMessages({
   label: { id: 'pages.pricing.copy', defaultMessage: '复制选中模型' },
@@ -39,6 +39,87 @@ export function PricingPage() {
     const needle = search.trim().toLowerCase();
     return (data?.models ?? []).filter((row) => !needle || row.model_name.toLowerCase().includes(needle));
   }, [data?.models, search]);
+
+  /** What a model is charged by, as a tag: per call, per token, per image, per character, per audio minute. */
+  const billingTag = (price: ModelPrice) => {
+    switch (price.kind) {
+      case 'call':
+        return <Tag color="purple">{t('pages.pricing.type.call', '按次计费')}</Tag>;
+      case 'image':
+        return <Tag color="magenta">{t('pages.pricing.type.image', '按张计费')}</Tag>;
+      case 'characters':
+        return <Tag color="geekblue">{t('pages.pricing.type.characters', '按字符计费')}</Tag>;
+      case 'audioMinute':
+        return <Tag color="gold">{t('pages.pricing.type.audioMinute', '按时长计费')}</Tag>;
+      default:
+        return <Tag color="cyan">{t('pages.pricing.type.tokens', '按量计费')}</Tag>;
+    }
+  };
+
+  /** A price with a short note in a tooltip beside it. */
+  const withNote = (text: string, note: string) => (
+    <Space size={4}>
+      <span>{text}</span>
+      <Tooltip title={note}>
+        <Typography.Text type="secondary">
+          <QuestionCircleOutlined aria-label={note} />
+        </Typography.Text>
+      </Tooltip>
+    </Space>
+  );
+
+  const priceCell = (price: ModelPrice) => {
+    switch (price.kind) {
+      case 'call':
+        return t('pages.pricing.perCall', '{price} / 次', { price: formatDollars(price.perCall) });
+      case 'image': {
+        const perImage = withNote(
+          t('pages.pricing.perImage', '{price} / 张', { price: formatDollars(price.perImage) }),
+          t(
+            'pages.pricing.imageNote',
+            '按尺寸和质量相乘：256×256 ×0.4，512×512 ×0.45，1024×1792 或 1792×1024 ×2；dall-e-3 的 hd ×2（大尺寸 ×1.5）；再乘以张数 n',
+          ),
+        );
+        if (price.modelRatio === null) return perImage;
+        return (
+          <Space orientation="vertical" size={0}>
+            {perImage}
+            <Typography.Text type="secondary">
+              {t('pages.pricing.imageRatio', '{base} × 模型倍率 {modelRatio} × 分组倍率 {groupRatio}', {
+                base: formatDollars(USD_PER_IMAGE_RATIO),
+                modelRatio: price.modelRatio,
+                groupRatio: ratio,
+              })}
+            </Typography.Text>
+          </Space>
+        );
+      }
+      case 'characters':
+        return withNote(
+          t('pages.pricing.perMillionCharacters', '{price} / 1M 字符', { price: formatDollars(price.perMillionCharacters) }),
+          t('pages.pricing.charactersNote', '语音合成按输入文本的字符数计费：每个字符计 1 个提示 token'),
+        );
+      case 'audioMinute':
+        return withNote(
+          t('pages.pricing.perMinute', '{price} / 分钟', { price: formatDollars(price.perMinute) }),
+          t(
+            'pages.pricing.audioMinuteNote',
+            '按音频时长计费：1 分钟 = 1,000 tokens；上游报告 token 用量时按量计费：提示 {input} / 1M tokens，补全 {output} / 1M tokens',
+            {
+              input: formatDollars(price.inputPerMillion),
+              output: formatDollars(price.outputPerMillion),
+            },
+          ),
+        );
+      default:
+        return (
+          <Space orientation="vertical" size={0}>
+            <span>{t('pages.pricing.input', '提示 {price} / 1M tokens', { price: formatDollars(price.inputPerMillion) })}</span>
+            <span>{t('pages.pricing.output', '补全 {price} / 1M tokens', { price: formatDollars(price.outputPerMillion) })}</span>
+          </Space>
+        );
+    }
+  };
 
   const columns = [
     {
@@ -72,41 +153,28 @@ export function PricingPage() {
     },
     {
       title: t('pages.pricing.column.type', '计费类型'),
-      dataIndex: 'quota_type',
-      render: (type: number) =>
-        type === 1 ? (
-          <Tag color="purple">{t('pages.pricing.type.call', '按次计费')}</Tag>
-        ) : (
-          <Tag color="cyan">{t('pages.pricing.type.tokens', '按量计费')}</Tag>
-        ),
+      key: 'type',
+      render: (_: unknown, row: PricingRow) => billingTag(modelPrice(row, ratio)),
     },
     {
       title: t('pages.pricing.column.ratio', '倍率'),
       key: 'ratio',
-      render: (_: unknown, row: PricingRow) =>
-        row.quota_type === 1 ? (
-          '-'
-        ) : (
+      render: (_: unknown, row: PricingRow) => {
+        if (row.quota_type === 1) return '-';
+        const price = modelPrice(row, ratio);
+        return (
           <Space orientation="vertical" size={0}>
             <span>{t('pages.pricing.modelRatio', '模型倍率：{value}', { value: row.model_ratio })}</span>
-            <span>{t('pages.pricing.completionRatio', '补全倍率：{value}', { value: row.completion_ratio })}</span>
+            {price.kind !== 'image' && <span>{t('pages.pricing.completionRatio', '补全倍率：{value}', { value: row.completion_ratio })}</span>}
             <span>{t('pages.pricing.groupRatio', '分组倍率：{value}', { value: ratio })}</span>
           </Space>
-        ),
+        );
+      },
     },
     {
       title: t('pages.pricing.column.price', '模型价格'),
       key: 'price',
-      render: (_: unknown, row: PricingRow) => {
-        const price = modelPrice(row, ratio);
-        if (price.kind === 'call') return t('pages.pricing.perCall', '{price} / 次', { price: formatDollars(price.perCall) });
-        return (
-          <Space orientation="vertical" size={0}>
-            <span>{t('pages.pricing.input', '提示 {price} / 1M tokens', { price: formatDollars(price.inputPerMillion) })}</span>
-            <span>{t('pages.pricing.output', '补全 {price} / 1M tokens', { price: formatDollars(price.outputPerMillion) })}</span>
-          </Space>
-        );
-      },
+      render: (_: unknown, row: PricingRow) => priceCell(modelPrice(row, ratio)),
     },
   ];
 
@@ -123,6 +191,14 @@ export function PricingPage() {
       key: 'price',
       q: t('pages.pricing.faq.price.q', '每百万 token 的价格怎么来的？'),
       a: t('pages.pricing.faq.price.a', '提示价格 = 模型倍率 × 2 × 分组倍率 美元 / 1M tokens；补全价格 = 提示价格 × 补全倍率。'),
+    },
+    {
+      key: 'units',
+      q: t('pages.pricing.faq.units.q', '图片、语音合成和语音转写怎么计费？'),
+      a: t(
+        'pages.pricing.faq.units.a',
+        '图片按张计费：模型价格（只有模型倍率时为 0.0025 × 模型倍率）× 尺寸倍率 × 质量倍率 × 张数 × 分组倍率；按量计费的 gpt-image 模型按上游报告的 token 计费。语音合成的提示 token 数等于输入文本的字符数。语音转写按时长计费时每分钟音频计 1,000 tokens。',
+      ),
     },
     {
       key: 'group',

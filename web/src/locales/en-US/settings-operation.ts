@@ -167,8 +167,17 @@ export default {
   'pages.settings.operation.ratio.completionRatio.help': 'JSON object of model name to completion ratio; completion price = prompt price × completion ratio',
   'pages.settings.operation.ratio.cacheRatio': 'Cache ratios',
   'pages.settings.operation.ratio.cacheRatio.help': 'JSON object of model name to cache ratio; cached prompt tokens cost prompt price × cache ratio',
+  'pages.settings.operation.ratio.createCacheRatio': 'Cache write ratio',
+  'pages.settings.operation.ratio.createCacheRatio.help':
+    'JSON object of model name to cache write ratio; prompt tokens written to the cache (Anthropic prompt caching) cost prompt price × cache write ratio, 1.25 for models without one',
+  'pages.settings.operation.ratio.audioRatio': 'Audio ratio',
+  'pages.settings.operation.ratio.audioRatio.help': 'JSON object of model name to audio ratio; audio input tokens cost text input price × audio ratio',
+  'pages.settings.operation.ratio.audioCompletionRatio': 'Audio completion ratio',
+  'pages.settings.operation.ratio.audioCompletionRatio.help':
+    'JSON object of model name to audio completion ratio; audio output tokens cost audio input price × audio completion ratio, 2 for models without one',
   'pages.settings.operation.ratio.reset.confirm': 'Reset the model ratios?',
-  'pages.settings.operation.ratio.reset.confirmContent': 'Model fixed prices, model ratios, completion ratios and cache ratios return to their defaults.',
+  'pages.settings.operation.ratio.reset.confirmContent':
+    'Model fixed prices, model ratios, completion ratios, cache ratios, cache write ratios and audio ratios return to their defaults.',
   'pages.settings.operation.ratio.reset.done': 'Model ratios reset',
   'pages.settings.operation.ratio.reset': 'Reset model ratios',
   'pages.settings.operation.pricing.notNumber': 'Please enter a number',

@@ -161,8 +161,16 @@ export default {
   'pages.settings.operation.ratio.completionRatio.help': 'JSON 对象：模型名称到补全倍率；补全价格 = 输入价格 × 补全倍率',
   'pages.settings.operation.ratio.cacheRatio': '缓存倍率',
   'pages.settings.operation.ratio.cacheRatio.help': 'JSON 对象：模型名称到缓存倍率；命中缓存的输入 token 按输入价格 × 缓存倍率计费',
+  'pages.settings.operation.ratio.createCacheRatio': '缓存创建倍率',
+  'pages.settings.operation.ratio.createCacheRatio.help':
+    'JSON 对象：模型名称到缓存创建倍率；写入缓存的输入 token（Anthropic 的提示缓存）按输入价格 × 缓存创建倍率计费，未设置的模型为 1.25',
+  'pages.settings.operation.ratio.audioRatio': '音频倍率',
+  'pages.settings.operation.ratio.audioRatio.help': 'JSON 对象：模型名称到音频倍率；音频输入 token 的价格 = 文字输入价格 × 音频倍率',
+  'pages.settings.operation.ratio.audioCompletionRatio': '音频补全倍率',
+  'pages.settings.operation.ratio.audioCompletionRatio.help':
+    'JSON 对象：模型名称到音频补全倍率；音频输出 token 的价格 = 音频输入价格 × 音频补全倍率，未设置的模型为 2',
   'pages.settings.operation.ratio.reset.confirm': '确定重置模型倍率吗？',
-  'pages.settings.operation.ratio.reset.confirmContent': '模型固定价格、模型倍率、补全倍率和缓存倍率将恢复为默认值。',
+  'pages.settings.operation.ratio.reset.confirmContent': '模型固定价格、模型倍率、补全倍率、缓存倍率、缓存创建倍率和音频倍率将恢复为默认值。',
   'pages.settings.operation.ratio.reset.done': '重置模型倍率成功',
   'pages.settings.operation.ratio.reset': '重置模型倍率',
   'pages.settings.operation.pricing.notNumber': '请输入数字',

@@ -4,7 +4,7 @@ import { useResetModelRatioMutation } from '../options-api';
 import { PricingEditor } from './PricingEditor';
 import { useText } from '../../../app/use-text';
 
-/** Model ratio settings: the four maps as JSON, or prices and ratios as an editable table. */
+/** Model ratio settings: the price and ratio maps as JSON, or prices and ratios as an editable table. */
 export function RatioCard() {
   const t = useText();
   return (
@@ -25,7 +25,7 @@ function RatioJson() {
     <OptionSection
       title={t('pages.settings.operation.ratio.json.title', '模型倍率（JSON）')}
       saveLabel={t('pages.settings.operation.ratio.save', '保存模型倍率设置')}
-      keys={['ModelPrice', 'ModelRatio', 'CompletionRatio', 'CacheRatio']}
+      keys={['ModelPrice', 'ModelRatio', 'CompletionRatio', 'CacheRatio', 'CreateCacheRatio', 'AudioRatio', 'AudioCompletionRatio']}
       extra={<ResetModelRatio />}
     >
       <OptionField
@@ -48,6 +48,27 @@ function RatioJson() {
         label={t('pages.settings.operation.ratio.cacheRatio', '缓存倍率')}
         extra={t('pages.settings.operation.ratio.cacheRatio.help', 'JSON 对象：模型名称到缓存倍率；命中缓存的输入 token 按输入价格 × 缓存倍率计费')}
       />
+      <OptionField
+        name="CreateCacheRatio"
+        label={t('pages.settings.operation.ratio.createCacheRatio', '缓存创建倍率')}
+        extra={t(
+          'pages.settings.operation.ratio.createCacheRatio.help',
+          'JSON 对象：模型名称到缓存创建倍率；写入缓存的输入 token（Anthropic 的提示缓存）按输入价格 × 缓存创建倍率计费，未设置的模型为 1.25',
+        )}
+      />
+      <OptionField
+        name="AudioRatio"
+        label={t('pages.settings.operation.ratio.audioRatio', '音频倍率')}
+        extra={t('pages.settings.operation.ratio.audioRatio.help', 'JSON 对象：模型名称到音频倍率；音频输入 token 的价格 = 文字输入价格 × 音频倍率')}
+      />
+      <OptionField
+        name="AudioCompletionRatio"
+        label={t('pages.settings.operation.ratio.audioCompletionRatio', '音频补全倍率')}
+        extra={t(
+          'pages.settings.operation.ratio.audioCompletionRatio.help',
+          'JSON 对象：模型名称到音频补全倍率；音频输出 token 的价格 = 音频输入价格 × 音频补全倍率，未设置的模型为 2',
+        )}
+      />
     </OptionSection>
   );
 }
@@ -60,7 +81,7 @@ function ResetModelRatio() {
   const confirmReset = () => {
     modal.confirm({
       title: t('pages.settings.operation.ratio.reset.confirm', '确定重置模型倍率吗？'),
-      content: t('pages.settings.operation.ratio.reset.confirmContent', '模型固定价格、模型倍率、补全倍率和缓存倍率将恢复为默认值。'),
+      content: t('pages.settings.operation.ratio.reset.confirmContent', '模型固定价格、模型倍率、补全倍率、缓存倍率、缓存创建倍率和音频倍率将恢复为默认值。'),
       okButtonProps: { danger: true },
       onOk: async () => {
         // Failures are shown by the base query as the server's message.
