@@ -6,6 +6,11 @@ import { envelopeSchema, idSchema, pageQuerySchema } from './envelope.js';
  * can send is bounded, so no arithmetic on it can overflow or wrap (rule R7).
  */
 export const MAX_QUOTA = 1_000_000_000_000_000; // 10^15 units = $2 billion, far inside 2^53
+/**
+ * The longest model name anywhere: a channel's models, a relayed request's model, usage records
+ * and log filters. One bound, so a name a channel accepts is one every other part takes.
+ */
+export const MAX_MODEL_NAME_LENGTH = 128;
 export const quotaSchema = z.number().int('must be an integer').min(0, 'must not be negative').max(MAX_QUOTA, 'is too large');
 /** Admin edits may lower a balance: a signed amount within the same bounds. */
 export const signedQuotaSchema = z.number().int('must be an integer').min(-MAX_QUOTA, 'is too small').max(MAX_QUOTA, 'is too large');
@@ -278,7 +283,7 @@ export const logQuerySchema = z.object({
   type: z.coerce.number().int().min(0).max(4).default(0),
   username: z.string().trim().max(64).default(''),
   token_name: z.string().trim().max(64).default(''),
-  model_name: z.string().trim().max(128).default(''),
+  model_name: z.string().trim().max(MAX_MODEL_NAME_LENGTH).default(''),
   start_timestamp: timestamp.optional(),
   end_timestamp: timestamp.optional(),
   channel: z.coerce.number().int().min(0).default(0),
@@ -353,7 +358,7 @@ export const usageRecordSchema = z.object({
   /** 0 for playground requests, which bill the user only. */
   token_id: z.number().int().min(0).max(2_147_483_647),
   token_name: z.string().max(64),
-  model_name: z.string().max(128),
+  model_name: z.string().max(MAX_MODEL_NAME_LENGTH),
   group: z.string().max(64),
   channel_id: z.number().int().min(0).max(2_147_483_647),
   prompt_tokens: z.number().int().min(0).max(100_000_000),

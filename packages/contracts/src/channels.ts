@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { idSchema, pageQuerySchema } from './envelope.js';
+import { MAX_MODEL_NAME_LENGTH } from './billing.js';
 
 /** Channel type numbers, exactly as the established product stores them (docs/compatibility.md section 2.1). */
 export const ChannelType = {
@@ -233,7 +234,7 @@ const channelFields = {
   status_code_mapping: jsonText('status_code_mapping'),
   param_override: jsonText('param_override'),
   setting: jsonText('setting'),
-  test_model: z.string().trim().max(128),
+  test_model: z.string().trim().max(MAX_MODEL_NAME_LENGTH),
   auto_ban: z.number().int().min(0).max(1),
   tag: z.string().trim().max(64),
   priority: z.number().int().min(-999).max(1_000_000),

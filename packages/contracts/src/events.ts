@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { auditRecordSchema } from './audit.js';
-import { resolvedTokenSchema, usageRecordSchema } from './billing.js';
+import { MAX_MODEL_NAME_LENGTH, resolvedTokenSchema, usageRecordSchema } from './billing.js';
 import { channelFailureSchema, channelOperationSchema, routingChannelSchema } from './channels.js';
 
 /**
@@ -372,7 +372,7 @@ export const requestSchemas = {
       operation: channelOperationSchema,
       channel: routingChannelSchema,
       key: z.string(),
-      model: z.string().max(128).default(''),
+      model: z.string().max(MAX_MODEL_NAME_LENGTH).default(''),
     }),
     response: z.object({
       ok: z.boolean(),

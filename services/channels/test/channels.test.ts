@@ -143,7 +143,9 @@ describe.each(backends)('channels (%s)', (backend) => {
       [{ key: '   ' }, /^key: key is required/],
       [{ group: '' }, /^group: group is required/],
       [{ models: ' , ' }, /^models: at least one is required/],
-      [{ models: 'x'.repeat(300) }, /^models: .* longer than 255 characters/],
+      [{ models: 'x'.repeat(300) }, /^models: .* longer than 128 characters/],
+      // The relay and the usage records take model names of at most 128 characters: so does a channel.
+      [{ models: `gpt-4o,${'m'.repeat(129)}` }, /^models: .* longer than 128 characters/],
       [{ type: 29 }, /^type: type is not a known channel type/],
       [{ type: 'openai' }, /^type: /],
       [{ model_mapping: '{bad' }, /^model_mapping: model_mapping must be a JSON object/],

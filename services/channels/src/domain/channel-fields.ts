@@ -1,4 +1,4 @@
-import type { ChannelView, RoutingChannel } from '@aigw/contracts';
+import { MAX_MODEL_NAME_LENGTH, type ChannelView, type RoutingChannel } from '@aigw/contracts';
 
 /**
  * Conversions between the stored channel and what leaves the service: the admin view (a
@@ -8,9 +8,9 @@ import type { ChannelView, RoutingChannel } from '@aigw/contracts';
 /** The stored columns these conversions read; the entity satisfies it (a null flag: a channel from before it, not yet adopted). */
 export type StoredChannel = Omit<ChannelView, 'allow_private_network'> & { version: number; allow_private_network: boolean | null };
 
-/** Longest group and model names: the abilities columns' widths. */
+/** Longest group name (the abilities column's width) and model name (what the relay and the usage records take; the column is wider). */
 export const GROUP_NAME_MAX = 64;
-export const MODEL_NAME_MAX = 255;
+export const MODEL_NAME_MAX = MAX_MODEL_NAME_LENGTH;
 
 /** `a, b,,a` -> ['a', 'b']. */
 export function splitList(text: string): string[] {
