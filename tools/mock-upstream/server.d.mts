@@ -34,6 +34,16 @@ export interface MockOptions {
   cachewrite: number;
   /** Responses API: the answer ends `incomplete`. */
   incomplete: boolean;
+  /** Midjourney and Suno tasks: polls answering IN_PROGRESS before the one answering SUCCESS (default 3). */
+  tasksteps: number;
+  /** Midjourney and Suno tasks: the K-th poll answers FAILURE; 0 = never. */
+  taskfail: number;
+  /** Midjourney and Suno tasks: never finish (IN_PROGRESS forever). */
+  taskstuck: boolean;
+  /** Midjourney: the submit answer's code (default 1; 21 exists, 22 queued, 23 queue full, 24 banned prompt, 3, 4, 9...). */
+  mjcode: number;
+  /** Suno: submits answer this HTTP status with Suno-API's error body; 0 = accept. */
+  sunorefuse: number;
 }
 
 /** What OpenAI's legacy billing endpoints report; the balance a client computes is `hardLimitUsd - totalUsage / 100`. */

@@ -41,6 +41,11 @@ const baseOptions = Object.freeze({
   totalUsage: -1, // billing: total_usage in US cents (-1 = the server's `billing` figure)
   nobilling: false, // the billing endpoints answer 404, as an upstream without them
   incomplete: false, // Responses API: the answer ends `incomplete` (max_output_tokens), with its usage
+  tasksteps: 3, // Midjourney and Suno tasks: polls answering IN_PROGRESS before the one answering SUCCESS
+  taskfail: 0, // Midjourney and Suno tasks: the K-th poll answers FAILURE (0 = never)
+  taskstuck: false, // Midjourney and Suno tasks: never finish (IN_PROGRESS forever)
+  mjcode: 1, // Midjourney: the submit answer's code (1 success, 21 exists, 22 queued, 23 queue full, 24 banned, 3, 4, 9...)
+  sunorefuse: 0, // Suno: a submit answers this HTTP status with Suno-API's error body (0 = accept)
 });
 
 /** Upper bound of the billing figures (US dollars and cents), so a typo cannot answer Infinity. */
@@ -58,6 +63,10 @@ const numericOptions = {
   dims: 4096,
   cacheread: 100_000_000,
   cachewrite: 100_000_000,
+  tasksteps: 1000,
+  taskfail: 100_000,
+  mjcode: 99,
+  sunorefuse: 599,
 };
 const flagOptions = {
   hang: 'hang',
@@ -70,6 +79,7 @@ const flagOptions = {
   echoheaders: 'echoHeaders',
   nobilling: 'nobilling',
   'no-billing': 'nobilling',
+  taskstuck: 'taskstuck',
 };
 
 class MockOptionError extends Error {}
@@ -445,6 +455,8 @@ export async function startMockUpstream(config = {}) {
   const requests = [];
   const modelsBody = JSON.stringify({ object: 'list', data: models.map((id) => ({ id, object: 'model', created: 1700000000, owned_by: 'mock' })) });
   const stats = { received: 0 };
+  /** The route modules' state (tasks...), per instance: passed to each module as `state`. */
+  const routeState = {};
 
   const server = http.createServer({ noDelay: true, keepAliveTimeout: 65_000 }, (req, res) => {
     stats.received++;
@@ -486,14 +498,21 @@ export async function startMockUpstream(config = {}) {
   function authorized(req, query) {
     if (!apiKey) return true;
     const bearer = req.headers.authorization;
-    return bearer === `Bearer ${apiKey}` || req.headers['x-api-key'] === apiKey || req.headers['x-goog-api-key'] === apiKey || query.get('key') === apiKey;
+    return (
+      bearer === `Bearer ${apiKey}` ||
+      req.headers['x-api-key'] === apiKey ||
+      req.headers['x-goog-api-key'] === apiKey ||
+      req.headers['mj-api-secret'] === apiKey || // midjourney-proxy's header
+      query.get('key') === apiKey
+    );
   }
 
   /** The options `keys` holds for the API key the request carries (in the places `apiKey` accepts), if any. */
   function keyOptions(req, query) {
     const bearer = req.headers.authorization;
     if (typeof bearer === 'string' && bearer.startsWith('Bearer ') && bearer.slice(7) in keys) return keys[bearer.slice(7)];
-    for (const key of [req.headers['x-api-key'], req.headers['x-goog-api-key'], query.get('key')]) if (typeof key === 'string' && key in keys) return keys[key];
+    for (const key of [req.headers['x-api-key'], req.headers['x-goog-api-key'], req.headers['mj-api-secret'], query.get('key')])
+      if (typeof key === 'string' && key in keys) return keys[key];
     return undefined;
   }
 
@@ -548,7 +567,8 @@ export async function startMockUpstream(config = {}) {
     if (extension && (options.redirect || options.status)) return respond(req, res, { kind, flavor, path, model, baseModel, body, options, query });
 
     const context = { kind, flavor, path, model, baseModel, body, options, query };
-    const answer = () => (extension ? extension.respond(req, res, { ...context, send: senders(res, flavor, options) }) : respond(req, res, context));
+    const answer = () =>
+      extension ? extension.respond(req, res, { ...context, state: routeState, send: senders(res, flavor, options) }) : respond(req, res, context);
     if (options.hang) return; // never answer; close() or the client ends it
     if (options.latency > 0) {
       const timer = setTimeout(answer, options.latency);

@@ -8,5 +8,7 @@ import { responsesRoutes } from './responses.mjs';
 import { imageRoutes } from './images.mjs';
 import { audioRoutes } from './audio.mjs';
 import { realtimeRoutes } from './realtime.mjs';
+import { midjourneyRoutes } from './midjourney.mjs';
+import { sunoRoutes } from './suno.mjs';
 
-export const routeModules = [responsesRoutes, imageRoutes, audioRoutes, realtimeRoutes];
+export const routeModules = [responsesRoutes, imageRoutes, audioRoutes, realtimeRoutes, midjourneyRoutes, sunoRoutes];
