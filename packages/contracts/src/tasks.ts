@@ -29,7 +29,7 @@ export const taskQuerySchema = pageQuerySchema.extend({
 /** A drawing task as the drawing list shows it. */
 export const drawingTaskSchema = z.object({
   id: z.number().int().optional(),
-  /** Unix seconds, or ms as the established product stores them. */
+  /** Unix seconds, or ms as the established product stores them (the relay's store: ms). */
   submit_time: z.number().int(),
   finish_time: z.number().int(),
   channel_id: z.number().int(),
@@ -43,6 +43,12 @@ export const drawingTaskSchema = z.object({
   prompt: z.string(),
   prompt_en: z.string(),
   fail_reason: z.string(),
+  /** When the upstream started drawing, as submit_time; 0 before. */
+  start_time: z.number().int().optional(),
+  /** The upstream's description of the submit or result (a DESCRIBE's text, say). */
+  description: z.string().optional(),
+  /** JSON text: the follow-up buttons (`[{customId, label, emoji, ...}]`), '' when none. */
+  buttons: z.string().optional(),
 });
 export type DrawingTask = z.infer<typeof drawingTaskSchema>;
 
@@ -58,5 +64,9 @@ export const asyncTaskSchema = z.object({
   task_id: z.string(),
   status: z.string(),
   fail_reason: z.string(),
+  /** When the upstream started the task, as submit_time; 0 before. */
+  start_time: z.number().int().optional(),
+  /** JSON text of the upstream's result (Suno: the clips with their audio and image links), '' before. */
+  data: z.string().optional(),
 });
 export type AsyncTask = z.infer<typeof asyncTaskSchema>;

@@ -6,5 +6,12 @@ await runService({
   name: 'relay',
   config,
   plugin: relayPlugin,
-  pluginOptions: (infra) => ({ infra, preloadTokenizers: true, ...relaySettings(config) }),
+  pluginOptions: (infra) => ({
+    infra,
+    databaseUrl: config.DATABASE_URL,
+    dataDir: config.DATA_DIR,
+    schema: config.NAMESPACE ? `${config.NAMESPACE}_relay` : undefined,
+    preloadTokenizers: true,
+    ...relaySettings(config),
+  }),
 });

@@ -4,6 +4,7 @@ import {
   createEgressClient,
   createOptionsMirror,
   createQuotaGate,
+  openDatabase,
   recordedJob,
   registerDiagnostics,
   useAccessControl,
@@ -12,6 +13,8 @@ import {
   type Subscription,
 } from '@aigw/platform';
 import { createChannelDirectory } from './channels.js';
+import { relayEntities } from './entities/index.js';
+import { relayMigrations } from './migrations/index.js';
 import { preloadEncoders } from './tokenizer/index.js';
 import { registerChannelOperations } from './channel-operations.js';
 import type { RelayContext } from './context.js';
@@ -35,18 +38,34 @@ export { relayConfigShape, relaySettings } from './config.js';
 
 export interface RelayPluginOptions extends Partial<Omit<RelaySettings, 'limits'>> {
   infra: Infrastructure;
+  /** PostgreSQL URL; SQLite under dataDir when absent. The task store lives there (only task routes touch it). */
+  databaseUrl?: string;
+  dataDir: string;
+  /** Database schema (PostgreSQL); tests pass their own. */
+  schema?: string;
   limits?: Partial<RelaySettings['limits']>;
   /** Build the tokenizers at start (about 1.7 s and 110 MB) instead of on the first request. */
   preloadTokenizers?: boolean;
 }
 
-/** Relay: the OpenAI-compatible data plane. Warm requests touch no SQL and call no other service. */
+/**
+ * Relay: the OpenAI-compatible data plane. Warm requests touch no SQL and call no other service;
+ * the database holds only the async tasks, which the task routes alone read and write.
+ */
 const relayPlugin: FastifyPluginAsync<RelayPluginOptions> = async (app, settings) => {
   const { infra, limits = {}, preloadTokenizers = false } = settings;
   useAccessControl(app, 'relay');
   if (preloadTokenizers) preloadEncoders();
   app.setErrorHandler(relayErrorHandler);
   const { bus, counters, kv, logger } = infra;
+  const db = await openDatabase({
+    url: settings.databaseUrl,
+    dataDir: settings.dataDir,
+    schema: settings.schema ?? 'relay',
+    entities: relayEntities,
+    migrations: relayMigrations,
+    logger,
+  });
   const options = await createOptionsMirror({ bus, logger });
   const streamIdleTimeoutMs = limits.streamIdleTimeoutMs ?? 60_000;
   const connectTimeoutMs = limits.connectTimeoutMs ?? 10_000;
@@ -109,6 +128,7 @@ const relayPlugin: FastifyPluginAsync<RelayPluginOptions> = async (app, settings
     await Promise.all(subscriptions.map((subscription) => subscription.unsubscribe()));
     await Promise.all([context.tokens.close(), context.channels.close(), options.close()]);
     await context.egress.close();
+    await db.destroy();
   });
 
   registerDiagnostics(app, 'relay', options);
@@ -124,7 +144,7 @@ const relayPlugin: FastifyPluginAsync<RelayPluginOptions> = async (app, settings
     realtimeRoutes,
   ])
     await app.register(routes, { context });
-  await app.register(taskRoutes);
+  await app.register(taskRoutes, { db });
 };
 
 export default relayPlugin;

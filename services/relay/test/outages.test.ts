@@ -2,6 +2,9 @@
 // key can be neither accepted nor refused: 503 with Retry-After in the caller's shape, at once
 // rather than after the bus timeout, and never a 500.
 import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { createApp, createInfrastructure, createSilentLogger, replyTyped, type App, type Infrastructure, type Subscription } from '@aigw/platform';
 import { removeNamespace, startTcpProxy, testServices, uniqueName, waitFor, type TcpProxy, type TestServices } from '@aigw/platform/testing';
 import relayPlugin from '../src/plugin';
@@ -17,6 +20,7 @@ describe('a never-cached key while billing or NATS is away', () => {
   let infra: Infrastructure;
   let app: App;
   const namespace = uniqueName('t').toLowerCase();
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'aigw-test-'));
   const stubs: Subscription[] = [];
 
   beforeAll(async () => {
@@ -28,7 +32,7 @@ describe('a never-cached key while billing or NATS is away', () => {
     stubs.push(await replyTyped(infra.bus, 'identity.option.snapshot', async () => ({ options: [] })));
     stubs.push(await replyTyped(infra.bus, 'channels.routing.snapshot', async () => ({ channels: [] })));
     app = createApp({ logger: createSilentLogger(), bodyLimitBytes: 1024 * 1024 });
-    await app.register(relayPlugin, { infra });
+    await app.register(relayPlugin, { infra, databaseUrl: services.databaseUrl, dataDir, schema: `${namespace}_relay` });
     await app.ready();
   });
   afterAll(async () => {
@@ -38,6 +42,7 @@ describe('a never-cached key while billing or NATS is away', () => {
     await infra?.close();
     await nats?.close();
     if (services) await removeNamespace(services, namespace);
+    fs.rmSync(dataDir, { recursive: true, force: true });
   });
 
   const chat = (key: string, path = '/v1/chat/completions') =>

@@ -62,6 +62,7 @@ export async function startGateway(
       identity: environment.schema('identity'),
       billing: environment.schema('billing'),
       channels: environment.schema('channels'),
+      relay: environment.schema('relay'),
       notifier: environment.schema('notifier'),
     },
     ...overrides,

@@ -1,24 +1,78 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { drawingQuerySchema, taskQuerySchema, type AsyncTask, type DrawingTask, type Page } from '@aigw/contracts';
-import { envelopeErrorHandler } from '@aigw/platform';
+import type { DataSource } from 'typeorm';
+import { drawingQuerySchema, taskQuerySchema } from '@aigw/contracts';
+import { envelopeErrorHandler, requireAuth } from '@aigw/platform';
+import { list, TaskPlatform, toAsyncTask, toDrawingTask, toPage, type TaskFilter } from '../tasks/task-store.js';
 
 /**
- * The drawing (`/api/mj/`) and async task (`/api/task/`) lists of the console: admins see every
- * user's, users their own (`/self`). The relay owns async tasks (docs/architecture.md section 3.4),
- * but it does not relay drawing or music tasks yet, so no task exists to list: the answers are
- * empty pages of the final shape, which the console shows as such. The task relay replaces the
- * empty source.
+ * The drawing (`/api/mj/`: Midjourney) and async task (`/api/task/`: every other platform) lists
+ * of the console, read from the relay's task store: admins see every user's (and may filter by
+ * channel), users their own (`/self`, without the channel). Newest submit first.
  */
-export const taskRoutes: FastifyPluginAsyncZod = async (app) => {
+export const taskRoutes: FastifyPluginAsyncZod<{ db: DataSource }> = async (app, { db }) => {
   // Console routes answer the envelope, not the relay's OpenAI error shape (this plugin is encapsulated).
   app.setErrorHandler(envelopeErrorHandler);
-  const noTasks = <Task extends DrawingTask | AsyncTask>(query: { p: number; page_size: number }): { success: true; message: string; data: Page<Task> } => ({
-    success: true,
-    message: '',
-    data: { items: [], total: 0, page: query.p, page_size: query.page_size },
+  const drawings = { only: TaskPlatform.Midjourney };
+  const others = { except: TaskPlatform.Midjourney };
+  const times = (query: { start_timestamp?: number; end_timestamp?: number }) => ({
+    startTimestamp: query.start_timestamp,
+    endTimestamp: query.end_timestamp,
   });
-  app.get('/api/mj/', { schema: { querystring: drawingQuerySchema }, config: { access: 'admin' } }, async (request) => noTasks<DrawingTask>(request.query));
-  app.get('/api/mj/self', { schema: { querystring: drawingQuerySchema }, config: { access: 'user' } }, async (request) => noTasks<DrawingTask>(request.query));
-  app.get('/api/task/', { schema: { querystring: taskQuerySchema }, config: { access: 'admin' } }, async (request) => noTasks<AsyncTask>(request.query));
-  app.get('/api/task/self', { schema: { querystring: taskQuerySchema }, config: { access: 'user' } }, async (request) => noTasks<AsyncTask>(request.query));
+
+  app.get('/api/mj/', { schema: { querystring: drawingQuerySchema }, config: { access: 'admin' } }, async (request) => {
+    const { query } = request;
+    const filter: TaskFilter = { platform: drawings, channelId: query.channel_id, taskId: query.mj_id, ...times(query) };
+    const { rows, total } = await list(db, filter, query);
+    return {
+      success: true,
+      message: '',
+      data: toPage(
+        rows.map((row) => toDrawingTask(row)),
+        total,
+        query,
+      ),
+    };
+  });
+  app.get('/api/mj/self', { schema: { querystring: drawingQuerySchema }, config: { access: 'user' } }, async (request) => {
+    const { query } = request;
+    const filter: TaskFilter = { platform: drawings, userId: requireAuth(request).userId, taskId: query.mj_id, ...times(query) };
+    const { rows, total } = await list(db, filter, query);
+    return {
+      success: true,
+      message: '',
+      data: toPage(
+        rows.map((row) => toDrawingTask(row, true)),
+        total,
+        query,
+      ),
+    };
+  });
+  app.get('/api/task/', { schema: { querystring: taskQuerySchema }, config: { access: 'admin' } }, async (request) => {
+    const { query } = request;
+    const filter: TaskFilter = { platform: others, channelId: query.channel_id, taskId: query.task_id, ...times(query) };
+    const { rows, total } = await list(db, filter, query);
+    return {
+      success: true,
+      message: '',
+      data: toPage(
+        rows.map((row) => toAsyncTask(row)),
+        total,
+        query,
+      ),
+    };
+  });
+  app.get('/api/task/self', { schema: { querystring: taskQuerySchema }, config: { access: 'user' } }, async (request) => {
+    const { query } = request;
+    const filter: TaskFilter = { platform: others, userId: requireAuth(request).userId, taskId: query.task_id, ...times(query) };
+    const { rows, total } = await list(db, filter, query);
+    return {
+      success: true,
+      message: '',
+      data: toPage(
+        rows.map((row) => toAsyncTask(row, true)),
+        total,
+        query,
+      ),
+    };
+  });
 };

@@ -1,0 +1,5 @@
+import { TaskEntity } from './task.entity.js';
+
+export { TaskEntity };
+
+export const relayEntities = [TaskEntity];

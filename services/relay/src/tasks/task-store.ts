@@ -1,0 +1,146 @@
+import { In, type DataSource } from 'typeorm';
+import type { AsyncTask, DrawingTask, Page } from '@aigw/contracts';
+import { TaskEntity } from '../entities/index.js';
+
+/**
+ * The relay's async tasks, every platform in one table (docs/architecture.md section 3.4). The
+ * task relays write rows; the console's lists and the poller read them. Every filter is a bound
+ * parameter (rule R6) and has an index (see the migration). Times are unix milliseconds.
+ */
+
+export const TaskPlatform = { Midjourney: 'midjourney', Suno: 'suno' } as const;
+
+export const TaskStatus = {
+  NotStart: 'NOT_START',
+  Submitted: 'SUBMITTED',
+  Queued: 'QUEUED',
+  InProgress: 'IN_PROGRESS',
+  Failure: 'FAILURE',
+  Success: 'SUCCESS',
+  Unknown: 'UNKNOWN',
+} as const;
+export type TaskStatus = (typeof TaskStatus)[keyof typeof TaskStatus];
+
+/** What the poller still asks the upstream about: everything but the two final states. */
+export const UNFINISHED_STATUSES: readonly TaskStatus[] = [
+  TaskStatus.NotStart,
+  TaskStatus.Submitted,
+  TaskStatus.Queued,
+  TaskStatus.InProgress,
+  TaskStatus.Unknown,
+];
+
+/** A new task: who, where and what; everything else starts empty. `submit_time` defaults to now. */
+export type NewTask = Pick<TaskEntity, 'platform' | 'user_id' | 'action'> &
+  Partial<Omit<TaskEntity, 'id' | 'platform' | 'user_id' | 'action' | 'created_at' | 'updated_at'>>;
+
+/** What a task relay or the poller changes on a task; who owns it and on which platform never change. */
+export type TaskChanges = Partial<Omit<TaskEntity, 'id' | 'platform' | 'user_id' | 'created_at' | 'updated_at'>>;
+
+/** The lists' filters after access rules: `userId` set for the self lists, `channelId` only by admins. */
+export interface TaskFilter {
+  /** The drawing list reads one platform; the task list every other one. */
+  platform: { only: string } | { except: string };
+  userId?: number;
+  channelId?: number;
+  /** The upstream's task id (mj_id), exact. */
+  taskId?: string;
+  /** Unix seconds, inclusive, against submit_time. */
+  startTimestamp?: number;
+  endTimestamp?: number;
+}
+
+/** Stores a new task. A second task with the same platform and upstream id is refused (a unique violation: see `isUniqueViolation`). */
+export async function insert(db: DataSource, task: NewTask, now = Date.now()): Promise<TaskEntity> {
+  const repository = db.getRepository(TaskEntity);
+  return repository.save(repository.create({ submit_time: now, ...task, created_at: now, updated_at: now }));
+}
+
+/** A page of tasks, newest submit first (then newest id). */
+export async function list(db: DataSource, filter: TaskFilter, page: { p: number; page_size: number }): Promise<{ rows: TaskEntity[]; total: number }> {
+  const builder = db.getRepository(TaskEntity).createQueryBuilder('task');
+  if ('only' in filter.platform) builder.andWhere('task.platform = :platform', { platform: filter.platform.only });
+  else builder.andWhere('task.platform <> :platform', { platform: filter.platform.except });
+  if (filter.userId !== undefined) builder.andWhere('task.user_id = :userId', { userId: filter.userId });
+  if (filter.channelId) builder.andWhere('task.channel_id = :channelId', { channelId: filter.channelId });
+  if (filter.taskId) builder.andWhere('task.task_id = :taskId', { taskId: filter.taskId });
+  if (filter.startTimestamp !== undefined) builder.andWhere('task.submit_time >= :start', { start: filter.startTimestamp * 1000 });
+  if (filter.endTimestamp !== undefined) builder.andWhere('task.submit_time < :end', { end: (filter.endTimestamp + 1) * 1000 });
+  const [rows, total] = await builder
+    .orderBy('task.submit_time', 'DESC')
+    .addOrderBy('task.id', 'DESC')
+    .offset((page.p - 1) * page.page_size)
+    .limit(page.page_size)
+    .getManyAndCount();
+  return { rows, total };
+}
+
+/** The task of a platform with this upstream id, if `userId` (when given) owns it: follow-ups check their original with it. */
+export async function byTaskId(db: DataSource, platform: string, taskId: string, userId?: number): Promise<TaskEntity | null> {
+  if (!taskId) return null;
+  return db.getRepository(TaskEntity).findOneBy({ platform, task_id: taskId, ...(userId === undefined ? {} : { user_id: userId }) });
+}
+
+/** Up to `limit` unfinished tasks of a platform for the poller, oldest first. */
+export async function unfinished(db: DataSource, platform: string, limit: number): Promise<TaskEntity[]> {
+  return db.getRepository(TaskEntity).find({ where: { platform, status: In([...UNFINISHED_STATUSES]) }, order: { id: 'ASC' }, take: limit });
+}
+
+/** Changes a task; false when there is no such task. */
+export async function update(db: DataSource, id: number, fields: TaskChanges, now = Date.now()): Promise<boolean> {
+  const result = await db.getRepository(TaskEntity).update({ id }, { ...fields, updated_at: now });
+  return (result.affected ?? 0) > 0;
+}
+
+/**
+ * Marks a task refunded; true only for the one caller that changed it. The refund is paid by
+ * whoever gets true, so a failure seen twice, by two replicas, or after a restart refunds once.
+ */
+export async function claimRefund(db: DataSource, id: number, now = Date.now()): Promise<boolean> {
+  const result = await db.getRepository(TaskEntity).update({ id, refunded: false }, { refunded: true, updated_at: now });
+  return (result.affected ?? 0) > 0;
+}
+
+/** A drawing list row. Users never see the channel (`self`): it names the operator's upstreams. */
+export function toDrawingTask(row: TaskEntity, self = false): DrawingTask {
+  return {
+    id: row.id,
+    submit_time: row.submit_time,
+    start_time: row.start_time,
+    finish_time: row.finish_time,
+    channel_id: self ? 0 : row.channel_id,
+    action: row.action,
+    mj_id: row.task_id,
+    code: row.code,
+    status: row.status,
+    progress: row.progress,
+    image_url: row.image_url,
+    prompt: row.prompt,
+    prompt_en: row.prompt_en,
+    description: row.description,
+    buttons: row.buttons,
+    fail_reason: row.fail_reason,
+  };
+}
+
+/** A task list row; `self` as for drawings. */
+export function toAsyncTask(row: TaskEntity, self = false): AsyncTask {
+  return {
+    id: row.id,
+    submit_time: row.submit_time,
+    start_time: row.start_time,
+    finish_time: row.finish_time,
+    progress: row.progress,
+    channel_id: self ? 0 : row.channel_id,
+    platform: row.platform,
+    action: row.action,
+    task_id: row.task_id,
+    status: row.status,
+    fail_reason: row.fail_reason,
+    data: row.data,
+  };
+}
+
+export function toPage<T>(items: T[], total: number, page: { p: number; page_size: number }): Page<T> {
+  return { items, total, page: page.p, page_size: page.page_size };
+}
