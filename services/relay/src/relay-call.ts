@@ -9,11 +9,11 @@ import { RelayError } from './errors.js';
 import { charge, priceDetails, quotePrice, reservation, saneUsage, type PriceQuote } from './metering.js';
 import type { ProviderDefinition, ProviderError, UpstreamRequest, Usage } from './providers/types.js';
 import { providerFor, servesOperation } from './providers/registry.js';
-import { answerHeaders, drained, streamToClient, type StreamOutcome } from './streaming.js';
+import { AnswerPump, answerHeaders, drained, streamToClient, type StreamOutcome } from './streaming.js';
 import { redactKey } from './redact.js';
 import { channelEgress } from './channel-egress.js';
 import { publishChannelFailed } from './events.js';
-import type { Attempt as OperationAttempt, OperationDefinition, UpstreamAnswer } from './operations/types.js';
+import type { Attempt as OperationAttempt, OperationDefinition, OperationName, UpstreamAnswer } from './operations/types.js';
 
 export interface Attempt extends OperationAttempt {
   channel: RoutingChannel;
@@ -43,27 +43,14 @@ export async function relay(
   body: Record<string, unknown>,
 ): Promise<void> {
   const startedAt = Date.now();
-  const { options, channels } = context;
+  const { options } = context;
   if (!context.usage.accepting()) throw new RelayError(503, 'usage recording is backed up; try again shortly', 'usage_spool_full');
 
   // The model, the stream flag and the hold's multipliers, checked before anything is held (rule R7).
   const { model, stream, bounds } = operation.inspect(body);
   if (stream && !operation.stream) throw new Error(`operation ${operation.name} said stream but has no stream`);
-  checkModelAllowed(caller, model);
-
-  if (!Object.hasOwn(options.get('GroupRatio'), caller.group)) {
-    throw new RelayError(403, `group ${caller.group} is not available`, 'group_not_available', 'permission_error');
-  }
-  const modelQuote = quotePrice(options, model, caller.group);
-  if (!modelQuote) throw new RelayError(400, `model ${model} has no price configured; ask the administrator`, 'model_price_error', 'invalid_request_error');
+  const { quote: modelQuote, candidates } = admit(context, caller, model, operation.capability, operation.label, quotePrice);
   const quote = operation.price ? operation.price(modelQuote, body, model) : modelQuote;
-
-  const routed = caller.pinnedChannelId !== null ? pinned(channels.index.get(caller.pinnedChannelId)) : channels.index.candidates(caller.group, model);
-  if (routed.length === 0) throw new RelayError(503, `no available channel for model ${model} in group ${caller.group}`, 'no_channel', 'new_api_error');
-  const candidates = capable(routed, operation);
-  if (candidates.length === 0) {
-    throw new RelayError(503, `no channel can serve ${operation.label} for model ${model} in group ${caller.group}`, 'no_capable_channel', 'new_api_error');
-  }
 
   const promptTokens = operation.estimatePrompt(body, model);
   // The id every answer carries (X-Oneapi-Request-Id): the usage record and the log row have it too.
@@ -92,10 +79,7 @@ export async function relay(
     // Should this process die mid-request, the hold sweeper publishes this (nothing charged).
     record: usageRecord(unbilled([], orphanNote)),
   });
-  if (!reserved.ok) {
-    const message = reserved.reason === 'insufficient_token_quota' ? 'the API key has not enough quota left' : 'your balance is not enough for this request';
-    throw new RelayError(403, message, reserved.reason, 'insufficient_quota');
-  }
+  if (!reserved.ok) throw insufficientQuota(reserved.reason);
   const { hold } = reserved;
   let announced = false;
   /** At the first upstream call: billing keeps this record (beyond Redis) should the request outlive a second and this process die. */
@@ -174,14 +158,51 @@ export async function relay(
   });
 }
 
+/**
+ * What every relayed request, and a realtime session, passes before anything is held: the token
+ * may use the model, the group is open, the model has a price (`price`: the pipeline's, or one
+ * with more in it), and a channel whose provider serves `capability` carries the model, pinned by
+ * an admin's `sk-<key>-<id>` or routed. Throws the RelayError to answer otherwise.
+ */
+export function admit<Quote>(
+  context: RelayContext,
+  caller: Caller,
+  model: string,
+  capability: OperationName,
+  label: string,
+  price: (options: RelayContext['options'], model: string, group: string) => Quote | null,
+): { quote: Quote; candidates: readonly RoutingChannel[] } {
+  const { options, channels } = context;
+  checkModelAllowed(caller, model);
+  if (!Object.hasOwn(options.get('GroupRatio'), caller.group)) {
+    throw new RelayError(403, `group ${caller.group} is not available`, 'group_not_available', 'permission_error');
+  }
+  const quote = price(options, model, caller.group);
+  if (!quote) throw new RelayError(400, `model ${model} has no price configured; ask the administrator`, 'model_price_error', 'invalid_request_error');
+
+  const routed = caller.pinnedChannelId !== null ? pinned(channels.index.get(caller.pinnedChannelId)) : channels.index.candidates(caller.group, model);
+  if (routed.length === 0) throw new RelayError(503, `no available channel for model ${model} in group ${caller.group}`, 'no_channel', 'new_api_error');
+  const candidates = capable(routed, capability);
+  if (candidates.length === 0) {
+    throw new RelayError(503, `no channel can serve ${label} for model ${model} in group ${caller.group}`, 'no_capable_channel', 'new_api_error');
+  }
+  return { quote, candidates };
+}
+
+/** The 403 of a hold the balance (or the key's quota) cannot cover. */
+export function insufficientQuota(reason: 'insufficient_user_quota' | 'insufficient_token_quota'): RelayError {
+  const message = reason === 'insufficient_token_quota' ? 'the API key has not enough quota left' : 'your balance is not enough for this request';
+  return new RelayError(403, message, reason, 'insufficient_quota');
+}
+
 /** A request with `sk-<key>-<id>` uses that channel only, whatever its status (admins testing). */
-export function pinned(channel: RoutingChannel | undefined): RoutingChannel[] {
+function pinned(channel: RoutingChannel | undefined): RoutingChannel[] {
   return channel ? [channel] : [];
 }
 
 /** The channels whose provider serves the operation (the list itself when all do, as for chat). */
-function capable(channels: readonly RoutingChannel[], operation: OperationDefinition): readonly RoutingChannel[] {
-  const serves = (channel: RoutingChannel) => servesOperation(channel.type, operation.capability);
+function capable(channels: readonly RoutingChannel[], capability: OperationName): readonly RoutingChannel[] {
+  const serves = (channel: RoutingChannel) => servesOperation(channel.type, capability);
   return channels.every(serves) ? channels : channels.filter(serves);
 }
 
@@ -379,49 +400,15 @@ async function pipeBytes(
   raw.writeHead(200, { ...answerHeaders(contentType, requestId), ...(total !== null ? { 'content-length': String(total) } : {}) });
   let bytes = 0;
   let firstResponseMs = -1;
-  let partial: string | null = null;
-  let clientGone = false;
-  const onClose = () => {
-    if (!raw.writableEnded) {
-      clientGone = true;
-      response.body.destroy();
-    }
-  };
-  raw.on('close', onClose);
-  let idle: NodeJS.Timeout | undefined;
-  const armIdle = () => {
-    clearTimeout(idle);
-    idle = setTimeout(() => {
-      partial = 'answer idle timeout';
-      response.body.destroy();
-    }, context.limits.streamIdleTimeoutMs);
-  };
-  const deadline = setTimeout(() => {
-    partial = 'answer took longer than the relay allows';
-    response.body.destroy();
-  }, context.limits.answerTimeoutMs);
-  try {
-    armIdle();
-    for await (const chunk of response.body) {
-      armIdle();
-      if (clientGone) break;
-      if (firstResponseMs < 0) firstResponseMs = Date.now() - started;
-      const buffer = chunk as Buffer;
-      bytes += buffer.length;
-      if (!raw.write(buffer)) await drained(raw);
-    }
-  } catch (error) {
-    if (!clientGone && !partial) {
-      partial = 'upstream answer broken';
-      context.logger.warn({ err: error, requestId }, 'upstream answer ended abnormally');
-    }
-  } finally {
-    clearTimeout(idle);
-    clearTimeout(deadline);
-    raw.off('close', onClose);
-  }
-  if (clientGone) partial = 'client disconnected';
-  if (clientGone || partial) raw.destroy();
+  const pump = new AnswerPump(context, raw, response, 'answer idle timeout');
+  await pump.run(requestId, 'upstream answer broken', async (buffer) => {
+    if (pump.clientGone) return;
+    if (firstResponseMs < 0) firstResponseMs = Date.now() - started;
+    bytes += buffer.length;
+    if (!raw.write(buffer)) await drained(raw);
+  });
+  const partial = pump.clientGone ? 'client disconnected' : pump.partial;
+  if (partial) raw.destroy();
   else raw.end();
   const complete = !partial;
   const usage = bytes > 0 ? usageOf({ bytes, total, complete }) : null;

@@ -61,22 +61,15 @@ export async function streamToClient(
 
   const parser = new SseParser();
   const counter = new CompletionCounter(attempt.context.requestedModel);
+  const pump = new AnswerPump(context, raw, response, 'stream idle timeout');
   let usage: Usage | null = null;
   let firstResponseMs = -1;
-  let partial: string | null = null;
-  let clientGone = false;
+  /** The upstream reported an error inside the stream. */
+  let streamError: string | null = null;
   let objectId: string | undefined;
 
-  const onClose = () => {
-    if (!raw.writableEnded) {
-      clientGone = true;
-      response.body.destroy();
-    }
-  };
-  raw.on('close', onClose);
-
   const write = async (text: string) => {
-    if (clientGone || text === '') return;
+    if (pump.clientGone || text === '') return;
     if (firstResponseMs < 0) firstResponseMs = Date.now() - started;
     if (!raw.write(text)) await drained(raw);
   };
@@ -87,7 +80,7 @@ export async function streamToClient(
       if (piece.text) counter.add(piece.text);
       if (piece.objectId) objectId = piece.objectId;
       if (piece.error) {
-        partial = 'upstream error in stream';
+        streamError = 'upstream error in stream';
         await write(client.errorFrame(piece.error));
         continue;
       }
@@ -95,48 +88,19 @@ export async function streamToClient(
     }
   };
 
-  const idle = context.limits.streamIdleTimeoutMs;
-  let timer: NodeJS.Timeout | undefined;
-  const armIdle = () => {
-    clearTimeout(timer);
-    timer = setTimeout(() => {
-      partial = 'stream idle timeout';
-      response.body.destroy();
-    }, idle);
-  };
-
-  // The whole answer has a deadline too, so no request outlives its quota hold.
-  const deadline = setTimeout(() => {
-    partial = 'answer took longer than the relay allows';
-    response.body.destroy();
-  }, context.limits.answerTimeoutMs);
-
-  try {
-    armIdle();
-    for await (const chunk of response.body) {
-      armIdle();
-      for (const event of parser.push(chunk as Buffer)) {
-        if (event.data === '[DONE]') continue; // the client stream ends it its own way
-        await deliver(client.onEvent(event));
-      }
-      if (clientGone) break;
+  await pump.run(requestId, 'upstream stream broken', async (chunk) => {
+    for (const event of parser.push(chunk)) {
+      if (event.data === '[DONE]') continue; // the client stream ends it its own way
+      await deliver(client.onEvent(event));
     }
-    if (!clientGone && !partial) {
-      for (const event of parser.end()) if (event.data !== '[DONE]') await deliver(client.onEvent(event));
-      await deliver(client.onEnd());
-    }
-  } catch (error) {
-    if (!clientGone && !partial) {
-      partial = 'upstream stream broken';
-      context.logger.warn({ err: error, requestId }, 'upstream stream ended abnormally');
-    }
-  } finally {
-    clearTimeout(timer);
-    clearTimeout(deadline);
-    raw.off('close', onClose);
+  });
+  if (!pump.clientGone && !pump.partial && !streamError) {
+    for (const event of parser.end()) if (event.data !== '[DONE]') await deliver(client.onEvent(event));
+    await deliver(client.onEnd());
   }
 
-  if (clientGone) partial = 'client disconnected';
+  const clientGone = pump.clientGone;
+  const partial = clientGone ? 'client disconnected' : (streamError ?? pump.partial);
   if (!clientGone) {
     if (partial) await write(client.errorFrame({ message: partial, type: 'upstream_error', code: 'stream_interrupted' }));
     await write(client.close(partial, counter.total()));
@@ -151,6 +115,64 @@ export async function streamToClient(
     upstreamModel: attempt.context.upstreamModel,
     ...(objectId ? { objectId } : {}),
   };
+}
+
+/**
+ * What every answer passed on as it comes (an event stream, piped bytes) is guarded by: a client
+ * that leaves cancels the upstream request; an upstream silent for STREAMING_TIMEOUT_MS, or
+ * slower in all than UPSTREAM_ANSWER_TIMEOUT_MS, is cut (`partial` says which), so no request
+ * outlives its quota hold.
+ */
+export class AnswerPump {
+  clientGone = false;
+  partial: string | null = null;
+
+  constructor(
+    private readonly context: RelayContext,
+    private readonly raw: FastifyReply['raw'],
+    private readonly response: EgressResponse,
+    private readonly idleReason: string,
+  ) {}
+
+  /** Feeds each upstream chunk to `onChunk` until the upstream ends, is cut, or the client leaves. */
+  async run(requestId: string, brokenReason: string, onChunk: (chunk: Buffer) => Promise<void>): Promise<void> {
+    const { raw, response, context } = this;
+    const onClose = () => {
+      if (!raw.writableEnded) {
+        this.clientGone = true;
+        response.body.destroy();
+      }
+    };
+    raw.on('close', onClose);
+    let idle: NodeJS.Timeout | undefined;
+    const armIdle = () => {
+      clearTimeout(idle);
+      idle = setTimeout(() => this.cut(this.idleReason), context.limits.streamIdleTimeoutMs);
+    };
+    const deadline = setTimeout(() => this.cut('answer took longer than the relay allows'), context.limits.answerTimeoutMs);
+    try {
+      armIdle();
+      for await (const chunk of response.body) {
+        armIdle();
+        await onChunk(chunk as Buffer);
+        if (this.clientGone) break;
+      }
+    } catch (error) {
+      if (!this.clientGone && !this.partial) {
+        this.partial = brokenReason;
+        context.logger.warn({ err: error, requestId }, 'upstream answer ended abnormally');
+      }
+    } finally {
+      clearTimeout(idle);
+      clearTimeout(deadline);
+      raw.off('close', onClose);
+    }
+  }
+
+  private cut(reason: string): void {
+    this.partial = reason;
+    this.response.body.destroy();
+  }
 }
 
 /** Resolves when the socket can take more (or is gone). */

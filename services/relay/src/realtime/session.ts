@@ -2,13 +2,12 @@ import { randomBytes } from 'node:crypto';
 import type { RoutingChannel } from '@aigw/contracts';
 import type { QuotaHold, ReserveOutcome } from '@aigw/platform';
 import WebSocket from 'ws';
-import { checkModelAllowed, type Caller } from '../caller.js';
+import type { Caller } from '../caller.js';
 import { holdLifetimeMs, type RelayContext } from '../context.js';
 import { chooseChannel, isRetryable } from '../domain/channel-choice.js';
 import { RelayError } from '../errors.js';
 import { reservation } from '../metering.js';
-import { servesOperation } from '../providers/registry.js';
-import { pinned, prepare, reportFailure, type Failure } from '../relay-call.js';
+import { admit, insufficientQuota, prepare, reportFailure, type Failure } from '../relay-call.js';
 import { redactKey } from '../redact.js';
 import { estimatedUsage, realtimeQuote, realtimeUsageOf, responseCharge, responseRecord, unbilledRecord, type RealtimeQuote } from './billing.js';
 import { openUpstream } from './upstream.js';
@@ -63,26 +62,14 @@ export interface SessionRequest {
  * and paused until `attach`. Throws RelayError (answered as HTTP) when anything refuses.
  */
 export async function openSession(context: RelayContext, request: SessionRequest): Promise<RealtimeSession> {
-  const { options, channels } = context;
+  const { options } = context;
   const { caller, model } = request;
   if (!context.usage.accepting()) throw new RelayError(503, 'usage recording is backed up; try again shortly', 'usage_spool_full');
   if (!model) throw new RelayError(400, 'the model query parameter is required (/v1/realtime?model=...)', 'invalid_request', 'invalid_request_error', 'model');
-  checkModelAllowed(caller, model);
-  if (!Object.hasOwn(options.get('GroupRatio'), caller.group)) {
-    throw new RelayError(403, `group ${caller.group} is not available`, 'group_not_available', 'permission_error');
-  }
-  const quote = realtimeQuote(options, model, caller.group);
-  if (!quote) throw new RelayError(400, `model ${model} has no price configured; ask the administrator`, 'model_price_error', 'invalid_request_error');
-
-  const routed = caller.pinnedChannelId !== null ? pinned(channels.index.get(caller.pinnedChannelId)) : channels.index.candidates(caller.group, model);
-  if (routed.length === 0) throw new RelayError(503, `no available channel for model ${model} in group ${caller.group}`, 'no_channel', 'new_api_error');
-  const candidates = routed.filter((channel) => servesOperation(channel.type, 'realtime'));
-  if (candidates.length === 0) {
-    throw new RelayError(503, `no channel can serve realtime sessions for model ${model} in group ${caller.group}`, 'no_capable_channel', 'new_api_error');
-  }
+  const { quote, candidates } = admit(context, caller, model, 'realtime', 'realtime sessions', realtimeQuote);
 
   const held = await reserveHold(context, request, quote, 1, holdAmount(context, quote));
-  if (!held.ok) throw insufficient(held.reason);
+  if (!held.ok) throw insufficientQuota(held.reason);
   const { hold } = held;
   const tried: number[] = [];
   let failure: Failure | null = null;
@@ -126,11 +113,6 @@ export async function openSession(context: RelayContext, request: SessionRequest
   const message =
     status === 429 ? 'the upstream load of this group is saturated, try again later' : (failure?.error.message ?? 'no channel could open the realtime session');
   throw new RelayError(status, message, failure?.error.code || 'upstream_error', 'upstream_error');
-}
-
-function insufficient(reason: 'insufficient_user_quota' | 'insufficient_token_quota'): RelayError {
-  const message = reason === 'insufficient_token_quota' ? 'the API key has not enough quota left' : 'your balance is not enough for this request';
-  return new RelayError(403, message, reason, 'insufficient_quota');
 }
 
 /** One response's worth: PreConsumedQuota tokens at the completion price, or the model's price. */
@@ -352,7 +334,11 @@ export class RealtimeSession {
         return;
       }
       if (!next.ok) {
-        void this.end(1008, 'insufficient quota', errorEvent(next.reason, `insufficient quota: ${insufficient(next.reason).message}`, 'insufficient_quota'));
+        void this.end(
+          1008,
+          'insufficient quota',
+          errorEvent(next.reason, `insufficient quota: ${insufficientQuota(next.reason).message}`, 'insufficient_quota'),
+        );
         return;
       }
       if (this.state !== 'running') {

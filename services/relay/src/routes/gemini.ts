@@ -10,8 +10,6 @@ import {
   geminiStreamGenerateOperation,
   type GeminiCall,
 } from '../operations/gemini.js';
-import { geminiToOpenAi } from '../formats/gemini-input.js';
-import { countChatPrompt } from '../tokenizer/index.js';
 import type { OperationDefinition } from '../operations/types.js';
 import { jsonBody } from './openai.js';
 
@@ -75,6 +73,6 @@ export const geminiRoutes: FastifyPluginAsync<{ context: RelayContext }> = async
 function countTokens(caller: Caller, model: string, body: Record<string, unknown>) {
   checkModelAllowed(caller, model);
   const request = (body.generateContentRequest as Record<string, unknown> | undefined) ?? body;
-  const converted = geminiToOpenAi({ ...request, contents: request.contents ?? [] }, model, false);
-  return { totalTokens: countChatPrompt(converted.messages, model, converted.tools) };
+  const call: GeminiCall = { model, request: { ...request, contents: request.contents ?? [] }, sse: false };
+  return { totalTokens: geminiGenerateOperation.estimatePrompt(call, model) };
 }
