@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { auditRecordSchema } from './audit.js';
 import { MAX_MODEL_NAME_LENGTH, resolvedTokenSchema, usageRecordSchema } from './billing.js';
 import { channelFailureSchema, channelOperationSchema, routingChannelSchema } from './channels.js';
+import { taskRefundSchema, taskUpdateSchema } from './tasks.js';
 
 /**
  * The bus event map: subject -> payload schema. Subjects are `domain.noun.past-tense-verb`.
@@ -202,6 +203,20 @@ export const eventSchemas = {
    * it. Identity stores it.
    */
   'notifier.audit.recorded': auditRecordSchema,
+  /**
+   * Published by the relay after an async task (Midjourney drawing, Suno music) changed: its
+   * submit was accepted, or a poll (or the upstream's notify, verified by a poll) saw a new status
+   * or progress, or it timed out (event id: `task-<id>-<status>-<progress>`, so a change seen by
+   * two replicas is one event). Integrators follow task progress with it; no prompt or result in it.
+   */
+  'relay.task.updated': taskUpdateSchema,
+  /**
+   * Published by the relay when an async task it charged for ended in FAILURE (the upstream's
+   * word, or TaskTimeoutMinutes passed), once per task: the relay claims the refund in its task
+   * store first (event id = `refund_id`). Billing gives `quota` back to the user and the API key
+   * in one transaction with a ledger entry keyed by `refund_id` (exactly once) and a system log.
+   */
+  'relay.task.refunded': taskRefundSchema,
   /** Published by the relay after an upstream attempt failed; channels applies the auto-disable rules. */
   'relay.channel.failed': channelFailureSchema,
   /** Published by the relay after a channel answered well (a test, or traffic); channels may auto-enable it. */

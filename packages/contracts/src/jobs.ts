@@ -11,6 +11,7 @@ export const JobName = {
   BillingLogRetention: 'billing.logs.retention',
   IdentitySessionsSweep: 'identity.sessions.sweep',
   RelayHoldsSweep: 'relay.holds.sweep',
+  RelayTasksPoll: 'relay.tasks.poll',
   BillingPendingSweep: 'billing.pending.sweep',
 } as const;
 export type JobName = (typeof JobName)[keyof typeof JobName];
@@ -57,6 +58,13 @@ export const recordedJobs: readonly RecordedJobInfo[] = [
     schedule: 'every 30 seconds',
     description:
       'Gives back the quota held by requests of a relay that stopped (its lease ended or it restarted) or that outlived their longest possible duration, and publishes their usage records (nothing charged).',
+  },
+  {
+    name: JobName.RelayTasksPoll,
+    service: 'relay',
+    schedule: 'every 15 seconds (TASK_POLL_INTERVAL_MS)',
+    description:
+      'Asks the upstreams about unfinished Midjourney and Suno tasks, a batch per channel, and stores what changed; a task the upstream failed, or unfinished after TASK_TIMEOUT_MINUTES, becomes FAILURE and its charge goes back to the user and the API key, once.',
   },
   {
     name: JobName.BillingPendingSweep,

@@ -140,6 +140,9 @@ const defaultModelPrice: Record<string, number> = {
   mj_upload: 0.05,
   mj_inpaint: 0,
   mj_custom_zoom: 0,
+  // midjourney-proxy's newer submits (video from an image, image edits), priced like an imagine.
+  mj_video: 0.1,
+  mj_edits: 0.1,
 };
 const defaultCacheRatio: Record<string, number> = { 'gpt-4o': 0.5, 'gpt-4o-mini': 0.5, o1: 0.5, 'deepseek-chat': 0.25, 'claude-3-5-sonnet-20241022': 0.1 };
 /** The established product's audio ratios (audio input price over text input price). */

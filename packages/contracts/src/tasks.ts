@@ -70,3 +70,46 @@ export const asyncTaskSchema = z.object({
   data: z.string().optional(),
 });
 export type AsyncTask = z.infer<typeof asyncTaskSchema>;
+
+/** An async task as its bus events carry it: where it stands, never its prompt or result. */
+export const taskUpdateSchema = z.object({
+  /** The relay's task row id. */
+  id: z.number().int(),
+  /** 'midjourney', 'suno'. */
+  platform: z.string().max(32),
+  /** The upstream's task id. */
+  task_id: z.string().max(128),
+  user_id: z.number().int(),
+  channel_id: z.number().int(),
+  /** IMAGINE, UPSCALE, ..., MUSIC, LYRICS. */
+  action: z.string().max(32),
+  /** NOT_START, SUBMITTED, QUEUED, IN_PROGRESS, FAILURE, SUCCESS, UNKNOWN. */
+  status: z.string().max(20),
+  /** "0%".."100%" */
+  progress: z.string().max(20),
+  fail_reason: z.string().max(1024),
+  /** Quota charged at submit. */
+  quota: z.number().int().min(0),
+  /** Unix milliseconds; 0: not yet. */
+  submit_time: z.number().int(),
+  start_time: z.number().int(),
+  finish_time: z.number().int(),
+});
+export type TaskUpdate = z.infer<typeof taskUpdateSchema>;
+
+/** The refund of a failed task's charge (see the `relay.task.refunded` event). */
+export const taskRefundSchema = z.object({
+  /** `task-refund-<task row id>`: the ledger's idempotency key, so the refund applies once. */
+  refund_id: z.string().min(1).max(64),
+  user_id: z.number().int().positive(),
+  /** The API key charged at submit (0: none); a limited key gets its quota back too. */
+  token_id: z.number().int().min(0),
+  /** What the submit charged: all of it goes back. */
+  quota: z.number().int().positive(),
+  task: z.object({ id: z.number().int(), platform: z.string().max(32), task_id: z.string().max(128), action: z.string().max(32) }),
+  /** The upstream's failure reason, or the timeout. */
+  reason: z.string().max(1024),
+  /** Unix seconds. */
+  created_at: z.number().int(),
+});
+export type TaskRefund = z.infer<typeof taskRefundSchema>;

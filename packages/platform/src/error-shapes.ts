@@ -13,6 +13,9 @@ const relayShapes: ReadonlyArray<readonly [prefix: string, shape: ErrorShape]> =
   ['/v1', 'openai'],
   ['/pg', 'openai'],
   ['/mj', 'openai'],
+  ['/mj-fast', 'openai'],
+  ['/mj-relax', 'openai'],
+  ['/mj-turbo', 'openai'],
   ['/suno', 'openai'],
   ['/dashboard/billing', 'openai'],
 ];

@@ -6,9 +6,10 @@ import { AccountEntity, type TopUpEntity } from './entities/index.js';
 /**
  * What billing says on the bus. It publishes through the functions below, always after the
  * change committed (audit records through platform's recordAudit). It consumes identity's user
- * events (accounts.ts) and the relay's requests and usage (usage-consumer.ts), answers in
- * accounts.ts, token-responders.ts and quota-responders.ts, and asks channels for the offered
- * models (pricing.ts); the options come through platform's options mirror.
+ * events (accounts.ts), the relay's requests and usage (usage-consumer.ts) and its refunds of
+ * failed tasks (task-refunds.ts), answers in accounts.ts, token-responders.ts and
+ * quota-responders.ts, and asks channels for the offered models (pricing.ts); the options come
+ * through platform's options mirror.
  */
 export const billingMessaging = {
   publishes: [
@@ -25,6 +26,7 @@ export const billingMessaging = {
     'identity.user.deleted',
     'relay.usage.recorded',
     'relay.request.started',
+    'relay.task.refunded',
     'identity.option.updated',
   ],
   answers: ['billing.account.balances', 'billing.account.set_quota', 'billing.token.resolve', 'billing.token.figures', 'billing.quota.seed'],

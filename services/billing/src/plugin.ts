@@ -13,6 +13,7 @@ import { tokenRoutes } from './routes/tokens.js';
 import { registerTokenResponders } from './token-responders.js';
 import { registerQuotaResponders } from './quota-responders.js';
 import { subscribeUsage } from './usage-consumer.js';
+import { subscribeTaskRefunds } from './task-refunds.js';
 import { defaultPendingSweep, registerPendingSweep, type PendingSweepOptions } from './pending-requests.js';
 
 export { billingConfigShape, billingSettings } from './config.js';
@@ -63,6 +64,7 @@ const billingPlugin: FastifyPluginAsync<BillingPluginOptions> = async (app, opti
     ...(await registerTokenResponders(context)),
     await registerQuotaResponders(context),
     await subscribeUsage(context),
+    await subscribeTaskRefunds(context),
   ];
 
   app.addHook('onClose', async () => {

@@ -4,10 +4,11 @@ import { LedgerKind } from './entities/index.js';
 
 /**
  * The reconciliation check (invariant I1): every account's persisted balance must equal the sum
- * of its ledger entries (grants + top-ups + admin edits + transfers − recorded usage), and its
- * used_quota the usage recorded. Each balance change writes its ledger row in the same
- * transaction, so any mismatch is a bug (or a hand edit of the database). One grouped scan of
- * the ledger: meant for tests and a nightly check, not for a request path.
+ * of its ledger entries (grants + top-ups + admin edits + transfers − recorded usage + refunds of
+ * failed tasks), and its used_quota the usage recorded less the refunds (a refunded charge is no
+ * longer used). Each balance change writes its ledger row in the same transaction, so any
+ * mismatch is a bug (or a hand edit of the database). One grouped scan of the ledger: meant for
+ * tests and a nightly check, not for a request path.
  */
 export interface AccountMismatch {
   user_id: number;
@@ -19,8 +20,10 @@ export interface AccountMismatch {
   topups: number;
   admin: number;
   transfers: number;
-  /** Sum of usage entries (zero or negative): −used_quota is expected. */
+  /** Sum of usage entries (zero or negative). */
   usage: number;
+  /** Sum of refund entries (zero or positive): −(usage + refunds) is the used_quota expected. */
+  refunds: number;
 }
 
 type Row = Record<keyof AccountMismatch, number | string>;
@@ -43,8 +46,9 @@ export async function reconcile(db: DataSource): Promise<AccountMismatch[]> {
     `${sumOf(LedgerKind.Admin)} AS admin`,
     `${sumOf(LedgerKind.Transfer)} AS transfers`,
     `${sumOf(LedgerKind.Usage)} AS usage`,
+    `${sumOf(LedgerKind.Refund)} AS refunds`,
   ].join(', ');
-  const having = `a.quota <> COALESCE(SUM(l.amount), 0) OR a.used_quota <> 0 - ${sumOf(LedgerKind.Usage)}`;
+  const having = `a.quota <> COALESCE(SUM(l.amount), 0) OR a.used_quota <> 0 - ${sumOf(LedgerKind.Usage)} - ${sumOf(LedgerKind.Refund)}`;
   const rows = await queryRows<Row>(
     db,
     `SELECT ${select} FROM accounts a LEFT JOIN ledger_entries l ON l.user_id = a.user_id ` +

@@ -389,6 +389,7 @@ describe.each(backends)('usage ledger (%s)', (backend) => {
         admin: 1000,
         transfers: 0,
         usage: 0,
+        refunds: 0,
       },
     ]);
     await db.getRepository(AccountEntity).update({ user_id: grace.session.id }, { quota: 1000, used_quota: 0 });

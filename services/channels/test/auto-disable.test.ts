@@ -41,6 +41,16 @@ describe('decideDisable', () => {
       true,
     ],
     [
+      'a Midjourney proxy without an account (submit code 3)',
+      {
+        failure: failure({ status_code: 503, error_code: 'mj_no_available_account' }),
+        channel: { ...openAi, type: 2 },
+        automaticDisableEnabled: true,
+        keywords,
+      },
+      true,
+    ],
+    [
       'error type insufficient_quota',
       { failure: failure({ status_code: 429, error_type: 'insufficient_quota' }), channel: openAi, automaticDisableEnabled: true, keywords },
       true,

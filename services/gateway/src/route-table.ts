@@ -34,7 +34,7 @@ export const routeTable: Record<ServiceName, readonly string[]> = {
     '/api/user/epay',
   ],
   channels: ['/api/channel', '/api/models', '/api/user/models'],
-  relay: ['/v1', '/v1beta', '/pg', '/mj', '/suno', '/dashboard', '/api/mj', '/api/task'],
+  relay: ['/v1', '/v1beta', '/pg', '/mj', '/mj-fast', '/mj-relax', '/mj-turbo', '/suno', '/dashboard', '/api/mj', '/api/task'],
   notifier: ['/api/webhook', '/api/job'],
 };
 
@@ -63,5 +63,7 @@ export function isRelayPath(url: string): boolean {
 /** Paths whose unknown routes answer JSON 404s instead of the console's index.html. */
 export function isApiPath(url: string): boolean {
   const path = url.split('?', 1)[0]!;
-  return ['/api', '/v1', '/v1beta', '/assets', '/internal', '/mj', '/suno', '/pg', '/dashboard'].some((prefix) => matches(path, prefix));
+  return ['/api', '/v1', '/v1beta', '/assets', '/internal', '/mj', '/mj-fast', '/mj-relax', '/mj-turbo', '/suno', '/pg', '/dashboard'].some((prefix) =>
+    matches(path, prefix),
+  );
 }

@@ -19,14 +19,16 @@ export interface Caller {
 }
 
 /**
- * The sk- key from the request: Authorization Bearer, x-api-key (Anthropic-style clients), or on
+ * The sk- key from the request: Authorization Bearer, x-api-key (Anthropic-style clients),
+ * mj-api-secret (midjourney-proxy clients), or on
  * Gemini's routes and the model list x-goog-api-key or `?key=` (Google's clients). Only route patterns are ever
  * logged, so a key in the query does not reach the logs.
  */
 function presentedKey(request: FastifyRequest): string | null {
   const header = request.headers.authorization;
   if (typeof header === 'string' && header.length > 0) return header;
-  for (const raw of [request.headers['x-api-key'], request.headers['x-goog-api-key']]) if (typeof raw === 'string' && raw.length > 0) return raw;
+  for (const raw of [request.headers['x-api-key'], request.headers['x-goog-api-key'], request.headers['mj-api-secret']])
+    if (typeof raw === 'string' && raw.length > 0) return raw;
   if (request.url.startsWith('/v1beta/') || request.url.startsWith('/v1/models')) {
     const key = (request.query as { key?: unknown } | undefined)?.key;
     if (typeof key === 'string' && key.length > 0) return key;

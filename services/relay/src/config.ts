@@ -49,6 +49,10 @@ export const relayConfigShape = {
    * and translation), in bytes, all files of a request together; larger ones get 413.
    */
   RELAY_UPLOAD_LIMIT_BYTES: z.coerce.number().int().min(1024).default(DEFAULT_UPLOAD_BYTES),
+  /** How often unfinished Midjourney and Suno tasks are asked about upstream (one run at a time across replicas). */
+  TASK_POLL_INTERVAL_MS: z.coerce.number().int().min(1_000).max(3_600_000).default(15_000),
+  /** A task unfinished this long after its submit fails, and its charge goes back to the user and the API key. */
+  TASK_TIMEOUT_MINUTES: z.coerce.number().int().min(1).max(10_080).default(60),
 };
 
 type RelayConfig = z.infer<z.ZodObject<typeof relayConfigShape>>;
@@ -59,6 +63,8 @@ export interface RelaySettings {
   instanceName: string;
   leaseTtlMs: number;
   holdSweepEveryMs: number;
+  taskPollEveryMs: number;
+  taskTimeoutMs: number;
 }
 
 /** The plugin settings those fields set. */
@@ -76,6 +82,8 @@ export function relaySettings(config: RelayConfig): RelaySettings {
     instanceName: config.INSTANCE_NAME ?? defaultInstanceName(),
     leaseTtlMs: config.HOLD_LEASE_TTL_MS,
     holdSweepEveryMs: config.HOLD_SWEEP_INTERVAL_MS,
+    taskPollEveryMs: config.TASK_POLL_INTERVAL_MS,
+    taskTimeoutMs: config.TASK_TIMEOUT_MINUTES * 60_000,
   };
 }
 

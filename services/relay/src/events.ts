@@ -1,5 +1,7 @@
-import type { EventPayload, UsageRecord } from '@aigw/contracts';
+import type { EventPayload, TaskRefund, TaskUpdate, UsageRecord } from '@aigw/contracts';
 import { publishEvent, type Bus, type ServiceMessaging } from '@aigw/platform';
+import type { RelayContext } from './context.js';
+import type { TaskEntity } from './entities/index.js';
 
 /**
  * What the relay says on the bus. It publishes through the functions below: the money events
@@ -10,7 +12,7 @@ import { publishEvent, type Bus, type ServiceMessaging } from '@aigw/platform';
  * options through its options mirror.
  */
 export const relayMessaging = {
-  publishes: ['relay.usage.recorded', 'relay.request.started', 'relay.channel.failed'],
+  publishes: ['relay.usage.recorded', 'relay.request.started', 'relay.channel.failed', 'relay.task.updated', 'relay.task.refunded'],
   consumes: [
     'channels.channel.updated',
     'channels.channel.deleted',
@@ -42,4 +44,52 @@ export async function publishRequestStarted(bus: Bus, started: EventPayload<'rel
 
 export async function publishChannelFailed(bus: Bus, failure: EventPayload<'relay.channel.failed'>): Promise<void> {
   await publishEvent(bus, 'relay.channel.failed', failure);
+}
+
+/** A task as `relay.task.updated` carries it: where it stands, never its prompt or result. */
+export function taskUpdate(task: TaskEntity): TaskUpdate {
+  return {
+    id: task.id,
+    platform: task.platform,
+    task_id: task.task_id,
+    user_id: task.user_id,
+    channel_id: task.channel_id,
+    action: task.action,
+    status: task.status,
+    progress: task.progress.slice(0, 20),
+    fail_reason: task.fail_reason.slice(0, 1024),
+    quota: task.quota,
+    submit_time: task.submit_time,
+    start_time: task.start_time,
+    finish_time: task.finish_time,
+  };
+}
+
+/**
+ * A task changed (event id `task-<id>-<status>-<progress>`: the same change seen by two replicas,
+ * or by a poll and a notify, is one event). A lost event is logged: the task store has the state.
+ */
+export async function publishTaskUpdated(context: Pick<RelayContext, 'bus' | 'logger'>, task: TaskEntity): Promise<void> {
+  const update = taskUpdate(task);
+  await publishEvent(context.bus, 'relay.task.updated', update, `task-${task.id}-${update.status}-${update.progress}`).catch((error: unknown) =>
+    context.logger.warn({ err: error, taskId: task.id }, 'task update not published'),
+  );
+}
+
+/** The refund id of a task: billing applies it once whoever publishes it, however often. */
+export const refundIdOf = (task: Pick<TaskEntity, 'id'>) => `task-refund-${task.id}`;
+
+/** A failed task's charge goes back (event id = refund id). Throws when the bus did not take it: the poller tries again. */
+export async function publishTaskRefunded(context: Pick<RelayContext, 'bus'>, task: TaskEntity): Promise<TaskRefund> {
+  const refund: TaskRefund = {
+    refund_id: refundIdOf(task),
+    user_id: task.user_id,
+    token_id: task.token_id,
+    quota: task.quota,
+    task: { id: task.id, platform: task.platform, task_id: task.task_id, action: task.action },
+    reason: (task.fail_reason || 'the task failed').slice(0, 1024),
+    created_at: Math.floor(Date.now() / 1000),
+  };
+  await publishEvent(context.bus, 'relay.task.refunded', refund, refund.refund_id);
+  return refund;
 }

@@ -33,6 +33,12 @@ import { playgroundRoutes } from './routes/playground.js';
 import { taskRoutes } from './routes/tasks.js';
 import { dashboardRoutes } from './routes/dashboard.js';
 import { realtimeRoutes } from './routes/realtime.js';
+import { midjourneyRoutes } from './routes/midjourney.js';
+import { sunoRoutes } from './routes/suno.js';
+import { DEFAULT_TASK_POLL, pollTasks } from './tasks/task-poller.js';
+
+/** A poll run holding its lock longer than this (a stalled process) lets the next one start. */
+const TASK_POLL_LOCK_TTL_MS = 120_000;
 
 export { relayConfigShape, relaySettings } from './config.js';
 
@@ -50,7 +56,8 @@ export interface RelayPluginOptions extends Partial<Omit<RelaySettings, 'limits'
 
 /**
  * Relay: the OpenAI-compatible data plane. Warm requests touch no SQL and call no other service;
- * the database holds only the async tasks, which the task routes alone read and write.
+ * the database holds only the async tasks, which the task routes and the task poller alone read
+ * and write.
  */
 const relayPlugin: FastifyPluginAsync<RelayPluginOptions> = async (app, settings) => {
   const { infra, limits = {}, preloadTokenizers = false } = settings;
@@ -122,6 +129,14 @@ const relayPlugin: FastifyPluginAsync<RelayPluginOptions> = async (app, settings
   );
   await infra.jobs.repeat(JobName.RelayHoldsSweep, {}, { everyMs: settings.holdSweepEveryMs ?? 30_000 });
 
+  // docs/architecture.md section 5.6: one poll at a time across replicas (the run lock); any replica may run it.
+  const taskPoll = { ...DEFAULT_TASK_POLL, ...(settings.taskTimeoutMs ? { timeoutMs: settings.taskTimeoutMs } : {}) };
+  await infra.jobs.work(
+    JobName.RelayTasksPoll,
+    recordedJob(JobName.RelayTasksPoll, async () => pollTasks(context, db, taskPoll), { kv, logger, exclusive: { lockTtlMs: TASK_POLL_LOCK_TTL_MS } }),
+  );
+  await infra.jobs.repeat(JobName.RelayTasksPoll, {}, { everyMs: settings.taskPollEveryMs ?? 15_000 });
+
   app.addHook('onClose', async () => {
     await context.usage.flush(10_000);
     await quota.close();
@@ -144,6 +159,8 @@ const relayPlugin: FastifyPluginAsync<RelayPluginOptions> = async (app, settings
     realtimeRoutes,
   ])
     await app.register(routes, { context });
+  await app.register(midjourneyRoutes, { context, db });
+  await app.register(sunoRoutes, { context, db });
   await app.register(taskRoutes, { db });
 };
 

@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { LogOther, RoutingChannel, UsageRecord } from '@aigw/contracts';
+import { ChannelStatus, type LogOther, type RoutingChannel, type UsageRecord } from '@aigw/contracts';
 import { EgressBlockedError, type EgressResponse } from '@aigw/platform';
 import type { Caller } from './caller.js';
 import { checkModelAllowed } from './caller.js';
@@ -159,10 +159,11 @@ export async function relay(
 }
 
 /**
- * What every relayed request, and a realtime session, passes before anything is held: the token
- * may use the model, the group is open, the model has a price (`price`: the pipeline's, or one
- * with more in it), and a channel whose provider serves `capability` carries the model, pinned by
- * an admin's `sk-<key>-<id>` or routed. Throws the RelayError to answer otherwise.
+ * What every relayed request, a realtime session and a task submit pass before anything is held:
+ * the token may use the model, the group is open, the model has a price (`price`: the pipeline's,
+ * or one with more in it), and a channel whose provider serves `capability` carries the model,
+ * pinned by an admin's `sk-<key>-<id>` or routed. A task's follow-up names its `original` channel
+ * instead: that one only, while it is enabled. Throws the RelayError to answer otherwise.
  */
 export function admit<Quote>(
   context: RelayContext,
@@ -171,6 +172,7 @@ export function admit<Quote>(
   capability: OperationName,
   label: string,
   price: (options: RelayContext['options'], model: string, group: string) => Quote | null,
+  original?: { channelId: number },
 ): { quote: Quote; candidates: readonly RoutingChannel[] } {
   const { options, channels } = context;
   checkModelAllowed(caller, model);
@@ -180,6 +182,13 @@ export function admit<Quote>(
   const quote = price(options, model, caller.group);
   if (!quote) throw new RelayError(400, `model ${model} has no price configured; ask the administrator`, 'model_price_error', 'invalid_request_error');
 
+  if (original) {
+    const channel = channels.index.get(original.channelId);
+    if (!channel || channel.status !== ChannelStatus.Enabled || !servesOperation(channel.type, capability)) {
+      throw new RelayError(503, "the original task's channel is no longer available", 'original_channel_unavailable', 'new_api_error');
+    }
+    return { quote, candidates: [channel] };
+  }
   const routed = caller.pinnedChannelId !== null ? pinned(channels.index.get(caller.pinnedChannelId)) : channels.index.candidates(caller.group, model);
   if (routed.length === 0) throw new RelayError(503, `no available channel for model ${model} in group ${caller.group}`, 'no_channel', 'new_api_error');
   const candidates = capable(routed, capability);
@@ -432,7 +441,7 @@ export interface RecordInput {
 }
 
 /** Exactly one usage record per forwarded request (docs/architecture.md section 5, step 6). */
-function record(context: RelayContext, input: RecordInput): void {
+export function record(context: RelayContext, input: RecordInput): void {
   context.usage.publish(usageRecord(input));
 }
 

@@ -110,7 +110,10 @@ export function requestBounds(operation: OperationName, body: Record<string, unk
       return { maxTokens: 0, answers: 1 };
     case 'responses':
       return { maxTokens: integerField(body, 'max_output_tokens', 1, MAX_OUTPUT_TOKENS, 0), answers: 1 };
+    // Task submits cost one per-call price; their routes check their own fields.
     case 'realtime':
+    case 'midjourney':
+    case 'suno':
       return { maxTokens: 0, answers: 1 };
   }
 }

@@ -60,7 +60,7 @@ const DESCRIPTIONS = {
 const TARGET_NOT_FOUND = '关联任务不存在或已失效'; // The related task does not exist or has expired
 const TARGET_NOT_DONE = '关联任务状态错误'; // The related task's status is wrong
 
-const SUBMIT = /^\/mj\/(?:submit\/(imagine|change|simple-change|describe|blend|action|modal|shorten|upload-discord-images)|insight-face\/(swap))$/;
+const SUBMIT = /^\/mj\/(?:submit\/(imagine|change|simple-change|describe|blend|action|modal|shorten|upload-discord-images|video|edits)|insight-face\/(swap))$/;
 const TASK = /^\/mj\/task\/([^/]+)\/(fetch|image-seed)$/;
 const IMAGE = /^\/mj\/images\/([\w.-]+)\.png$/;
 
@@ -84,7 +84,7 @@ const button = (customId, label, emoji = '') => ({ customId, emoji, label, type:
 /** The buttons a finished task shows, by action, as midjourney-proxy reports Discord's. */
 function buttonsOf(task) {
   const hash = hashOf(task.id);
-  if (['IMAGINE', 'VARIATION', 'REROLL', 'BLEND', 'ZOOM', 'PAN', 'INPAINT'].includes(task.action)) {
+  if (['IMAGINE', 'VARIATION', 'REROLL', 'BLEND', 'ZOOM', 'PAN', 'INPAINT', 'EDITS'].includes(task.action)) {
     return [
       ...[1, 2, 3, 4].map((i) => button(`MJ::JOB::upsample::${i}::${hash}`, `U${i}`)),
       button(`MJ::JOB::reroll::0::${hash}::SOLO`, '', '🔄'),
@@ -233,6 +233,10 @@ export const midjourneyRoutes = {
     if (kind === 'mj.imagine') {
       if (!isText(body?.prompt)) return answer(VALIDATION_ERROR, null, {}, 'prompt不能为空');
       [action, prompt, description] = ['IMAGINE', body.prompt, `/imagine ${body.prompt}`];
+    } else if (kind === 'mj.video' || kind === 'mj.edits') {
+      if (!isText(body?.prompt)) return answer(VALIDATION_ERROR, null, {}, 'prompt不能为空');
+      if (kind === 'mj.edits' && !isText(body?.image)) return answer(VALIDATION_ERROR, null, {}, 'image不能为空');
+      [action, prompt, description] = [kind === 'mj.video' ? 'VIDEO' : 'EDITS', body.prompt, `/${kind.slice(3)} ${body.prompt}`];
     } else if (kind === 'mj.shorten') {
       if (!isText(body?.prompt)) return answer(VALIDATION_ERROR, null, {}, 'prompt不能为空');
       [action, prompt, description] = ['SHORTEN', body.prompt, `/shorten ${body.prompt}`];

@@ -8,6 +8,8 @@ export const LedgerKind = {
   Admin: 'admin',
   Transfer: 'transfer',
   Usage: 'usage',
+  /** A failed async task's charge given back (`relay.task.refunded`); request_id is the refund id. */
+  Refund: 'refund',
 } as const;
 export type LedgerKind = (typeof LedgerKind)[keyof typeof LedgerKind];
 
@@ -32,7 +34,7 @@ export class LedgerEntryEntity {
   @Column({ type: 'bigint', transformer: bigintNumber })
   amount: number;
 
-  /** The relay's request id for usage; unique, so a redelivered event cannot apply twice. */
+  /** The relay's request id for usage (the refund id for a refund); unique, so a redelivered event cannot apply twice. */
   @Column({ type: 'varchar', length: 64, nullable: true, unique: true })
   request_id: string | null;
 

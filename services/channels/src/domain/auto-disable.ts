@@ -33,7 +33,8 @@ export type DisableDecision = { disable: true; reason: string } | { disable: fal
 /** A test that answered but slower than ChannelDisableThreshold is reported with this error code. */
 export const SLOW_TEST_CODE = 'slow';
 
-const disablingCodes = new Set(['invalid_api_key', 'account_deactivated', 'billing_not_active']);
+// mj_no_available_account: a Midjourney proxy answered submit code 3, it has no Discord account left to draw with.
+const disablingCodes = new Set(['invalid_api_key', 'account_deactivated', 'billing_not_active', 'mj_no_available_account']);
 const disablingTypes = new Set(['insufficient_quota', 'insufficient_user_quota', 'authentication_error', 'permission_error', 'forbidden']);
 
 export function keywordList(text: string): string[] {

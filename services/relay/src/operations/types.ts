@@ -21,7 +21,10 @@ export type OperationName =
   | 'audio-transcriptions'
   | 'audio-translations'
   | 'responses'
-  | 'realtime';
+  | 'realtime'
+  /** The task platforms (tasks/): served by their channel types only. */
+  | 'midjourney'
+  | 'suno';
 
 /** What the pipeline reads from a request before anything is held. */
 export interface Inspected {

@@ -7,13 +7,16 @@ import { customProvider } from './custom/index.js';
 import { geminiProvider } from './gemini/index.js';
 import { openAiProvider } from './openai/index.js';
 import * as family from './openai/family.js';
+import type { TaskPlatformDefinition } from '../tasks/platform.js';
+import { midjourneyPlatform } from '../tasks/midjourney.js';
+import { sunoPlatform } from '../tasks/suno.js';
 
 /**
  * Every channel type and the provider that serves it in the chat relay (style rule 11,
  * CONTRIBUTING.md). The `satisfies` makes a new ChannelType a compile error until it is listed
- * here. `null` is an explicit "not supported yet": task relays (Midjourney, Suno), signed or
- * non-OpenAI native protocols (Baidu v1, Zhipu v3, Ali, Xunfei, Tencent, AWS, Cohere, Dify, Jina,
- * Cloudflare, Vertex).
+ * here. `null` is an explicit "not supported yet": signed or non-OpenAI native protocols (Baidu
+ * v1, Zhipu v3, Ali, Xunfei, Tencent, AWS, Cohere, Dify, Jina, Cloudflare, Vertex), and the task
+ * channel types, which `taskPlatforms` below serves instead.
  */
 export const providers = {
   [ChannelType.Unknown]: null,
@@ -86,8 +89,26 @@ export function providerFor(type: number): ProviderDefinition {
   return provider;
 }
 
+/**
+ * The channel types of the async task relays (tasks/) and the platform protocol each speaks; a
+ * channel of these types serves its platform's operation ('midjourney', 'suno') and nothing else.
+ */
+export const taskPlatforms: Partial<Record<ChannelType, TaskPlatformDefinition>> = {
+  [ChannelType.Midjourney]: midjourneyPlatform,
+  [ChannelType.MidjourneyPlus]: midjourneyPlatform,
+  [ChannelType.SunoAPI]: sunoPlatform,
+};
+
+/** The task platform of a channel type, or null when the type is no task channel. */
+export function taskPlatformFor(type: number): TaskPlatformDefinition | null {
+  return (isChannelType(type) ? taskPlatforms[type] : undefined) ?? null;
+}
+
 const served = new Map<number, ReadonlySet<OperationName>>(
-  Object.entries(providers).map(([type, provider]) => [Number(type), new Set<OperationName>(provider?.operations ?? [])]),
+  Object.entries(providers).map(([type, provider]) => {
+    const platform = taskPlatformFor(Number(type));
+    return [Number(type), new Set<OperationName>(platform ? [platform.platform] : (provider?.operations ?? []))];
+  }),
 );
 
 /** Whether channels of this type can serve the operation (routing considers no other). */

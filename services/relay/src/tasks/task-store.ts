@@ -9,6 +9,7 @@ import { TaskEntity } from '../entities/index.js';
  */
 
 export const TaskPlatform = { Midjourney: 'midjourney', Suno: 'suno' } as const;
+export type TaskPlatformName = (typeof TaskPlatform)[keyof typeof TaskPlatform];
 
 export const TaskStatus = {
   NotStart: 'NOT_START',
@@ -81,20 +82,56 @@ export async function byTaskId(db: DataSource, platform: string, taskId: string,
   return db.getRepository(TaskEntity).findOneBy({ platform, task_id: taskId, ...(userId === undefined ? {} : { user_id: userId }) });
 }
 
+/** The tasks of a platform with these upstream ids that `userId` owns (a client's batch fetch), in the order asked. */
+export async function byTaskIds(db: DataSource, platform: string, taskIds: readonly string[], userId: number): Promise<TaskEntity[]> {
+  const wanted = [...new Set(taskIds.filter((id) => id !== ''))];
+  if (wanted.length === 0) return [];
+  const rows = await db.getRepository(TaskEntity).findBy({ platform, task_id: In(wanted), user_id: userId });
+  const byId = new Map(rows.map((row) => [row.task_id, row]));
+  return wanted.flatMap((id) => byId.get(id) ?? []);
+}
+
+/** Adds a charge to a task (a modal confirming it, a submit the upstream says it already had): a refund gives back all of it. */
+export async function addCharge(db: DataSource, id: number, amount: number, now = Date.now()): Promise<void> {
+  await db
+    .getRepository(TaskEntity)
+    .createQueryBuilder()
+    .update()
+    .set({ quota: () => 'quota + :amount', updated_at: now })
+    .setParameter('amount', amount)
+    .where('id = :id', { id })
+    .execute();
+}
+
+/** Failed tasks whose charge has not gone back yet (the poller refunds them), oldest first. */
+export async function unrefunded(db: DataSource, limit: number): Promise<TaskEntity[]> {
+  return db
+    .getRepository(TaskEntity)
+    .createQueryBuilder('task')
+    .where('task.status = :status', { status: TaskStatus.Failure })
+    .andWhere('task.refunded = :refunded', { refunded: false })
+    .andWhere('task.quota > 0')
+    .orderBy('task.id', 'ASC')
+    .limit(limit)
+    .getMany();
+}
+
 /** Up to `limit` unfinished tasks of a platform for the poller, oldest first. */
 export async function unfinished(db: DataSource, platform: string, limit: number): Promise<TaskEntity[]> {
   return db.getRepository(TaskEntity).find({ where: { platform, status: In([...UNFINISHED_STATUSES]) }, order: { id: 'ASC' }, take: limit });
 }
 
-/** Changes a task; false when there is no such task. */
-export async function update(db: DataSource, id: number, fields: TaskChanges, now = Date.now()): Promise<boolean> {
-  const result = await db.getRepository(TaskEntity).update({ id }, { ...fields, updated_at: now });
+/** Changes a task (`unfinished`: only while it is); false when there is no such task (or it finished). */
+export async function update(db: DataSource, id: number, fields: TaskChanges, now = Date.now(), only: { unfinished?: boolean } = {}): Promise<boolean> {
+  const where = only.unfinished ? { id, status: In([...UNFINISHED_STATUSES]) } : { id };
+  const result = await db.getRepository(TaskEntity).update(where, { ...fields, updated_at: now });
   return (result.affected ?? 0) > 0;
 }
 
 /**
- * Marks a task refunded; true only for the one caller that changed it. The refund is paid by
- * whoever gets true, so a failure seen twice, by two replicas, or after a restart refunds once.
+ * Marks a task refunded, after its refund event was published; true only for the one caller that
+ * changed it. The money itself goes back once whoever publishes: billing keys the refund by the
+ * task (`task-refund-<id>`), so a failure seen twice, by two replicas, or after a restart refunds once.
  */
 export async function claimRefund(db: DataSource, id: number, now = Date.now()): Promise<boolean> {
   const result = await db.getRepository(TaskEntity).update({ id, refunded: false }, { refunded: true, updated_at: now });
