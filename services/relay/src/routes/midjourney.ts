@@ -11,7 +11,7 @@ import type { TaskEntity } from '../entities/index.js';
 import { midjourneyGet, midjourneyPlatform } from '../tasks/midjourney.js';
 import { isRecord, parseJson, textOf } from '../tasks/platform.js';
 import { submitTask, type TaskSubmission } from '../tasks/task-submit.js';
-import { byTaskId, byTaskIds, TaskPlatform, TaskStatus } from '../tasks/task-store.js';
+import { byTaskId, byTaskIds, proxiedImagePath, TaskPlatform, TaskStatus } from '../tasks/task-store.js';
 import { pollChannel, DEFAULT_TASK_POLL } from '../tasks/task-poller.js';
 import { jsonBody } from './openai.js';
 
@@ -121,7 +121,7 @@ function taskView(context: RelayContext, task: TaskEntity): Record<string, unkno
     submitTime: task.submit_time,
     startTime: task.start_time,
     finishTime: task.finish_time,
-    imageUrl: forward ? `${server}/mj/image/${encodeURIComponent(task.task_id)}` : task.image_url,
+    imageUrl: forward ? `${server}${proxiedImagePath(task.task_id)}` : task.image_url,
     status: task.status,
     progress: task.progress,
     failReason: task.fail_reason,

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { DataSource } from 'typeorm';
 import { drawingQuerySchema, taskQuerySchema } from '@aigw/contracts';
-import { envelopeErrorHandler, requireAuth } from '@aigw/platform';
+import { envelopeErrorHandler, requireAuth, type OptionsMirror } from '@aigw/platform';
 import { list, TaskPlatform, toAsyncTask, toDrawingTask, toPage, type TaskFilter } from '../tasks/task-store.js';
 
 /**
@@ -9,7 +9,7 @@ import { list, TaskPlatform, toAsyncTask, toDrawingTask, toPage, type TaskFilter
  * of the console, read from the relay's task store: admins see every user's (and may filter by
  * channel), users their own (`/self`, without the channel). Newest submit first.
  */
-export const taskRoutes: FastifyPluginAsyncZod<{ db: DataSource }> = async (app, { db }) => {
+export const taskRoutes: FastifyPluginAsyncZod<{ db: DataSource; options: OptionsMirror }> = async (app, { db, options }) => {
   // Console routes answer the envelope, not the relay's OpenAI error shape (this plugin is encapsulated).
   app.setErrorHandler(envelopeErrorHandler);
   const drawings = { only: TaskPlatform.Midjourney };
@@ -27,7 +27,7 @@ export const taskRoutes: FastifyPluginAsyncZod<{ db: DataSource }> = async (app,
       success: true,
       message: '',
       data: toPage(
-        rows.map((row) => toDrawingTask(row)),
+        rows.map((row) => toDrawingTask(row, false, options.get('MjForwardUrlEnabled'))),
         total,
         query,
       ),
@@ -41,7 +41,7 @@ export const taskRoutes: FastifyPluginAsyncZod<{ db: DataSource }> = async (app,
       success: true,
       message: '',
       data: toPage(
-        rows.map((row) => toDrawingTask(row, true)),
+        rows.map((row) => toDrawingTask(row, true, options.get('MjForwardUrlEnabled'))),
         total,
         query,
       ),
