@@ -50,7 +50,7 @@ export const relayConfigShape = {
    */
   RELAY_UPLOAD_LIMIT_BYTES: z.coerce.number().int().min(1024).default(DEFAULT_UPLOAD_BYTES),
   /** How often unfinished Midjourney and Suno tasks are asked about upstream (one run at a time across replicas). */
-  TASK_POLL_INTERVAL_MS: z.coerce.number().int().min(1_000).max(3_600_000).default(15_000),
+  TASK_POLL_INTERVAL_MS: z.coerce.number().int().min(100).max(3_600_000).default(15_000),
   /** A task unfinished this long after its submit fails, and its charge goes back to the user and the API key. */
   TASK_TIMEOUT_MINUTES: z.coerce.number().int().min(1).max(10_080).default(60),
 };

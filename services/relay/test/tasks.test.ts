@@ -7,6 +7,7 @@ import { LedgerEntryEntity, LogEntity } from '../../billing/src/entities/index';
 import { relayEntities, TaskEntity } from '../src/entities/index';
 import { relayMigrations } from '../src/migrations/index';
 import { startRelayWorld, type RelayWorld } from './support/relay-world';
+import { notifySecret } from '../src/routes/midjourney';
 
 jest.setTimeout(120_000);
 
@@ -17,7 +18,7 @@ type Json = Record<string, unknown>;
 
 /**
  * Midjourney and Suno through the relay against the mock's midjourney-proxy and Suno API: a
- * submit is charged once when the upstream accepts it, the poller (every second here) follows
+ * submit is charged once when the upstream accepts it, the poller (every half second here) follows
  * the task, and a failure or a timeout gives the charge back once, to the user and the API key.
  */
 describe.each(backends)('async tasks (%s)', (backend) => {
@@ -47,10 +48,18 @@ describe.each(backends)('async tasks (%s)', (backend) => {
   };
   const tokenRemain = async () => (await world.gateway.call('GET', `/api/token/${limitedId}`, { session: world.user })).json().data.remain_quota as number;
   const refundsOf = async (taskRow: number) => billing.getRepository(LedgerEntryEntity).countBy({ request_id: `task-refund-${taskRow}` });
+  /** The poller's last recorded run (root's job list). */
+  const pollRun = async () => {
+    const jobs = (await world.gateway.call('GET', '/api/job/', { session: world.root })).json().data as Array<{
+      name: string;
+      last_run: { started_at: number; summary: string } | null;
+    }>;
+    return jobs.find((job) => job.name === 'relay.tasks.poll')?.last_run ?? null;
+  };
   const row = async (platform: string, taskId: string) => relayDb.getRepository(TaskEntity).findOneByOrFail({ platform, task_id: taskId });
 
   beforeAll(async () => {
-    world = await startRelayWorld(backend, { env: { TASK_POLL_INTERVAL_MS: '1000' } });
+    world = await startRelayWorld(backend, { env: { TASK_POLL_INTERVAL_MS: '500' } });
     billing = await openBillingDatabase(world.gateway.env);
     relayDb = await openDatabase({
       url: world.gateway.env.databaseUrl,
@@ -153,8 +162,9 @@ describe.each(backends)('async tasks (%s)', (backend) => {
     const task = await row('midjourney', id);
     await waitFor(async () => (await world.balance()) === before && (await tokenRemain()) === remainBefore, 15_000, 'refunded');
     await waitFor(async () => (await row('midjourney', id)).refunded, 10_000, 'marked refunded');
-    // More polls and runs: still one refund.
-    await new Promise((resolve) => setTimeout(resolve, 2_500));
+    // Runs that start two seconds later still see it failed: still one refund.
+    const after = Math.floor(Date.now() / 1000) + 2;
+    await waitFor(async () => ((await pollRun())?.started_at ?? 0) >= after, 15_000, 'later poll runs');
     expect(await refundsOf(task.id)).toBe(1);
     expect(await world.balance()).toBe(before);
     const refundLog = await billing.getRepository(LogEntity).findOneByOrFail({ request_id: `task-refund-${task.id}` });
@@ -290,6 +300,66 @@ describe.each(backends)('async tasks (%s)', (backend) => {
     expect(forged.status).toBe(403);
     const unknown = await call('POST', `/mj/notify/99999/whatever`, { id: '1' });
     expect(unknown.status).toBe(403);
+  });
+
+  it('charges a modal onto the inpaint it confirms, so a refund would give back all of it', async () => {
+    const imagine = await call('POST', '/mj/submit/imagine', { prompt: 'a garden --mock tasksteps=1' });
+    const imagined = await untilStatus(imagine.body.result as string, 'SUCCESS');
+    const u2 = (imagined.buttons as Array<{ customId: string; label: string }>).find((button) => button.label === 'U2')!;
+    const upscale = await call('POST', '/mj/submit/action', { taskId: imagine.body.result, customId: u2.customId });
+    const upscaled = await untilStatus(upscale.body.result as string, 'SUCCESS');
+    const region = (upscaled.buttons as Array<{ customId: string }>).find((button) => button.customId.startsWith('MJ::Inpaint::'))!;
+    // Vary (Region) is free and waits for its modal (code 21 from the proxy).
+    const inpaint = await call('POST', '/mj/submit/action', { taskId: upscale.body.result, customId: region.customId });
+    expect(inpaint.body).toMatchObject({ code: 21 });
+    const inpaintId = inpaint.body.result as string;
+    expect(await world.usageLog(inpaint.requestId)).toMatchObject({ model_name: 'mj_inpaint', quota: 0 });
+    const modal = await call('POST', '/mj/submit/modal', { taskId: inpaintId, prompt: 'a pond', maskBase64: 'AAAA' });
+    expect(modal.body).toMatchObject({ code: 1, result: inpaintId });
+    expect(await world.usageLog(modal.requestId)).toMatchObject({ model_name: 'mj_modal', quota: 50_000 });
+    const task = await row('midjourney', inpaintId);
+    expect(task).toMatchObject({ action: 'INPAINT', quota: 50_000 });
+    await untilStatus(inpaintId, 'SUCCESS');
+  });
+
+  it('applies the MJ options to what goes upstream', async () => {
+    const submitted = () => world.mock.requests.filter((entry) => entry.path === '/mj/submit/imagine').at(-1)!.body as Json;
+    const body = { prompt: 'a cat --fast --mock tasksteps=1', accountFilter: { instanceId: 'x' }, notifyHook: 'https://client.example/hook' };
+    await call('POST', '/mj/submit/imagine', body);
+    // Defaults: mode flags kept, the account filter and the client's hook dropped; the relay's own callback instead.
+    const first = submitted();
+    expect(first.prompt).toBe('a cat --fast --mock tasksteps=1');
+    expect(first).not.toHaveProperty('accountFilter');
+    expect(first.notifyHook).toMatch(new RegExp(`^${world.baseUrl}/mj/notify/\\d+/[\\w-]{32}$`));
+    for (const key of ['MjModeClearEnabled', 'MjAccountFilterEnabled', 'MjNotifyEnabled']) await world.setOption(key, true);
+    await waitFor(
+      async () => (await world.gateway.call('GET', '/internal/relay/options', { session: world.root })).json().data?.MjNotifyEnabled === true,
+      10_000,
+      'MJ options',
+    );
+    await call('POST', '/mj/submit/imagine', body);
+    expect(submitted()).toMatchObject({ prompt: 'a cat --mock tasksteps=1', accountFilter: { instanceId: 'x' }, notifyHook: 'https://client.example/hook' });
+    for (const key of ['MjModeClearEnabled', 'MjAccountFilterEnabled', 'MjNotifyEnabled']) await world.setOption(key, false);
+  });
+
+  it('asks the upstream at once when the channel notifies, and trusts nothing else of the callback', async () => {
+    const submit = await call('POST', '/mj/submit/imagine', { prompt: 'a lark --mock tasksteps=40' });
+    const id = submit.body.result as string;
+    const task = await row('midjourney', id);
+    const channelKey = 'mj-key';
+    const started = Date.now();
+    // The callback claims success; the relay asks the upstream, which says otherwise.
+    const notified = await call('POST', `/mj/notify/${task.channel_id}/${notifySecret(task.channel_id, channelKey)}`, {
+      id,
+      status: 'SUCCESS',
+      progress: '100%',
+    });
+    expect(notified.status).toBe(200);
+    const asked = world.mock.requests.filter(
+      (entry) => entry.time >= started && entry.path === '/mj/task/list-by-condition' && JSON.stringify((entry.body as Json).ids) === JSON.stringify([id]),
+    );
+    expect(asked.length).toBeGreaterThanOrEqual(1);
+    expect((await fetchTask(id)).status).not.toBe('SUCCESS');
   });
 
   it('keeps every balance equal to its ledger', async () => {
