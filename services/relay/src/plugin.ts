@@ -161,7 +161,7 @@ const relayPlugin: FastifyPluginAsync<RelayPluginOptions> = async (app, settings
     await app.register(routes, { context });
   await app.register(midjourneyRoutes, { context, db });
   await app.register(sunoRoutes, { context, db });
-  await app.register(taskRoutes, { db, options });
+  await app.register(taskRoutes, { db, context });
 };
 
 export default relayPlugin;

@@ -7,7 +7,7 @@ import { LedgerEntryEntity, LogEntity } from '../../billing/src/entities/index';
 import { relayEntities, TaskEntity } from '../src/entities/index';
 import { relayMigrations } from '../src/migrations/index';
 import { startRelayWorld, type RelayWorld } from './support/relay-world';
-import { notifySecret } from '../src/routes/midjourney';
+import { notifySecret } from '../src/tasks/task-links';
 
 jest.setTimeout(120_000);
 
@@ -118,7 +118,7 @@ describe.each(backends)('async tasks (%s)', (backend) => {
     expect(seenProgress).toBe(true);
     const done = await fetchTask(id);
     expect(done).toMatchObject({ id, action: 'IMAGINE', status: 'SUCCESS', progress: '100%', prompt: 'a red fox --mock tasksteps=2' });
-    expect(done.imageUrl).toBe(`${world.baseUrl}/mj/image/${id}`);
+    expect(done.imageUrl).toMatch(new RegExp(`^${world.baseUrl}/mj/image/${id}\\?sig=[\\w-]{32}$`));
     const image = await fetch(done.imageUrl as string);
     expect(image.status).toBe(200);
     expect(image.headers.get('content-type')).toBe('image/png');
@@ -127,6 +127,12 @@ describe.each(backends)('async tasks (%s)', (backend) => {
         .subarray(1, 4)
         .toString(),
     ).toBe('PNG');
+    // Only at the address handed out: task ids are guessable.
+    expect((await fetch(`${world.baseUrl}/mj/image/${id}`)).status).toBe(404);
+    expect((await fetch(`${world.baseUrl}/mj/image/${id}?sig=${'A'.repeat(32)}`)).status).toBe(404);
+    // The console's list shows the same proxied image.
+    const inList = (await world.gateway.call('GET', `/api/mj/self?mj_id=${id}`, { session: world.user })).json().data.items[0];
+    expect(`${world.baseUrl}${inList.image_url}`).toBe(done.imageUrl);
 
     // A follow-up with a button of the finished task: charged at its own price, on the original's channel only.
     const original = await row('midjourney', id);

@@ -1,4 +1,3 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { DataSource } from 'typeorm';
 import { ChannelType, type RoutingChannel } from '@aigw/contracts';
@@ -11,7 +10,8 @@ import type { TaskEntity } from '../entities/index.js';
 import { midjourneyGet, midjourneyPlatform } from '../tasks/midjourney.js';
 import { isRecord, parseJson, textOf } from '../tasks/platform.js';
 import { submitTask, type TaskSubmission } from '../tasks/task-submit.js';
-import { byTaskId, byTaskIds, proxiedImagePath, TaskPlatform, TaskStatus } from '../tasks/task-store.js';
+import { byTaskId, byTaskIds, TaskPlatform, TaskStatus } from '../tasks/task-store.js';
+import { imageSignature, notifySecret, proxiedImagePath, secretMatches } from '../tasks/task-links.js';
 import { pollChannel, DEFAULT_TASK_POLL } from '../tasks/task-poller.js';
 import { jsonBody } from './openai.js';
 
@@ -94,11 +94,6 @@ function upstreamBody(context: RelayContext, body: Record<string, unknown>): Rec
   return outgoing;
 }
 
-/** The secret in a channel's notify address: derived from its key, so only its upstream (which got the address) knows it. */
-export function notifySecret(channelId: number, key: string): string {
-  return createHmac('sha256', key).update(`mj-notify:${channelId}`).digest('base64url').slice(0, 32);
-}
-
 function sameOrigin(url: string, base: string): boolean {
   try {
     return new URL(url).origin === new URL(base).origin;
@@ -108,9 +103,9 @@ function sameOrigin(url: string, base: string): boolean {
 }
 
 /** A task as midjourney-proxy's fetch answers it, from the store; the image through this server when MjForwardUrlEnabled. */
-function taskView(context: RelayContext, task: TaskEntity): Record<string, unknown> {
+async function taskView(context: RelayContext, task: TaskEntity): Promise<Record<string, unknown>> {
   const parsed = (text: string, fallback: unknown) => (text ? (parseJson(text) ?? fallback) : fallback);
-  const forward = context.options.get('MjForwardUrlEnabled') && task.image_url !== '';
+  const proxied = context.options.get('MjForwardUrlEnabled') ? await proxiedImagePath(context, task) : '';
   const server = context.options.get('ServerAddress').replace(/\/+$/, '');
   return {
     id: task.task_id,
@@ -121,7 +116,7 @@ function taskView(context: RelayContext, task: TaskEntity): Record<string, unkno
     submitTime: task.submit_time,
     startTime: task.start_time,
     finishTime: task.finish_time,
-    imageUrl: forward ? `${server}${proxiedImagePath(task.task_id)}` : task.image_url,
+    imageUrl: proxied ? `${server}${proxied}` : task.image_url,
     status: task.status,
     progress: task.progress,
     failReason: task.fail_reason,
@@ -187,8 +182,10 @@ export const midjourneyRoutes: FastifyPluginAsync<{ context: RelayContext; db: D
   for (const prefix of MIDJOURNEY_PREFIXES) {
     for (const path of Object.keys(SUBMITS)) app.post(`${prefix}${path}`, auth, submit(path));
 
-    app.get<{ Params: { id: string } }>(`${prefix}/task/:id/fetch`, auth, async (request) =>
-      taskView(context, await owned(callerOf(request), request.params.id)),
+    app.get<{ Params: { id: string } }>(
+      `${prefix}/task/:id/fetch`,
+      auth,
+      async (request) => await taskView(context, await owned(callerOf(request), request.params.id)),
     );
 
     app.post(`${prefix}/task/list-by-condition`, auth, async (request) => {
@@ -196,7 +193,7 @@ export const midjourneyRoutes: FastifyPluginAsync<{ context: RelayContext; db: D
       if (!Array.isArray(body.ids) || !body.ids.every((id) => typeof id === 'string')) throw invalid('ids', 'ids must be an array of task ids');
       if (body.ids.length > 1000) throw invalid('ids', 'ids must have at most 1000 entries');
       const tasks = await byTaskIds(db, TaskPlatform.Midjourney, body.ids, callerOf(request).userId);
-      return tasks.map((task) => taskView(context, task));
+      return Promise.all(tasks.map((task) => taskView(context, task)));
     });
 
     // Not billed: the upstream reads the seed of a finished image, on the task's channel.
@@ -215,19 +212,23 @@ export const midjourneyRoutes: FastifyPluginAsync<{ context: RelayContext; db: D
     });
   }
 
-  // The image of a task, fetched from its upstream: no key (it goes in <img> tags), like the established product.
-  app.get<{ Params: { id: string } }>('/mj/image/:id', { config: { access: 'public' } }, async (request, reply) => {
+  /**
+   * The image of a task, fetched from its upstream. No key (it goes in <img> tags), but unlike the
+   * established product's only at an address this server handed out (`sig`): task ids are
+   * sequential enough to guess, and images are the users' own.
+   */
+  app.get<{ Params: { id: string }; Querystring: { sig?: string } }>('/mj/image/:id', { config: { access: 'public' } }, async (request, reply) => {
+    const notFound = () => new RelayError(404, 'no image for this task', 'image_not_found', 'invalid_request_error');
     const task = await byTaskId(db, TaskPlatform.Midjourney, request.params.id);
-    if (!task || !task.image_url) throw new RelayError(404, 'no image for this task', 'image_not_found', 'invalid_request_error');
-    const channel = context.channels.index.get(task.channel_id);
+    const channel = task ? context.channels.index.get(task.channel_id) : undefined;
+    if (!task || !task.image_url || !channel) throw notFound();
+    const key = await context.channels.key(channel);
+    if (!secretMatches(String(request.query.sig ?? ''), imageSignature(task.task_id, key))) throw notFound();
     // A proxy that serves its images itself wants its key; a CDN never gets it.
-    const headers: Record<string, string> =
-      channel && sameOrigin(task.image_url, channel.base_url) ? { 'mj-api-secret': await context.channels.key(channel) } : {};
-    const response = await context.egress
-      .request(task.image_url, { method: 'GET', headers, ...channelEgress(channel ?? { allow_private_network: false }) })
-      .catch(() => {
-        throw new RelayError(502, 'failed to fetch the image', 'upstream_unreachable', 'upstream_error');
-      });
+    const headers: Record<string, string> = sameOrigin(task.image_url, channel.base_url) ? { 'mj-api-secret': key } : {};
+    const response = await context.egress.request(task.image_url, { method: 'GET', headers, ...channelEgress(channel) }).catch(() => {
+      throw new RelayError(502, 'failed to fetch the image', 'upstream_unreachable', 'upstream_error');
+    });
     const type = String(response.headers['content-type'] ?? '');
     if (response.statusCode !== 200 || !type.startsWith('image/')) {
       response.body.destroy();
@@ -248,8 +249,7 @@ export const midjourneyRoutes: FastifyPluginAsync<{ context: RelayContext; db: D
     const channel: RoutingChannel | undefined = context.channels.index.get(Number(request.params.channel));
     const isMidjourney = channel && (channel.type === ChannelType.Midjourney || channel.type === ChannelType.MidjourneyPlus);
     const expected = isMidjourney ? notifySecret(channel.id, await context.channels.key(channel)) : '';
-    const given = Buffer.from(request.params.secret);
-    if (!channel || !isMidjourney || given.length !== expected.length || !timingSafeEqual(given, Buffer.from(expected))) {
+    if (!channel || !isMidjourney || !secretMatches(request.params.secret, expected)) {
       throw new RelayError(403, 'unknown notify address', 'notify_forbidden', 'permission_error');
     }
     const taskId = isRecord(request.body) ? textOf(request.body.id) : '';

@@ -1,7 +1,10 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { DataSource } from 'typeorm';
 import { drawingQuerySchema, taskQuerySchema } from '@aigw/contracts';
-import { envelopeErrorHandler, requireAuth, type OptionsMirror } from '@aigw/platform';
+import { envelopeErrorHandler, requireAuth } from '@aigw/platform';
+import type { RelayContext } from '../context.js';
+import type { TaskEntity } from '../entities/index.js';
+import { proxiedImagePath } from '../tasks/task-links.js';
 import { list, TaskPlatform, toAsyncTask, toDrawingTask, toPage, type TaskFilter } from '../tasks/task-store.js';
 
 /**
@@ -9,7 +12,12 @@ import { list, TaskPlatform, toAsyncTask, toDrawingTask, toPage, type TaskFilter
  * of the console, read from the relay's task store: admins see every user's (and may filter by
  * channel), users their own (`/self`, without the channel). Newest submit first.
  */
-export const taskRoutes: FastifyPluginAsyncZod<{ db: DataSource; options: OptionsMirror }> = async (app, { db, options }) => {
+export const taskRoutes: FastifyPluginAsyncZod<{ db: DataSource; context: RelayContext }> = async (app, { db, context }) => {
+  /** Drawings with their images through this server's proxy when MjForwardUrlEnabled, so the console never loads the upstream's address. */
+  const drawingsOf = (rows: TaskEntity[], self: boolean) =>
+    Promise.all(
+      rows.map(async (row) => toDrawingTask(row, self, context.options.get('MjForwardUrlEnabled') ? await proxiedImagePath(context, row) : row.image_url)),
+    );
   // Console routes answer the envelope, not the relay's OpenAI error shape (this plugin is encapsulated).
   app.setErrorHandler(envelopeErrorHandler);
   const drawings = { only: TaskPlatform.Midjourney };
@@ -26,11 +34,7 @@ export const taskRoutes: FastifyPluginAsyncZod<{ db: DataSource; options: Option
     return {
       success: true,
       message: '',
-      data: toPage(
-        rows.map((row) => toDrawingTask(row, false, options.get('MjForwardUrlEnabled'))),
-        total,
-        query,
-      ),
+      data: toPage(await drawingsOf(rows, false), total, query),
     };
   });
   app.get('/api/mj/self', { schema: { querystring: drawingQuerySchema }, config: { access: 'user' } }, async (request) => {
@@ -40,11 +44,7 @@ export const taskRoutes: FastifyPluginAsyncZod<{ db: DataSource; options: Option
     return {
       success: true,
       message: '',
-      data: toPage(
-        rows.map((row) => toDrawingTask(row, true, options.get('MjForwardUrlEnabled'))),
-        total,
-        query,
-      ),
+      data: toPage(await drawingsOf(rows, true), total, query),
     };
   });
   app.get('/api/task/', { schema: { querystring: taskQuerySchema }, config: { access: 'admin' } }, async (request) => {

@@ -138,15 +138,11 @@ export async function claimRefund(db: DataSource, id: number, now = Date.now()):
   return (result.affected ?? 0) > 0;
 }
 
-/** The address of a task's image on this server (its `/mj/image/` proxy), relative to the console's origin. */
-export const proxiedImagePath = (taskId: string) => `/mj/image/${encodeURIComponent(taskId)}`;
-
 /**
  * A drawing list row. Users never see the channel (`self`): it names the operator's upstreams.
- * `forwardImages` (MjForwardUrlEnabled): the image goes through this server's proxy, so the
- * console never loads the upstream's address.
+ * `imageUrl`: the address to show instead of the upstream's (this server's proxy).
  */
-export function toDrawingTask(row: TaskEntity, self = false, forwardImages = false): DrawingTask {
+export function toDrawingTask(row: TaskEntity, self = false, imageUrl = row.image_url): DrawingTask {
   return {
     id: row.id,
     submit_time: row.submit_time,
@@ -158,7 +154,7 @@ export function toDrawingTask(row: TaskEntity, self = false, forwardImages = fal
     code: row.code,
     status: row.status,
     progress: row.progress,
-    image_url: forwardImages && row.image_url ? proxiedImagePath(row.task_id) : row.image_url,
+    image_url: imageUrl,
     prompt: row.prompt,
     prompt_en: row.prompt_en,
     description: row.description,
