@@ -368,6 +368,21 @@ describe.each(backends)('async tasks (%s)', (backend) => {
     expect((await fetchTask(id)).status).not.toBe('SUCCESS');
   });
 
+  it('never fails a task because its upstream does not answer a poll', async () => {
+    const submit = await call('POST', '/mj/submit/imagine', { prompt: 'a heron --mock tasksteps=1' });
+    const id = submit.body.result as string;
+    const channelKey = 'mj-key';
+    // The proxy answers every call with a 500 for a while: several runs pass, the task stays as it was.
+    world.mock.keys[channelKey] = 'status=500';
+    const after = Math.floor(Date.now() / 1000) + 2;
+    await waitFor(async () => ((await pollRun())?.started_at ?? 0) >= after, 15_000, 'runs while the upstream is down');
+    const during = await row('midjourney', id);
+    expect(['SUBMITTED', 'NOT_START']).toContain(during.status);
+    expect(during.fail_reason).toBe('');
+    delete world.mock.keys[channelKey];
+    await untilStatus(id, 'SUCCESS');
+  });
+
   it('keeps every balance equal to its ledger', async () => {
     expect(await reconcile(billing)).toEqual([]);
   });
