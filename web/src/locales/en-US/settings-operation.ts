@@ -100,6 +100,7 @@ export default {
   'pages.settings.operation.jobs.name.logRetention': 'Delete old logs',
   'pages.settings.operation.jobs.name.sessionsSweep': 'Remove expired sessions',
   'pages.settings.operation.jobs.name.holdsSweep': 'Release stale quota holds',
+  'pages.settings.operation.jobs.name.tasksPoll': 'Follow Midjourney and Suno tasks',
   'pages.settings.operation.jobs.name.pendingSweep': 'Record requests of stopped relays',
   'pages.settings.operation.jobs.outcome.ok': 'OK',
   'pages.settings.operation.jobs.outcome.failed': 'Failed',

@@ -98,6 +98,7 @@ export default {
   'pages.settings.operation.jobs.name.logRetention': '清理过期日志',
   'pages.settings.operation.jobs.name.sessionsSweep': '清理过期会话',
   'pages.settings.operation.jobs.name.holdsSweep': '释放滞留的额度预留',
+  'pages.settings.operation.jobs.name.tasksPoll': '跟进绘图与音乐任务',
   'pages.settings.operation.jobs.name.pendingSweep': '记录中断请求的用量',
   'pages.settings.operation.jobs.outcome.ok': '成功',
   'pages.settings.operation.jobs.outcome.failed': '失败',

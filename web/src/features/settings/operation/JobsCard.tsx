@@ -23,6 +23,7 @@ export function JobsCard() {
     [JobName.BillingLogRetention]: t('pages.settings.operation.jobs.name.logRetention', '清理过期日志'),
     [JobName.IdentitySessionsSweep]: t('pages.settings.operation.jobs.name.sessionsSweep', '清理过期会话'),
     [JobName.RelayHoldsSweep]: t('pages.settings.operation.jobs.name.holdsSweep', '释放滞留的额度预留'),
+    [JobName.RelayTasksPoll]: t('pages.settings.operation.jobs.name.tasksPoll', '跟进绘图与音乐任务'),
     [JobName.BillingPendingSweep]: t('pages.settings.operation.jobs.name.pendingSweep', '记录中断请求的用量'),
   };
   const outcomeLabels: Record<JobOutcome, string> = {
