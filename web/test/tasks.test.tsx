@@ -2,7 +2,7 @@ import { fireEvent, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import dayjs from 'dayjs';
 import { Role, type AsyncTask, type DrawingTask } from '@aigw/contracts';
-import { progressPercent, safeImageUrl, taskSeconds } from '../src/features/tasks/cells';
+import { progressPercent, safeWebUrl, taskSeconds } from '../src/features/tasks/cells';
 import { DrawingPage } from '../src/features/tasks/DrawingPage';
 import { TasksPage } from '../src/features/tasks/TasksPage';
 import { defaultDrawingWindow, defaultTaskWindow } from '../src/features/logs/time';
@@ -72,9 +72,9 @@ describe('task rules', () => {
     expect(progressPercent('45%')).toBe(45);
     expect(progressPercent('')).toBe(0);
     expect(progressPercent(130)).toBe(100);
-    expect(safeImageUrl('javascript:alert(1)')).toBeNull();
-    expect(safeImageUrl('not a url')).toBeNull();
-    expect(safeImageUrl('https://x.test/a.png')).toBe('https://x.test/a.png');
+    expect(safeWebUrl('javascript:alert(1)')).toBeNull();
+    expect(safeWebUrl('not a url')).toBeNull();
+    expect(safeWebUrl('https://x.test/a.png')).toBe('https://x.test/a.png');
   });
 });
 

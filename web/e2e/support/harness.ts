@@ -10,13 +10,14 @@ export interface ConsoleHarness {
 
 /**
  * Starts the server and the browser before the file's tests (together: they are independent)
- * and stops both after them. `prepare` runs once both are up (accounts, options, fixtures).
+ * and stops both after them. `prepare` runs once both are up (accounts, options, fixtures);
+ * `env` is added to the server's environment (e.g. a shorter TASK_POLL_INTERVAL_MS).
  * The fields are filled in by `beforeAll`, so read them inside tests and hooks only.
  */
-export function useConsoleHarness(prepare?: (harness: ConsoleHarness) => Promise<void>): ConsoleHarness {
+export function useConsoleHarness(prepare?: (harness: ConsoleHarness) => Promise<void>, options: { env?: Record<string, string> } = {}): ConsoleHarness {
   const harness = {} as ConsoleHarness;
   beforeAll(async () => {
-    [harness.server, harness.browser] = await Promise.all([startServer(), launchBrowser()]);
+    [harness.server, harness.browser] = await Promise.all([startServer(options.env), launchBrowser()]);
     await prepare?.(harness);
   });
   afterAll(async () => {

@@ -4,6 +4,7 @@ import { useText } from '../../app/use-text';
 import { defaultTaskWindow, formatTimestamp } from '../logs/time';
 import type { AsyncTask } from '@aigw/contracts';
 import { useAsyncTasksQuery } from './api';
+import { TaskResultCell } from './cells';
 import { platformNames, taskAction, taskStatus } from './labels';
 import { TaskListCard } from './TaskListCard';
 import { useTaskColumns } from './use-task-columns';
@@ -36,6 +37,7 @@ export function TasksPage() {
     shared.taskId('task_id'),
     shared.status(taskStatus),
     shared.progress,
+    { title: t('pages.tasks.column.result', '结果'), dataIndex: 'data', key: 'result', render: (data: string | undefined) => <TaskResultCell data={data} /> },
     shared.failReason,
   ];
 
