@@ -4,7 +4,7 @@ import { channelEgress } from './channel-egress.js';
 import type { RelayContext } from './context.js';
 import { providerFor } from './providers/registry.js';
 import type { ProviderContext } from './providers/types.js';
-import { readBounded } from './relay-call.js';
+import { authorized, readBounded } from './relay-call.js';
 
 /**
  * `relay.channel.operate`: channels asks the relay (which owns the provider protocols and the
@@ -31,7 +31,7 @@ export function registerChannelOperations(context: RelayContext): Promise<Subscr
     try {
       if (operation === 'models') {
         if (!provider.models) return result(false, 'this channel type has no model list', 0);
-        const upstream = provider.models.request({ channel, key });
+        const upstream = await authorized(context, provider, channel, key, provider.models.request({ channel, key }));
         const answer = await context.egress.fetchJson(upstream.url, { method: upstream.method, headers: upstream.headers, ...channelEgress(channel) });
         if (answer.statusCode !== 200) return result(false, provider.error(answer.statusCode, answer.text).message, answer.statusCode);
         return result(true, '', 200, { models: provider.models.parse(answer.data) });
@@ -47,7 +47,8 @@ export function registerChannelOperations(context: RelayContext): Promise<Subscr
         requestedModel: testModel,
         stream: false,
       };
-      const upstream = provider.chat.request({ model: testModel, messages: [{ role: 'user', content: 'hi' }], max_tokens: 16, stream: false }, providerContext);
+      const built = provider.chat.request({ model: testModel, messages: [{ role: 'user', content: 'hi' }], max_tokens: 16, stream: false }, providerContext);
+      const upstream = await authorized(context, provider, channel, key, built);
       const response = await context.egress.request(upstream.url, {
         method: upstream.method,
         headers: upstream.headers,

@@ -3,6 +3,7 @@ import type { ChannelDirectory } from './channels.js';
 import type { TokenCache } from './token-cache.js';
 import type { UsagePublisher } from './usage-publisher.js';
 import type { StoredObjects } from './stored-objects.js';
+import type { AccessTokens } from './access-tokens.js';
 
 /** Timeouts and bounds of the relay (config). */
 export interface RelayLimits {
@@ -40,6 +41,8 @@ export interface RelayContext {
   usage: UsagePublisher;
   /** Upstream objects (stored responses) by id: their channel and owner. */
   objects: StoredObjects;
+  /** Access tokens of channels whose credential is exchanged for one (providers' `authorize`). */
+  accessTokens: AccessTokens;
   limits: RelayLimits;
 }
 

@@ -23,6 +23,7 @@ import { relayErrorHandler } from './errors.js';
 import { createTokenCache } from './token-cache.js';
 import { createUsagePublisher } from './usage-publisher.js';
 import { createStoredObjects } from './stored-objects.js';
+import { createAccessTokens } from './access-tokens.js';
 import { modelRoutes } from './routes/models.js';
 import { openAiRoutes } from './routes/openai.js';
 import { anthropicRoutes } from './routes/anthropic.js';
@@ -91,22 +92,24 @@ const relayPlugin: FastifyPluginAsync<RelayPluginOptions> = async (app, settings
   };
   // Before serving: the lease is ours, and a previous incarnation's holds are given back.
   releasedHolds(await quota.start());
+  const egress = createEgressClient({
+    // Every upstream call brings its channel's own flag (channel-egress.ts, rule R2); a call
+    // without one is refused private networks.
+    allowPrivateNetwork: () => false,
+    connectTimeoutMs,
+    headersTimeoutMs,
+    // The stream's own idle guard answers the client; this one only frees a dead socket.
+    bodyTimeoutMs: streamIdleTimeoutMs * 2,
+    keepAliveTimeoutMs: 60_000,
+  });
   const context: RelayContext = {
     bus,
     logger,
     options,
     tokens: await createTokenCache({ bus, logger }),
     channels: await createChannelDirectory({ bus, logger }),
-    egress: createEgressClient({
-      // Every upstream call brings its channel's own flag (channel-egress.ts, rule R2); a call
-      // without one is refused private networks.
-      allowPrivateNetwork: () => false,
-      connectTimeoutMs,
-      headersTimeoutMs,
-      // The stream's own idle guard answers the client; this one only frees a dead socket.
-      bodyTimeoutMs: streamIdleTimeoutMs * 2,
-      keepAliveTimeoutMs: 60_000,
-    }),
+    egress,
+    accessTokens: createAccessTokens(egress, logger),
     quota,
     usage,
     objects: createStoredObjects(kv, logger),

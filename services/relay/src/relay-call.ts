@@ -254,7 +254,16 @@ type Sent = { response: EgressResponse; injectedUsage: boolean } | { failure: Fa
 /** Builds the upstream call, sends it, and turns an error answer into a Failure (reported to channels). */
 async function send(context: RelayContext, attempt: Attempt, operation: OperationDefinition, body: Record<string, unknown>, requestId: string): Promise<Sent> {
   const { channel, provider } = attempt;
-  const { request: upstream, injectedUsage }: { request: UpstreamRequest; injectedUsage: boolean } = operation.upstream(attempt, body);
+  const { request: built, injectedUsage }: { request: UpstreamRequest; injectedUsage: boolean } = operation.upstream(attempt, body);
+  let upstream: UpstreamRequest;
+  try {
+    upstream = await authorized(context, provider, channel, attempt.context.key, built);
+  } catch (error) {
+    // The credential could not be exchanged for a token: like an unreachable upstream, another channel may serve.
+    const failure: Failure = { status: 0, error: { message: 'the channel credential was not accepted', type: 'upstream_error', code: 'upstream_auth_failed' } };
+    reportFailure(context, channel, requestId, failure, (error as Error).message);
+    return { failure };
+  }
   const { headers, body: payload } = await encoded(upstream);
 
   if (upstream.warnings?.length)
@@ -286,6 +295,21 @@ async function send(context: RelayContext, attempt: Attempt, operation: Operatio
   const failure: Failure = { status: mappedStatus(channel, response.statusCode), error: provider.error(response.statusCode, text) };
   reportFailure(context, channel, requestId, failure, failure.error.message);
   return { failure };
+}
+
+/**
+ * The request as its provider authorizes it: signed (AWS SigV4, Tencent TC3) or with an access
+ * token from an exchange (Vertex AI, Baidu). Most providers put the key in a header when they
+ * build the request and have nothing to add.
+ */
+export async function authorized(
+  context: RelayContext,
+  provider: ProviderDefinition,
+  channel: RoutingChannel,
+  key: string,
+  request: UpstreamRequest,
+): Promise<UpstreamRequest> {
+  return provider.authorize ? provider.authorize(request, { channel, key }, context.accessTokens.for(channel, key)) : request;
 }
 
 /** The request's headers and bytes; a multipart form is encoded here (its boundary goes into the content-type). */

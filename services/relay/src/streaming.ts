@@ -59,7 +59,7 @@ export async function streamToClient(
   reply.hijack();
   raw.writeHead(200, answerHeaders(client.contentType, requestId));
 
-  const parser = new SseParser();
+  const parser = attempt.provider.framing?.() ?? new SseParser();
   const counter = new CompletionCounter(attempt.context.requestedModel);
   const pump = new AnswerPump(context, raw, response, 'stream idle timeout');
   let usage: Usage | null = null;

@@ -84,6 +84,34 @@ export interface StreamConverter {
 /** The Gemini API methods the relay serves. */
 export type GeminiMethod = 'generateContent' | 'streamGenerateContent' | 'embedContent' | 'batchEmbedContents';
 
+/**
+ * An access-token exchange a provider describes (pure data): the relay runs it through the egress
+ * guard under the channel's flag, caches the token per channel and key until shortly before it
+ * expires, and shares one exchange among the requests waiting for it.
+ */
+export interface TokenExchange {
+  /** What distinguishes this token among the channel's (a scope, a region); '' when one token serves all. */
+  scope: string;
+  request: UpstreamRequest;
+  /** The token and when it expires (epoch ms) from the exchange's JSON answer; throws when the answer has none. */
+  parse(json: unknown, now: number): { token: string; expiresAt: number };
+}
+
+/** What the relay lends a provider's `authorize`: cached access tokens. */
+export interface AuthorizeTools {
+  accessToken(exchange: TokenExchange): Promise<string>;
+}
+
+/**
+ * Splits an upstream stream into events (SSE by default). Providers with another framing (AWS's
+ * binary event stream) bring their own; the relay feeds it the raw chunks as they come.
+ */
+export interface EventFramer {
+  push(chunk: Uint8Array): StreamEvent[];
+  /** The stream ended: whatever complete event is left (a truncated frame is dropped). */
+  end(): StreamEvent[];
+}
+
 /** An upstream error answer, normalised. */
 export interface ProviderError {
   message: string;
@@ -146,6 +174,14 @@ export interface ProviderDefinition {
     request(context: Omit<ProviderContext, 'upstreamModel' | 'requestedModel' | 'stream'>): UpstreamRequest;
     parse(json: unknown): string[];
   };
+  /**
+   * Signs or authenticates a built request, when the key cannot simply go in a header: request
+   * signatures (AWS SigV4, Tencent TC3) or access tokens from an exchange (Vertex AI, Baidu).
+   * Applied by the relay to every call it sends for the provider, after the request was built.
+   */
+  authorize?(request: UpstreamRequest, context: Pick<ProviderContext, 'channel' | 'key'>, tools: AuthorizeTools): Promise<UpstreamRequest>;
+  /** The stream framing of its streamed answers, when not SSE: a new framer per stream. */
+  framing?(): EventFramer;
   /** Maps an upstream error body to our error; `retryable` is decided by the relay from the status. */
   error(status: number, bodyText: string): ProviderError;
 }
