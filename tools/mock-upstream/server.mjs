@@ -207,7 +207,7 @@ export function usageOf(prompt, options) {
 let sequence = 0;
 const nowSeconds = () => Math.floor(Date.now() / 1000);
 
-function openAiChat(model, options, contents, prompt, wantsUsage) {
+export function openAiChat(model, options, contents, prompt, wantsUsage) {
   const id = `chatcmpl-mock${++sequence}`;
   const pre = `data: {"id":"${id}","object":"chat.completion.chunk","created":${nowSeconds()},"model":${JSON.stringify(model)},"choices":[`;
   const usage = usageOf(prompt, options);
@@ -305,7 +305,12 @@ const errorTypes = {
   529: ['overloaded', 'overloaded_error', 'UNAVAILABLE'],
 };
 
+/** Route modules with their own error shape (`errorBody(status, message)`), by flavor. */
+const moduleErrorBodies = new Map(routeModules.filter((module) => module.errorBody).map((module) => [module.flavor, module.errorBody]));
+
 function errorBody(flavor, status, message) {
+  const own = moduleErrorBodies.get(flavor);
+  if (own) return own(status, message);
   const [code, anthropicType, googleStatus] =
     errorTypes[status] ?? (status >= 500 ? ['server_error', 'api_error', 'INTERNAL'] : ['invalid_request', 'invalid_request_error', 'INVALID_ARGUMENT']);
   if (flavor === 'anthropic') return JSON.stringify({ type: 'error', error: { type: anthropicType, message } });
@@ -698,7 +703,7 @@ function geminiEmbedBody(kind, body, options) {
   return JSON.stringify({ embeddings: Array.from({ length: count }, (_, index) => ({ values: vector(index) })) });
 }
 
-function embeddingBody(model, body, options, prompt) {
+export function embeddingBody(model, body, options, prompt) {
   const input = body.input;
   const count = Array.isArray(input) && input.length > 0 && (typeof input[0] === 'string' || Array.isArray(input[0])) ? input.length : 1;
   const dims = Number.isInteger(body.dimensions) && body.dimensions > 0 && body.dimensions <= 4096 ? body.dimensions : options.dims;

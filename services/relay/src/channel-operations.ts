@@ -3,7 +3,7 @@ import { replyTyped, type Subscription } from '@aigw/platform';
 import { channelEgress } from './channel-egress.js';
 import type { RelayContext } from './context.js';
 import { providerFor } from './providers/registry.js';
-import type { ProviderContext } from './providers/types.js';
+import type { ProviderContext, ProviderDefinition, UpstreamRequest } from './providers/types.js';
 import { authorized, readBounded } from './relay-call.js';
 
 /**
@@ -47,7 +47,7 @@ export function registerChannelOperations(context: RelayContext): Promise<Subscr
         requestedModel: testModel,
         stream: false,
       };
-      const built = provider.chat.request({ model: testModel, messages: [{ role: 'user', content: 'hi' }], max_tokens: 16, stream: false }, providerContext);
+      const built = probe(provider, testModel, providerContext);
       const upstream = await authorized(context, provider, channel, key, built);
       const response = await context.egress.request(upstream.url, {
         method: upstream.method,
@@ -57,12 +57,28 @@ export function registerChannelOperations(context: RelayContext): Promise<Subscr
       });
       const text = await readBounded(response, 256 * 1024);
       if (response.statusCode < 200 || response.statusCode >= 300) return result(false, provider.error(response.statusCode, text).message, response.statusCode);
-      provider.chat.response(JSON.parse(text), providerContext);
+      // A chat answer must be understood; another probe's answer only needs to be JSON.
+      const json: unknown = JSON.parse(text);
+      provider.chat?.response(json, providerContext);
       return result(true, '', response.statusCode);
     } catch (error) {
       return result(false, (error as Error).message, 0);
     }
   });
+}
+
+/**
+ * The smallest call that proves a channel works: a chat of one word, or for a provider without
+ * chat an embedding of one word, or a rerank of one document.
+ */
+function probe(provider: ProviderDefinition, model: string, providerContext: ProviderContext): UpstreamRequest {
+  if (provider.chat) return provider.chat.request({ model, messages: [{ role: 'user', content: 'hi' }], max_tokens: 16, stream: false }, providerContext);
+  if (provider.passthrough && provider.operations.includes('embeddings'))
+    return provider.passthrough.request('/v1/embeddings', { model, input: 'hi' }, providerContext);
+  if (provider.passthrough && provider.operations.includes('rerank')) {
+    return provider.passthrough.request('/v1/rerank', { model, query: 'hi', documents: ['hello'] }, providerContext);
+  }
+  throw new Error(`channels of provider ${provider.id} cannot be tested`);
 }
 
 type Result = (

@@ -12,6 +12,7 @@ import { providerFor, servesOperation } from './providers/registry.js';
 import { AnswerPump, answerHeaders, drained, streamToClient, type StreamOutcome } from './streaming.js';
 import { redactKey } from './redact.js';
 import { channelEgress } from './channel-egress.js';
+import { ChannelConfigurationError } from './providers/shared/url.js';
 import { publishChannelFailed } from './events.js';
 import type { Attempt as OperationAttempt, OperationDefinition, OperationName, UpstreamAnswer } from './operations/types.js';
 
@@ -254,10 +255,20 @@ type Sent = { response: EgressResponse; injectedUsage: boolean } | { failure: Fa
 /** Builds the upstream call, sends it, and turns an error answer into a Failure (reported to channels). */
 async function send(context: RelayContext, attempt: Attempt, operation: OperationDefinition, body: Record<string, unknown>, requestId: string): Promise<Sent> {
   const { channel, provider } = attempt;
-  const { request: built, injectedUsage }: { request: UpstreamRequest; injectedUsage: boolean } = operation.upstream(attempt, body);
+  let built: { request: UpstreamRequest; injectedUsage: boolean };
+  try {
+    built = operation.upstream(attempt, body);
+  } catch (error) {
+    if (!(error instanceof ChannelConfigurationError)) throw error;
+    // This channel cannot be called as configured; another one may serve (the admin sees why).
+    const failure: Failure = { status: 0, error: { message: 'the channel is not configured completely', type: 'new_api_error', code: error.code } };
+    reportFailure(context, channel, requestId, failure, error.message);
+    return { failure };
+  }
+  const { injectedUsage } = built;
   let upstream: UpstreamRequest;
   try {
-    upstream = await authorized(context, provider, channel, attempt.context.key, built);
+    upstream = await authorized(context, provider, channel, attempt.context.key, built.request);
   } catch (error) {
     // The credential could not be exchanged for a token: like an unreachable upstream, another channel may serve.
     const failure: Failure = { status: 0, error: { message: 'the channel credential was not accepted', type: 'upstream_error', code: 'upstream_auth_failed' } };

@@ -55,7 +55,13 @@ describe('access tokens', () => {
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/token`;
-    egress = createEgressClient({ allowPrivateNetwork: () => false, connectTimeoutMs: 5_000, headersTimeoutMs: 5_000, bodyTimeoutMs: 5_000 });
+    egress = createEgressClient({
+      allowPrivateNetwork: () => false,
+      connectTimeoutMs: 5_000,
+      headersTimeoutMs: 5_000,
+      bodyTimeoutMs: 5_000,
+      keepAliveTimeoutMs: 1_000,
+    });
   });
 
   afterAll(async () => {

@@ -3,6 +3,7 @@
 // respond(req, res, { kind, model, baseModel, body, options, query, send }) }`: the server has
 // already read the body (JSON, or multipart as fields and Files), checked the key, applied the
 // options and the status/redirect/latency/hang modes; `send` has json, error, stream and bytes.
+// A module may add `errorBody(status, message)` (its provider's error JSON) for the server's errors.
 // Import your module above the array (one line each) and append it to the array.
 import { responsesRoutes } from './responses.mjs';
 import { imageRoutes } from './images.mjs';
@@ -10,5 +11,7 @@ import { audioRoutes } from './audio.mjs';
 import { realtimeRoutes } from './realtime.mjs';
 import { midjourneyRoutes } from './midjourney.mjs';
 import { sunoRoutes } from './suno.mjs';
+import { cohereRoutes } from './cohere.mjs';
+import { cloudflareRoutes } from './cloudflare.mjs';
 
-export const routeModules = [responsesRoutes, imageRoutes, audioRoutes, realtimeRoutes, midjourneyRoutes, sunoRoutes];
+export const routeModules = [responsesRoutes, imageRoutes, audioRoutes, realtimeRoutes, midjourneyRoutes, sunoRoutes, cohereRoutes, cloudflareRoutes];

@@ -1,7 +1,7 @@
 import { formatSse } from '../sse/sse-parser.js';
 import { anthropicErrorEvent, OpenAiToAnthropicStream } from '../formats/anthropic-input.js';
 import { redactKey } from '../redact.js';
-import type { ProviderError, StreamOutput } from '../providers/types.js';
+import { chatOf, type ProviderError, type StreamOutput } from '../providers/types.js';
 import type { Attempt, ClientStream, StreamPiece } from './types.js';
 
 const SSE = 'text/event-stream; charset=utf-8';
@@ -13,7 +13,7 @@ const DONE = 'data: [DONE]\n\n';
  * for on the client's behalf is not the client's to see.
  */
 export function openAiChatStream(attempt: Attempt, options: { injectedUsage: boolean }): ClientStream {
-  const converter = attempt.provider.chat.stream(attempt.context);
+  const converter = chatOf(attempt.provider).stream(attempt.context);
   const key = attempt.context.key;
   const pieces = (outputs: StreamOutput[]): StreamPiece[] =>
     outputs.map((output) => {
@@ -31,7 +31,7 @@ export function openAiChatStream(attempt: Attempt, options: { injectedUsage: boo
 
 /** A chat stream for an Anthropic-format client (`/v1/messages` on a channel that is not Anthropic's): each OpenAI chunk becomes Messages API events. */
 export function anthropicChatStream(attempt: Attempt, options: { promptTokens: number }): ClientStream {
-  const converter = attempt.provider.chat.stream(attempt.context);
+  const converter = chatOf(attempt.provider).stream(attempt.context);
   const anthropic = new OpenAiToAnthropicStream(attempt.context.requestedModel, options.promptTokens);
   const key = attempt.context.key;
   // The converter needs every chunk, the usage-only one included (message_delta's usage).

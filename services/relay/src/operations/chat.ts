@@ -1,3 +1,4 @@
+import { chatOf } from '../providers/types.js';
 import { RelayError } from '../errors.js';
 import { countChatPrompt } from '../tokenizer/index.js';
 import { estimateCompletion } from '../estimates.js';
@@ -19,16 +20,16 @@ export function inspectChat(body: Record<string, unknown>): Inspected {
 export function chatUpstream({ provider, context }: Attempt, body: Record<string, unknown>) {
   const streamOptions = body.stream_options as { include_usage?: unknown } | undefined;
   if (!context.stream || !provider.streamUsage || streamOptions?.include_usage === true) {
-    return { request: provider.chat.request(body, context), injectedUsage: false };
+    return { request: chatOf(provider).request(body, context), injectedUsage: false };
   }
   const outgoing = { ...body, stream_options: { ...(streamOptions ?? {}), include_usage: true } };
-  return { request: provider.chat.request(outgoing, context), injectedUsage: true };
+  return { request: chatOf(provider).request(outgoing, context), injectedUsage: true };
 }
 
 /** A whole chat answer converted by the provider to OpenAI's format. */
 export function chatAnswer({ provider, context }: Attempt, upstream: UpstreamAnswer) {
   const json = upstream.json();
-  const { body, usage } = provider.chat.response(json, context);
+  const { body, usage } = chatOf(provider).response(json, context);
   return { body, usage, estimatedCompletion: usage ? 0 : estimateCompletion(body, context.requestedModel) };
 }
 

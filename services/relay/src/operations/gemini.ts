@@ -7,7 +7,7 @@ import { parseJson } from '../providers/shared/upstream-response.js';
 import { MAX_BATCH_INPUTS, MAX_OUTPUT_TOKENS } from '../request-bounds.js';
 import { countChatPrompt } from '../tokenizer/index.js';
 import { redactKey } from '../redact.js';
-import type { ProviderError, StreamOutput } from '../providers/types.js';
+import { chatOf, type ProviderError, type StreamOutput } from '../providers/types.js';
 import { chatAnswer, chatUpstream } from './chat.js';
 import { passthrough } from './openai-passthrough.js';
 import type { Attempt, ClientStream, OperationDefinition, StreamPiece } from './types.js';
@@ -147,7 +147,7 @@ function nativeStream(attempt: Attempt, framing: GeminiFraming): ClientStream {
 }
 
 function convertedStream(attempt: Attempt, framing: GeminiFraming, promptTokens: number): ClientStream {
-  const converter = attempt.provider.chat.stream(attempt.context);
+  const converter = chatOf(attempt.provider).stream(attempt.context);
   const gemini = new OpenAiToGeminiStream(attempt.context.requestedModel);
   const key = attempt.context.key;
   const pieces = (outputs: StreamOutput[]): StreamPiece[] =>

@@ -3,6 +3,7 @@ import { estimateCompletion, countTexts } from '../estimates.js';
 import { requestBounds } from '../request-bounds.js';
 import { openAiChatStream } from './chat-stream.js';
 import type { Attempt, OperationDefinition } from './types.js';
+import type { Usage } from '../providers/types.js';
 
 type PassthroughName = 'completions' | 'embeddings' | 'moderations';
 
@@ -20,10 +21,9 @@ function passthroughOperation(name: PassthroughName, label: string, input: 'prom
     inspect: (body) => ({ model: modelOf(body), stream: streams && body.stream === true, bounds: requestBounds(name, body) }),
     estimatePrompt: (body, model) => countTexts(body[input], model),
     upstream: (attempt, body) => ({ request: passthrough(attempt).request(path, body, attempt.context), injectedUsage: false }),
-    answer(attempt, upstream) {
-      const json = upstream.json();
-      const usage = passthrough(attempt).usage(json);
-      return { body: json, usage, estimatedCompletion: usage ? 0 : estimateCompletion(json, attempt.context.requestedModel) };
+    answer(attempt, upstream, requestBody) {
+      const { body, usage } = passthroughAnswer(attempt, path, upstream.json(), requestBody);
+      return { body, usage, estimatedCompletion: usage ? 0 : estimateCompletion(body, attempt.context.requestedModel) };
     },
     stream: openAiChatStream,
   };
@@ -35,6 +35,12 @@ export function passthrough(attempt: Attempt) {
   const adapter = attempt.provider.passthrough;
   if (!adapter) throw new Error(`provider ${attempt.provider.id} lists an OpenAI-format operation but has no passthrough`);
   return adapter;
+}
+
+/** The client's body and the usage of a passthrough answer: converted when the provider's own shape is not OpenAI's. */
+export function passthroughAnswer(attempt: Attempt, path: string, json: unknown, requestBody: Record<string, unknown>): { body: unknown; usage: Usage | null } {
+  const adapter = passthrough(attempt);
+  return adapter.answer ? adapter.answer(path, json, requestBody, attempt.context) : { body: json, usage: adapter.usage(json) };
 }
 
 export const completionsOperation = passthroughOperation('completions', 'completions', 'prompt', true);

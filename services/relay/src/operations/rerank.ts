@@ -1,7 +1,7 @@
 import { countText } from '../tokenizer/index.js';
 import { requestBounds } from '../request-bounds.js';
 import { modelOf } from './model-field.js';
-import { passthrough } from './openai-passthrough.js';
+import { passthrough, passthroughAnswer } from './openai-passthrough.js';
 import type { OperationDefinition } from './types.js';
 import type { Usage } from '../providers/types.js';
 
@@ -24,8 +24,13 @@ export const rerankOperation: OperationDefinition = {
     );
   },
   upstream: (attempt, body) => ({ request: passthrough(attempt).request('/v1/rerank', body, attempt.context), injectedUsage: false }),
-  answer(_attempt, upstream) {
+  answer(attempt, upstream, requestBody) {
     const json = upstream.json();
+    // A provider whose answer is not Jina's shape converts it (and its usage, if any).
+    if (attempt.provider.passthrough?.answer) {
+      const { body, usage } = passthroughAnswer(attempt, '/v1/rerank', json, requestBody);
+      return { body, usage, estimatedCompletion: 0 };
+    }
     return { body: json, usage: rerankUsage(json), estimatedCompletion: 0 };
   },
 };

@@ -3,6 +3,9 @@ import type { ProviderDefinition } from './types.js';
 import type { OperationName } from '../operations/types.js';
 import { anthropicProvider } from './anthropic/index.js';
 import { azureProvider } from './azure/index.js';
+import { jinaProvider } from './jina/index.js';
+import { cloudflareProvider } from './cloudflare/index.js';
+import { cohereProvider } from './cohere/index.js';
 import { customProvider } from './custom/index.js';
 import { geminiProvider } from './gemini/index.js';
 import { openAiProvider } from './openai/index.js';
@@ -15,8 +18,8 @@ import { sunoPlatform } from '../tasks/suno.js';
  * Every channel type and the provider that serves it in the chat relay (style rule 11,
  * CONTRIBUTING.md). The `satisfies` makes a new ChannelType a compile error until it is listed
  * here. `null` is an explicit "not supported yet": signed or non-OpenAI native protocols (Baidu
- * v1, Zhipu v3, Ali, Xunfei, Tencent, AWS, Cohere, Dify, Jina, Cloudflare, Vertex), and the task
- * channel types, which `taskPlatforms` below serves instead.
+ * v1, Zhipu v3, Ali, Xunfei, Tencent, AWS, Dify, Vertex), and the task channel types, which
+ * `taskPlatforms` below serves instead.
  */
 export const providers = {
   [ChannelType.Unknown]: null,
@@ -49,12 +52,12 @@ export const providers = {
   [ChannelType.Perplexity]: family.perplexityProvider,
   [ChannelType.LingYiWanWu]: family.lingYiProvider,
   [ChannelType.AWS]: null,
-  [ChannelType.Cohere]: null,
+  [ChannelType.Cohere]: cohereProvider,
   [ChannelType.MiniMax]: family.miniMaxProvider,
   [ChannelType.SunoAPI]: null,
   [ChannelType.Dify]: null,
-  [ChannelType.Jina]: null,
-  [ChannelType.Cloudflare]: null,
+  [ChannelType.Jina]: jinaProvider,
+  [ChannelType.Cloudflare]: cloudflareProvider,
   [ChannelType.SiliconFlow]: family.siliconFlowProvider,
   [ChannelType.VertexAI]: null,
   [ChannelType.Mistral]: family.mistralProvider,

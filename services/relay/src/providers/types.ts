@@ -129,7 +129,8 @@ export interface ProviderDefinition {
   operations: readonly OperationName[];
   /** Whether the upstream honours `stream_options.include_usage` (the relay injects it then). */
   streamUsage: boolean;
-  chat: {
+  /** OpenAI chat to and from its protocol: present exactly when `operations` lists 'chat' (Jina's embeddings and rerank have none). */
+  chat?: {
     request(body: Record<string, unknown>, context: ProviderContext): UpstreamRequest;
     response(json: unknown, context: ProviderContext): ChatResult;
     stream(context: ProviderContext): StreamConverter;
@@ -146,6 +147,11 @@ export interface ProviderDefinition {
     get?(path: string, context: ProviderContext): UpstreamRequest;
     /** Usage of a passthrough answer, when present. */
     usage(json: unknown): Usage | null;
+    /**
+     * The answer in OpenAI's shape (Jina's for rerank), for upstreams whose own is not: Cohere's
+     * embed and rerank. Absent: the answer goes to the client as the upstream sent it.
+     */
+    answer?(path: string, json: unknown, requestBody: Record<string, unknown>, context: ProviderContext): { body: unknown; usage: Usage | null };
   };
   /**
    * Anthropic's Messages API, spoken natively: a `/v1/messages` body goes upstream unchanged but
@@ -184,4 +190,13 @@ export interface ProviderDefinition {
   framing?(): EventFramer;
   /** Maps an upstream error body to our error; `retryable` is decided by the relay from the status. */
   error(status: number, bodyText: string): ProviderError;
+}
+
+/** A provider that serves chat (most do): its `chat` is there, for code that holds one by name. */
+export type ChatProviderDefinition = ProviderDefinition & Required<Pick<ProviderDefinition, 'chat'>>;
+
+/** The chat adapter of a provider routing chose for chat (it lists 'chat' exactly when it has one: registry.test.ts). */
+export function chatOf(provider: ProviderDefinition): NonNullable<ProviderDefinition['chat']> {
+  if (!provider.chat) throw new Error(`provider ${provider.id} serves no chat`);
+  return provider.chat;
 }

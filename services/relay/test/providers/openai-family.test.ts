@@ -1,3 +1,4 @@
+import { chatOf } from '../../src/providers/types';
 import { ChannelType } from '@aigw/contracts';
 import { azureProvider } from '../../src/providers/azure/index.js';
 import { customProvider } from '../../src/providers/custom/index.js';
@@ -6,7 +7,7 @@ import { providerFor } from '../../src/providers/registry.js';
 import { channel, context, fixtureText, runStream, sampleChatRequest, textOf } from './support.js';
 
 const chatUrl = (type: number, baseUrl = '') =>
-  providerFor(type).chat.request(sampleChatRequest(), context({ channel: channel({ type, base_url: baseUrl }) })).url;
+  chatOf(providerFor(type)).request(sampleChatRequest(), context({ channel: channel({ type, base_url: baseUrl }) })).url;
 
 describe('OpenAI-compatible family', () => {
   it.each([
@@ -36,18 +37,18 @@ describe('OpenAI-compatible family', () => {
   });
 
   it('adds OpenRouter attribution headers', () => {
-    const request = providerFor(ChannelType.OpenRouter).chat.request(sampleChatRequest(), context({ channel: channel({ type: ChannelType.OpenRouter }) }));
+    const request = chatOf(providerFor(ChannelType.OpenRouter)).request(sampleChatRequest(), context({ channel: channel({ type: ChannelType.OpenRouter }) }));
     expect(request.headers).toMatchObject({ Authorization: 'Bearer sk-upstream-key', 'HTTP-Referer': expect.any(String), 'X-Title': 'AI Gateway' });
   });
 
   it('sends no Authorization to a keyless Ollama', () => {
-    const request = providerFor(ChannelType.Ollama).chat.request(sampleChatRequest(), context({ key: '', channel: channel({ type: ChannelType.Ollama }) }));
+    const request = chatOf(providerFor(ChannelType.Ollama)).request(sampleChatRequest(), context({ key: '', channel: channel({ type: ChannelType.Ollama }) }));
     expect(request.headers.Authorization).toBeUndefined();
   });
 
   it('strips stream_options for upstreams without stream usage, keeps it for those with', () => {
     const body = sampleChatRequest({ stream: true, stream_options: { include_usage: true } });
-    const sent = (type: number) => JSON.parse(providerFor(type).chat.request(body, context({ channel: channel({ type }) })).body!);
+    const sent = (type: number) => JSON.parse(chatOf(providerFor(type)).request(body, context({ channel: channel({ type }) })).body!);
     expect(providerFor(ChannelType.Moonshot).streamUsage).toBe(false);
     expect(sent(ChannelType.Moonshot).stream_options).toBeUndefined();
     expect(providerFor(ChannelType.XAI).streamUsage).toBe(true);

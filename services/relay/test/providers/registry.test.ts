@@ -1,5 +1,6 @@
 import { ChannelType, channelTypeValues } from '@aigw/contracts';
 import { isSupportedChannelType, providerFor, providers, servesOperation, UnsupportedChannelTypeError } from '../../src/providers/registry.js';
+import { chatOf } from '../../src/providers/types.js';
 import { channel, context } from './support';
 
 describe('provider registry', () => {
@@ -11,9 +12,18 @@ describe('provider registry', () => {
     ).toEqual([...channelTypeValues].sort((a, b) => a - b));
   });
 
-  it.each([1, 3, 4, 6, 7, 8, 9, 10, 12, 13, 14, 19, 20, 22, 24, 25, 26, 27, 31, 35, 40, 42, 43, 44, 45, 46, 47, 48])('serves channel type %i', (type) => {
-    expect(isSupportedChannelType(type)).toBe(true);
-    expect(typeof providerFor(type).chat.request).toBe('function');
+  it.each([1, 3, 4, 6, 7, 8, 9, 10, 12, 13, 14, 19, 20, 22, 24, 25, 26, 27, 31, 34, 35, 39, 40, 42, 43, 44, 45, 46, 47, 48])(
+    'serves chat on channel type %i',
+    (type) => {
+      expect(isSupportedChannelType(type)).toBe(true);
+      expect(typeof chatOf(providerFor(type)).request).toBe('function');
+    },
+  );
+
+  it('serves Jina (38) without chat: embeddings and rerank only', () => {
+    expect(isSupportedChannelType(ChannelType.Jina)).toBe(true);
+    expect(providerFor(ChannelType.Jina).operations).toEqual(['embeddings', 'rerank']);
+    expect(() => chatOf(providerFor(ChannelType.Jina))).toThrow('provider jina serves no chat');
   });
 
   it('names native protocols by their own provider', () => {
@@ -44,8 +54,9 @@ describe('provider registry', () => {
         expect(servesOperation(Number(type), 'chat')).toBe(false);
         continue;
       }
-      expect(provider.operations).toContain('chat');
-      // Every operation but chat goes through the passthrough (an OpenAI-protocol upstream).
+      // A chat adapter exactly when chat is listed.
+      expect(provider.operations.includes('chat')).toBe(provider.chat !== undefined);
+      // Every operation but chat goes through the passthrough (an OpenAI-protocol upstream, or one converted by `passthrough.answer`).
       if (provider.operations.some((operation) => operation !== 'chat')) expect(provider.passthrough).toBeDefined();
       for (const operation of provider.operations) expect(servesOperation(Number(type), operation)).toBe(true);
     }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { ProviderDefinition } from '../types.js';
+import type { ChatProviderDefinition } from '../types.js';
 import { parseUpstream } from '../shared/upstream-response.js';
 import { anthropicHeaders, anthropicUrl } from './api.js';
 import { anthropicChatBody, anthropicChatResponse } from './chat.js';
@@ -9,7 +9,7 @@ import { anthropicError } from './error.js';
 const modelListSchema = z.object({ data: z.array(z.object({ id: z.string() })) });
 
 /** Anthropic (channel type 14): OpenAI chat converted to and from the native Messages API, which Messages clients get unchanged. */
-export const anthropicProvider: ProviderDefinition = {
+export const anthropicProvider: ChatProviderDefinition = {
   id: 'anthropic',
   operations: ['chat'],
   // Anthropic always reports usage in its stream; the converter emits it as the usage-only chunk.

@@ -1,4 +1,4 @@
-import { OPENAI_FORMAT_OPERATIONS, type ProviderDefinition } from '../types.js';
+import { OPENAI_FORMAT_OPERATIONS, type ChatProviderDefinition } from '../types.js';
 import { openAiUsageOf } from '../shared/usage.js';
 import { OpenAiStreamConverter, openAiChatBody, openAiChatResponse } from '../openai/chat.js';
 import { openAiError } from '../openai/error.js';
@@ -14,7 +14,7 @@ export const AZURE_REALTIME_API_VERSION = '2024-10-01-preview';
  * URLs and `api-key` header. No model list: Azure lists deployments only through its management
  * API, which an API key cannot call.
  */
-export const azureProvider: ProviderDefinition = {
+export const azureProvider: ChatProviderDefinition = {
   id: 'azure',
   // Azure OpenAI's image deployments (DALL·E 3, gpt-image-1): generations and edits (no
   // variations); its audio deployments (tts, whisper, gpt-4o-transcribe): speech, transcriptions

@@ -1,4 +1,4 @@
-import { OPENAI_FORMAT_OPERATIONS, type ProviderDefinition } from '../types.js';
+import { OPENAI_FORMAT_OPERATIONS, type ChatProviderDefinition } from '../types.js';
 import { openAiUsageOf } from '../shared/usage.js';
 import { openAiHeaders } from '../openai/api.js';
 import { OpenAiStreamConverter, openAiChatBody, openAiChatResponse } from '../openai/chat.js';
@@ -9,7 +9,7 @@ import { customUrl } from './api.js';
  * Custom (channel type 8): an OpenAI-compatible endpoint at a URL the admin spells out in full,
  * used for every operation of the channel. No model list: there is no URL to ask.
  */
-export const customProvider: ProviderDefinition = {
+export const customProvider: ChatProviderDefinition = {
   id: 'custom',
   operations: OPENAI_FORMAT_OPERATIONS,
   streamUsage: false,

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { ProviderDefinition } from '../types.js';
+import type { ChatProviderDefinition } from '../types.js';
 import { parseUpstream } from '../shared/upstream-response.js';
 import { geminiChatUrl, geminiHeaders, geminiMethodUrl, geminiModelsUrl, geminiOpenAiUrl } from './api.js';
 import { openAiUsageOf } from '../shared/usage.js';
@@ -10,7 +10,7 @@ import { geminiError } from './error.js';
 const modelListSchema = z.object({ models: z.array(z.object({ name: z.string() })) });
 
 /** Gemini (channel type 24): OpenAI chat converted to and from generateContent, which Gemini clients get unchanged. */
-export const geminiProvider: ProviderDefinition = {
+export const geminiProvider: ChatProviderDefinition = {
   id: 'gemini',
   operations: ['chat', 'embeddings'],
   // Gemini always reports usage in its stream; the converter emits it as the usage-only chunk.

@@ -1,4 +1,4 @@
-import { OPENAI_FORMAT_OPERATIONS, type ProviderContext, type ProviderDefinition, type UpstreamRequest } from '../types.js';
+import { OPENAI_FORMAT_OPERATIONS, type ProviderContext, type ChatProviderDefinition, type UpstreamRequest } from '../types.js';
 import { openAiUsageOf } from '../shared/usage.js';
 import { baseUrlOf, versionedUrl } from '../shared/url.js';
 import { parseUpstream } from '../shared/upstream-response.js';
@@ -32,7 +32,7 @@ const modelListSchema = z.object({ data: z.array(z.object({ id: z.string() })) }
  * CONTRIBUTING.md): its base URL, paths and headers. Chat, embeddings, completions and moderations
  * go through unchanged but for the model name.
  */
-export function openAiCompatible(options: OpenAiCompatibleOptions): ProviderDefinition {
+export function openAiCompatible(options: OpenAiCompatibleOptions): ChatProviderDefinition {
   const versionPath = options.versionPath ?? defaultOpenAiPaths.versionPath;
   const chatPath = options.chatPath ?? defaultOpenAiPaths.chatPath;
   const url = (context: Pick<ProviderContext, 'channel'>, path: string) => versionedUrl(baseUrlOf(context.channel, options.defaultBaseUrl), versionPath, path);

@@ -1,13 +1,13 @@
 import { ChannelType, channelDefaultBaseUrls } from '@aigw/contracts';
 import { openAiCompatible } from './compatible.js';
 import { openAiHeaders } from './api.js';
-import { OPENAI_FORMAT_OPERATIONS, type ProviderContext, type ProviderDefinition } from '../types.js';
+import { OPENAI_FORMAT_OPERATIONS, type ProviderContext, type ChatProviderDefinition } from '../types.js';
 import { baseUrlOf, versionedUrl } from '../shared/url.js';
 
 const defaultBaseUrl = channelDefaultBaseUrls[ChannelType.OpenAI];
 
 /** OpenAI itself (channel type 1). */
-export const openAiProvider: ProviderDefinition = {
+export const openAiProvider: ChatProviderDefinition = {
   ...openAiCompatible({
     id: 'openai',
     defaultBaseUrl,

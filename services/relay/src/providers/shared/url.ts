@@ -1,10 +1,24 @@
 import type { RoutingChannel } from '@aigw/contracts';
 
-/** The channel has no base_url and its type has no default: it cannot be called. Raised when the request is built. */
-export class MissingBaseUrlError extends Error {
-  readonly code = 'channel_base_url_missing';
+/**
+ * The channel lacks a setting its type needs (a base URL, an account id, a region): it cannot be
+ * called. Raised when the request is built; the relay reports it as the channel's failure and
+ * moves on to another channel, like an unreachable upstream.
+ */
+export class ChannelConfigurationError extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'ChannelConfigurationError';
+  }
+}
+
+/** The channel has no base_url and its type has no default. */
+export class MissingBaseUrlError extends ChannelConfigurationError {
   constructor(channelId: number) {
-    super(`channel ${channelId} has no base_url and its type has no default one`);
+    super('channel_base_url_missing', `channel ${channelId} has no base_url and its type has no default one`);
     this.name = 'MissingBaseUrlError';
   }
 }
