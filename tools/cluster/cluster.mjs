@@ -1,6 +1,6 @@
 // The distributed topology as child processes: each service from its compiled dist/main.js on
 // its own port, then the gateway proxying to them. Used by launch.mjs (npm run start:cluster)
-// and by the end-to-end test (services/gateway/test/cluster.test.ts).
+// and by the end-to-end tests (services/gateway/test/cluster*.test.ts).
 import { spawn } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -40,8 +40,12 @@ export function entryOf(name) {
  * - onCrash({ name, code, signal }): after startup, a child exited on its own; called once the
  *   others are stopped.
  * - readyTimeoutMs / stopTimeoutMs: how long to wait for /healthz, and for an exit before SIGKILL.
- * Resolves to { gatewayUrl, servicesUrls, internalSecret, stop() }; on a startup failure it stops
- * whatever it started and rejects.
+ * Resolves to { gatewayUrl, servicesUrls, internalSecret, stop(), kill(name), restart(name),
+ * startReplica(name, port, extraEnv) }; on a startup failure it stops whatever it started and
+ * rejects. startReplica runs one more instance of a service on another port (its own
+ * INSTANCE_NAME, `<name>@<port>` unless extraEnv sets one; its lines logged as `<name>@<port>`)
+ * and resolves, once it answers /healthz, to { name, port, url, pid, kill(signal), stop() };
+ * stop() stops replicas with the services. The gateway keeps proxying to the first instance.
  */
 export async function startCluster(options = {}) {
   const { log = defaultLog, onCrash, readyTimeoutMs = 60_000, stopTimeoutMs = 15_000 } = options;
@@ -71,38 +75,40 @@ export async function startCluster(options = {}) {
   };
   process.once('exit', killAll); // never leave children behind when this process ends
 
-  const start = (name, extraEnv) => {
+  /** Children by label: a process name, or `<service>@<port>` for a replica. */
+  const start = (name, extraEnv, label = name, port = ports[name]) => {
     // Own process group: a terminal's Ctrl-C reaches only the launcher, which stops them in order.
     const child = spawn(process.execPath, [entries[name]], {
       cwd: root,
-      env: { ...env, ...extraEnv, PORT: String(ports[name]) },
+      env: { ...env, ...extraEnv, PORT: String(port) },
       stdio: ['ignore', 'pipe', 'pipe'],
       detached: true,
     });
     child.exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
     for (const stream of ['stdout', 'stderr']) {
-      readline.createInterface({ input: child[stream], crlfDelay: Infinity }).on('line', (line) => log(name, line, stream));
+      readline.createInterface({ input: child[stream], crlfDelay: Infinity }).on('line', (line) => log(label, line, stream));
     }
-    child.once('error', (error) => log('cluster', `${name}: ${error.message}`, 'stderr'));
+    child.once('error', (error) => log('cluster', `${label}: ${error.message}`, 'stderr'));
     void child.exited.then(({ code, signal }) => {
-      if (stopping || killed.has(child)) return;
-      crashed ??= { name, code, signal };
-      log('cluster', `${name} exited unexpectedly (${signal ?? `code ${code}`}); stopping the others`, 'stderr');
+      // A replica that fails to start only fails its startReplica.
+      if (stopping || killed.has(child) || child.starting) return;
+      crashed ??= { name: label, code, signal };
+      log('cluster', `${label} exited unexpectedly (${signal ?? `code ${code}`}); stopping the others`, 'stderr');
       void stop().then(() => ready && onCrash?.(crashed)); // during startup, startCluster rejects instead
     });
-    children.set(name, child);
-    extraEnvs.set(name, extraEnv);
+    children.set(label, child);
+    extraEnvs.set(label, extraEnv);
     return child;
   };
 
-  const stopOne = async (name) => {
-    const child = children.get(name);
+  const stopOne = async (label) => {
+    const child = children.get(label);
     if (!child || child.exitCode !== null || child.signalCode !== null) return;
     const timer = setTimeout(() => child.kill('SIGKILL'), stopTimeoutMs);
     child.kill('SIGTERM');
     const { code, signal } = await child.exited;
     clearTimeout(timer);
-    if (code || signal === 'SIGKILL') log('cluster', `${name} did not stop cleanly (${signal ?? `code ${code}`})`, 'stderr');
+    if (code || signal === 'SIGKILL') log('cluster', `${label} did not stop cleanly (${signal ?? `code ${code}`})`, 'stderr');
   };
 
   let stopped;
@@ -110,14 +116,15 @@ export async function startCluster(options = {}) {
     stopping = true;
     stopped ??= (async () => {
       await stopOne('gateway');
-      await Promise.all(serviceNames.map(stopOne));
+      // The services and their replicas.
+      await Promise.all([...children.keys()].filter((label) => label !== 'gateway').map(stopOne));
       process.removeListener('exit', killAll);
     })();
     return stopped;
   };
 
-  const waitHealthy = async (name, url) => {
-    const child = children.get(name);
+  const waitHealthy = async (label, url) => {
+    const child = children.get(label);
     const deadline = Date.now() + readyTimeoutMs;
     for (;;) {
       if (crashed) throw new Error(`${crashed.name} exited during startup (${crashed.signal ?? `code ${crashed.code}`})`);
@@ -127,10 +134,47 @@ export async function startCluster(options = {}) {
       } catch {
         // not listening yet
       }
-      if (child.exitCode !== null) throw new Error(`${name} exited during startup (code ${child.exitCode})`);
-      if (Date.now() > deadline) throw new Error(`${name} did not answer ${url}/healthz within ${readyTimeoutMs} ms`);
+      if (child.exitCode !== null || child.signalCode !== null)
+        throw new Error(`${label} exited during startup (${child.signalCode ?? `code ${child.exitCode}`})`);
+      if (Date.now() > deadline) throw new Error(`${label} did not answer ${url}/healthz within ${readyTimeoutMs} ms`);
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
+  };
+
+  /** One more instance of a service (see the doc comment above). */
+  const startReplica = async (name, port, extraEnv = {}) => {
+    if (stopping) throw new Error('the cluster is stopping');
+    if (!serviceNames.includes(name)) throw new Error(`${name} is not a service (${serviceNames.join(', ')})`);
+    const label = `${name}@${port}`;
+    const running = children.get(label);
+    if (running && running.exitCode === null && running.signalCode === null) throw new Error(`${label} is already running`);
+    const child = start(name, { ...extraEnvs.get(name), INSTANCE_NAME: label, ...extraEnv }, label, port);
+    child.starting = true;
+    const url = `http://127.0.0.1:${port}`;
+    try {
+      await waitHealthy(label, url);
+    } catch (error) {
+      killed.add(child);
+      await stopOne(label);
+      throw error;
+    }
+    child.starting = false;
+    return {
+      name,
+      port,
+      url,
+      pid: child.pid,
+      async kill(signal = 'SIGKILL') {
+        if (child.exitCode !== null || child.signalCode !== null) return;
+        killed.add(child);
+        child.kill(signal);
+        await child.exited;
+      },
+      async stop() {
+        killed.add(child);
+        await stopOne(label);
+      },
+    };
   };
 
   try {
@@ -160,6 +204,7 @@ export async function startCluster(options = {}) {
         start(name, { ...extraEnvs.get(name), ...extraEnv });
         await waitHealthy(name, urlOf(name));
       },
+      startReplica,
     };
   } catch (error) {
     await stop();

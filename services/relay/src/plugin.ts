@@ -38,8 +38,8 @@ import { midjourneyRoutes } from './routes/midjourney.js';
 import { sunoRoutes } from './routes/suno.js';
 import { DEFAULT_TASK_POLL, pollTasks } from './tasks/task-poller.js';
 
-/** A poll run holding its lock longer than this (a stalled process) lets the next one start. */
-const TASK_POLL_LOCK_TTL_MS = 120_000;
+/** How long the run lock outlives a killed holder (a live run renews it every third of this): polling pauses at most this long when its replica dies. */
+const TASK_POLL_LOCK_TTL_MS = 15_000;
 
 export { relayConfigShape, relaySettings } from './config.js';
 
