@@ -124,6 +124,7 @@ export const eventExamples: { [S in EventSubject]: z.output<(typeof eventSchemas
     user_id: 42,
     token_id: 9,
     quota: 50_000,
+    charges: ['req_01JD3Z8Q4M2X7T'],
     task: { id: 118, platform: 'midjourney', task_id: '1732600000123456', action: 'IMAGINE' },
     reason: 'the upstream task did not finish within 60 minutes',
     created_at: 1_732_603_600,

@@ -212,9 +212,10 @@ export const eventSchemas = {
   'relay.task.updated': taskUpdateSchema,
   /**
    * Published by the relay when an async task it charged for ended in FAILURE (the upstream's
-   * word, or TaskTimeoutMinutes passed), once per task: the relay claims the refund in its task
-   * store first (event id = `refund_id`). Billing gives `quota` back to the user and the API key
-   * in one transaction with a ledger entry keyed by `refund_id` (exactly once) and a system log.
+   * word, or TASK_TIMEOUT_MINUTES passed), and again until it was published (event id =
+   * `refund_id`). Billing gives back what its ledger recorded for the task's `charges`, to the
+   * user and the API key, in one transaction with a ledger entry keyed by `refund_id` (exactly
+   * once) and a system log.
    */
   'relay.task.refunded': taskRefundSchema,
   /** Published by the relay after an upstream attempt failed; channels applies the auto-disable rules. */

@@ -104,8 +104,13 @@ export const taskRefundSchema = z.object({
   user_id: z.number().int().positive(),
   /** The API key charged at submit (0: none); a limited key gets its quota back too. */
   token_id: z.number().int().min(0),
-  /** What the submit charged: all of it goes back. */
+  /** What the relay settled for the task (for the log); billing gives back what it recorded for `charges`. */
   quota: z.number().int().positive(),
+  /**
+   * The request ids of the task's charges (its submit, a modal confirming it): billing refunds
+   * the sum its ledger holds for them, and waits (redelivery) until each has been recorded.
+   */
+  charges: z.array(z.string().min(1).max(64)).min(1).max(32),
   task: z.object({ id: z.number().int(), platform: z.string().max(32), task_id: z.string().max(128), action: z.string().max(32) }),
   /** The upstream's failure reason, or the timeout. */
   reason: z.string().max(1024),

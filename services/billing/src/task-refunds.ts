@@ -8,10 +8,13 @@ import { publishAccountUpdated } from './events.js';
 
 /**
  * Refunds of failed async tasks: `relay.task.refunded` gives a Midjourney or Suno task's charge
- * back once it ended in FAILURE or timed out. One transaction writes the refund ledger row (keyed
- * by `refund_id`, unique), credits the balance and takes the charge off used_quota, gives a
- * limited token its quota back and writes a system log; the event is acknowledged after the
- * commit. As in the usage ledger, a redelivery finds the ledger row and is skipped, and two
+ * back once it ended in FAILURE or timed out. What goes back is what this ledger recorded for the
+ * task's charges (their request ids), never the relay's figure: a relay that died after storing a
+ * task but before charging it left a record of nothing charged, and nothing is refunded. A charge
+ * not recorded yet (its usage event still on the way) makes the refund wait: it is redelivered.
+ * One transaction writes the refund ledger row (keyed by `refund_id`, unique), credits the balance
+ * and takes the charge off used_quota, gives a limited token its quota back and writes a system
+ * log; the event is acknowledged after the commit. As in the usage ledger, a redelivery finds the ledger row and is skipped, and two
  * replicas racing collide on the unique key, the loser skipping: a refund applies exactly once.
  * After the commit the live counters move by the refund, as after a top-up.
  */
@@ -25,6 +28,8 @@ type RefundContext = Pick<BillingContext, 'db' | 'bus' | 'counters' | 'logger' |
 
 /** What the committed refund changed, for the live counters. */
 interface Refunded {
+  /** What went back: the sum the ledger recorded for the task's charges. */
+  amount: number;
   /** The token got its quota back and is limited, so its live counter (if loaded) moves too. */
   limitedToken: boolean;
 }
@@ -58,9 +63,9 @@ export async function applyTaskRefund(context: RefundContext, refund: TaskRefund
   // After the commit. The refund stands whatever happens here, and a redelivery would find it
   // applied, so a failure is logged rather than thrown. A counter left too low errs on the safe side.
   try {
-    await adjustLiveUser(context.counters, refund.user_id, refund.quota);
+    await adjustLiveUser(context.counters, refund.user_id, refunded.amount);
     // adjust: an unloaded counter stays unloaded, and seeds from the refunded row.
-    if (refunded.limitedToken) await context.counters.adjust(counterKeys.token(refund.token_id), refund.quota);
+    if (refunded.limitedToken && refunded.amount > 0) await context.counters.adjust(counterKeys.token(refund.token_id), refunded.amount);
     await publishAccountUpdated(context, refund.user_id);
   } catch (error) {
     logger.error({ err: error, refundId: refund.refund_id }, 'task refund applied, but updating the live counters or publishing failed');
@@ -72,16 +77,18 @@ export async function applyTaskRefund(context: RefundContext, refund: TaskRefund
 async function refundInTransaction(context: Pick<BillingContext, 'options'>, manager: EntityManager, refund: TaskRefund): Promise<Refunded | null> {
   const db = manager.connection;
   if (await manager.existsBy(LedgerEntryEntity, { request_id: refund.refund_id })) return null;
+  const amount = await chargedFor(manager, refund);
   const account = await manager.findOneBy(AccountEntity, { user_id: refund.user_id });
   if (!account) await ensureAccount(manager, refund.user_id);
 
   // The refunded charge is no longer used: used_quota goes down by it, the request count stays.
+  // A refund of nothing still writes its (zero) row: the refund id is then known as applied.
   await applyToAccount(manager, {
     userId: refund.user_id,
     kind: LedgerKind.Refund,
-    amount: refund.quota,
+    amount,
     requestId: refund.refund_id,
-    usage: { used: 0 - refund.quota, requests: 0 },
+    usage: { used: 0 - amount, requests: 0 },
   });
 
   let token: { name: string; limited: boolean } | undefined;
@@ -91,7 +98,7 @@ async function refundInTransaction(context: Pick<BillingContext, 'options'>, man
       manager,
       `UPDATE tokens SET remain_quota = CASE WHEN unlimited_quota THEN remain_quota ELSE remain_quota + ${param(db, 1)} END, ` +
         `used_quota = used_quota - ${param(db, 2)} WHERE id = ${param(db, 3)} AND user_id = ${param(db, 4)} RETURNING name, unlimited_quota`,
-      [refund.quota, refund.quota, refund.token_id, refund.user_id],
+      [amount, amount, refund.token_id, refund.user_id],
     );
     // SQLite answers the flag as 0 or 1.
     if (rows[0]) token = { name: rows[0].name, limited: !rows[0].unlimited_quota };
@@ -105,10 +112,41 @@ async function refundInTransaction(context: Pick<BillingContext, 'options'>, man
     username: account?.username ?? '',
     created_at: refund.created_at,
     type: LogType.System,
-    content: `task ${task.task_id} (${task.platform} ${task.action}) failed${reason}; refunded ${formatQuota(refund.quota, context.options.get('QuotaPerUnit'))}`,
+    content:
+      amount > 0
+        ? `task ${task.task_id} (${task.platform} ${task.action}) failed${reason}; refunded ${formatQuota(amount, context.options.get('QuotaPerUnit'))}`
+        : `task ${task.task_id} (${task.platform} ${task.action}) failed${reason}; nothing was charged, nothing refunded`,
     token_id: refund.token_id,
     token_name: token?.name ?? '',
-    quota: refund.quota,
+    quota: amount,
   });
-  return { limitedToken: token?.limited ?? false };
+  return { amount, limitedToken: token?.limited ?? false };
+}
+
+/** A charge of the task is not in the ledger yet: the refund waits for it (the event is redelivered). */
+export class ChargeNotRecordedError extends Error {
+  constructor(readonly requestId: string) {
+    super(`the charge ${requestId} is not recorded yet; the refund waits for it`);
+    this.name = 'ChargeNotRecordedError';
+  }
+}
+
+/**
+ * What the ledger recorded for the task's charges (usage entries of this user by request id,
+ * negative amounts): the refund gives back exactly that. Throws ChargeNotRecordedError while one is
+ * missing: every forwarded request gets exactly one usage record, so it comes.
+ */
+async function chargedFor(manager: EntityManager, refund: TaskRefund): Promise<number> {
+  const db = manager.connection;
+  const charges = [...new Set(refund.charges)];
+  const placeholders = charges.map((_, index) => param(db, index + 3)).join(', ');
+  const rows = await queryRows<{ request_id: string; amount: number | string }>(
+    manager,
+    `SELECT request_id, amount FROM ledger_entries WHERE user_id = ${param(db, 1)} AND kind = ${param(db, 2)} AND request_id IN (${placeholders})`,
+    [refund.user_id, LedgerKind.Usage, ...charges],
+  );
+  const recorded = new Set(rows.map((row) => row.request_id));
+  const missing = charges.find((requestId) => !recorded.has(requestId));
+  if (missing) throw new ChargeNotRecordedError(missing);
+  return rows.reduce((sum, row) => sum - Number(row.amount), 0);
 }

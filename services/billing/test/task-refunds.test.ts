@@ -6,7 +6,7 @@ import { backends, waitFor } from '@aigw/platform/testing';
 import { ROOT_PASSWORD, startGateway, type Session, type TestGateway } from '../../gateway/test/support/gateway';
 import { AccountEntity, LedgerEntryEntity, LogEntity, TokenEntity } from '../src/entities/index';
 import { reconcile } from '../src/reconcile';
-import { applyTaskRefund } from '../src/task-refunds';
+import { applyTaskRefund, ChargeNotRecordedError } from '../src/task-refunds';
 import { applyUsage } from '../src/usage-consumer';
 import { openBillingDatabase } from './support/billing-db';
 
@@ -42,7 +42,8 @@ describe.each(backends)('task refunds (%s)', (backend) => {
   };
 
   /** The submit's charge, as the relay records it. */
-  const charge = async (user: TestUser, tokenId: number, quota = CHARGE) => {
+  /** A task submit's charge, applied as the usage consumer does; its request id. */
+  const charge = async (user: TestUser, tokenId: number, quota = CHARGE): Promise<string> => {
     const usage: UsageRecord = {
       request_id: randomUUID(),
       user_id: user.id,
@@ -61,15 +62,17 @@ describe.each(backends)('task refunds (%s)', (backend) => {
       other: {},
     };
     expect(await applyUsage({ db, options: defaults, counters: gateway.env.infra.counters }, usage)).toBe('applied');
+    return usage.request_id;
   };
 
-  const refundOf = (user: TestUser, tokenId: number, quota = CHARGE): TaskRefund => {
+  const refundOf = (user: TestUser, tokenId: number, charges: string[], quota = CHARGE): TaskRefund => {
     const id = nextTask++;
     return {
       refund_id: `task-refund-${id}`,
       user_id: user.id,
       token_id: tokenId,
       quota,
+      charges,
       task: { id, platform: 'midjourney', task_id: `17326000001234${id}`, action: 'IMAGINE' },
       reason: 'the upstream task did not finish within 60 minutes',
       created_at: Math.floor(Date.now() / 1000),
@@ -95,11 +98,11 @@ describe.each(backends)('task refunds (%s)', (backend) => {
 
   it('gives a failed task its charge back: balance, used quota, token, one ledger row and one system log', async () => {
     const alice = await newUser('alice');
-    await charge(alice, alice.limitedToken);
+    const charged = await charge(alice, alice.limitedToken);
     expect(await account(alice)).toMatchObject({ quota: START_QUOTA - CHARGE, used_quota: CHARGE, request_count: 1 });
     expect(await tokenRow(alice.limitedToken)).toMatchObject({ remain_quota: TOKEN_QUOTA - CHARGE, used_quota: CHARGE });
 
-    const payload = refundOf(alice, alice.limitedToken);
+    const payload = refundOf(alice, alice.limitedToken, [charged]);
     expect(await refund(payload)).toBe('applied');
 
     // The request still happened; its charge did not.
@@ -126,21 +129,21 @@ describe.each(backends)('task refunds (%s)', (backend) => {
   it('applies a refund once, delivered twice or 20 times at once, and moves the live counters by it once', async () => {
     const bob = await newUser('bob');
     const { counters } = gateway.env.infra;
-    await charge(bob, bob.limitedToken, CHARGE);
-    await charge(bob, bob.limitedToken, 2 * CHARGE);
+    const first = await charge(bob, bob.limitedToken, CHARGE);
+    const second = await charge(bob, bob.limitedToken, 2 * CHARGE);
     // The relay's live counters, as loaded (billing only moves counters that exist).
     const userKey = counterKeys.user(bob.id);
     const tokenKey = counterKeys.token(bob.limitedToken);
     await counters.set(userKey, START_QUOTA - 3 * CHARGE);
     await counters.set(tokenKey, TOKEN_QUOTA - 3 * CHARGE);
 
-    const twice = refundOf(bob, bob.limitedToken, CHARGE);
+    const twice = refundOf(bob, bob.limitedToken, [first], CHARGE);
     expect(await refund(twice)).toBe('applied');
     expect(await refund(twice)).toBe('duplicate');
 
     // PostgreSQL: pooled connections really race and the losers hit the unique key; on SQLite the
     // platform makes transactions take turns, so the later ones find the ledger row.
-    const raced = refundOf(bob, bob.limitedToken, 2 * CHARGE);
+    const raced = refundOf(bob, bob.limitedToken, [second], 2 * CHARGE);
     const outcomes = await Promise.all(Array.from({ length: 20 }, () => refund(raced)));
     expect(outcomes.filter((outcome) => outcome === 'applied')).toHaveLength(1);
     expect(outcomes.filter((outcome) => outcome === 'duplicate')).toHaveLength(19);
@@ -160,11 +163,11 @@ describe.each(backends)('task refunds (%s)', (backend) => {
   it("leaves an unlimited token's remaining quota alone, and creates no live counter", async () => {
     const carol = await newUser('carol');
     const { counters } = gateway.env.infra;
-    await charge(carol, carol.unlimitedToken);
+    const charged = await charge(carol, carol.unlimitedToken);
     const before = await tokenRow(carol.unlimitedToken);
     expect(before.used_quota).toBe(CHARGE);
 
-    expect(await refund(refundOf(carol, carol.unlimitedToken))).toBe('applied');
+    expect(await refund(refundOf(carol, carol.unlimitedToken, [charged]))).toBe('applied');
     expect(await tokenRow(carol.unlimitedToken)).toMatchObject({ remain_quota: before.remain_quota, used_quota: 0 });
     expect(await account(carol)).toMatchObject({ quota: START_QUOTA, used_quota: 0 });
     // Counters the relay never loaded stay unloaded: they seed from the refunded rows.
@@ -176,10 +179,10 @@ describe.each(backends)('task refunds (%s)', (backend) => {
     const dave = await newUser('dave');
     const erin = await newUser('erin');
     const { counters } = gateway.env.infra;
-    await charge(dave, 0);
+    const charged = await charge(dave, 0);
     await counters.set(counterKeys.token(erin.limitedToken), TOKEN_QUOTA);
 
-    const payload = refundOf(dave, erin.limitedToken);
+    const payload = refundOf(dave, erin.limitedToken, [charged]);
     expect(await refund(payload)).toBe('applied');
     expect(await tokenRow(erin.limitedToken)).toMatchObject({ remain_quota: TOKEN_QUOTA, used_quota: 0 });
     expect(await counters.get(counterKeys.token(erin.limitedToken))).toBe(TOKEN_QUOTA);
@@ -190,9 +193,55 @@ describe.each(backends)('task refunds (%s)', (backend) => {
     expect(await reconcile(db)).toEqual([]);
   });
 
+  it("gives back what the ledger recorded for the charges, not the relay's figure: a charge that never happened refunds nothing", async () => {
+    const gina = await newUser('gina');
+    // A relay that died after storing the task but before charging it: the hold's record, nothing charged.
+    const uncharged = await charge(gina, gina.limitedToken, 0);
+    const payload = refundOf(gina, gina.limitedToken, [uncharged], CHARGE);
+    expect(await refund(payload)).toBe('applied');
+    expect(await account(gina)).toMatchObject({ quota: START_QUOTA, used_quota: 0 });
+    expect(await tokenRow(gina.limitedToken)).toMatchObject({ remain_quota: TOKEN_QUOTA, used_quota: 0 });
+    expect(await db.getRepository(LedgerEntryEntity).findOneByOrFail({ request_id: payload.refund_id })).toMatchObject({ kind: 'refund', amount: 0 });
+    expect((await db.getRepository(LogEntity).findOneByOrFail({ request_id: payload.refund_id })).content).toContain('nothing was charged');
+    expect(await refund(payload)).toBe('duplicate');
+    expect(await reconcile(db)).toEqual([]);
+  });
+
+  it('waits for a charge not recorded yet (redelivered), then refunds a submit and a modal together', async () => {
+    const hank = await newUser('hank');
+    const submit = await charge(hank, hank.limitedToken, CHARGE);
+    const modal = randomUUID();
+    const payload = refundOf(hank, hank.limitedToken, [submit, modal], 2 * CHARGE);
+    await expect(refund(payload)).rejects.toThrow(ChargeNotRecordedError);
+    expect(await ledgerRows(payload.refund_id)).toBe(0);
+    // The modal's usage record arrives: the redelivery applies both.
+    const usage: UsageRecord = {
+      request_id: modal,
+      user_id: hank.id,
+      token_id: hank.limitedToken,
+      token_name: '',
+      model_name: 'mj_modal',
+      group: 'default',
+      channel_id: 3,
+      prompt_tokens: 0,
+      completion_tokens: 0,
+      quota: CHARGE,
+      use_time_ms: 10,
+      is_stream: false,
+      created_at: Math.floor(Date.now() / 1000),
+      content: '',
+      other: {},
+    };
+    expect(await applyUsage({ db, options: defaults, counters: gateway.env.infra.counters }, usage)).toBe('applied');
+    expect(await refund(payload)).toBe('applied');
+    expect(await account(hank)).toMatchObject({ quota: START_QUOTA, used_quota: 0, request_count: 2 });
+    expect(await tokenRow(hank.limitedToken)).toMatchObject({ remain_quota: TOKEN_QUOTA, used_quota: 0 });
+    expect(await reconcile(db)).toEqual([]);
+  });
+
   it('applies relay.task.refunded from the bus and announces the new balance', async () => {
     const frank = await newUser('frank');
-    await charge(frank, frank.limitedToken);
+    const charged = await charge(frank, frank.limitedToken);
     const updates: Array<EventPayload<'billing.account.updated'>> = [];
     await gateway.env.infra.bus.subscribe(
       'billing.account.updated',
@@ -202,7 +251,7 @@ describe.each(backends)('task refunds (%s)', (backend) => {
       {},
     );
 
-    const payload = refundOf(frank, frank.limitedToken);
+    const payload = refundOf(frank, frank.limitedToken, [charged]);
     await publishEvent(gateway.env.infra.bus, 'relay.task.refunded', payload, payload.refund_id);
     await waitFor(async () => (await account(frank)).quota === START_QUOTA, 10_000, 'refund applied');
     expect(await account(frank)).toMatchObject({ used_quota: 0 });

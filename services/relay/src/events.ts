@@ -2,6 +2,7 @@ import type { EventPayload, TaskRefund, TaskUpdate, UsageRecord } from '@aigw/co
 import { publishEvent, type Bus, type ServiceMessaging } from '@aigw/platform';
 import type { RelayContext } from './context.js';
 import type { TaskEntity } from './entities/index.js';
+import { chargeRequestsOf } from './tasks/task-store.js';
 
 /**
  * What the relay says on the bus. It publishes through the functions below: the money events
@@ -86,6 +87,7 @@ export async function publishTaskRefunded(context: Pick<RelayContext, 'bus'>, ta
     user_id: task.user_id,
     token_id: task.token_id,
     quota: task.quota,
+    charges: chargeRequestsOf(task).slice(-32),
     task: { id: task.id, platform: task.platform, task_id: task.task_id, action: task.action },
     reason: (task.fail_reason || 'the task failed').slice(0, 1024),
     created_at: Math.floor(Date.now() / 1000),

@@ -5,7 +5,9 @@ import { backends, createTestEnvironment, type TestEnvironment } from '@aigw/pla
 import { relayEntities } from '../src/entities/index';
 import { relayMigrations } from '../src/migrations/index';
 import {
+  addCharge,
   byTaskId,
+  chargeRequestsOf,
   claimRefund,
   insert,
   list,
@@ -75,6 +77,7 @@ describe.each(backends)('task store (%s)', (backend) => {
       properties: '',
       fail_reason: '',
       quota: 5_000_000_000,
+      charge_requests: '',
       submit_time: T,
       start_time: 0,
       finish_time: 0,
@@ -165,6 +168,14 @@ describe.each(backends)('task store (%s)', (backend) => {
     expect(claims.filter(Boolean)).toHaveLength(1);
     expect(await claimRefund(db, task.id)).toBe(false);
     expect((await byTaskId(db, 'midjourney', 'u'))?.refunded).toBe(true);
+  });
+
+  it('adds charges with their request ids in one statement each, so concurrent ones all count', async () => {
+    const task = await mj({ task_id: 'charged', quota: 100, charge_requests: 'req-submit' });
+    await Promise.all(Array.from({ length: 5 }, (_, index) => addCharge(db, task.id, 10, `req-modal-${index}`)));
+    const row = await byTaskId(db, 'midjourney', 'charged');
+    expect(row?.quota).toBe(150);
+    expect(chargeRequestsOf(row!).sort()).toEqual(['req-modal-0', 'req-modal-1', 'req-modal-2', 'req-modal-3', 'req-modal-4', 'req-submit']);
   });
 
   it('maps rows to the contracts, hiding the channel from their owner', async () => {

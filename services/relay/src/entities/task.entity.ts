@@ -72,9 +72,16 @@ export class TaskEntity {
   @Column({ type: 'text', default: '' })
   fail_reason: string;
 
-  /** Quota charged at submit. */
+  /** Quota charged at submit (and by a modal confirming the task): what the relay settled. */
   @Column({ type: 'bigint', default: 0, transformer: bigintNumber })
   quota: number;
+
+  /**
+   * The request ids of those charges, space-separated: a refund gives back what billing recorded
+   * for them (see `relay.task.refunded`).
+   */
+  @Column({ type: 'text', default: '' })
+  charge_requests: string;
 
   @Column({ type: 'bigint', default: 0, transformer: bigintNumber })
   submit_time: number;

@@ -6,7 +6,7 @@ import { channelEgress } from '../channel-egress.js';
 import { readBounded } from '../relay-call.js';
 import { taskPlatformFor } from '../providers/registry.js';
 import type { TaskPlatformDefinition } from './platform.js';
-import { claimRefund, TaskPlatform, TaskStatus, unfinished, unrefunded, update, type TaskChanges } from './task-store.js';
+import { chargeRequestsOf, claimRefund, TaskPlatform, TaskStatus, unfinished, unrefunded, update, type TaskChanges } from './task-store.js';
 import { publishTaskRefunded, publishTaskUpdated } from '../events.js';
 
 export interface TaskPollSettings {
@@ -165,6 +165,12 @@ async function applyChanges(context: RelayContext, db: DataSource, task: TaskEnt
 export async function refundFailed(context: RelayContext, db: DataSource): Promise<number> {
   let refunded = 0;
   for (const task of await unrefunded(db, 500)) {
+    if (chargeRequestsOf(task).length === 0) {
+      // No charge on record to give back (a row not written by a submit): nothing to refund.
+      context.logger.warn({ taskId: task.id }, 'failed task has a quota but no charge on record; not refunded');
+      await claimRefund(db, task.id);
+      continue;
+    }
     try {
       await publishTaskRefunded(context, task);
     } catch (error) {

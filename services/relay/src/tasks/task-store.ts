@@ -91,17 +91,23 @@ export async function byTaskIds(db: DataSource, platform: string, taskIds: reado
   return wanted.flatMap((id) => byId.get(id) ?? []);
 }
 
-/** Adds a charge to a task (a modal confirming it, a submit the upstream says it already had): a refund gives back all of it. */
-export async function addCharge(db: DataSource, id: number, amount: number, now = Date.now()): Promise<void> {
+/**
+ * Adds a charge to a task (a modal confirming it, a submit the upstream says it already had),
+ * with its request id: a refund gives back all of them. One statement, so two at once both count.
+ */
+export async function addCharge(db: DataSource, id: number, amount: number, requestId: string, now = Date.now()): Promise<void> {
   await db
     .getRepository(TaskEntity)
     .createQueryBuilder()
     .update()
-    .set({ quota: () => 'quota + :amount', updated_at: now })
-    .setParameter('amount', amount)
+    .set({ quota: () => 'quota + :amount', charge_requests: () => "charge_requests || ' ' || :requestId", updated_at: now })
+    .setParameters({ amount, requestId })
     .where('id = :id', { id })
     .execute();
 }
+
+/** The request ids of a task's charges. */
+export const chargeRequestsOf = (task: Pick<TaskEntity, 'charge_requests'>): string[] => task.charge_requests.split(' ').filter(Boolean);
 
 /** Failed tasks whose charge has not gone back yet (the poller refunds them), oldest first. */
 export async function unrefunded(db: DataSource, limit: number): Promise<TaskEntity[]> {

@@ -121,7 +121,7 @@ export async function submitTask(
       }
     }
     if (accepted) {
-      await keepTask(context, db, caller, submission, accepted.outcome, accepted.channel.id, price, startedAt);
+      await keepTask(context, db, caller, submission, accepted.outcome, accepted.channel.id, price, startedAt, requestId);
     }
   } catch (error) {
     await context.quota.release(hold);
@@ -202,11 +202,12 @@ async function keepTask(
   channelId: number,
   price: number,
   startedAt: number,
+  requestId: string,
 ): Promise<void> {
   const { platform, original } = submission;
   if (!outcome.taskId) return; // an upload: billed, nothing to follow
   if (submission.confirmsOriginal && original && original.task_id === outcome.taskId) {
-    if (price > 0) await addCharge(db, original.id, price);
+    if (price > 0) await addCharge(db, original.id, price, requestId);
     return;
   }
   const changes: TaskChanges = outcome.changes;
@@ -220,6 +221,7 @@ async function keepTask(
       task_id: outcome.taskId,
       prompt: submission.prompt,
       quota: price,
+      charge_requests: requestId,
       submit_time: startedAt,
       ...changes,
     });
@@ -229,6 +231,6 @@ async function keepTask(
     // The upstream answered with a task it already had (code 21): the charge joins that task's.
     const existing = await byTaskId(db, platform.platform, outcome.taskId);
     if (!existing) throw error;
-    if (price > 0) await addCharge(db, existing.id, price);
+    if (price > 0) await addCharge(db, existing.id, price, requestId);
   }
 }
