@@ -245,7 +245,7 @@ function openAiCompletion(model, options, contents, prompt, wantsUsage) {
   };
 }
 
-function anthropicMessages(model, options, contents, prompt) {
+export function anthropicMessages(model, options, contents, prompt) {
   const id = `msg_mock${++sequence}`;
   const usage = usageOf(prompt, options);
   const event = (name, data) => `event: ${name}\ndata: ${data}\n\n`;
@@ -542,8 +542,11 @@ export async function startMockUpstream(config = {}) {
     else if (req.method === 'GET' && path === '/v1/dashboard/billing/subscription') kind = 'subscription';
     else if (req.method === 'GET' && path === '/v1/dashboard/billing/usage') kind = 'usage';
     else if (req.method === 'GET' && path === '/healthz') kind = 'health';
-    else if ((extension = routeModules.find((module) => (kind = module.match(req.method, path)) !== undefined))) flavor = extension.flavor ?? 'openai';
-    else if (req.method === 'POST') {
+    else if ((extension = routeModules.find((module) => (kind = module.match(req.method, path)) !== undefined))) {
+      flavor = extension.flavor ?? 'openai';
+      // Protocols that name the model in the path (Bedrock) say which it is, for its options.
+      model = extension.modelOf?.(path) ?? model;
+    } else if (req.method === 'POST') {
       const match = /^\/(?:v1beta|v1)\/models\/([^/]+):(generateContent|streamGenerateContent|embedContent|batchEmbedContents)$/.exec(path);
       if (match) {
         [kind, flavor] = [match[2], 'gemini'];
@@ -571,7 +574,7 @@ export async function startMockUpstream(config = {}) {
     if (req.method === 'POST' && body === undefined) return sendError(res, flavor, 400, 'mock upstream: the body is not JSON');
     if (extension && (options.redirect || options.status)) return respond(req, res, { kind, flavor, path, model, baseModel, body, options, query });
 
-    const context = { kind, flavor, path, model, baseModel, body, options, query };
+    const context = { kind, flavor, path, model, baseModel, body, raw, options, query };
     const answer = () =>
       extension ? extension.respond(req, res, { ...context, state: routeState, send: senders(res, flavor, options) }) : respond(req, res, context);
     if (options.hang) return; // never answer; close() or the client ends it

@@ -3,7 +3,9 @@
 // respond(req, res, { kind, model, baseModel, body, options, query, send }) }`: the server has
 // already read the body (JSON, or multipart as fields and Files), checked the key, applied the
 // options and the status/redirect/latency/hang modes; `send` has json, error, stream and bytes.
-// A module may add `errorBody(status, message)` (its provider's error JSON) for the server's errors.
+// A module may add `errorBody(status, message)` (its provider's error JSON) for the server's errors,
+// and `modelOf(path)` when its protocol names the model in the path (its `@options` then apply).
+// `raw` in the context is the body as received (for signature checks).
 // Import your module above the array (one line each) and append it to the array.
 import { responsesRoutes } from './responses.mjs';
 import { imageRoutes } from './images.mjs';
@@ -13,5 +15,16 @@ import { midjourneyRoutes } from './midjourney.mjs';
 import { sunoRoutes } from './suno.mjs';
 import { cohereRoutes } from './cohere.mjs';
 import { cloudflareRoutes } from './cloudflare.mjs';
+import { bedrockRoutes } from './bedrock.mjs';
 
-export const routeModules = [responsesRoutes, imageRoutes, audioRoutes, realtimeRoutes, midjourneyRoutes, sunoRoutes, cohereRoutes, cloudflareRoutes];
+export const routeModules = [
+  responsesRoutes,
+  imageRoutes,
+  audioRoutes,
+  realtimeRoutes,
+  midjourneyRoutes,
+  sunoRoutes,
+  cohereRoutes,
+  cloudflareRoutes,
+  bedrockRoutes,
+];

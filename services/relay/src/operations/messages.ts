@@ -42,8 +42,7 @@ export const messagesOperation: OperationDefinition = {
     return countChatPrompt(converted.messages, model, converted.tools);
   },
   upstream(attempt, body) {
-    const native = attempt.provider.messages;
-    if (native) return { request: native.request(body, attempt.context), injectedUsage: false };
+    if (isNative(attempt)) return { request: attempt.provider.messages!.request(body, attempt.context), injectedUsage: false };
     return chatUpstream(attempt, anthropicToOpenAi(body));
   },
   answer(attempt, upstream) {
@@ -59,4 +58,8 @@ export const messagesOperation: OperationDefinition = {
   stream: (attempt, options) => (isNative(attempt) ? anthropicPassthroughStream(attempt) : anthropicChatStream(attempt, options)),
 };
 
-const isNative = (attempt: Attempt) => attempt.provider.messages !== undefined;
+/** The channel speaks Messages for this model (Bedrock only for Anthropic's models): the body goes unchanged. */
+const isNative = (attempt: Attempt) => {
+  const native = attempt.provider.messages;
+  return native !== undefined && (native.serves?.(attempt.context) ?? true);
+};

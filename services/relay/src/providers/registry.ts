@@ -3,6 +3,7 @@ import type { ProviderDefinition } from './types.js';
 import type { OperationName } from '../operations/types.js';
 import { anthropicProvider } from './anthropic/index.js';
 import { azureProvider } from './azure/index.js';
+import { bedrockProvider } from './bedrock/index.js';
 import { jinaProvider } from './jina/index.js';
 import { cloudflareProvider } from './cloudflare/index.js';
 import { cohereProvider } from './cohere/index.js';
@@ -18,7 +19,7 @@ import { sunoPlatform } from '../tasks/suno.js';
  * Every channel type and the provider that serves it in the chat relay (style rule 11,
  * CONTRIBUTING.md). The `satisfies` makes a new ChannelType a compile error until it is listed
  * here. `null` is an explicit "not supported yet": signed or non-OpenAI native protocols (Baidu
- * v1, Zhipu v3, Ali, Xunfei, Tencent, AWS, Dify, Vertex), and the task channel types, which
+ * v1, Zhipu v3, Ali, Xunfei, Tencent, Dify, Vertex), and the task channel types, which
  * `taskPlatforms` below serves instead.
  */
 export const providers = {
@@ -51,7 +52,7 @@ export const providers = {
   [ChannelType.ZhipuV4]: family.zhipuV4Provider,
   [ChannelType.Perplexity]: family.perplexityProvider,
   [ChannelType.LingYiWanWu]: family.lingYiProvider,
-  [ChannelType.AWS]: null,
+  [ChannelType.AWS]: bedrockProvider,
   [ChannelType.Cohere]: cohereProvider,
   [ChannelType.MiniMax]: family.miniMaxProvider,
   [ChannelType.SunoAPI]: null,

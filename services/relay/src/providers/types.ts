@@ -158,6 +158,8 @@ export interface ProviderDefinition {
    * for the model (cache_control, thinking and tools survive), the answer comes back unchanged.
    */
   messages?: {
+    /** Whether the model is spoken to natively (Bedrock: Anthropic's models only; others are converted to chat). Absent: all are. */
+    serves?(context: ProviderContext): boolean;
     request(body: Record<string, unknown>, context: ProviderContext): UpstreamRequest;
   };
   /**

@@ -11,9 +11,11 @@ import { channel, context, lastUsage, runStream } from './support.js';
  * the key into the URL.
  */
 
-type Protocol = 'openai' | 'anthropic' | 'gemini' | 'cohere';
+type Protocol = 'openai' | 'anthropic' | 'gemini' | 'cohere' | 'bedrock';
 const protocolOf = (provider: ProviderDefinition): Protocol =>
-  provider.id === 'anthropic' || provider.id === 'gemini' || provider.id === 'cohere' ? provider.id : 'openai';
+  provider.id === 'anthropic' || provider.id === 'gemini' || provider.id === 'cohere' || provider.id === 'bedrock' ? provider.id : 'openai';
+/** The key as each type takes it, with the secret in it (it must stay out of the URL). */
+const keyFor = (type: number, secret: string) => (type === ChannelType.AWS ? `AKIAEXAMPLE|${secret}|us-east-1` : secret);
 
 const minimalAnswers: Record<Protocol, unknown> = {
   openai: {
@@ -36,6 +38,12 @@ const minimalAnswers: Record<Protocol, unknown> = {
   gemini: {
     candidates: [{ content: { role: 'model', parts: [{ text: 'Hi' }] }, finishReason: 'STOP' }],
     usageMetadata: { promptTokenCount: 5, candidatesTokenCount: 1, totalTokenCount: 6 },
+  },
+  // Bedrock's Converse answer (model `m` is not Anthropic's).
+  bedrock: {
+    output: { message: { role: 'assistant', content: [{ text: 'Hi' }] } },
+    stopReason: 'end_turn',
+    usage: { inputTokens: 5, outputTokens: 1, totalTokens: 6 },
   },
   cohere: {
     id: 'c1',
@@ -61,6 +69,14 @@ const minimalStreams: Record<Protocol, string> = {
     ].join('\n\n') + '\n\n',
   gemini:
     'data: {"candidates":[{"content":{"role":"model","parts":[{"text":"Hi"}]},"finishReason":"STOP"}],"usageMetadata":{"promptTokenCount":5,"candidatesTokenCount":1}}\r\n\r\n',
+  // ConverseStream's events, as the event-stream framing names them (SSE here for the test's runner).
+  bedrock:
+    [
+      'event: messageStart\ndata: {"role":"assistant"}',
+      'event: contentBlockDelta\ndata: {"contentBlockIndex":0,"delta":{"text":"Hi"}}',
+      'event: messageStop\ndata: {"stopReason":"end_turn"}',
+      'event: metadata\ndata: {"usage":{"inputTokens":5,"outputTokens":1,"totalTokens":6}}',
+    ].join('\n\n') + '\n\n',
   cohere:
     [
       'event: message-start\ndata: {"id":"c1","type":"message-start","delta":{"message":{"role":"assistant","content":[]}}}',
@@ -126,8 +142,8 @@ describe.each(entries)('provider contract: %s', (_name, type, provider) => {
 
   it('builds a JSON POST that keeps the key out of the URL', () => {
     const request = chat
-      ? chat.request({ model: 'm', messages: [{ role: 'user', content: 'Hi' }] }, { ...ctx, key: 'secret-key-123' })
-      : provider.passthrough!.request(`/v1/${provider.operations[0]}`, { model: 'm', input: 'Hi' }, { ...ctx, key: 'secret-key-123' });
+      ? chat.request({ model: 'm', messages: [{ role: 'user', content: 'Hi' }] }, { ...ctx, key: keyFor(type, 'secret-key-123') })
+      : provider.passthrough!.request(`/v1/${provider.operations[0]}`, { model: 'm', input: 'Hi' }, { ...ctx, key: keyFor(type, 'secret-key-123') });
     expect(request.method).toBe('POST');
     expect(request.url).toMatch(/^https?:\/\//);
     expect(request.url).not.toContain('secret-key-123');
