@@ -14,7 +14,7 @@ const swc = ['@swc/jest', swcOptions(false)];
 const swcReact = ['@swc/jest', swcOptions(true)];
 
 // ESM-only packages that jest on Node 20 cannot require(): let swc transform them.
-const esmOnly = ['cookie', 'content-disposition', '@fastify/cookie', 'react-intl', '@formatjs', 'intl-messageformat', 'marked', '@ant-design/colors'];
+const esmOnly = ['cookie', 'content-disposition', '@fastify/cookie', 'react-intl', '@formatjs', 'intl-messageformat', 'marked', '@ant-design/colors', 'jose'];
 const transformIgnorePatterns = [`/node_modules/(?!(${esmOnly.join('|')})/)`];
 
 const workspaceSources = {

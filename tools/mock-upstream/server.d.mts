@@ -99,6 +99,8 @@ export interface MockUpstream {
   port: number;
   /** The last `maxRecorded` requests, oldest first. */
   requests: RecordedRequest[];
+  /** The route modules' per-instance state (tasks, issued tokens), live: tests may change it. */
+  state: Record<string, unknown>;
   /** Every request received, recorded or not. */
   stats: { received: number };
   defaults: Readonly<MockOptions>;

@@ -277,7 +277,7 @@ export function anthropicMessages(model, options, contents, prompt) {
 }
 
 /** Gemini: SSE events end with CRLF CRLF like Google's; without alt=sse the stream is a JSON array. */
-function gemini(model, options, contents, prompt, sse) {
+export function gemini(model, options, contents, prompt, sse) {
   const usage = usageOf(prompt, options);
   const usageJson = options.nousage
     ? ''
@@ -480,10 +480,13 @@ export async function startMockUpstream(config = {}) {
           body = await formBody(Buffer.concat(chunks), req.headers['content-type']);
         } else if (chunks.length > 0) {
           raw = chunks.length === 1 ? chunks[0].toString() : Buffer.concat(chunks).toString();
-          try {
-            body = JSON.parse(raw);
-          } catch {
-            body = undefined;
+          if (/^application\/x-www-form-urlencoded/i.test(req.headers['content-type'] ?? '')) body = Object.fromEntries(new URLSearchParams(raw));
+          else {
+            try {
+              body = JSON.parse(raw);
+            } catch {
+              body = undefined;
+            }
           }
         }
         handle(req, res, body, raw);
@@ -660,6 +663,8 @@ export async function startMockUpstream(config = {}) {
     url,
     port: address.port,
     requests,
+    /** The route modules' per-instance state (tasks, issued tokens): tests may change it, as an upstream's own state changes. */
+    state: routeState,
     stats,
     defaults,
     billing,

@@ -12,6 +12,8 @@ const EXCHANGE_TIMEOUT_MS = 15_000;
 export interface AccessTokens {
   /** The tools a provider's `authorize` gets for one channel and key. */
   for(channel: RoutingChannel, key: string): AuthorizeTools;
+  /** Drops the channel's cached tokens for this key: the upstream refused one before it expired. */
+  forget(channel: RoutingChannel, key: string): void;
 }
 
 interface Cached {
@@ -31,7 +33,7 @@ export function createAccessTokens(egress: EgressClient, logger: Logger, now: ()
   const running = new Map<string, Promise<Cached>>();
 
   async function exchange(channel: RoutingChannel, exchange: TokenExchange): Promise<Cached> {
-    const { request } = exchange;
+    const request = typeof exchange.request === 'function' ? await exchange.request() : exchange.request;
     const answer = await egress.fetchJson(request.url, {
       method: request.method,
       headers: request.headers,
@@ -40,17 +42,22 @@ export function createAccessTokens(egress: EgressClient, logger: Logger, now: ()
       ...channelEgress(channel),
     });
     if (answer.statusCode < 200 || answer.statusCode >= 300) {
-      throw new AccessTokenError(channel.id, `the token exchange answered HTTP ${answer.statusCode}`);
+      throw new AccessTokenError(channel.id, `the token exchange answered HTTP ${answer.statusCode}`, answer.statusCode);
     }
     return exchange.parse(answer.data, now());
   }
 
+  const prefixOf = (channel: RoutingChannel, key: string) => `${channel.id}:${createHash('sha256').update(key).digest('hex').slice(0, 16)}:`;
   return {
+    forget(channel, key) {
+      const prefix = prefixOf(channel, key);
+      for (const name of cache.keys()) if (name.startsWith(prefix)) cache.delete(name);
+    },
     for(channel, key) {
-      const keyHash = createHash('sha256').update(key).digest('hex').slice(0, 16);
+      const prefix = prefixOf(channel, key);
       return {
         async accessToken(request) {
-          const name = `${channel.id}:${keyHash}:${request.scope}`;
+          const name = `${prefix}${request.scope}`;
           const cached = cache.get(name);
           if (cached && cached.expiresAt - RENEW_BEFORE_MS > now()) return cached.token;
           let pending = running.get(name);
@@ -78,6 +85,8 @@ export class AccessTokenError extends Error {
   constructor(
     readonly channelId: number,
     message: string,
+    /** The token endpoint's HTTP status; 0 when it did not answer. */
+    readonly status = 0,
   ) {
     super(message);
     this.name = 'AccessTokenError';

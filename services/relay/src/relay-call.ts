@@ -13,6 +13,8 @@ import { AnswerPump, answerHeaders, drained, streamToClient, type StreamOutcome 
 import { redactKey } from './redact.js';
 import { channelEgress } from './channel-egress.js';
 import { ChannelConfigurationError } from './providers/shared/url.js';
+import { UpstreamAnswerError } from './providers/shared/upstream-error.js';
+import { AccessTokenError } from './access-tokens.js';
 import { publishChannelFailed } from './events.js';
 import type { Attempt as OperationAttempt, OperationDefinition, OperationName, UpstreamAnswer } from './operations/types.js';
 
@@ -95,6 +97,8 @@ export async function relay(
   const attempts = caller.pinnedChannelId !== null ? 1 : options.get('RetryTimes') + 1;
   let failure: Failure | null = null;
   let outcome: StreamOutcome | null = null;
+  /** A cached access token was refreshed after the upstream refused it (once per request). */
+  let refreshed = false;
   try {
     for (let attempt = 0; attempt < attempts && !outcome; attempt++) {
       const channel = chooseChannel(candidates, new Set(tried));
@@ -118,7 +122,23 @@ export async function relay(
       } else if (operation.bytes) {
         outcome = await pipeBytes(context, reply, call.attempt, result.response, requestId, (delivered) => operation.bytes!(body, promptTokens, delivered));
       } else {
-        outcome = await answer(context, reply, call.attempt, operation, result.response, requestId, body);
+        try {
+          outcome = await answer(context, reply, call.attempt, operation, result.response, requestId, body);
+        } catch (error) {
+          // An error inside a 2xx answer (Baidu, Tencent, Zhipu): that channel failed, as with a non-2xx one.
+          if (!(error instanceof UpstreamAnswerError)) throw error;
+          failure = { status: error.statusCode, error: error.error };
+          if (error.staleCredentials && !refreshed) {
+            // The upstream dropped a token the relay cached: not the channel's fault. Once, the same channel with a new token.
+            context.accessTokens.forget(channel, call.attempt.context.key);
+            refreshed = true;
+            tried.pop();
+            attempt -= 1;
+            continue;
+          }
+          reportFailure(context, channel, requestId, failure, failure.error.message);
+          if (!isRetryable(failure.status, channel.type)) break;
+        }
       }
     }
   } catch (error) {
@@ -272,7 +292,10 @@ async function send(context: RelayContext, attempt: Attempt, operation: Operatio
   } catch (error) {
     // The credential could not be exchanged for a token: like an unreachable upstream, another channel may serve.
     const failure: Failure = { status: 0, error: { message: 'the channel credential was not accepted', type: 'upstream_error', code: 'upstream_auth_failed' } };
-    reportFailure(context, channel, requestId, failure, (error as Error).message);
+    // A token endpoint refusing the credential (4xx) is an authentication failure for auto-ban; its trouble (5xx, none) is not.
+    const refused = error instanceof AccessTokenError && error.status >= 400 && error.status < 500;
+    const reported: Failure = refused ? { status: error.status, error: { ...failure.error, type: 'authentication_error' } } : failure;
+    reportFailure(context, channel, requestId, reported, (error as Error).message);
     return { failure };
   }
   const { headers, body: payload } = await encoded(upstream);

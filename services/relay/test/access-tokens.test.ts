@@ -77,7 +77,7 @@ describe('access tokens', () => {
 
   const exchangeFor = (key: string, scope = ''): TokenExchange => ({
     scope,
-    request: { method: 'POST', url, headers: { 'content-type': 'application/json' }, body: key },
+    request: () => ({ method: 'POST', url, headers: { 'content-type': 'application/json' }, body: key }),
     parse(json, now) {
       const answer = json as { access_token?: string; expires_in?: number };
       if (!answer.access_token) throw new Error('no access_token');
@@ -114,11 +114,21 @@ describe('access tokens', () => {
     expect(exchanges).toHaveLength(4);
   });
 
+  it("forgets a channel's tokens for a key when the upstream refused one early", async () => {
+    const tokens = createAccessTokens(egress, createSilentLogger(), () => clock);
+    const tools = tokens.for(channel(5), 'key-f');
+    expect(await tools.accessToken(exchangeFor('key-f'))).toBe('token-1-key-f');
+    tokens.forget(channel(5), 'another-key');
+    expect(await tools.accessToken(exchangeFor('key-f'))).toBe('token-1-key-f');
+    tokens.forget(channel(5), 'key-f');
+    expect(await tools.accessToken(exchangeFor('key-f'))).toBe('token-2-key-f');
+  });
+
   it('fails with AccessTokenError when the exchange is refused, and tries again on the next request', async () => {
     const tokens = createAccessTokens(egress, createSilentLogger(), () => clock);
     next.status = 400;
     const tools = tokens.for(channel(3), 'bad');
-    await expect(tools.accessToken(exchangeFor('bad'))).rejects.toBeInstanceOf(AccessTokenError);
+    await expect(tools.accessToken(exchangeFor('bad'))).rejects.toMatchObject({ name: 'AccessTokenError', status: 400 });
     next.status = 200;
     expect(await tools.accessToken(exchangeFor('bad'))).toBe('token-2-bad');
   });

@@ -16,6 +16,10 @@ import { sunoRoutes } from './suno.mjs';
 import { cohereRoutes } from './cohere.mjs';
 import { cloudflareRoutes } from './cloudflare.mjs';
 import { bedrockRoutes } from './bedrock.mjs';
+import { vertexRoutes } from './vertex.mjs';
+import { zhipuRoutes } from './zhipu.mjs';
+import { baiduRoutes } from './baidu.mjs';
+import { tencentRoutes } from './tencent.mjs';
 
 export const routeModules = [
   responsesRoutes,
@@ -27,4 +31,8 @@ export const routeModules = [
   cohereRoutes,
   cloudflareRoutes,
   bedrockRoutes,
+  vertexRoutes,
+  zhipuRoutes,
+  baiduRoutes,
+  tencentRoutes,
 ];

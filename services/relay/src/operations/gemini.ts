@@ -26,7 +26,11 @@ export interface GeminiCall extends Record<string, unknown> {
   sse: boolean;
 }
 
-const isNative = (attempt: Attempt) => attempt.provider.gemini !== undefined;
+/** The channel speaks Gemini's API for this model (Vertex AI only for Gemini models; others are converted to chat). */
+const isNative = (attempt: Attempt) => {
+  const native = attempt.provider.gemini;
+  return native !== undefined && (native.serves?.(attempt.context) ?? true);
+};
 const requestOf = (body: Record<string, unknown>) => (body as GeminiCall).request;
 
 function checkedModel(body: Record<string, unknown>): string {
@@ -69,9 +73,10 @@ function generateOperation(stream: boolean): OperationDefinition {
       return countChatPrompt(converted.messages, model, converted.tools);
     },
     upstream(attempt, body) {
-      const native = attempt.provider.gemini;
-      if (native)
-        return { request: native.request(stream ? 'streamGenerateContent' : 'generateContent', requestOf(body), attempt.context), injectedUsage: false };
+      if (isNative(attempt)) {
+        const method = stream ? 'streamGenerateContent' : 'generateContent';
+        return { request: attempt.provider.gemini!.request(method, requestOf(body), attempt.context), injectedUsage: false };
+      }
       return chatUpstream(attempt, geminiToOpenAi(requestOf(body), attempt.context.requestedModel, stream));
     },
     answer(attempt, upstream) {
@@ -221,8 +226,12 @@ function embedOperation(batch: boolean): OperationDefinition {
     },
     estimatePrompt: (body, model) => countTexts(texts(body), model),
     upstream(attempt, body) {
-      const native = attempt.provider.gemini;
-      if (native) return { request: native.request(batch ? 'batchEmbedContents' : 'embedContent', requestOf(body), attempt.context), injectedUsage: false };
+      if (isNative(attempt)) {
+        return {
+          request: attempt.provider.gemini!.request(batch ? 'batchEmbedContents' : 'embedContent', requestOf(body), attempt.context),
+          injectedUsage: false,
+        };
+      }
       return {
         request: passthrough(attempt).request('/v1/embeddings', { model: attempt.context.upstreamModel, input: texts(body) }, attempt.context),
         injectedUsage: false,

@@ -3,6 +3,8 @@ import type { ProviderDefinition } from './types.js';
 import type { OperationName } from '../operations/types.js';
 import { anthropicProvider } from './anthropic/index.js';
 import { azureProvider } from './azure/index.js';
+import { vertexProvider } from './vertex/index.js';
+import { baiduProvider } from './baidu/index.js';
 import { bedrockProvider } from './bedrock/index.js';
 import { jinaProvider } from './jina/index.js';
 import { cloudflareProvider } from './cloudflare/index.js';
@@ -10,6 +12,8 @@ import { cohereProvider } from './cohere/index.js';
 import { customProvider } from './custom/index.js';
 import { geminiProvider } from './gemini/index.js';
 import { openAiProvider } from './openai/index.js';
+import { tencentProvider } from './tencent/index.js';
+import { zhipuProvider } from './zhipu/index.js';
 import * as family from './openai/family.js';
 import type { TaskPlatformDefinition } from '../tasks/platform.js';
 import { midjourneyPlatform } from '../tasks/midjourney.js';
@@ -18,9 +22,8 @@ import { sunoPlatform } from '../tasks/suno.js';
 /**
  * Every channel type and the provider that serves it in the chat relay (style rule 11,
  * CONTRIBUTING.md). The `satisfies` makes a new ChannelType a compile error until it is listed
- * here. `null` is an explicit "not supported yet": signed or non-OpenAI native protocols (Baidu
- * v1, Zhipu v3, Ali, Xunfei, Tencent, Dify, Vertex), and the task channel types, which
- * `taskPlatforms` below serves instead.
+ * here. `null` is an explicit "not supported yet": signed or non-OpenAI native protocols (Ali,
+ * Xunfei, Dify, Vertex), and the task channel types, which `taskPlatforms` below serves instead.
  */
 export const providers = {
   [ChannelType.Unknown]: null,
@@ -38,15 +41,15 @@ export const providers = {
   [ChannelType.API2GPT]: family.api2GptProvider,
   [ChannelType.AIGC2D]: family.aigc2dProvider,
   [ChannelType.Anthropic]: anthropicProvider,
-  [ChannelType.Baidu]: null,
-  [ChannelType.Zhipu]: null,
+  [ChannelType.Baidu]: baiduProvider,
+  [ChannelType.Zhipu]: zhipuProvider,
   [ChannelType.Ali]: null,
   [ChannelType.Xunfei]: null,
   [ChannelType.AI360]: family.ai360Provider,
   [ChannelType.OpenRouter]: family.openRouterProvider,
   [ChannelType.AIProxyLibrary]: null,
   [ChannelType.FastGPT]: family.fastGptProvider,
-  [ChannelType.Tencent]: null,
+  [ChannelType.Tencent]: tencentProvider,
   [ChannelType.Gemini]: geminiProvider,
   [ChannelType.Moonshot]: family.moonshotProvider,
   [ChannelType.ZhipuV4]: family.zhipuV4Provider,
@@ -60,7 +63,7 @@ export const providers = {
   [ChannelType.Jina]: jinaProvider,
   [ChannelType.Cloudflare]: cloudflareProvider,
   [ChannelType.SiliconFlow]: family.siliconFlowProvider,
-  [ChannelType.VertexAI]: null,
+  [ChannelType.VertexAI]: vertexProvider,
   [ChannelType.Mistral]: family.mistralProvider,
   [ChannelType.DeepSeek]: family.deepSeekProvider,
   [ChannelType.MokaAI]: family.mokaAiProvider,

@@ -92,7 +92,8 @@ export type GeminiMethod = 'generateContent' | 'streamGenerateContent' | 'embedC
 export interface TokenExchange {
   /** What distinguishes this token among the channel's (a scope, a region); '' when one token serves all. */
   scope: string;
-  request: UpstreamRequest;
+  /** The exchange call, or a function building it only when no cached token serves (Vertex signs a JWT for it). */
+  request: UpstreamRequest | (() => UpstreamRequest | Promise<UpstreamRequest>);
   /** The token and when it expires (epoch ms) from the exchange's JSON answer; throws when the answer has none. */
   parse(json: unknown, now: number): { token: string; expiresAt: number };
 }
@@ -168,6 +169,8 @@ export interface ProviderDefinition {
    * upstream model; a stream is asked for as SSE.
    */
   gemini?: {
+    /** Whether the model is spoken to natively (Vertex AI: Gemini models only; others are converted to chat). Absent: all are. */
+    serves?(context: ProviderContext): boolean;
     request(method: GeminiMethod, body: Record<string, unknown>, context: ProviderContext): UpstreamRequest;
   };
   /**

@@ -1,6 +1,6 @@
 import { ChannelType } from '@aigw/contracts';
 import { providers } from '../../src/providers/registry.js';
-import type { ProviderDefinition } from '../../src/providers/types.js';
+import type { ProviderDefinition, StreamConverter, StreamOutput } from '../../src/providers/types.js';
 import { channel, context, lastUsage, runStream } from './support.js';
 
 /**
@@ -11,11 +11,16 @@ import { channel, context, lastUsage, runStream } from './support.js';
  * the key into the URL.
  */
 
-type Protocol = 'openai' | 'anthropic' | 'gemini' | 'cohere' | 'bedrock';
-const protocolOf = (provider: ProviderDefinition): Protocol =>
-  provider.id === 'anthropic' || provider.id === 'gemini' || provider.id === 'cohere' || provider.id === 'bedrock' ? provider.id : 'openai';
+type Protocol = 'openai' | 'anthropic' | 'gemini' | 'cohere' | 'bedrock' | 'zhipu' | 'baidu' | 'tencent';
+const nativeProtocols: readonly string[] = ['anthropic', 'gemini', 'cohere', 'bedrock', 'zhipu', 'baidu', 'tencent'];
+const protocolOf = (provider: ProviderDefinition): Protocol => (nativeProtocols.includes(provider.id) ? (provider.id as Protocol) : 'openai');
 /** The key as each type takes it, with the secret in it (it must stay out of the URL). */
-const keyFor = (type: number, secret: string) => (type === ChannelType.AWS ? `AKIAEXAMPLE|${secret}|us-east-1` : secret);
+const keyFor = (type: number, secret: string) =>
+  type === ChannelType.AWS
+    ? `AKIAEXAMPLE|${secret}|us-east-1`
+    : type === ChannelType.VertexAI
+      ? JSON.stringify({ project_id: 'p', client_email: 'a@p.iam.gserviceaccount.com', private_key: secret })
+      : secret;
 
 const minimalAnswers: Record<Protocol, unknown> = {
   openai: {
@@ -51,6 +56,18 @@ const minimalAnswers: Record<Protocol, unknown> = {
     message: { role: 'assistant', content: [{ type: 'text', text: 'Hi' }] },
     usage: { billed_units: { input_tokens: 5, output_tokens: 1 }, tokens: { input_tokens: 12, output_tokens: 1 } },
   },
+  zhipu: {
+    code: 200,
+    success: true,
+    data: { task_status: 'SUCCESS', choices: [{ role: 'assistant', content: '"Hi"' }], usage: { prompt_tokens: 5, completion_tokens: 1, total_tokens: 6 } },
+  },
+  baidu: { id: 'as-1', result: 'Hi', usage: { prompt_tokens: 5, completion_tokens: 1, total_tokens: 6 } },
+  tencent: {
+    Response: {
+      Choices: [{ Message: { Role: 'assistant', Content: 'Hi' }, FinishReason: 'stop' }],
+      Usage: { PromptTokens: 5, CompletionTokens: 1, TotalTokens: 6 },
+    },
+  },
 };
 
 const minimalStreams: Record<Protocol, string> = {
@@ -83,7 +100,31 @@ const minimalStreams: Record<Protocol, string> = {
       'event: content-delta\ndata: {"type":"content-delta","index":0,"delta":{"message":{"content":{"text":"Hi"}}}}',
       'event: message-end\ndata: {"type":"message-end","delta":{"finish_reason":"COMPLETE","usage":{"billed_units":{"input_tokens":5,"output_tokens":1}}}}',
     ].join('\n\n') + '\n\n',
+  // Zhipu v3's data is text and its usage a `meta` field: its own framing reads them (runProviderStream).
+  zhipu:
+    'event: add\ndata: Hi\n\nevent: finish\ndata: \nmeta: {"task_status":"SUCCESS","usage":{"prompt_tokens":5,"completion_tokens":1,"total_tokens":6}}\n\n',
+  baidu: 'data: {"result":"Hi","is_end":false}\n\ndata: {"result":"","is_end":true,"usage":{"prompt_tokens":5,"completion_tokens":1,"total_tokens":6}}\n\n',
+  tencent:
+    'data: {"Choices":[{"Delta":{"Content":"Hi"},"FinishReason":""}]}\n\ndata: {"Choices":[{"Delta":{"Content":""},"FinishReason":"stop"}],"Usage":{"PromptTokens":5,"CompletionTokens":1,"TotalTokens":6}}\n\n',
 };
+
+/**
+ * Zhipu, Baidu and Tencent streams go through their providers' own framing, as the relay sends them (Zhipu v3's usage is an SSE
+ * field plain parsers drop); Bedrock's binary framing is stood in for by SSE above.
+ */
+const framedStreams: readonly Protocol[] = ['zhipu', 'baidu', 'tencent'];
+
+function runProviderStream(provider: ProviderDefinition, converter: StreamConverter, text: string, chunkSize: number): StreamOutput[] {
+  const framer = framedStreams.includes(protocolOf(provider)) ? provider.framing?.() : undefined;
+  if (!framer) return runStream(converter, text, chunkSize);
+  const bytes = Buffer.from(text, 'utf8');
+  const outputs: StreamOutput[] = [];
+  for (let offset = 0; offset < bytes.length; offset += chunkSize) {
+    for (const event of framer.push(bytes.subarray(offset, offset + chunkSize))) outputs.push(...converter.onEvent(event));
+  }
+  for (const event of framer.end()) outputs.push(...converter.onEvent(event));
+  return [...outputs, ...converter.onEnd()];
+}
 
 const errorBodies: Array<[string, string]> = [
   ['OpenAI', '{"error":{"message":"Rate limit reached, slow down","type":"requests","param":null,"code":"rate_limit_exceeded"}}'],
@@ -100,11 +141,11 @@ const entries = Object.entries(providers)
 describe.each(entries)('provider contract: %s', (_name, type, provider) => {
   const protocol = protocolOf(provider);
   // Types without a default base URL (Azure, Custom, Xinference) are given one, as channels must;
-  // Cloudflare its account id.
+  // Cloudflare its account id, Vertex AI its region.
   const ctx = context({
     channel: channel({
       type,
-      other: type === ChannelType.Cloudflare ? '023e105f4ecef8ad9ca31a8372d0c353' : '',
+      other: type === ChannelType.Cloudflare ? '023e105f4ecef8ad9ca31a8372d0c353' : type === ChannelType.VertexAI ? 'us-central1' : '',
       base_url:
         type === ChannelType.Custom
           ? 'https://llm.example.com/chat'
@@ -134,7 +175,7 @@ describe.each(entries)('provider contract: %s', (_name, type, provider) => {
     });
 
     it('reads usage and text from a minimal stream', () => {
-      const outputs = runStream(chat.stream({ ...ctx, stream: true }), minimalStreams[protocol], 5);
+      const outputs = runProviderStream(provider, chat.stream({ ...ctx, stream: true }), minimalStreams[protocol], 5);
       expect(lastUsage(outputs)).toEqual({ prompt_tokens: 5, completion_tokens: 1, cached_tokens: 0 });
       expect(outputs.map((output) => output.text ?? '').join('')).toBe('Hi');
     });

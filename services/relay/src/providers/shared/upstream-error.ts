@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { AppError } from '@aigw/platform';
 import type { ProviderError } from '../types.js';
 
 /** Upstream messages are cut to this length: enough to act on, never a whole HTML page. */
@@ -59,4 +60,26 @@ function redactSecrets(message: string): string {
 
 function truncate(message: string): string {
   return message.length <= MAX_ERROR_MESSAGE_LENGTH ? message : `${message.slice(0, MAX_ERROR_MESSAGE_LENGTH)}…`;
+}
+
+/**
+ * An error the upstream answered inside a 2xx body (Baidu, Tencent and Zhipu answer every error
+ * so). Thrown by answer converters; the relay takes it as that channel's failure, as it takes a
+ * non-2xx answer: reported to channels (auto-ban reads `error.type`), retried on another channel
+ * when `statusCode` allows, and the client answered with it only when no channel served.
+ * `staleCredentials`: the upstream refused an access token the relay cached (Baidu's codes 110,
+ * 111), so the cached token is dropped and the next call exchanges a new one.
+ */
+export class UpstreamAnswerError extends AppError {
+  constructor(
+    readonly error: ProviderError,
+    status: number,
+    readonly staleCredentials = false,
+  ) {
+    super(error.message, error.code, status, false);
+  }
+
+  get type(): string {
+    return this.error.type;
+  }
 }
