@@ -1,6 +1,7 @@
 // The distributed topology as child processes: each service from its compiled dist/main.js on
 // its own port, then the gateway proxying to them. Used by launch.mjs (npm run start:cluster)
-// and by the end-to-end tests (services/gateway/test/cluster*.test.ts).
+// and by the end-to-end tests (services/gateway/test/cluster.test.ts, cluster-faults.test.ts and
+// cluster-tasks.test.ts).
 import { spawn } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';

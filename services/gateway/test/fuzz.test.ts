@@ -304,6 +304,37 @@ describe('fuzz: bad input never answers 5xx', () => {
       })
     ).json();
     if (!channel.success) throw new Error(`channel: ${channel.message}`);
+    // The task APIs too (Midjourney, Suno), so their submits reach an upstream rather than "no channel".
+    const mjModels = [
+      'imagine',
+      'describe',
+      'blend',
+      'shorten',
+      'upload',
+      'video',
+      'edits',
+      'upscale',
+      'variation',
+      'reroll',
+      'modal',
+      'zoom',
+      'pan',
+      'inpaint',
+    ]
+      .map((action) => `mj_${action}`)
+      .concat('swap_face', 'mj_low_variation', 'mj_high_variation', 'mj_custom_zoom');
+    for (const [type, name, models] of [
+      [2, 'mock-mj', mjModels.join(',')],
+      [36, 'mock-suno', 'suno_music,suno_lyrics'],
+    ] as const) {
+      const added = (
+        await gateway.call('POST', '/api/channel/', {
+          session: root,
+          body: { type, name, key: 'mock-key', base_url: mock.url, models, group: 'default', allow_private_network: true },
+        })
+      ).json();
+      if (!added.success) throw new Error(`channel: ${added.message}`);
+    }
 
     await gateway.register('fuzzer', 'fuzzer-password');
     const user = await gateway.login('fuzzer', 'fuzzer-password');
@@ -327,6 +358,16 @@ describe('fuzz: bad input never answers 5xx', () => {
         ).statusCode === 200,
       10_000,
       'relay ready',
+    );
+    await waitFor(
+      async () => {
+        const listed = (await gateway.call('GET', '/v1/models', { headers: { authorization: `Bearer ${userKey}` } })).json() as {
+          data?: Array<{ id: string }>;
+        };
+        return ['mj_imagine', 'suno_music'].every((model) => listed.data?.some((entry) => entry.id === model));
+      },
+      10_000,
+      'task channels routable',
     );
 
     principals.push(

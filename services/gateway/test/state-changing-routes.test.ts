@@ -84,6 +84,10 @@ const reads = [
   '/dashboard/billing/usage',
   '/v1/dashboard/billing/subscription',
   '/v1/dashboard/billing/usage',
+  // The task APIs' fetches: from the relay's task store, an image or a seed from the upstream (read only).
+  ...['/mj', '/mj-fast/mj', '/mj-relax/mj', '/mj-turbo/mj'].flatMap((prefix) => [`${prefix}/task/:id/fetch`, `${prefix}/task/:id/image-seed`]),
+  '/mj/image/:id',
+  '/suno/fetch/:id',
   '/api/mj/',
   '/api/mj/self',
   '/api/task/',

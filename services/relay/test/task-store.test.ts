@@ -178,6 +178,15 @@ describe.each(backends)('task store (%s)', (backend) => {
     expect(chargeRequestsOf(row!).sort()).toEqual(['req-modal-0', 'req-modal-1', 'req-modal-2', 'req-modal-3', 'req-modal-4', 'req-submit']);
   });
 
+  it('stores text without NUL (PostgreSQL refuses it) and finds no task for an id that cannot be one', async () => {
+    const task = await mj({ task_id: 'nul', prompt: 'a\u0000cat', status: 'SUBMITTED' });
+    expect((await byTaskId(db, 'midjourney', 'nul'))?.prompt).toBe('acat');
+    expect(await update(db, task.id, { fail_reason: 'bad\u0000byte' })).toBe(true);
+    expect((await byTaskId(db, 'midjourney', 'nul'))?.fail_reason).toBe('badbyte');
+    expect(await byTaskId(db, 'midjourney', '\u0000')).toBeNull();
+    expect(await byTaskId(db, 'midjourney', 'x'.repeat(129))).toBeNull();
+  });
+
   it('maps rows to the contracts, hiding the channel from their owner', async () => {
     const drawing = await mj({
       task_id: 'mj-9',

@@ -16,7 +16,7 @@ import { pollChannel, DEFAULT_TASK_POLL } from '../tasks/task-poller.js';
 import { jsonBody } from './openai.js';
 
 /**
- * The midjourney-proxy API (reference section 9.1) under `/mj` and the mode prefixes clients use
+ * The midjourney-proxy API (docs/compatibility.md section 3.9) under `/mj` and the mode prefixes clients use
  * (`/mj-fast/mj`, ...; the mode is the upstream's business, the prefix is dropped). Submits go
  * through the task pipeline; fetches are answered from the task store, the caller's tasks only;
  * images are proxied so clients never see the upstream's address (MjForwardUrlEnabled).
@@ -82,7 +82,7 @@ function followUp(path: string, body: Record<string, unknown>): { taskId: string
   return { taskId, action };
 }
 
-/** The body for the upstream, with the operator's MJ options applied (reference 9.1, "prompt handling"). */
+/** The body for the upstream, with the operator's MJ options applied (docs/compatibility.md section 3.9, "prompt handling"). */
 function upstreamBody(context: RelayContext, body: Record<string, unknown>): Record<string, unknown> {
   const { options } = context;
   const outgoing = { ...body };

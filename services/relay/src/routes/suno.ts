@@ -11,7 +11,7 @@ import { byTaskId, byTaskIds, TaskPlatform } from '../tasks/task-store.js';
 import { jsonBody } from './openai.js';
 
 /**
- * The Suno API (reference section 9.2): music and lyrics submits through the task pipeline (a
+ * The Suno API (docs/compatibility.md section 3.9): music and lyrics submits through the task pipeline (a
  * continuation goes to its original's channel), fetches answered from the task store, the
  * caller's tasks only, in Suno-API's `{code, message, data}`.
  */

@@ -5,7 +5,7 @@ import { epochMs, isRecord, parseJson, textOf, type SubmitOutcome, type TaskPlat
 import { TaskPlatform, TaskStatus, type TaskChanges } from './task-store.js';
 
 /**
- * midjourney-proxy (and mj-plus), reference section 9.1: submits answer `{code, description,
+ * midjourney-proxy (and mj-plus), docs/compatibility.md section 3.9: submits answer `{code, description,
  * result, properties}` with HTTP 200 even when refused; `list-by-condition` answers task objects.
  * The channel key goes in `mj-api-secret`.
  */

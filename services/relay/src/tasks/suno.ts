@@ -5,7 +5,7 @@ import { epochMs, isRecord, parseJson, textOf, type SubmitOutcome, type TaskPlat
 import { TaskPlatform, TaskStatus, type TaskChanges } from './task-store.js';
 
 /**
- * A Suno-API compatible server, reference section 9.2: answers `{code, message, data}` with
+ * A Suno-API compatible server, docs/compatibility.md section 3.9: answers `{code, message, data}` with
  * `code: 'success'`; a submit's data is the task id, a fetch's the task objects. Bearer key.
  */
 

@@ -51,10 +51,23 @@ export interface TaskFilter {
   endTimestamp?: number;
 }
 
+/**
+ * Text as the databases take it: PostgreSQL refuses NUL in text, and clients' prompts and
+ * upstreams' answers may carry one.
+ */
+function storable<T extends object>(fields: T): T {
+  const out = { ...fields } as Record<string, unknown>;
+  for (const [name, value] of Object.entries(out)) if (typeof value === 'string' && value.includes('\u0000')) out[name] = value.replaceAll('\u0000', '');
+  return out as T;
+}
+
+/** An upstream task id as stored (1 to 128 characters, no NUL): anything else names no task. */
+const isTaskId = (taskId: string) => taskId.length > 0 && taskId.length <= 128 && !taskId.includes('\u0000');
+
 /** Stores a new task. A second task with the same platform and upstream id is refused (a unique violation: see `isUniqueViolation`). */
 export async function insert(db: DataSource, task: NewTask, now = Date.now()): Promise<TaskEntity> {
   const repository = db.getRepository(TaskEntity);
-  return repository.save(repository.create({ submit_time: now, ...task, created_at: now, updated_at: now }));
+  return repository.save(repository.create(storable({ submit_time: now, ...task, created_at: now, updated_at: now })));
 }
 
 /** A page of tasks, newest submit first (then newest id). */
@@ -78,13 +91,13 @@ export async function list(db: DataSource, filter: TaskFilter, page: { p: number
 
 /** The task of a platform with this upstream id, if `userId` (when given) owns it: follow-ups check their original with it. */
 export async function byTaskId(db: DataSource, platform: string, taskId: string, userId?: number): Promise<TaskEntity | null> {
-  if (!taskId) return null;
+  if (!isTaskId(taskId)) return null;
   return db.getRepository(TaskEntity).findOneBy({ platform, task_id: taskId, ...(userId === undefined ? {} : { user_id: userId }) });
 }
 
 /** The tasks of a platform with these upstream ids that `userId` owns (a client's batch fetch), in the order asked. */
 export async function byTaskIds(db: DataSource, platform: string, taskIds: readonly string[], userId: number): Promise<TaskEntity[]> {
-  const wanted = [...new Set(taskIds.filter((id) => id !== ''))];
+  const wanted = [...new Set(taskIds.filter(isTaskId))];
   if (wanted.length === 0) return [];
   const rows = await db.getRepository(TaskEntity).findBy({ platform, task_id: In(wanted), user_id: userId });
   const byId = new Map(rows.map((row) => [row.task_id, row]));
@@ -130,7 +143,7 @@ export async function unfinished(db: DataSource, platform: string, limit: number
 /** Changes a task (`unfinished`: only while it is); false when there is no such task (or it finished). */
 export async function update(db: DataSource, id: number, fields: TaskChanges, now = Date.now(), only: { unfinished?: boolean } = {}): Promise<boolean> {
   const where = only.unfinished ? { id, status: In([...UNFINISHED_STATUSES]) } : { id };
-  const result = await db.getRepository(TaskEntity).update(where, { ...fields, updated_at: now });
+  const result = await db.getRepository(TaskEntity).update(where, storable({ ...fields, updated_at: now }));
   return (result.affected ?? 0) > 0;
 }
 

@@ -36,7 +36,7 @@ const REGION = /^(?:global|[a-z]+-[a-z]+\d+)$/;
 
 /**
  * The region of a model: the channel's `other` as a region (`us-central1`), or a JSON map of model
- * to region with a `default` (spec section 5: "region as text or per-model JSON"), e.g.
+ * to region with a `default` (as the established product's channels give it), e.g.
  * `{"default": "us-central1", "claude-3-5-sonnet-v2@20241022": "us-east5"}`, keyed by the upstream
  * model or the name clients ask for.
  */
