@@ -361,9 +361,7 @@ describe('fuzz: bad input never answers 5xx', () => {
     );
     await waitFor(
       async () => {
-        const listed = (await gateway.call('GET', '/v1/models', { headers: { authorization: `Bearer ${userKey}` } })).json() as {
-          data?: Array<{ id: string }>;
-        };
+        const listed = (await gateway.call('GET', '/v1/models', { headers: { authorization: `Bearer ${userKey}` } })).json<{ data?: Array<{ id: string }> }>();
         return ['mj_imagine', 'suno_music'].every((model) => listed.data?.some((entry) => entry.id === model));
       },
       10_000,
