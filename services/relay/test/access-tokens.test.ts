@@ -1,31 +1,11 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { RoutingChannel } from '@aigw/contracts';
+import { channel as supportChannel } from './providers/support';
 import { createEgressClient, createSilentLogger, type EgressClient } from '@aigw/platform';
 import { AccessTokenError, createAccessTokens } from '../src/access-tokens';
 import type { TokenExchange } from '../src/providers/types';
 
-const channel = (id: number): RoutingChannel => ({
-  id,
-  type: 41,
-  name: 'vertex',
-  status: 1,
-  groups: ['default'],
-  models: [],
-  base_url: '',
-  other: '',
-  model_mapping: {},
-  status_code_mapping: {},
-  param_override: {},
-  setting: {},
-  priority: 0,
-  weight: 0,
-  tag: '',
-  auto_ban: 1,
-  openai_organization: '',
-  allow_private_network: true,
-  version: 1,
-});
+const channel = (id: number) => supportChannel({ id, type: 41, name: 'vertex', allow_private_network: true });
 
 /**
  * The access-token cache the signed providers use: one exchange per channel, key and scope until

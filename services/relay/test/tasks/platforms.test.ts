@@ -1,30 +1,10 @@
-import type { RoutingChannel } from '@aigw/contracts';
+import { channel as supportChannel } from '../providers/support';
 import { midjourneyPlatform } from '../../src/tasks/midjourney';
 import { sunoPlatform } from '../../src/tasks/suno';
 import { taskPlatformFor } from '../../src/providers/registry';
 import { servesOperation } from '../../src/providers/registry';
 
-const channel = (type: number, base_url = 'https://mj.example.com/'): RoutingChannel => ({
-  id: 7,
-  type,
-  name: 'task',
-  status: 1,
-  groups: ['default'],
-  models: [],
-  base_url,
-  other: '',
-  model_mapping: {},
-  status_code_mapping: {},
-  param_override: {},
-  setting: {},
-  priority: 0,
-  weight: 0,
-  tag: '',
-  auto_ban: 1,
-  openai_organization: '',
-  allow_private_network: false,
-  version: 1,
-});
+const channel = (type: number, base_url = 'https://mj.example.com/') => supportChannel({ type, base_url });
 
 const mj = (body: unknown) => JSON.stringify(body);
 

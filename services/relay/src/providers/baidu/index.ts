@@ -1,7 +1,8 @@
 import type { ChatProviderDefinition, ProviderContext, UpstreamRequest } from '../types.js';
 import { BAIDU_HEADERS, baiduTokenExchange, baiduUrl, withAccessToken } from './api.js';
 import { baiduChatBody, baiduChatResponse } from './chat.js';
-import { BaiduEventFramer, BaiduStreamConverter } from './chat-stream.js';
+import { BaiduStreamConverter } from './chat-stream.js';
+import { SseOrBodyFramer } from '../shared/sse-or-body-framer.js';
 import { baiduEmbedBody, baiduEmbeddingsAnswer, baiduEmbedUsage } from './embed.js';
 import { baiduError } from './error.js';
 
@@ -38,6 +39,6 @@ export const baiduProvider: ChatProviderDefinition = {
     answer: (_path, json, requestBody, context) => baiduEmbeddingsAnswer(json, requestBody, context),
   },
   authorize: async (request, context, tools) => ({ ...request, url: withAccessToken(request.url, await tools.accessToken(baiduTokenExchange(context))) }),
-  framing: () => new BaiduEventFramer(),
+  framing: () => new SseOrBodyFramer(),
   error: baiduError,
 };

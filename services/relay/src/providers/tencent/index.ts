@@ -1,7 +1,8 @@
 import type { ChatProviderDefinition } from '../types.js';
 import { HUNYUAN_SERVICE, tencentCredentials, tencentHeaders, tencentRegion, tencentUrl } from './api.js';
 import { tencentChatBody, tencentChatResponse } from './chat.js';
-import { TencentEventFramer, TencentStreamConverter } from './chat-stream.js';
+import { TencentStreamConverter } from './chat-stream.js';
+import { SseOrBodyFramer } from '../shared/sse-or-body-framer.js';
 import { tencentError } from './error.js';
 import { signTc3 } from './sign.js';
 
@@ -36,6 +37,6 @@ export const tencentProvider: ChatProviderDefinition = {
     const regional = region ? { ...request, headers: { ...request.headers, 'X-TC-Region': region } } : request;
     return signTc3(regional, { service: HUNYUAN_SERVICE, secretId, secretKey, timestamp: Math.floor(Date.now() / 1000), signedHeaders: ['x-tc-action'] });
   },
-  framing: () => new TencentEventFramer(),
+  framing: () => new SseOrBodyFramer(),
   error: tencentError,
 };
