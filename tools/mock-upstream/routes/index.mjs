@@ -20,6 +20,8 @@ import { vertexRoutes } from './vertex.mjs';
 import { zhipuRoutes } from './zhipu.mjs';
 import { baiduRoutes } from './baidu.mjs';
 import { tencentRoutes } from './tencent.mjs';
+import { aliCompatibleRoutes, aliNativeRoutes } from './ali.mjs';
+import { difyRoutes } from './dify.mjs';
 
 export const routeModules = [
   responsesRoutes,
@@ -35,4 +37,7 @@ export const routeModules = [
   zhipuRoutes,
   baiduRoutes,
   tencentRoutes,
+  aliCompatibleRoutes,
+  aliNativeRoutes,
+  difyRoutes,
 ];

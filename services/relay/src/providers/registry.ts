@@ -1,6 +1,7 @@
 import { ChannelType } from '@aigw/contracts';
 import type { ProviderDefinition } from './types.js';
 import type { OperationName } from '../operations/types.js';
+import { aliProvider } from './ali/index.js';
 import { anthropicProvider } from './anthropic/index.js';
 import { azureProvider } from './azure/index.js';
 import { vertexProvider } from './vertex/index.js';
@@ -10,6 +11,7 @@ import { jinaProvider } from './jina/index.js';
 import { cloudflareProvider } from './cloudflare/index.js';
 import { cohereProvider } from './cohere/index.js';
 import { customProvider } from './custom/index.js';
+import { difyProvider } from './dify/index.js';
 import { geminiProvider } from './gemini/index.js';
 import { openAiProvider } from './openai/index.js';
 import { tencentProvider } from './tencent/index.js';
@@ -22,8 +24,8 @@ import { sunoPlatform } from '../tasks/suno.js';
 /**
  * Every channel type and the provider that serves it in the chat relay (style rule 11,
  * CONTRIBUTING.md). The `satisfies` makes a new ChannelType a compile error until it is listed
- * here. `null` is an explicit "not supported yet": signed or non-OpenAI native protocols (Ali,
- * Xunfei, Dify, Vertex), and the task channel types, which `taskPlatforms` below serves instead.
+ * here. `null` is an explicit "not supported yet": the native protocols not built (Xunfei's
+ * WebSocket, PaLM, AIProxyLibrary), and the task channel types, which `taskPlatforms` below serves instead.
  */
 export const providers = {
   [ChannelType.Unknown]: null,
@@ -43,7 +45,7 @@ export const providers = {
   [ChannelType.Anthropic]: anthropicProvider,
   [ChannelType.Baidu]: baiduProvider,
   [ChannelType.Zhipu]: zhipuProvider,
-  [ChannelType.Ali]: null,
+  [ChannelType.Ali]: aliProvider,
   [ChannelType.Xunfei]: null,
   [ChannelType.AI360]: family.ai360Provider,
   [ChannelType.OpenRouter]: family.openRouterProvider,
@@ -59,7 +61,7 @@ export const providers = {
   [ChannelType.Cohere]: cohereProvider,
   [ChannelType.MiniMax]: family.miniMaxProvider,
   [ChannelType.SunoAPI]: null,
-  [ChannelType.Dify]: null,
+  [ChannelType.Dify]: difyProvider,
   [ChannelType.Jina]: jinaProvider,
   [ChannelType.Cloudflare]: cloudflareProvider,
   [ChannelType.SiliconFlow]: family.siliconFlowProvider,

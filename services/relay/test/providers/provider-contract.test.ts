@@ -11,8 +11,8 @@ import { channel, context, lastUsage, runStream } from './support.js';
  * the key into the URL.
  */
 
-type Protocol = 'openai' | 'anthropic' | 'gemini' | 'cohere' | 'bedrock' | 'zhipu' | 'baidu' | 'tencent';
-const nativeProtocols: readonly string[] = ['anthropic', 'gemini', 'cohere', 'bedrock', 'zhipu', 'baidu', 'tencent'];
+type Protocol = 'openai' | 'anthropic' | 'gemini' | 'cohere' | 'bedrock' | 'zhipu' | 'baidu' | 'tencent' | 'dify';
+const nativeProtocols: readonly string[] = ['anthropic', 'gemini', 'cohere', 'bedrock', 'zhipu', 'baidu', 'tencent', 'dify'];
 const protocolOf = (provider: ProviderDefinition): Protocol => (nativeProtocols.includes(provider.id) ? (provider.id as Protocol) : 'openai');
 /** The key as each type takes it, with the secret in it (it must stay out of the URL). */
 const keyFor = (type: number, secret: string) =>
@@ -68,6 +68,7 @@ const minimalAnswers: Record<Protocol, unknown> = {
       Usage: { PromptTokens: 5, CompletionTokens: 1, TotalTokens: 6 },
     },
   },
+  dify: { event: 'message', message_id: 'm1', mode: 'chat', answer: 'Hi', metadata: { usage: { prompt_tokens: 5, completion_tokens: 1, total_tokens: 6 } } },
 };
 
 const minimalStreams: Record<Protocol, string> = {
@@ -106,6 +107,7 @@ const minimalStreams: Record<Protocol, string> = {
   baidu: 'data: {"result":"Hi","is_end":false}\n\ndata: {"result":"","is_end":true,"usage":{"prompt_tokens":5,"completion_tokens":1,"total_tokens":6}}\n\n',
   tencent:
     'data: {"Choices":[{"Delta":{"Content":"Hi"},"FinishReason":""}]}\n\ndata: {"Choices":[{"Delta":{"Content":""},"FinishReason":"stop"}],"Usage":{"PromptTokens":5,"CompletionTokens":1,"TotalTokens":6}}\n\n',
+  dify: 'data: {"event":"message","message_id":"m1","answer":"Hi"}\n\ndata: {"event":"message_end","message_id":"m1","metadata":{"usage":{"prompt_tokens":5,"completion_tokens":1,"total_tokens":6}}}\n\n',
 };
 
 /**

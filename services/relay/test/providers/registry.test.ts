@@ -12,7 +12,7 @@ describe('provider registry', () => {
     ).toEqual([...channelTypeValues].sort((a, b) => a - b));
   });
 
-  it.each([1, 3, 4, 6, 7, 8, 9, 10, 12, 13, 14, 15, 16, 19, 20, 22, 23, 24, 25, 26, 27, 31, 33, 34, 35, 39, 40, 41, 42, 43, 44, 45, 46, 47, 48])(
+  it.each([1, 3, 4, 6, 7, 8, 9, 10, 12, 13, 14, 15, 16, 17, 19, 20, 22, 23, 24, 25, 26, 27, 31, 33, 34, 35, 37, 39, 40, 41, 42, 43, 44, 45, 46, 47, 48])(
     'serves chat on channel type %i',
     (type) => {
       expect(isSupportedChannelType(type)).toBe(true);
@@ -38,7 +38,7 @@ describe('provider registry', () => {
     expect(isSupportedChannelType(ChannelType.Midjourney)).toBe(false);
     expect(() => providerFor(ChannelType.Midjourney)).toThrow(UnsupportedChannelTypeError);
     expect(() => providerFor(ChannelType.Midjourney)).toThrow('channel type 2 (Midjourney) is not supported by the chat relay');
-    expect(() => providerFor(ChannelType.Ali)).toThrow('channel type 17 (Ali) is not supported by the chat relay');
+    expect(() => providerFor(ChannelType.Xunfei)).toThrow('channel type 18 (Xunfei) is not supported by the chat relay');
   });
 
   it('throws the same error for a number that is no channel type', () => {

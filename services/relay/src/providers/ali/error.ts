@@ -1,0 +1,47 @@
+import { z } from 'zod';
+import type { ProviderError } from '../types.js';
+import { normaliseUpstreamError, parseErrorJson, providerError } from '../shared/upstream-error.js';
+
+/** The compatible mode's error body: OpenAI's `{"error": {"message", "type", "param", "code"}, "request_id"}`. */
+const compatibleErrorSchema = z.object({
+  error: z.object({ message: z.string(), type: z.string().nullish(), code: z.union([z.string(), z.number()]).nullish() }),
+});
+/** The native API's error body: `{"code": "InvalidApiKey", "message": "Invalid API-key provided.", "request_id"}`. */
+const nativeErrorSchema = z.object({ code: z.union([z.string(), z.number()]), message: z.string() });
+
+/** DashScope's codes that say what kind of failure it is, whatever the status (an account in arrears answers 400). */
+const typesByCode: Record<string, string> = {
+  InvalidApiKey: 'authentication_error',
+  invalid_api_key: 'authentication_error',
+  Arrearage: 'insufficient_quota',
+  AccessDenied: 'permission_error',
+  'AccessDenied.Unpurchased': 'permission_error',
+};
+
+const typesByStatus: Record<number, string> = {
+  400: 'invalid_request_error',
+  401: 'authentication_error',
+  403: 'permission_error',
+  404: 'not_found_error',
+  429: 'rate_limit_error',
+};
+
+function typeOf(status: number, code: string | number | null | undefined, upstreamType: string | null | undefined): string {
+  const byCode = code == null ? undefined : typesByCode[String(code)];
+  if (byCode) return byCode;
+  if (typeof code === 'string' && code.startsWith('Throttling')) return 'rate_limit_error';
+  return typesByStatus[status] ?? upstreamType ?? (status >= 500 ? 'server_error' : 'upstream_error');
+}
+
+/** DashScope's two error shapes (compatible mode and native API), their kind from the code or the status; anything else as any upstream's. */
+export function dashScopeError(status: number, bodyText: string): ProviderError {
+  const json = parseErrorJson(bodyText);
+  const compatible = compatibleErrorSchema.safeParse(json);
+  if (compatible.success) {
+    const { message, type, code } = compatible.data.error;
+    return providerError(message, typeOf(status, code, type), code ?? status);
+  }
+  const native = nativeErrorSchema.safeParse(json);
+  if (native.success) return providerError(native.data.message, typeOf(status, native.data.code, null), native.data.code);
+  return normaliseUpstreamError(status, bodyText);
+}
