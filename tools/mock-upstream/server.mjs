@@ -579,7 +579,7 @@ export async function startMockUpstream(config = {}) {
 
     const context = { kind, flavor, path, model, baseModel, body, raw, options, query };
     const answer = () =>
-      extension ? extension.respond(req, res, { ...context, state: routeState, send: senders(res, flavor, options) }) : respond(req, res, context);
+      extension ? extension.respond(req, res, { ...context, state: routeState, billing, send: senders(res, flavor, options) }) : respond(req, res, context);
     if (options.hang) return; // never answer; close() or the client ends it
     if (options.latency > 0) {
       const timer = setTimeout(answer, options.latency);

@@ -5,6 +5,7 @@ import type { RelayContext } from './context.js';
 import { providerFor } from './providers/registry.js';
 import type { ProviderContext, ProviderDefinition, UpstreamRequest } from './providers/types.js';
 import { authorized, readBounded } from './relay-call.js';
+import { BalanceUnavailableError } from './providers/shared/balance.js';
 
 /**
  * `relay.channel.operate`: channels asks the relay (which owns the provider protocols and the
@@ -36,7 +37,7 @@ export function registerChannelOperations(context: RelayContext): Promise<Subscr
         if (answer.statusCode !== 200) return result(false, provider.error(answer.statusCode, answer.text).message, answer.statusCode);
         return result(true, '', 200, { models: provider.models.parse(answer.data) });
       }
-      if (operation === 'balance') return await balance(context, channel, key, result);
+      if (operation === 'balance') return await balance(context, provider, channel, key, result);
 
       const testModel = model || channel.models[0] || '';
       if (!testModel) return result(false, 'the channel lists no model to test', 0);
@@ -95,22 +96,21 @@ type Result = (
   balance: number | null;
 };
 
-/** OpenAI-style billing endpoints (subscription limit minus this month's usage), which resellers commonly keep. */
-async function balance(context: RelayContext, channel: RoutingChannel, key: string, result: Result) {
-  if (!channel.base_url && channel.type !== 1) return result(false, 'balance queries need an OpenAI-compatible base URL', 0);
-  const base = (channel.base_url || 'https://api.openai.com').replace(/\/+$/, '');
-  const headers = { authorization: `Bearer ${key}` };
-  const subscription = await context.egress.fetchJson(`${base}/v1/dashboard/billing/subscription`, { headers, ...channelEgress(channel) });
-  if (subscription.statusCode !== 200) return result(false, 'the upstream has no balance endpoint', subscription.statusCode);
-  const limit = Number((subscription.data as { hard_limit_usd?: unknown })?.hard_limit_usd);
-  const now = new Date();
-  const start = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1)).toISOString().slice(0, 10);
-  const end = new Date(now.getTime() + 86_400_000).toISOString().slice(0, 10);
-  const usage = await context.egress.fetchJson(`${base}/v1/dashboard/billing/usage?start_date=${start}&end_date=${end}`, {
-    headers,
-    ...channelEgress(channel),
-  });
-  const used = usage.statusCode === 200 ? Number((usage.data as { total_usage?: unknown })?.total_usage) / 100 : 0;
-  if (!Number.isFinite(limit)) return result(false, 'the upstream balance answer was not understood', 200);
-  return result(true, '', 200, { balance: Math.round((limit - (Number.isFinite(used) ? used : 0)) * 100) / 100 });
+/** The upstream's balance through its provider's query (OpenAI's billing dashboards, SiliconFlow's, DeepSeek's, OpenRouter's). */
+async function balance(context: RelayContext, provider: ProviderDefinition, channel: RoutingChannel, key: string, result: Result) {
+  if (!provider.balance) return result(false, 'this channel type has no balance query', 0);
+  const answers: Array<{ statusCode: number; data: unknown }> = [];
+  for (const built of provider.balance.requests({ channel, key })) {
+    const call = await authorized(context, provider, channel, key, built);
+    const answer = await context.egress.fetchJson(call.url, { method: call.method, headers: call.headers, ...channelEgress(channel) });
+    answers.push({ statusCode: answer.statusCode, data: answer.data });
+    // The first call refused: the others would be too.
+    if (answer.statusCode !== 200) break;
+  }
+  try {
+    return result(true, '', 200, { balance: provider.balance.parse(answers) });
+  } catch (error) {
+    if (!(error instanceof BalanceUnavailableError)) throw error;
+    return result(false, error.message, answers.at(-1)?.statusCode ?? 0);
+  }
 }

@@ -5,7 +5,7 @@
 // options and the status/redirect/latency/hang modes; `send` has json, error, stream and bytes.
 // A module may add `errorBody(status, message)` (its provider's error JSON) for the server's errors,
 // and `modelOf(path)` when its protocol names the model in the path (its `@options` then apply).
-// `raw` in the context is the body as received (for signature checks).
+// `raw` in the context is the body as received (for signature checks), `billing` the server's live billing figures.
 // Import your module above the array (one line each) and append it to the array.
 import { responsesRoutes } from './responses.mjs';
 import { imageRoutes } from './images.mjs';
@@ -17,6 +17,7 @@ import { cohereRoutes } from './cohere.mjs';
 import { cloudflareRoutes } from './cloudflare.mjs';
 import { bedrockRoutes } from './bedrock.mjs';
 import { vertexRoutes } from './vertex.mjs';
+import { balanceRoutes } from './balances.mjs';
 import { zhipuRoutes } from './zhipu.mjs';
 import { baiduRoutes } from './baidu.mjs';
 import { tencentRoutes } from './tencent.mjs';
@@ -34,6 +35,7 @@ export const routeModules = [
   cloudflareRoutes,
   bedrockRoutes,
   vertexRoutes,
+  balanceRoutes,
   zhipuRoutes,
   baiduRoutes,
   tencentRoutes,

@@ -113,6 +113,13 @@ export interface EventFramer {
   end(): StreamEvent[];
 }
 
+/** How a provider reads its upstream's balance: the calls, and the balance (in the upstream's money) from their answers. */
+export interface BalanceQuery {
+  requests(context: Pick<ProviderContext, 'channel' | 'key'>): UpstreamRequest[];
+  /** Throws BalanceUnavailableError (shared/balance.ts) when the answers hold no balance. */
+  parse(answers: Array<{ statusCode: number; data: unknown }>): number;
+}
+
 /** An upstream error answer, normalised. */
 export interface ProviderError {
   message: string;
@@ -180,6 +187,8 @@ export interface ProviderDefinition {
   realtime?: {
     connect(context: ProviderContext): { url: string; headers: Record<string, string> };
   };
+  /** The upstream's balance, for channels' "update balance" (where the provider has one). */
+  balance?: BalanceQuery;
   /** The upstream's model list, for "fetch models" and channel tests. */
   models?: {
     request(context: Omit<ProviderContext, 'upstreamModel' | 'requestedModel' | 'stream'>): UpstreamRequest;

@@ -1,4 +1,5 @@
-import { OPENAI_FORMAT_OPERATIONS, type ProviderContext, type ChatProviderDefinition, type UpstreamRequest } from '../types.js';
+import { OPENAI_FORMAT_OPERATIONS, type BalanceQuery, type ProviderContext, type ChatProviderDefinition, type UpstreamRequest } from '../types.js';
+import { openAiDashboardBalance } from '../shared/balance.js';
 import { openAiUsageOf } from '../shared/usage.js';
 import { baseUrlOf, versionedUrl } from '../shared/url.js';
 import { parseUpstream } from '../shared/upstream-response.js';
@@ -23,6 +24,8 @@ export interface OpenAiCompatibleOptions {
   streamUsage: boolean;
   /** What it serves, when more than OpenAI's own operations (rerank, on the upstreams that have it). */
   operations?: readonly OperationName[];
+  /** How its balance is read: OpenAI's billing dashboards unless it has its own query. */
+  balance?: BalanceQuery;
 }
 
 const modelListSchema = z.object({ data: z.array(z.object({ id: z.string() })) });
@@ -65,6 +68,7 @@ export function openAiCompatible(options: OpenAiCompatibleOptions): ChatProvider
       get: (path, context) => ({ method: 'GET', url: url(context, path.slice('/v1'.length)), headers: formHeaders(context) }),
       usage: openAiUsageOf,
     },
+    balance: options.balance ?? openAiDashboardBalance(options.defaultBaseUrl),
     models: {
       request: (context) => ({ method: 'GET', url: url(context, '/models'), headers: openAiHeaders(context, options.extraHeaders) }),
       parse: (json) => parseUpstream(modelListSchema, json, options.id).data.map((model) => model.id),

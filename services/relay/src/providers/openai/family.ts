@@ -1,5 +1,6 @@
 import { ChannelType, channelDefaultBaseUrls } from '@aigw/contracts';
 import { openAiCompatible } from './compatible.js';
+import { deepSeekBalance, openRouterBalance, siliconFlowBalance } from '../shared/balance.js';
 import { OPENAI_FORMAT_OPERATIONS } from '../types.js';
 
 /**
@@ -24,6 +25,7 @@ export const openRouterProvider = openAiCompatible({
   // product has no public site yet, so the referer is a reserved placeholder domain.
   extraHeaders: { 'HTTP-Referer': 'https://ai-gateway.invalid', 'X-Title': 'AI Gateway' },
   streamUsage: false,
+  balance: openRouterBalance(base(ChannelType.OpenRouter)),
 });
 export const fastGptProvider = openAiCompatible({ id: 'fastgpt', defaultBaseUrl: base(ChannelType.FastGPT), streamUsage: false });
 export const moonshotProvider = openAiCompatible({ id: 'moonshot', defaultBaseUrl: base(ChannelType.Moonshot), streamUsage: false });
@@ -53,9 +55,15 @@ export const siliconFlowProvider = openAiCompatible({
   // `batch_size` counts the images, which the image pricing reads), and speech and
   // transcriptions (`/v1/audio/speech`, `/v1/audio/transcriptions`; no translations endpoint).
   operations: [...withRerank, 'images', 'audio-speech', 'audio-transcriptions'],
+  balance: siliconFlowBalance(base(ChannelType.SiliconFlow)),
 });
 export const mistralProvider = openAiCompatible({ id: 'mistral', defaultBaseUrl: base(ChannelType.Mistral), streamUsage: false });
-export const deepSeekProvider = openAiCompatible({ id: 'deepseek', defaultBaseUrl: base(ChannelType.DeepSeek), streamUsage: false });
+export const deepSeekProvider = openAiCompatible({
+  id: 'deepseek',
+  defaultBaseUrl: base(ChannelType.DeepSeek),
+  streamUsage: false,
+  balance: deepSeekBalance(base(ChannelType.DeepSeek)),
+});
 export const mokaAiProvider = openAiCompatible({ id: 'mokaai', defaultBaseUrl: base(ChannelType.MokaAI), streamUsage: false });
 export const volcEngineProvider = openAiCompatible({
   id: 'volcengine',
