@@ -6,7 +6,7 @@ import { AbilityEntity, ChannelEntity } from './entities/index.js';
 import { replaceAbilities } from './abilities.js';
 import { publishDeleted, publishUpdated } from './events.js';
 import { checkStringMap, copyName, normaliseList, nowSeconds, withStatusReason } from './domain/channel-fields.js';
-import { hashKey, MAX_BATCH_KEYS, splitKeys } from './domain/channel-key.js';
+import { hashKey, keyProblem, MAX_BATCH_KEYS, splitKeys } from './domain/channel-key.js';
 import { auditPrivateNetwork, type ChannelActor } from './private-network.js';
 import { auditedChannel, channelTarget, publishChannelAudit } from './audit.js';
 
@@ -126,6 +126,10 @@ export async function createChannels(context: ChannelsContext, body: CreateChann
   const keys = splitKeys(key);
   if (keys.length === 0) throw new UserError('key: key is required');
   if (keys.length > MAX_BATCH_KEYS) throw new UserError(`key: at most ${MAX_BATCH_KEYS} keys (lines) at once`);
+  for (const one of keys) {
+    const problem = keyProblem(fields.type, one, fields.other);
+    if (problem) throw new UserError(keys.length > 1 ? `${problem} (line ${keys.indexOf(one) + 1})` : problem);
+  }
   checkMaps(fields);
   const common = {
     ...fields,
@@ -180,6 +184,8 @@ export async function updateChannel(context: ChannelsContext, body: UpdateChanne
     { id },
     (current) => {
       flagBefore = current.allow_private_network === true;
+      const problem = key ? keyProblem(fields.type ?? current.type, key, fields.other ?? current.other) : null;
+      if (problem) throw new UserError(problem);
       if (status === undefined || status === current.status) return changes;
       if (status !== ChannelStatus.Enabled && status !== ChannelStatus.ManuallyDisabled) throw new UserError('status: must be 1 (enabled) or 2 (disabled)');
       // The reason describes an automatic disable; a hand-set status replaces it.

@@ -156,12 +156,20 @@ describe.each(backends)('channels (%s)', (backend) => {
       [{ weight: 1.5 }, /^weight: /],
       [{ auto_ban: 2 }, /^auto_ban: /],
       [{ status: 3 }, /^status: /],
+      // The signed providers' key formats, per line in a batch.
+      [{ type: 33, key: 'AKIA1|secret' }, /^key: an AWS Bedrock key is "access key\|secret key\|region"/],
+      [{ type: 41, key: 'sk-not-a-service-account' }, /^key: a Vertex AI key is a service-account JSON key/],
+      [{ type: 15, key: 'api-key|secret-key\nonly-one-part' }, /^key: a Baidu key is "API key\|secret key" \(line 2\)$/],
     ];
     for (const [overrides, message] of cases) {
       const answer = await call('POST', '/api/channel/', channelBody(overrides));
       expect({ overrides, answer }).toMatchObject({ answer: { success: false, message: expect.stringMatching(message) } });
     }
     expect((await call('GET', '/api/channel/?p=1&page_size=100')).data.total).toBe(before);
+    // A key changed on edit is checked against the channel's type too.
+    const [aws] = await create({ name: 'aws', type: 33, key: 'AKIA1|secret|us-east-1' });
+    expect((await call('PUT', '/api/channel/', { id: aws, key: 'AKIA1' })).message).toMatch(/^key: an AWS Bedrock key/);
+    expect(await gateway.env.infra.bus.request('channels.channel.key', { channel_id: aws })).toEqual({ key: 'AKIA1|secret|us-east-1' });
     expect((await call('PUT', '/api/channel/', { id: 'x' })).message).toMatch(/^id: /);
     expect((await call('GET', '/api/channel/abc')).message).toMatch(/^id: /);
     expect((await call('GET', '/api/channel/99999999999')).message).toMatch(/^id: id is too large/);

@@ -30,3 +30,46 @@ export function splitKeys(key: string): string[] {
     ),
   ];
 }
+
+const AWS_REGION = /^[a-z]{2}(?:-[a-z]+)+-\d$/;
+const parts = (key: string) => key.split('|').map((part) => part.trim());
+
+/**
+ * What is wrong with a key for its channel type, in the established product's formats (so
+ * migrated rows keep working), or null: the relay could not call the upstream with it. Types
+ * whose key is a plain token take anything.
+ */
+export function keyProblem(type: number, key: string, other: string): string | null {
+  switch (type) {
+    case 33: {
+      const [access = '', secret = '', region = ''] = parts(key);
+      if (!access || !secret || !AWS_REGION.test(region || other.trim())) {
+        return 'key: an AWS Bedrock key is "access key|secret key|region" (a fourth part: a session token), or give the region in "other"';
+      }
+      return null;
+    }
+    case 41: {
+      let account: Record<string, unknown> | null = null;
+      try {
+        account = JSON.parse(key) as Record<string, unknown>;
+      } catch {
+        // reported below
+      }
+      const fields = ['project_id', 'client_email', 'private_key'];
+      if (!account || typeof account !== 'object' || !fields.every((field) => typeof account[field] === 'string' && account[field] !== '')) {
+        return 'key: a Vertex AI key is a service-account JSON key with project_id, client_email and private_key';
+      }
+      return null;
+    }
+    case 15:
+      return parts(key).length === 2 && parts(key).every(Boolean) ? null : 'key: a Baidu key is "API key|secret key"';
+    case 16:
+      return /^[^.\s]+\.[^.\s]+$/.test(key.trim()) ? null : 'key: a Zhipu v3 key is "id.secret"';
+    case 18:
+      return parts(key).length === 3 && parts(key).every(Boolean) ? null : 'key: an iFlytek Spark key is "APPID|APISecret|APIKey"';
+    case 23:
+      return parts(key).length === 3 && parts(key).every(Boolean) ? null : 'key: a Tencent Hunyuan key is "AppId|SecretId|SecretKey"';
+    default:
+      return null;
+  }
+}
