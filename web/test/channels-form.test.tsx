@@ -204,7 +204,7 @@ describe('channel form: create', () => {
     expect(screen.getByPlaceholderText('按照如下格式输入：APPID|APISecret|APIKey')).toBeInTheDocument();
   });
 
-  it('shows the fields of the knowledge base, Cloudflare and Vertex AI types, and the default base URL as placeholder', async () => {
+  it('shows the fields of the knowledge base, Cloudflare, Vertex AI and Bedrock types, and the default base URL as placeholder', async () => {
     openAdd();
     await screen.findByPlaceholderText('请为渠道命名');
     expect(screen.getByPlaceholderText('https://api.openai.com')).toBeInTheDocument();
@@ -217,6 +217,10 @@ describe('channel form: create', () => {
     await chooseType('Vertex', 'Vertex AI');
     expect(await screen.findByText('部署地区', { selector: 'label' })).toBeInTheDocument();
     expect(screen.getByPlaceholderText('请输入服务账号的 JSON 密钥（鉴权 JSON）').tagName).toBe('TEXTAREA');
+
+    await chooseType('AWS', 'AWS Claude');
+    expect(await screen.findByText('AWS 地区', { selector: 'label' })).toBeInTheDocument();
+    expect(screen.getByPlaceholderText('例如：us-east-1')).toBeInTheDocument();
 
     await chooseType('DeepSeek', 'DeepSeek');
     expect(await screen.findByPlaceholderText('https://api.deepseek.com')).toBeInTheDocument();

@@ -207,6 +207,13 @@ describe.each(backends)('native providers (%s)', (backend) => {
     expect(await test(cohereChannel)).toMatchObject({ success: true });
     expect(received('/v2/chat').at(-1)!.body).toMatchObject({ model: 'mock-cohere', max_tokens: 16 });
 
+    // Cloudflare's catalogue for "fetch models".
+    const cloudflare = await world.addChannel({ name: 'cloudflare listed', type: 39, other: ACCOUNT, models: 'mock-cf-listed' });
+    const listed = (await world.gateway.call('GET', `/api/channel/fetch_models/${cloudflare}`, { session: world.root })).json();
+    // The channels service sorts the list.
+    expect(listed).toMatchObject({ success: true, data: ['@cf/baai/bge-base-en-v1.5', '@cf/meta/llama-3.1-8b-instruct'] });
+    expect(received(`/client/v4/accounts/${ACCOUNT}/ai/models/search`).at(-1)!.headers.authorization).toBe('Bearer mock-key');
+
     const noAccount = await world.addChannel({ name: 'cloudflare without account', type: 39, models: 'mock-cf-orphan' });
     expect(await test(noAccount)).toMatchObject({ success: false, message: expect.stringContaining('has no account id') });
     // A client's request finds the channel unusable and gets a clear answer, not an internal error.

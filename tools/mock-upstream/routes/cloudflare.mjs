@@ -5,11 +5,15 @@
 import { chunkText, embeddingBody, openAiChat, promptTokensOf, textCharsOf } from '../server.mjs';
 
 const PATH = /^\/client\/v4\/accounts\/[^/]+\/ai\/v1\/(chat\/completions|embeddings)$/;
+const MODELS = /^\/client\/v4\/accounts\/[^/]+\/ai\/models\/search$/;
+/** The model catalogue the mock's account lists. */
+const CATALOGUE = ['@cf/meta/llama-3.1-8b-instruct', '@cf/baai/bge-base-en-v1.5'];
 
 export const cloudflareRoutes = {
   flavor: 'cloudflare',
 
   match(method, path) {
+    if (method === 'GET' && MODELS.test(path)) return 'cloudflare.models';
     const match = method === 'POST' ? PATH.exec(path) : null;
     if (!match) return undefined;
     return match[1] === 'embeddings' ? 'cloudflare.embeddings' : 'cloudflare.chat';
@@ -19,6 +23,12 @@ export const cloudflareRoutes = {
   errorBody: (status, message) => JSON.stringify({ success: false, errors: [{ code: status === 401 ? 10000 : status, message }], messages: [], result: null }),
 
   respond(req, res, { kind, model, body, options, send }) {
+    if (kind === 'cloudflare.models') {
+      return send.json(
+        200,
+        JSON.stringify({ success: true, errors: [], messages: [], result: CATALOGUE.map((name) => ({ name, task: { name: 'Text Generation' } })) }),
+      );
+    }
     const prompt = promptTokensOf(textCharsOf(body));
     if (kind === 'cloudflare.embeddings') return send.json(200, embeddingBody(model, body, options, prompt));
     const contents = options.echoHeaders

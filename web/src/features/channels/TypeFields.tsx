@@ -14,13 +14,14 @@ export const typesWithOther: readonly number[] = [
   ChannelType.AIProxyLibrary,
   ChannelType.Cloudflare,
   ChannelType.VertexAI,
+  ChannelType.AWS,
 ];
 
 /**
  * The fields that depend on the channel type (docs/product.md section 6): where the upstream is
  * (base URL, Azure endpoint, full custom URL, private deployment, Suno base path) and what `other`
  * holds (Azure API version, custom extra settings, Spark version, knowledge base id, account id,
- * Vertex region).
+ * Vertex region, Bedrock region when the key has none).
  */
 export function TypeFields({ type }: { type: number }) {
   const intl = useIntl();
@@ -189,6 +190,16 @@ export function TypeFields({ type }: { type: number }) {
               placeholder={t({ id: 'pages.channels.form.accountId.placeholder', defaultMessage: '请输入Account ID，例如：d6b5da8hk1awo8nap34ube6gh' })}
               autoComplete="off"
             />
+          </Form.Item>
+        );
+      case ChannelType.AWS:
+        return (
+          <Form.Item
+            name="other"
+            label={t({ id: 'pages.channels.form.awsRegion', defaultMessage: 'AWS 地区' })}
+            extra={t({ id: 'pages.channels.form.awsRegion.extra', defaultMessage: '密钥中未写地区（Ak|Sk）时使用此地区' })}
+          >
+            <Input placeholder={t({ id: 'pages.channels.form.awsRegion.placeholder', defaultMessage: '例如：us-east-1' })} autoComplete="off" />
           </Form.Item>
         );
       case ChannelType.VertexAI:

@@ -16,10 +16,19 @@ export class MissingAccountIdError extends ChannelConfigurationError {
  * base_url says otherwise (an AI Gateway in front, a proxy).
  */
 export function cloudflareUrl(context: Pick<ProviderContext, 'channel'>, path: string): string {
+  return `${accountBase(context)}/ai/v1${path}`;
+}
+
+/** The model catalogue of the account's Workers AI: `.../ai/models/search` (text generation and embeddings). */
+export function cloudflareModelsUrl(context: Pick<ProviderContext, 'channel'>): string {
+  return `${accountBase(context)}/ai/models/search?per_page=1000`;
+}
+
+function accountBase(context: Pick<ProviderContext, 'channel'>): string {
   const account = context.channel.other.trim();
   if (account === '') throw new MissingAccountIdError(context.channel.id);
   const base = baseUrlOf(context.channel, channelDefaultBaseUrls[ChannelType.Cloudflare]);
-  return `${base}/client/v4/accounts/${encodeURIComponent(account)}/ai/v1${path}`;
+  return `${base}/client/v4/accounts/${encodeURIComponent(account)}`;
 }
 
 /** Bearer auth (an API token with Workers AI permission), JSON. */

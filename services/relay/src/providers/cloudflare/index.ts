@@ -1,7 +1,11 @@
 import type { ChatProviderDefinition } from '../types.js';
 import { openAiUsageOf } from '../shared/usage.js';
 import { OpenAiStreamConverter, openAiChatBody, openAiChatResponse } from '../openai/chat.js';
-import { cloudflareHeaders, cloudflareUrl } from './api.js';
+import { z } from 'zod';
+import { parseUpstream } from '../shared/upstream-response.js';
+import { cloudflareHeaders, cloudflareModelsUrl, cloudflareUrl } from './api.js';
+
+const modelListSchema = z.object({ result: z.array(z.object({ name: z.string() })) });
 import { cloudflareError } from './error.js';
 
 /**
@@ -32,6 +36,10 @@ export const cloudflareProvider: ChatProviderDefinition = {
       body: JSON.stringify({ ...body, model: context.upstreamModel }),
     }),
     usage: openAiUsageOf,
+  },
+  models: {
+    request: (context) => ({ method: 'GET', url: cloudflareModelsUrl(context), headers: cloudflareHeaders(context.key) }),
+    parse: (json) => parseUpstream(modelListSchema, json, 'cloudflare').result.map((model) => model.name),
   },
   error: cloudflareError,
 };
