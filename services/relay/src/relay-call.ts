@@ -288,7 +288,8 @@ async function send(context: RelayContext, attempt: Attempt, operation: Operatio
   const { injectedUsage } = built;
   let upstream: UpstreamRequest;
   try {
-    upstream = await authorized(context, provider, channel, attempt.context.key, built.request);
+    // Most providers put the key in a header when building the call: no await for them.
+    upstream = provider.authorize ? await authorized(context, provider, channel, attempt.context.key, built.request) : built.request;
   } catch (error) {
     // The credential could not be exchanged for a token: like an unreachable upstream, another channel may serve.
     const failure: Failure = { status: 0, error: { message: 'the channel credential was not accepted', type: 'upstream_error', code: 'upstream_auth_failed' } };

@@ -34,14 +34,8 @@ export type SubmitOutcome =
   /** Not an answer of the protocol (an HTTP error): retried on another channel like a chat failure. */
   | { kind: 'failed'; status: number; failure: ProviderError };
 
-/** A JSON upstream answer, or undefined when it is not JSON. */
-export function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return undefined;
-  }
-}
+/** A JSON upstream answer, or undefined when it is not JSON (the providers' own). */
+export { parseJson } from '../providers/shared/upstream-response.js';
 
 export const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 

@@ -4,7 +4,7 @@ import { baiduEndpoint, baiduTokenExchange } from '../../src/providers/baidu/api
 import { BaiduAnswerError } from '../../src/providers/baidu/error.js';
 import { ChannelConfigurationError } from '../../src/providers/shared/url.js';
 import type { AuthorizeTools, StreamOutput, TokenExchange } from '../../src/providers/types.js';
-import { channel, chunksOf, context, fixtureJson, fixtureText, lastUsage, sampleChatRequest, textOf } from './support.js';
+import { channel, chunksOf, context, fixtureJson, fixtureText, lastUsage, sampleChatRequest, textOf, runStream } from './support.js';
 
 const KEY = 'Vx7nq2LkT9pZ|Sk4mW8rYc1Jd';
 const baidu = (overrides: Parameters<typeof context>[0] = {}) =>
@@ -25,17 +25,8 @@ function tokenTools(token = '24.abc.2592000.1722000000.282335-1'): AuthorizeTool
 }
 
 /** Feeds a stream through the provider's own framer and the converter, as the relay does. */
-function runBaiduStream(text: string, chunkSize = 11): StreamOutput[] {
-  const framer = baiduProvider.framing!();
-  const converter = baiduProvider.chat.stream(baidu({ stream: true }));
-  const bytes = Buffer.from(text, 'utf8');
-  const outputs: StreamOutput[] = [];
-  for (let offset = 0; offset < bytes.length; offset += chunkSize) {
-    for (const event of framer.push(bytes.subarray(offset, offset + chunkSize))) outputs.push(...converter.onEvent(event));
-  }
-  for (const event of framer.end()) outputs.push(...converter.onEvent(event));
-  return [...outputs, ...converter.onEnd()];
-}
+const runBaiduStream = (text: string, chunkSize = 11): StreamOutput[] =>
+  runStream(baiduProvider.chat.stream(baidu({ stream: true })), text, chunkSize, baiduProvider.framing!());
 
 describe('baidu ERNIE provider: requests', () => {
   it('sends chat to the endpoint of the model, the system apart, the parameters mapped', () => {

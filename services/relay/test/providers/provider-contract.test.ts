@@ -118,14 +118,7 @@ const framedStreams: readonly Protocol[] = ['zhipu', 'baidu', 'tencent'];
 
 function runProviderStream(provider: ProviderDefinition, converter: StreamConverter, text: string, chunkSize: number): StreamOutput[] {
   const framer = framedStreams.includes(protocolOf(provider)) ? provider.framing?.() : undefined;
-  if (!framer) return runStream(converter, text, chunkSize);
-  const bytes = Buffer.from(text, 'utf8');
-  const outputs: StreamOutput[] = [];
-  for (let offset = 0; offset < bytes.length; offset += chunkSize) {
-    for (const event of framer.push(bytes.subarray(offset, offset + chunkSize))) outputs.push(...converter.onEvent(event));
-  }
-  for (const event of framer.end()) outputs.push(...converter.onEvent(event));
-  return [...outputs, ...converter.onEnd()];
+  return runStream(converter, text, chunkSize, framer);
 }
 
 const errorBodies: Array<[string, string]> = [

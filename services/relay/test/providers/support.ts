@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { RoutingChannel } from '@aigw/contracts';
 import { SseParser } from '../../src/sse/sse-parser.js';
-import type { ProviderContext, StreamConverter, StreamOutput } from '../../src/providers/types.js';
+import type { EventFramer, ProviderContext, StreamConverter, StreamOutput } from '../../src/providers/types.js';
 
 /** Helpers shared by the provider fixture tests. */
 
@@ -43,9 +43,11 @@ export function fixtureJson(name: string): unknown {
   return JSON.parse(fixtureText(name));
 }
 
-/** Feeds an SSE fixture through the parser (in chunks of `chunkSize` bytes) and the converter, as the relay does. */
-export function runStream(converter: StreamConverter, sse: string, chunkSize = 37): StreamOutput[] {
-  const parser = new SseParser();
+/**
+ * Feeds a stream fixture through the framer (SSE, or a provider's own `framing`) in chunks of
+ * `chunkSize` bytes and then the converter, as the relay does.
+ */
+export function runStream(converter: StreamConverter, sse: string, chunkSize = 37, parser: EventFramer = new SseParser()): StreamOutput[] {
   const bytes = Buffer.from(sse, 'utf8');
   const outputs: StreamOutput[] = [];
   for (let offset = 0; offset < bytes.length; offset += chunkSize) {

@@ -5,7 +5,7 @@ import { signTc3 } from '../../src/providers/tencent/sign.js';
 import { TencentAnswerError } from '../../src/providers/tencent/error.js';
 import { ChannelConfigurationError } from '../../src/providers/shared/url.js';
 import type { AuthorizeTools, StreamOutput } from '../../src/providers/types.js';
-import { channel, chunksOf, context, fixtureJson, fixtureText, lastUsage, sampleChatRequest, textOf } from './support.js';
+import { channel, chunksOf, context, fixtureJson, fixtureText, lastUsage, sampleChatRequest, textOf, runStream } from './support.js';
 
 const KEY = '1300000000|AKIDmockmockmockmockmock|mockSecretKeyForHunyuan';
 const tencent = (overrides: Parameters<typeof context>[0] = {}) =>
@@ -13,17 +13,8 @@ const tencent = (overrides: Parameters<typeof context>[0] = {}) =>
 const noTools: AuthorizeTools = { accessToken: () => Promise.reject(new Error('Tencent exchanges no token')) };
 
 /** Feeds a stream through the provider's own framer and the converter, as the relay does. */
-function runTencentStream(text: string, chunkSize = 13): StreamOutput[] {
-  const framer = tencentProvider.framing!();
-  const converter = tencentProvider.chat.stream(tencent({ stream: true }));
-  const bytes = Buffer.from(text, 'utf8');
-  const outputs: StreamOutput[] = [];
-  for (let offset = 0; offset < bytes.length; offset += chunkSize) {
-    for (const event of framer.push(bytes.subarray(offset, offset + chunkSize))) outputs.push(...converter.onEvent(event));
-  }
-  for (const event of framer.end()) outputs.push(...converter.onEvent(event));
-  return [...outputs, ...converter.onEnd()];
-}
+const runTencentStream = (text: string, chunkSize = 13): StreamOutput[] =>
+  runStream(tencentProvider.chat.stream(tencent({ stream: true })), text, chunkSize, tencentProvider.framing!());
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 const hmac = (key: string | Buffer, text: string) => createHmac('sha256', key).update(text).digest();

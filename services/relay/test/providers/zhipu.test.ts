@@ -6,25 +6,16 @@ import { ZhipuAnswerError } from '../../src/providers/zhipu/error.js';
 import { InvalidChatRequestError } from '../../src/providers/shared/chat-request.js';
 import { ChannelConfigurationError } from '../../src/providers/shared/url.js';
 import type { AuthorizeTools, StreamOutput } from '../../src/providers/types.js';
-import { channel, chunksOf, context, fixtureJson, fixtureText, lastUsage, PIXEL_PNG, sampleChatRequest, textOf } from './support.js';
+import { channel, chunksOf, context, fixtureJson, fixtureText, lastUsage, PIXEL_PNG, sampleChatRequest, textOf, runStream } from './support.js';
 
 const KEY = 'a1b2c3d4e5f60718293a4b5c6d7e8f90.S3cr3tS3cr3tAbCd';
 const zhipu = (overrides: Parameters<typeof context>[0] = {}) =>
   context({ key: KEY, upstreamModel: 'chatglm_turbo', requestedModel: 'glm', channel: channel({ type: ChannelType.Zhipu }), ...overrides });
 const noTools: AuthorizeTools = { accessToken: () => Promise.reject(new Error('Zhipu exchanges no token')) };
 
-/** Feeds a stream through the provider's own framer (in `chunkSize`-byte chunks) and the converter, as the relay does. */
-function runZhipuStream(text: string, chunkSize = 7): StreamOutput[] {
-  const framer = zhipuProvider.framing!();
-  const converter = zhipuProvider.chat.stream(zhipu({ stream: true }));
-  const bytes = Buffer.from(text, 'utf8');
-  const outputs: StreamOutput[] = [];
-  for (let offset = 0; offset < bytes.length; offset += chunkSize) {
-    for (const event of framer.push(bytes.subarray(offset, offset + chunkSize))) outputs.push(...converter.onEvent(event));
-  }
-  for (const event of framer.end()) outputs.push(...converter.onEvent(event));
-  return [...outputs, ...converter.onEnd()];
-}
+/** Feeds a stream through the provider's own framer and the converter, as the relay does. */
+const runZhipuStream = (text: string, chunkSize = 7): StreamOutput[] =>
+  runStream(zhipuProvider.chat.stream(zhipu({ stream: true })), text, chunkSize, zhipuProvider.framing!());
 
 const decode = (part: string) => JSON.parse(Buffer.from(part, 'base64url').toString('utf8'));
 

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import type { ChatResult, ProviderContext, Usage } from '../types.js';
-import { contentText, ignoredRequestKeys, parseChatRequest, type ChatMessage } from '../shared/chat-request.js';
+import { ignoredRequestKeys, parseChatRequest, type ChatMessage } from '../shared/chat-request.js';
 import { chatCompletion, type FinishReason } from '../shared/openai-format.js';
-import { foldTurns, type Turn } from '../shared/turns.js';
+import { textOnlyTurns, type Turn } from '../shared/turns.js';
 import { InvalidUpstreamResponseError, parseUpstream } from '../shared/upstream-response.js';
 import { BaiduAnswerError } from './error.js';
 
@@ -79,35 +79,13 @@ function penaltyScore(own: unknown, frequencyPenalty: number | null | undefined,
  * reported; images, tool calls and tool results are too.
  */
 function baiduMessages(input: ChatMessage[], warnings: string[]): { system: string; messages: Array<{ role: BaiduRole; content: string }> } {
-  const { system, turns } = foldTurns<BaiduRole, string>(input, warnings, {
-    provider: 'Baidu ERNIE',
-    userRole: 'user',
-    assistantRole: 'assistant',
-    user: (message) => {
-      if (Array.isArray(message.content)) {
-        for (const part of message.content) {
-          if (part.type !== 'text')
-            warnings.push(`content part "${part.type === 'other' ? part.originalType : part.type}" is not supported by Baidu ERNIE and was dropped`);
-        }
-      }
-      return nonEmpty(contentText(message.content));
-    },
-    assistant: (message) => {
-      if (message.tool_calls?.length) warnings.push('tool calls are not supported by Baidu ERNIE and were dropped');
-      return nonEmpty(contentText(message.content));
-    },
-    tool: () => {
-      warnings.push('tool results are not supported by Baidu ERNIE and were dropped');
-      return [];
-    },
-  });
+  const { system, turns } = textOnlyTurns(input, warnings, 'Baidu ERNIE');
   const firstUser = turns.findIndex((turn) => turn.role === 'user');
   const leading = firstUser === -1 ? turns.length : firstUser;
   if (leading > 0) warnings.push('ERNIE conversations start with the user: the assistant turns before the first user message were dropped');
   return { system, messages: turns.slice(leading).map((turn: Turn<BaiduRole, string>) => ({ role: turn.role, content: turn.items.join('\n\n') })) };
 }
 
-const nonEmpty = (text: string): string[] => (text === '' ? [] : [text]);
 
 const count = z
   .number()

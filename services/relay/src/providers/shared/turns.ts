@@ -63,3 +63,36 @@ export function foldTurns<Role extends string, Item>(
   }
   return { system: system.filter((text) => text !== '').join('\n\n'), turns };
 }
+
+/**
+ * The turns of a protocol that takes text only (Baidu ERNIE, Tencent Hunyuan, Zhipu v3): each
+ * message's text, empty ones left out; image parts, tool calls and tool results cannot be sent
+ * and are reported as dropped.
+ */
+export function textOnlyTurns(input: ChatMessage[], warnings: string[], provider: string): { system: string; turns: Array<Turn<'user' | 'assistant', string>> } {
+  const text = (message: ChatMessage) => {
+    const value = contentText(message.content);
+    return value === '' ? [] : [value];
+  };
+  return foldTurns<'user' | 'assistant', string>(input, warnings, {
+    provider,
+    userRole: 'user',
+    assistantRole: 'assistant',
+    user: (message) => {
+      if (Array.isArray(message.content)) {
+        for (const part of message.content) {
+          if (part.type !== 'text') warnings.push(`content part "${part.type === 'other' ? part.originalType : part.type}" is not supported by ${provider} and was dropped`);
+        }
+      }
+      return text(message);
+    },
+    assistant: (message) => {
+      if (message.tool_calls?.length) warnings.push(`tool calls are not supported by ${provider} and were dropped`);
+      return text(message);
+    },
+    tool: () => {
+      warnings.push(`tool results are not supported by ${provider} and were dropped`);
+      return [];
+    },
+  });
+}

@@ -1,15 +1,14 @@
 import { z } from 'zod';
 import type { ChatResult, ProviderContext, Usage } from '../types.js';
-import { contentText, ignoredRequestKeys, parseChatRequest, type ChatMessage } from '../shared/chat-request.js';
+import { ignoredRequestKeys, parseChatRequest, type ChatMessage } from '../shared/chat-request.js';
 import { chatCompletion, type FinishReason } from '../shared/openai-format.js';
-import { foldTurns } from '../shared/turns.js';
+import { textOnlyTurns } from '../shared/turns.js';
 import { parseUpstream } from '../shared/upstream-response.js';
 import { TencentAnswerError, tencentErrorObjectSchema } from './error.js';
 
 /** OpenAI parameters this converter maps; any other one present is dropped with a warning. */
 const mappedKeys = new Set([...ignoredRequestKeys, 'temperature', 'top_p']);
 
-type HunyuanRole = 'user' | 'assistant';
 
 /**
  * OpenAI chat request -> Hunyuan ChatCompletions body: `Model`, `Messages` (`{Role, Content}`: the
@@ -29,33 +28,11 @@ export function tencentChatBody(body: Record<string, unknown>, context: Provider
 
 /** System and developer messages make the leading system message; images, tool calls and tool results are reported as dropped. */
 function hunyuanMessages(input: ChatMessage[], warnings: string[]): Array<{ Role: string; Content: string }> {
-  const { system, turns } = foldTurns<HunyuanRole, string>(input, warnings, {
-    provider: 'Tencent Hunyuan',
-    userRole: 'user',
-    assistantRole: 'assistant',
-    user: (message) => {
-      if (Array.isArray(message.content)) {
-        for (const part of message.content) {
-          if (part.type !== 'text')
-            warnings.push(`content part "${part.type === 'other' ? part.originalType : part.type}" is not supported by Tencent Hunyuan and was dropped`);
-        }
-      }
-      return nonEmpty(contentText(message.content));
-    },
-    assistant: (message) => {
-      if (message.tool_calls?.length) warnings.push('tool calls are not supported by Tencent Hunyuan here and were dropped');
-      return nonEmpty(contentText(message.content));
-    },
-    tool: () => {
-      warnings.push('tool results are not supported by Tencent Hunyuan here and were dropped');
-      return [];
-    },
-  });
+  const { system, turns } = textOnlyTurns(input, warnings, 'Tencent Hunyuan');
   const messages = turns.map((turn) => ({ Role: turn.role, Content: turn.items.join('\n\n') }));
   return system === '' ? messages : [{ Role: 'system', Content: system }, ...messages];
 }
 
-const nonEmpty = (text: string): string[] => (text === '' ? [] : [text]);
 
 const count = z
   .number()

@@ -16,8 +16,13 @@ export type ServiceAccount = z.infer<typeof serviceAccountSchema>;
 
 export const GOOGLE_TOKEN_URI = 'https://oauth2.googleapis.com/token';
 
+/** Parsed keys by their text: every call needs the account, the JSON need not be read each time. */
+const parsedAccounts = new Map<string, ServiceAccount>();
+
 /** The channel's key: a service-account JSON key file, as Google issues it (the established product's format). */
 export function serviceAccount(channel: Pick<RoutingChannel, 'id'>, key: string): ServiceAccount {
+  const known = parsedAccounts.get(key);
+  if (known) return known;
   let json: unknown;
   try {
     json = JSON.parse(key);
@@ -29,6 +34,9 @@ export function serviceAccount(channel: Pick<RoutingChannel, 'id'>, key: string)
     const field = parsed.error.issues[0]?.path.join('.') ?? 'key';
     throw new ChannelConfigurationError('channel_key_malformed', `channel ${channel.id} (Vertex AI): the service-account key lacks a valid ${field}`);
   }
+  // Bounded by the channels there are; a rotated key leaves its old entry until the map is full.
+  if (parsedAccounts.size >= 1_000) parsedAccounts.clear();
+  parsedAccounts.set(key, parsed.data);
   return parsed.data;
 }
 

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import type { ChatResult, ProviderContext, Usage } from '../types.js';
-import { contentText, ignoredRequestKeys, parseChatRequest, type ChatMessage } from '../shared/chat-request.js';
+import { ignoredRequestKeys, parseChatRequest, type ChatMessage } from '../shared/chat-request.js';
 import { chatCompletion } from '../shared/openai-format.js';
-import { foldTurns } from '../shared/turns.js';
+import { textOnlyTurns } from '../shared/turns.js';
 import { parseUpstream } from '../shared/upstream-response.js';
 import { ZhipuAnswerError } from './error.js';
 
@@ -45,20 +45,7 @@ function bounded(name: string, value: number, min: number, max: number, warnings
  * Images, tool calls and tool results cannot be sent and are reported.
  */
 function zhipuPrompt(messages: ChatMessage[], warnings: string[]): ZhipuTurn[] {
-  const { system, turns } = foldTurns<ZhipuTurn['role'], string>(messages, warnings, {
-    provider: 'Zhipu v3',
-    userRole: 'user',
-    assistantRole: 'assistant',
-    user: (message) => nonEmpty(textOf(message, warnings)),
-    assistant: (message) => {
-      if (message.tool_calls?.length) warnings.push('tool calls are not supported by Zhipu v3 and were dropped');
-      return nonEmpty(contentText(message.content));
-    },
-    tool: () => {
-      warnings.push('tool results are not supported by Zhipu v3 and were dropped');
-      return [];
-    },
-  });
+  const { system, turns } = textOnlyTurns(messages, warnings, 'Zhipu v3');
   const prompt = turns.map((turn): ZhipuTurn => ({ role: turn.role, content: turn.items.join('\n\n') }));
   if (system !== '') {
     const first = prompt[0];
@@ -68,18 +55,6 @@ function zhipuPrompt(messages: ChatMessage[], warnings: string[]): ZhipuTurn[] {
   return prompt;
 }
 
-/** The text of a user message; other parts (images) are reported as dropped. */
-function textOf(message: ChatMessage, warnings: string[]): string {
-  if (Array.isArray(message.content)) {
-    for (const part of message.content) {
-      if (part.type === 'image_url') warnings.push('content part "image_url" is not supported by Zhipu v3 and was dropped');
-      else if (part.type === 'other') warnings.push(`content part "${part.originalType}" is not supported by Zhipu v3 and was dropped`);
-    }
-  }
-  return contentText(message.content);
-}
-
-const nonEmpty = (text: string): string[] => (text === '' ? [] : [text]);
 
 const count = z
   .number()
