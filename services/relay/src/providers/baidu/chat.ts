@@ -86,7 +86,6 @@ function baiduMessages(input: ChatMessage[], warnings: string[]): { system: stri
   return { system, messages: turns.slice(leading).map((turn: Turn<BaiduRole, string>) => ({ role: turn.role, content: turn.items.join('\n\n') })) };
 }
 
-
 const count = z
   .number()
   .nullish()

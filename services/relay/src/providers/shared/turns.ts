@@ -69,7 +69,11 @@ export function foldTurns<Role extends string, Item>(
  * message's text, empty ones left out; image parts, tool calls and tool results cannot be sent
  * and are reported as dropped.
  */
-export function textOnlyTurns(input: ChatMessage[], warnings: string[], provider: string): { system: string; turns: Array<Turn<'user' | 'assistant', string>> } {
+export function textOnlyTurns(
+  input: ChatMessage[],
+  warnings: string[],
+  provider: string,
+): { system: string; turns: Array<Turn<'user' | 'assistant', string>> } {
   const text = (message: ChatMessage) => {
     const value = contentText(message.content);
     return value === '' ? [] : [value];
@@ -81,7 +85,8 @@ export function textOnlyTurns(input: ChatMessage[], warnings: string[], provider
     user: (message) => {
       if (Array.isArray(message.content)) {
         for (const part of message.content) {
-          if (part.type !== 'text') warnings.push(`content part "${part.type === 'other' ? part.originalType : part.type}" is not supported by ${provider} and was dropped`);
+          if (part.type !== 'text')
+            warnings.push(`content part "${part.type === 'other' ? part.originalType : part.type}" is not supported by ${provider} and was dropped`);
         }
       }
       return text(message);

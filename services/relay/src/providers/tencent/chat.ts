@@ -9,7 +9,6 @@ import { TencentAnswerError, tencentErrorObjectSchema } from './error.js';
 /** OpenAI parameters this converter maps; any other one present is dropped with a warning. */
 const mappedKeys = new Set([...ignoredRequestKeys, 'temperature', 'top_p']);
 
-
 /**
  * OpenAI chat request -> Hunyuan ChatCompletions body: `Model`, `Messages` (`{Role, Content}`: the
  * system text first, then user and assistant alternating, consecutive messages of a side joined
@@ -32,7 +31,6 @@ function hunyuanMessages(input: ChatMessage[], warnings: string[]): Array<{ Role
   const messages = turns.map((turn) => ({ Role: turn.role, Content: turn.items.join('\n\n') }));
   return system === '' ? messages : [{ Role: 'system', Content: system }, ...messages];
 }
-
 
 const count = z
   .number()

@@ -55,7 +55,6 @@ function zhipuPrompt(messages: ChatMessage[], warnings: string[]): ZhipuTurn[] {
   return prompt;
 }
 
-
 const count = z
   .number()
   .nullish()
