@@ -4,7 +4,9 @@ import { channelEgress } from './channel-egress.js';
 import type { RelayContext } from './context.js';
 import { providerFor } from './providers/registry.js';
 import type { ProviderContext, ProviderDefinition, UpstreamRequest } from './providers/types.js';
-import { authorized, readBounded } from './relay-call.js';
+import { authorized, handshakeMs, readBounded } from './relay-call.js';
+import { socketAnswer } from './upstream-socket.js';
+import { wholeChat } from './operations/chat.js';
 import { BalanceUnavailableError } from './providers/shared/balance.js';
 
 /**
@@ -50,17 +52,24 @@ export function registerChannelOperations(context: RelayContext): Promise<Subscr
       };
       const built = probe(provider, testModel, providerContext);
       const upstream = await authorized(context, provider, channel, key, built);
-      const response = await context.egress.request(upstream.url, {
-        method: upstream.method,
-        headers: upstream.headers,
-        body: upstream.body,
-        ...channelEgress(channel),
-      });
+      let response;
+      if (upstream.websocket) {
+        const opened = await socketAnswer(channel, provider, upstream, key, { handshakeMs: handshakeMs(context) });
+        if ('failure' in opened) return result(false, opened.detail, opened.failure.status);
+        response = opened.response;
+      } else {
+        response = await context.egress.request(upstream.url, {
+          method: upstream.method,
+          headers: upstream.headers,
+          body: upstream.body,
+          ...channelEgress(channel),
+        });
+      }
       const text = await readBounded(response, 256 * 1024);
       if (response.statusCode < 200 || response.statusCode >= 300) return result(false, provider.error(response.statusCode, text).message, response.statusCode);
       // A chat answer must be understood; another probe's answer only needs to be JSON.
-      const json: unknown = JSON.parse(text);
-      provider.chat?.response(json, providerContext);
+      if (provider.chat) wholeChat(provider, { text, json: () => JSON.parse(text) as unknown }, providerContext);
+      else JSON.parse(text);
       return result(true, '', response.statusCode);
     } catch (error) {
       return result(false, (error as Error).message, 0);

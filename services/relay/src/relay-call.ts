@@ -15,6 +15,7 @@ import { channelEgress } from './channel-egress.js';
 import { ChannelConfigurationError } from './providers/shared/url.js';
 import { UpstreamAnswerError } from './providers/shared/upstream-error.js';
 import { AccessTokenError } from './access-tokens.js';
+import { socketAnswer } from './upstream-socket.js';
 import { publishChannelFailed } from './events.js';
 import type { Attempt as OperationAttempt, OperationDefinition, OperationName, UpstreamAnswer } from './operations/types.js';
 
@@ -303,6 +304,11 @@ async function send(context: RelayContext, attempt: Attempt, operation: Operatio
 
   if (upstream.warnings?.length)
     context.logger.debug({ channelId: channel.id, warnings: upstream.warnings }, 'parameters the upstream cannot take were dropped');
+  if (upstream.websocket) {
+    const opened = await socketAnswer(channel, provider, upstream, attempt.context.key, { handshakeMs: handshakeMs(context) });
+    if ('failure' in opened) reportFailure(context, channel, requestId, opened.failure, opened.detail);
+    return 'failure' in opened ? { failure: opened.failure } : { response: opened.response, injectedUsage };
+  }
   let response: EgressResponse;
   try {
     response = await context.egress.request(upstream.url, {
@@ -330,6 +336,11 @@ async function send(context: RelayContext, attempt: Attempt, operation: Operatio
   const failure: Failure = { status: mappedStatus(channel, response.statusCode), error: provider.error(response.statusCode, text) };
   reportFailure(context, channel, requestId, failure, failure.error.message);
   return { failure };
+}
+
+/** How long an upstream WebSocket may take to open: what an HTTP call may take to its headers. */
+export function handshakeMs(context: RelayContext): number {
+  return context.limits.connectTimeoutMs + context.limits.headersTimeoutMs;
 }
 
 /**

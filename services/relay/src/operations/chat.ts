@@ -1,4 +1,5 @@
-import { chatOf } from '../providers/types.js';
+import { chatOf, type ChatResult, type ProviderContext, type ProviderDefinition } from '../providers/types.js';
+import { foldStream } from '../providers/shared/stream-fold.js';
 import { RelayError } from '../errors.js';
 import { countChatPrompt } from '../tokenizer/index.js';
 import { estimateCompletion } from '../estimates.js';
@@ -28,9 +29,14 @@ export function chatUpstream({ provider, context }: Attempt, body: Record<string
 
 /** A whole chat answer converted by the provider to OpenAI's format. */
 export function chatAnswer({ provider, context }: Attempt, upstream: UpstreamAnswer) {
-  const json = upstream.json();
-  const { body, usage } = chatOf(provider).response(json, context);
+  const { body, usage } = wholeChat(provider, upstream, context);
   return { body, usage, estimatedCompletion: usage ? 0 : estimateCompletion(body, context.requestedModel) };
+}
+
+/** A whole chat answer in OpenAI's format: the provider's conversion, or its stream folded when the upstream only streams. */
+export function wholeChat(provider: ProviderDefinition, upstream: Pick<UpstreamAnswer, 'text' | 'json'>, context: ProviderContext): ChatResult {
+  const chat = chatOf(provider);
+  return chat.response ? chat.response(upstream.json(), context) : foldStream(provider, upstream.text, context);
 }
 
 const countPrompt = (body: Record<string, unknown>, model: string) => countChatPrompt(body.messages, model, body.tools);

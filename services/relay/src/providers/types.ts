@@ -43,6 +43,13 @@ export interface UpstreamRequest {
   form?: FormData;
   /** Request parameters the upstream cannot take, dropped (style rule 12): for the log, never silent. */
   warnings?: string[];
+  /**
+   * Sent over a WebSocket instead (iFlytek Spark): `url` is ws(s)://, `body` the one message sent
+   * once it opens; each message the upstream sends comes back as one server-sent event (its text
+   * the event's data) until the upstream closes (upstream-socket.ts). Such a provider's chat has
+   * no `response`: a whole answer is the stream folded.
+   */
+  websocket?: true;
 }
 
 /** A parsed chat answer: the OpenAI-format body for the client, and the usage if the upstream gave it. */
@@ -70,8 +77,11 @@ export interface StreamOutput {
    * the relay drops it when the client did not ask for usage.
    */
   usageOnly?: boolean;
-  /** The upstream reported an error inside the stream. */
-  error?: { message: string; type: string; code: string };
+  /**
+   * The upstream reported an error inside the stream; `status` is the HTTP status it means when a
+   * whole answer is folded from the stream (shared/stream-fold.ts; 502 when absent).
+   */
+  error?: { message: string; type: string; code: string; status?: number };
 }
 
 /** Converts one upstream stream into OpenAI chunks; one instance per request. */
@@ -140,7 +150,12 @@ export interface ProviderDefinition {
   /** OpenAI chat to and from its protocol: present exactly when `operations` lists 'chat' (Jina's embeddings and rerank have none). */
   chat?: {
     request(body: Record<string, unknown>, context: ProviderContext): UpstreamRequest;
-    response(json: unknown, context: ProviderContext): ChatResult;
+    /**
+     * A whole answer to OpenAI's format. Absent: the upstream only streams (Spark's socket, Coze,
+     * whose blocking mode needs polling), `request` always asks for a stream, and a whole answer
+     * is that stream run through `stream` and folded (shared/stream-fold.ts).
+     */
+    response?(json: unknown, context: ProviderContext): ChatResult;
     stream(context: ProviderContext): StreamConverter;
   };
   /**
@@ -206,8 +221,8 @@ export interface ProviderDefinition {
   error(status: number, bodyText: string): ProviderError;
 }
 
-/** A provider that serves chat (most do): its `chat` is there, for code that holds one by name. */
-export type ChatProviderDefinition = ProviderDefinition & Required<Pick<ProviderDefinition, 'chat'>>;
+/** A provider that serves chat (most do) and converts whole answers: its `chat` and `chat.response` are there, for code that holds one by name. */
+export type ChatProviderDefinition = ProviderDefinition & { chat: Required<NonNullable<ProviderDefinition['chat']>> };
 
 /** The chat adapter of a provider routing chose for chat (it lists 'chat' exactly when it has one: registry.test.ts). */
 export function chatOf(provider: ProviderDefinition): NonNullable<ProviderDefinition['chat']> {

@@ -7,7 +7,7 @@ import { holdLifetimeMs, type RelayContext } from '../context.js';
 import { chooseChannel, isRetryable } from '../domain/channel-choice.js';
 import { RelayError } from '../errors.js';
 import { reservation } from '../metering.js';
-import { admit, insufficientQuota, prepare, reportFailure, type Failure } from '../relay-call.js';
+import { admit, handshakeMs, insufficientQuota, prepare, reportFailure, type Failure } from '../relay-call.js';
 import { redactKey } from '../redact.js';
 import { estimatedUsage, realtimeQuote, realtimeUsageOf, responseCharge, responseRecord, unbilledRecord, type RealtimeQuote } from './billing.js';
 import { openUpstream } from './upstream.js';
@@ -94,8 +94,7 @@ export async function openSession(context: RelayContext, request: SessionRequest
         reportFailure(context, channel, request.id, failure, (error as Error).message);
         continue;
       }
-      const handshakeMs = context.limits.connectTimeoutMs + context.limits.headersTimeoutMs;
-      const opened = await openUpstream(channel, provider, target, providerContext.key, { handshakeMs });
+      const opened = await openUpstream(channel, provider, target, providerContext.key, { handshakeMs: handshakeMs(context) });
       if ('failure' in opened) {
         failure = opened.failure;
         reportFailure(context, channel, request.id, failure, opened.detail);

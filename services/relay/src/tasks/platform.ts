@@ -37,7 +37,7 @@ export type SubmitOutcome =
 /** A JSON upstream answer, or undefined when it is not JSON (the providers' own). */
 export { parseJson } from '../providers/shared/upstream-response.js';
 
-export const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+export { isRecord } from '../providers/shared/content.js';
 
 export const textOf = (value: unknown): string => (typeof value === 'string' ? value : '');
 

@@ -165,9 +165,13 @@ describe.each(entries)('provider contract: %s', (_name, type, provider) => {
   // Providers without chat (Jina) have no chat cases, and are held to the same request rules through their passthrough.
   const chat = provider.chat;
   if (chat) {
-    it('reads usage from a minimal answer', () => {
-      expect(chat.response(minimalAnswers[protocol], ctx).usage).toEqual({ prompt_tokens: 5, completion_tokens: 1, cached_tokens: 0 });
-    });
+    // Upstreams that only stream (Spark, Coze) have no whole answer of their own: the stream case covers them.
+    const response = chat.response;
+    if (response) {
+      it('reads usage from a minimal answer', () => {
+        expect(response(minimalAnswers[protocol], ctx).usage).toEqual({ prompt_tokens: 5, completion_tokens: 1, cached_tokens: 0 });
+      });
+    }
 
     it('reads usage and text from a minimal stream', () => {
       const outputs = runProviderStream(provider, chat.stream({ ...ctx, stream: true }), minimalStreams[protocol], 5);

@@ -31,3 +31,6 @@ export function toolArguments(text: string | null | undefined, warnings: string[
   warnings.push('tool call arguments that are not a JSON object were replaced by {}');
   return {};
 }
+
+/** A JSON object (not null, not an array). */
+export const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
