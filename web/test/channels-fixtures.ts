@@ -33,6 +33,7 @@ export function makeChannel(overrides: Partial<ChannelView> = {}): ChannelView {
     test_time: 0,
     other_info: '',
     allow_private_network: false,
+    multi_key: null,
     ...overrides,
   };
 }

@@ -102,6 +102,31 @@ describe('channel form: create', () => {
     expect(fake.callsTo('POST', '/api/channel/')[0]!.body.key).toBe('sk-a\nsk-b');
   });
 
+  it('creates one channel holding every key, picked in turn', async () => {
+    fake.ok('POST', '/api/channel/', { ids: [11] });
+    openAdd();
+    await userEvent.type(await screen.findByPlaceholderText('请为渠道命名'), 'pool');
+    await userEvent.click(screen.getByLabelText(/批量创建/));
+    await userEvent.click(screen.getByLabelText('一个渠道聚合全部密钥，轮询使用'));
+    await userEvent.type(screen.getByPlaceholderText('请输入密钥，一行一个'), 'sk-a{Enter}sk-b');
+    await addCustomModels('gpt-4o');
+    await submit();
+    expect(await screen.findByText('渠道创建成功！')).toBeInTheDocument();
+    expect(fake.callsTo('POST', '/api/channel/')[0]!.body).toMatchObject({ key: 'sk-a\nsk-b', multi_key_mode: 'polling' });
+  });
+
+  it('checks each key against its type as it is typed, naming the batch line', async () => {
+    openAdd();
+    await userEvent.type(await screen.findByPlaceholderText('请为渠道命名'), 'spark');
+    await chooseType('讯飞', '讯飞星火认知');
+    await userEvent.click(screen.getByLabelText(/批量创建/));
+    await userEvent.type(screen.getByPlaceholderText('请输入密钥，一行一个'), 'app|secret|key{Enter}app|secret');
+    await addCustomModels('SparkDesk-v3.5');
+    await submit();
+    expect(await screen.findByText('第 2 个密钥：密钥格式不正确。按照如下格式输入：APPID|APISecret|APIKey')).toBeInTheDocument();
+    expect(fake.callsTo('POST', '/api/channel/')).toHaveLength(0);
+  });
+
   it('adds trimmed custom models and refuses ones already chosen', async () => {
     openAdd();
     await screen.findByPlaceholderText('请为渠道命名');
@@ -270,6 +295,34 @@ describe('channel form: edit', () => {
     await submit();
     expect(await screen.findByText('渠道更新成功！')).toBeInTheDocument();
     expect(fake.callsTo('PUT', '/api/channel/')[0]!.body).toEqual({ id: 5, key: 'sk-new' });
+  });
+
+  it('adds new keys to a channel with many keys', async () => {
+    const pool = makeChannel({ id: 6, name: 'pool', models: 'gpt-4o', multi_key: { mode: 'random', size: 3, live: 3 } });
+    fake.ok('GET', '/api/channel/6', pool);
+    fake.ok('PUT', '/api/channel/', pool);
+    openEdit(6);
+    await screen.findByDisplayValue('pool');
+    expect(screen.getByLabelText('追加到现有密钥')).toBeChecked();
+    await userEvent.type(screen.getByPlaceholderText('请输入密钥，一行一个'), 'sk-x{Enter}sk-y');
+    await submit();
+    expect(await screen.findByText('渠道更新成功！')).toBeInTheDocument();
+    expect(fake.callsTo('PUT', '/api/channel/')[0]!.body).toEqual({ id: 6, key: 'sk-x\nsk-y', key_mode: 'append' });
+  });
+
+  it('replaces the keys of a channel with many keys and changes how they are picked', async () => {
+    const pool = makeChannel({ id: 6, name: 'pool', models: 'gpt-4o', multi_key: { mode: 'random', size: 3, live: 3 } });
+    fake.ok('GET', '/api/channel/6', pool);
+    fake.ok('PUT', '/api/channel/', pool);
+    openEdit(6);
+    await screen.findByDisplayValue('pool');
+    await userEvent.type(screen.getByPlaceholderText('请输入密钥，一行一个'), 'sk-z');
+    await userEvent.click(screen.getByLabelText('替换全部密钥'));
+    fireEvent.mouseDown(fieldOf('密钥选择方式').querySelector('[role="combobox"]')!);
+    await userEvent.click((await screen.findAllByTitle('轮询')).at(-1)!);
+    await submit();
+    expect(await screen.findByText('渠道更新成功！')).toBeInTheDocument();
+    expect(fake.callsTo('PUT', '/api/channel/')[0]!.body).toEqual({ id: 6, key: 'sk-z', key_mode: 'replace', multi_key_mode: 'polling' });
   });
 
   it('says when nothing changed', async () => {

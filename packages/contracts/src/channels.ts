@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { multiKeyModeSchema, routingKeysSchema } from './channel-keys.js';
 import { idSchema, pageQuerySchema } from './envelope.js';
 import { MAX_MODEL_NAME_LENGTH } from './billing.js';
 
@@ -49,6 +50,15 @@ export const ChannelType = {
   BaiduV2: 46,
   Xinference: 47,
   XAI: 48,
+  Coze: 49,
+  Kling: 50,
+  Jimeng: 51,
+  Vidu: 52,
+  Submodel: 53,
+  DoubaoVideo: 54,
+  Sora: 55,
+  Replicate: 56,
+  Codex: 57,
 } as const;
 export type ChannelType = (typeof ChannelType)[keyof typeof ChannelType];
 export const channelTypeValues = Object.values(ChannelType) as ChannelType[];
@@ -91,6 +101,15 @@ export const channelDefaultBaseUrls: Partial<Record<ChannelType, string>> = {
   45: 'https://ark.cn-beijing.volces.com',
   46: 'https://qianfan.baidubce.com',
   48: 'https://api.x.ai',
+  49: 'https://api.coze.cn',
+  50: 'https://api.klingai.com',
+  51: 'https://visual.volcengineapi.com',
+  52: 'https://api.vidu.cn',
+  53: 'https://llm.submodel.ai',
+  54: 'https://ark.cn-beijing.volces.com',
+  55: 'https://api.openai.com',
+  56: 'https://api.replicate.com',
+  57: 'https://chatgpt.com',
 };
 
 /** Channel status: 1 enabled, 2 disabled by hand, 3 disabled automatically (reason and time kept). */
@@ -140,6 +159,8 @@ export const channelViewSchema = z.object({
   other_info: z.string(),
   /** The channel may reach loopback, private and link-local upstreams (rule R2); off unless an admin turned it on. */
   allow_private_network: z.boolean(),
+  /** A channel with many keys: how they are picked, how many, how many are live; null for a channel with one key. */
+  multi_key: z.object({ mode: multiKeyModeSchema, size: z.number().int(), live: z.number().int() }).nullable(),
 });
 export type ChannelView = z.infer<typeof channelViewSchema>;
 
@@ -265,6 +286,8 @@ export const createChannelBodySchema = z.object({
   openai_organization: channelFields.openai_organization.default(''),
   status: z.union([z.literal(1), z.literal(2)]).default(1),
   key: z.string().trim().min(1, 'key is required').max(1_000_000),
+  /** Several keys make ONE channel holding them all, picked this way per request; absent: one channel per key (batch create). */
+  multi_key_mode: multiKeyModeSchema.optional(),
 });
 export type CreateChannelBody = z.infer<typeof createChannelBodySchema>;
 
@@ -276,6 +299,10 @@ export const updateChannelBodySchema = z.object({
   }),
   status: z.number().int().min(1).max(3).optional(),
   key: z.string().trim().max(1_000_000).optional(),
+  /** A channel with many keys: how a request's key is picked. */
+  multi_key_mode: multiKeyModeSchema.optional(),
+  /** What a new `key` does to a channel with many keys: replaces them all (the default), or adds to them. */
+  key_mode: z.enum(['replace', 'append'], { error: 'key_mode must be replace or append' }).optional(),
 });
 export type UpdateChannelBody = z.infer<typeof updateChannelBodySchema>;
 
@@ -366,6 +393,8 @@ export const routingChannelSchema = z.object({
   openai_organization: z.string(),
   /** The upstream may be on a private network (the channel's own flag, rule R2); absent from an older publisher: no. */
   allow_private_network: z.boolean().default(false),
+  /** A channel with many keys (its key text holds them all): how one is picked and which are off; null for one key. */
+  multi_key: routingKeysSchema.nullable().default(null),
   /** Grows with every change, so a late event never overwrites a newer row. */
   version: z.number().int(),
 });
@@ -381,7 +410,42 @@ export const channelFailureSchema = z.object({
   message: z.string().max(2048).default(''),
   /** True when it came from a channel test (a slow but successful test also counts as a failure). */
   test: z.boolean().default(false),
+  /** Which of a multi-key channel's keys failed (its index): that key, not the channel, is what a disable rule disables. */
+  key_index: z.number().int().min(0).optional(),
 });
 
 /** What the relay can do for channels with a channel's own credentials. */
 export const channelOperationSchema = z.enum(['test', 'models', 'balance']);
+
+/** POST /api/channel/multi_key/manage: the key list of a channel with many keys, and its keys turned on and off (the established product's route). */
+export const multiKeyManageBodySchema = z.object({
+  channel_id: z.number({ error: 'channel_id is required' }).int().min(1),
+  action: z.enum(['get_key_status', 'enable_key', 'disable_key', 'enable_all_keys', 'delete_disabled_keys'], {
+    error: 'action must be get_key_status, enable_key, disable_key, enable_all_keys or delete_disabled_keys',
+  }),
+  /** The key's index (from 0), for enable_key and disable_key. */
+  key_index: z.number().int().min(0).optional(),
+});
+export type MultiKeyManageBody = z.infer<typeof multiKeyManageBodySchema>;
+
+/** One key of a channel with many keys, as admins see it: masked, never whole (rule R4). */
+export const channelKeyStatusSchema = z.object({
+  index: z.number().int(),
+  /** The key's first and last few characters. */
+  masked: z.string(),
+  /** 1 enabled, 2 disabled by hand, 3 disabled automatically. */
+  status: z.number().int(),
+  /** Why it was disabled, and when (epoch seconds); '' and 0 for an enabled key. */
+  reason: z.string(),
+  time: z.number().int(),
+});
+export type ChannelKeyStatus = z.infer<typeof channelKeyStatusSchema>;
+
+/** The answer of get_key_status (and of every other action: the list as it is after it). */
+export const channelKeyListSchema = z.object({
+  mode: multiKeyModeSchema,
+  size: z.number().int(),
+  live: z.number().int(),
+  keys: z.array(channelKeyStatusSchema),
+});
+export type ChannelKeyList = z.infer<typeof channelKeyListSchema>;

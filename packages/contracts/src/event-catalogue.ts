@@ -148,6 +148,7 @@ export const eventExamples: { [S in EventSubject]: z.output<(typeof eventSchemas
     auto_ban: 1,
     openai_organization: '',
     allow_private_network: false,
+    multi_key: { mode: 'polling', size: 3, disabled: [1] },
     version: 12,
   },
   'channels.channel.disabled': { channel_id: 3, name: 'openai-main', reason: 'upstream answered 401: invalid api key', time: 1_732_600_000 },
@@ -204,6 +205,7 @@ export const eventExamples: { [S in EventSubject]: z.output<(typeof eventSchemas
     error_type: 'requests',
     message: 'Rate limit reached for gpt-4o-mini',
     test: false,
+    key_index: 1,
   },
   'relay.channel.succeeded': { channel_id: 3, response_time_ms: 840, test: true },
 };

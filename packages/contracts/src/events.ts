@@ -221,7 +221,13 @@ export const eventSchemas = {
   /** Published by the relay after an upstream attempt failed; channels applies the auto-disable rules. */
   'relay.channel.failed': channelFailureSchema,
   /** Published by the relay after a channel answered well (a test, or traffic); channels may auto-enable it. */
-  'relay.channel.succeeded': z.object({ channel_id: z.number().int(), response_time_ms: z.number().int().min(0), test: z.boolean() }),
+  'relay.channel.succeeded': z.object({
+    channel_id: z.number().int(),
+    response_time_ms: z.number().int().min(0),
+    test: z.boolean(),
+    /** The key a multi-key channel's test used. */
+    key_index: z.number().int().min(0).optional(),
+  }),
 } as const;
 
 export type EventSubject = keyof typeof eventSchemas;

@@ -10,6 +10,7 @@ export * from './events.js';
 export * from './audit.js';
 export * from './billing.js';
 export * from './channels.js';
+export * from './channel-keys.js';
 export * from './pricing.js';
 export * from './webhooks.js';
 export * from './event-catalogue.js';

@@ -37,6 +37,8 @@ export function auditedChannel(row: ChannelEntity): AuditValues {
     weight: row.weight,
     openai_organization: row.openai_organization,
     allow_private_network: row.allow_private_network === true,
+    // The key states of a channel with many keys (which are off, and why): no key material.
+    channel_info: row.channel_info,
   };
 }
 

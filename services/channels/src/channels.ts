@@ -1,12 +1,14 @@
 import { In, IsNull, type EntityManager, type FindOptionsWhere } from 'typeorm';
-import { ChannelStatus, type CreateChannelBody, type TagEditBody, type UpdateChannelBody } from '@aigw/contracts';
+import { ChannelStatus, joinKeys, splitKeys, type CreateChannelBody, type MultiKeyMode, type TagEditBody, type UpdateChannelBody } from '@aigw/contracts';
 import { isPostgres, NotFoundError, sealSecret, UserError } from '@aigw/platform';
 import type { ChannelsContext } from './context.js';
 import { AbilityEntity, ChannelEntity } from './entities/index.js';
 import { replaceAbilities } from './abilities.js';
 import { publishDeleted, publishUpdated } from './events.js';
 import { checkStringMap, copyName, normaliseList, nowSeconds, withStatusReason } from './domain/channel-fields.js';
-import { hashKey, keyProblem, MAX_BATCH_KEYS, splitKeys } from './domain/channel-key.js';
+import { hashKey, keyProblem, MAX_BATCH_KEYS } from './domain/channel-key.js';
+import { keyStates, reindexed, withKeyStates, type KeyStates } from './domain/multi-key.js';
+import { channelKey } from './stored-key.js';
 import { auditPrivateNetwork, type ChannelActor } from './private-network.js';
 import { auditedChannel, channelTarget, publishChannelAudit } from './audit.js';
 
@@ -117,19 +119,31 @@ function checkMaps(body: { model_mapping?: string; status_code_mapping?: string 
   }
 }
 
-/**
- * Creates one channel per key line (batch create) in one transaction; returns the new ids. A
- * channel created without the private-network flag takes root's AllowPrivateNetworkUpstreams.
- */
-export async function createChannels(context: ChannelsContext, body: CreateChannelBody, actor: ChannelActor): Promise<number[]> {
-  const { key, ...fields } = body;
-  const keys = splitKeys(key);
+/** The keys of a key text, each in its type's format (the batch line named), at most MAX_BATCH_KEYS. */
+function checkedKeys(type: number, other: string, text: string): string[] {
+  const keys = splitKeys(text);
   if (keys.length === 0) throw new UserError('key: key is required');
   if (keys.length > MAX_BATCH_KEYS) throw new UserError(`key: at most ${MAX_BATCH_KEYS} keys (lines) at once`);
-  for (const one of keys) {
-    const problem = keyProblem(fields.type, one, fields.other);
-    if (problem) throw new UserError(keys.length > 1 ? `${problem} (line ${keys.indexOf(one) + 1})` : problem);
-  }
+  keys.forEach((one, index) => {
+    const problem = keyProblem(type, one, other);
+    if (problem) throw new UserError(keys.length > 1 ? `${problem} (line ${index + 1})` : problem);
+  });
+  return keys;
+}
+
+/** The sealed key columns of a key text. */
+function sealedKey(context: ChannelsContext, text: string): Pick<ChannelEntity, 'key_encrypted' | 'key_hash'> {
+  return { key_encrypted: sealSecret(text, context.keySecret), key_hash: hashKey(text) };
+}
+
+/**
+ * Creates one channel per key line (batch create), or with `multi_key_mode` one channel holding
+ * every key, in one transaction; returns the new ids. A channel created without the
+ * private-network flag takes root's AllowPrivateNetworkUpstreams.
+ */
+export async function createChannels(context: ChannelsContext, body: CreateChannelBody, actor: ChannelActor): Promise<number[]> {
+  const { key, multi_key_mode: multiKeyMode, ...fields } = body;
+  const keys = checkedKeys(fields.type, fields.other, key);
   checkMaps(fields);
   const common = {
     ...fields,
@@ -138,16 +152,15 @@ export async function createChannels(context: ChannelsContext, body: CreateChann
     created_time: nowSeconds(),
     allow_private_network: fields.allow_private_network ?? context.options.get('AllowPrivateNetworkUpstreams'),
   };
+  // Each entry: the key text of one channel and its channel_info.
+  const channels =
+    multiKeyMode && keys.length > 1
+      ? [{ text: joinKeys(keys), info: withKeyStates('', { mode: multiKeyMode, size: keys.length, off: new Map() }) }]
+      : keys.map((one) => ({ text: one, info: '' }));
   const created = await context.db.transaction(async (manager) => {
     const rows: ChannelEntity[] = [];
-    for (const one of keys) {
-      const row = manager.create(ChannelEntity, {
-        ...common,
-        key_encrypted: sealSecret(one, context.keySecret),
-        key_hash: hashKey(one),
-        other_info: '',
-        version: 1,
-      });
+    for (const { text, info } of channels) {
+      const row = manager.create(ChannelEntity, { ...common, ...sealedKey(context, text), other_info: '', channel_info: info, version: 1 });
       // A copy goes in: on PostgreSQL the insert writes RETURNING values (bigints as strings) back into its argument.
       row.id = (await manager.insert(ChannelEntity, { ...row })).identifiers[0]!.id as number;
       const stored = await manager.findOneByOrFail(ChannelEntity, { id: row.id });
@@ -172,20 +185,18 @@ export async function createChannels(context: ChannelsContext, body: CreateChann
  * sends the displayed status back with a full edit).
  */
 export async function updateChannel(context: ChannelsContext, body: UpdateChannelBody, actor: ChannelActor): Promise<ChannelEntity> {
-  const { id, key, status, ...fields } = body;
+  const { id, key, status, multi_key_mode: multiKeyMode, key_mode: keyMode, ...fields } = body;
   checkMaps(fields);
-  const changes: ChannelChange = Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined));
-  if (fields.group !== undefined) changes.group = listOrThrow('group', fields.group);
-  if (fields.models !== undefined) changes.models = listOrThrow('models', fields.models);
-  if (key) Object.assign(changes, { key_encrypted: sealSecret(key, context.keySecret), key_hash: hashKey(key) });
+  const common: ChannelChange = Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined));
+  if (fields.group !== undefined) common.group = listOrThrow('group', fields.group);
+  if (fields.models !== undefined) common.models = listOrThrow('models', fields.models);
   let flagBefore = false as boolean;
   const [row] = await changeChannels(
     context,
     { id },
     (current) => {
       flagBefore = current.allow_private_network === true;
-      const problem = key ? keyProblem(fields.type ?? current.type, key, fields.other ?? current.other) : null;
-      if (problem) throw new UserError(problem);
+      const changes = { ...common, ...keyChanges(context, current, { key, multiKeyMode, keyMode, type: fields.type, other: fields.other }) };
       if (status === undefined || status === current.status) return changes;
       if (status !== ChannelStatus.Enabled && status !== ChannelStatus.ManuallyDisabled) throw new UserError('status: must be 1 (enabled) or 2 (disabled)');
       // The reason describes an automatic disable; a hand-set status replaces it.
@@ -198,6 +209,32 @@ export async function updateChannel(context: ChannelsContext, body: UpdateChanne
     await auditPrivateNetwork(context, actor, row, fields.allow_private_network, 'changed');
   }
   return row;
+}
+
+/**
+ * What a key edit changes: a new key (or keys) sealed, and for a channel with many keys its key
+ * states: a replacement starts every key enabled, an append keeps the old keys' states;
+ * `multi_key_mode` sets how keys are picked (and makes a channel given several keys hold them
+ * all). Several keys for a channel with one key and no mode are refused: which one was meant?
+ */
+function keyChanges(
+  context: ChannelsContext,
+  current: ChannelEntity,
+  edit: { key?: string; multiKeyMode?: MultiKeyMode; keyMode?: 'replace' | 'append'; type?: number; other?: string },
+): ChannelChange {
+  const states = keyStates(current.channel_info);
+  const mode = edit.multiKeyMode ?? states?.mode;
+  if (!edit.key) return states && mode !== states.mode ? { channel_info: withKeyStates(current.channel_info, { ...states, mode: mode! }) } : {};
+  const given = checkedKeys(edit.type ?? current.type, edit.other ?? current.other, edit.key);
+  if (!mode) {
+    if (given.length > 1) throw new UserError('key: several keys make a channel with many keys; choose multi_key_mode (random or polling)');
+    return sealedKey(context, given[0]!);
+  }
+  const appended = edit.keyMode === 'append' && states !== null;
+  const keys = appended ? [...new Set([...splitKeys(channelKey(context, current)), ...given])] : given;
+  if (keys.length > MAX_BATCH_KEYS) throw new UserError(`key: at most ${MAX_BATCH_KEYS} keys in one channel`);
+  const next: KeyStates = appended ? reindexed({ ...states, mode }, keys.length) : { mode, size: keys.length, off: new Map() };
+  return { ...sealedKey(context, joinKeys(keys)), channel_info: withKeyStates(current.channel_info, next) };
 }
 
 export interface CopyOptions {

@@ -1,6 +1,8 @@
 import { In } from 'typeorm';
 import { ChannelStatus, JobName, type ResponsePayload, type RoutingChannel } from '@aigw/contracts';
-import { BusRequestError, openSecret, recordedJob, requestTyped, UserError } from '@aigw/platform';
+import { BusRequestError, recordedJob, requestTyped, UserError } from '@aigw/platform';
+import { channelKey } from './stored-key.js';
+import { keysToSweep, keyToTest } from './multi-keys.js';
 import type { ChannelsContext } from './context.js';
 import { ChannelEntity } from './entities/index.js';
 import { getChannel, recordBalance, recordTest } from './channels.js';
@@ -24,15 +26,6 @@ const OPERATE_TIMEOUT_MS = 60_000;
 export const TEST_ALL_JOB = JobName.ChannelsTestAll;
 export const BALANCE_ALL_JOB = JobName.ChannelsBalanceAll;
 
-export function channelKey(context: ChannelsContext, row: ChannelEntity): string {
-  try {
-    return openSecret(row.key_encrypted, context.keySecret);
-  } catch (error) {
-    context.logger.error({ err: error, channelId: row.id }, 'a stored channel key does not decrypt (was CHANNEL_KEY_SECRET changed?)');
-    throw new UserError('key: the stored key cannot be read; enter the key again');
-  }
-}
-
 async function operate(context: ChannelsContext, operation: Operation, channel: RoutingChannel, key: string, model = ''): Promise<OperateAnswer> {
   try {
     return await requestTyped(context.bus, 'relay.channel.operate', { operation, channel, key, model }, { timeoutMs: OPERATE_TIMEOUT_MS });
@@ -54,27 +47,51 @@ export interface TestResult {
 /**
  * Tests one channel with `model` (else its test model, else its first model), records the
  * time, and applies the rules: a failure or a test slower than ChannelDisableThreshold may
- * disable it; a passing test may enable an automatically disabled one.
+ * disable it; a passing test may enable an automatically disabled one. A channel with many keys
+ * is tested with the key `keyIndex` (else its first live one), and the rules apply to that key.
  */
-export async function testChannel(context: ChannelsContext, id: number, model = ''): Promise<TestResult> {
-  const row = await getChannel(context, id);
+export async function testChannel(context: ChannelsContext, id: number, model = '', keyIndex?: number): Promise<TestResult> {
+  return testRow(context, await getChannel(context, id), model, keyIndex);
+}
+
+async function testRow(context: ChannelsContext, row: ChannelEntity, model: string, keyIndex?: number): Promise<TestResult> {
+  const { id } = row;
   const chosen = model || row.test_model || splitList(row.models)[0] || '';
+  const tested = keyToTest(context, row, keyIndex);
+  const onKey = tested.keyIndex === undefined ? {} : { key_index: tested.keyIndex };
   const started = Date.now();
-  const answer = await operate(context, 'test', toRoutingRow(row), channelKey(context, row), chosen);
+  const answer = await operate(context, 'test', toRoutingRow(row), tested.key, chosen);
   const elapsedMs = answer.response_time_ms > 0 ? answer.response_time_ms : Date.now() - started;
   await recordTest(context, id, elapsedMs);
   const time = elapsedMs / 1000;
   if (!answer.ok) {
-    await applyFailure(context, id, { status_code: answer.status_code, error_code: '', error_type: '', message: answer.message, test: true });
+    await applyFailure(context, id, { status_code: answer.status_code, error_code: '', error_type: '', message: answer.message, test: true, ...onKey });
     return { success: false, message: answer.message || `test failed (status ${answer.status_code})`, time };
   }
   const slow = slowTestFailure(elapsedMs, context.options.get('ChannelDisableThreshold'));
   if (slow) {
-    await applyFailure(context, id, slow);
+    await applyFailure(context, id, { ...slow, ...onKey });
     return { success: false, message: slow.message, time };
   }
-  await applySuccess(context, id);
+  await applySuccess(context, id, tested.keyIndex);
   return { success: true, message: '', time };
+}
+
+/**
+ * A sweep's test of one channel: a channel with many keys has each of its keys tested (but those
+ * an admin disabled), so a key disabled automatically comes back when it works again; the
+ * channel's result is its last failure, or success when every key passed.
+ */
+async function sweepTest(context: ChannelsContext, id: number): Promise<TestResult> {
+  const row = await getChannel(context, id);
+  const keys = keysToSweep(row);
+  if (!keys) return testRow(context, row, '');
+  let result: TestResult = { success: true, message: '', time: 0 };
+  for (const keyIndex of keys) {
+    const tested = await testRow(context, await getChannel(context, id), '', keyIndex);
+    result = tested.success ? { ...result, time: tested.time } : tested;
+  }
+  return result;
 }
 
 /** Every channel a sweep covers (enabled ones, and automatically disabled ones a pass may enable), with its status now. */
@@ -151,6 +168,7 @@ export async function fetchModelsUnsaved(
     auto_ban: 0,
     openai_organization: '',
     allow_private_network: allowPrivateNetwork,
+    multi_key: null,
     version: 0,
   };
   if (allowPrivateNetwork) await auditPrivateNetwork(context, actor, null, true, 'unsaved');
@@ -172,7 +190,7 @@ export async function testAllChannels(context: ChannelsContext): Promise<string>
   const before = await sweepRows(context, [ChannelStatus.Enabled, ChannelStatus.AutoDisabled]);
   if (before.length === 0) return 'no channels to test';
   const ids = before.map((row) => row.id);
-  const tally = await sweep(context, 'test all', ids, (id) => testChannel(context, id));
+  const tally = await sweep(context, 'test all', ids, (id) => sweepTest(context, id));
   // No channel tested at all is the run's failure (typically the relay is away), not the channels'.
   if (tally.errors === ids.length) throw new Error(`${tally.firstError} (no channel tested)`);
   const after = new Map(

@@ -14,6 +14,7 @@ import { channelTagRoutes } from './routes/channel-tags.js';
 import { channelOperationRoutes } from './routes/channel-operations.js';
 import { modelRoutes } from './routes/models.js';
 import { channelKeyRoutes } from './routes/channel-key.js';
+import { multiKeyRoutes } from './routes/multi-keys.js';
 
 /** For main.ts and the gateway's all-in-one composition, which read the same env. */
 export { channelsConfigShape, channelsSettings } from './config.js';
@@ -58,7 +59,8 @@ const channelsPlugin: FastifyPluginAsync<ChannelsPluginOptions> = async (app, op
   });
 
   registerDiagnostics(app, 'channels', mirror);
-  for (const routes of [channelRoutes, channelTagRoutes, channelOperationRoutes, modelRoutes, channelKeyRoutes]) await app.register(routes, { context });
+  for (const routes of [channelRoutes, channelTagRoutes, channelOperationRoutes, modelRoutes, channelKeyRoutes, multiKeyRoutes])
+    await app.register(routes, { context });
 };
 
 export default channelsPlugin;

@@ -4,7 +4,7 @@ import type { ChannelsContext } from './context.js';
 import { ChannelEntity } from './entities/index.js';
 import { enabledModelGroups } from './abilities.js';
 import { toRoutingRow } from './domain/channel-fields.js';
-import { channelKey } from './operations.js';
+import { channelKey } from './stored-key.js';
 
 /**
  * Request-reply for the other services: the relay's start-up snapshot and its keys, billing's

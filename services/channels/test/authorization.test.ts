@@ -42,6 +42,13 @@ const matrix: Row[] = [
     body: () => ({ type: 1, key: 'sk-x', base_url: mock.url, allow_private_network: true }),
     expect: adminOnly,
   },
+  {
+    method: 'POST',
+    route: '/api/channel/multi_key/manage',
+    url: () => '/api/channel/multi_key/manage',
+    body: () => ({ channel_id: 424242, action: 'get_key_status' }),
+    expect: { ...adminOnly, admin: 404, root: 404 },
+  },
   { method: 'DELETE', route: '/api/channel/:id', url: () => '/api/channel/424242', expect: { ...adminOnly, admin: 404, root: 404 } },
   // Root only, and only after a step-up (POST /api/verify), which no session here has made.
   { method: 'POST', route: '/api/channel/:id/key', url: (id) => `/api/channel/${id}/key`, expect: { anonymous: 401, user: 403, admin: 403, root: 403 } },

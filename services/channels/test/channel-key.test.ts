@@ -1,5 +1,6 @@
 import crypto from 'node:crypto';
-import { hashKey, keyProblem, splitKeys } from '../src/domain/channel-key';
+import { joinKeys, splitKeys } from '@aigw/contracts';
+import { hashKey, keyProblem } from '../src/domain/channel-key';
 
 describe('channel keys at rest', () => {
   it('hashes the trimmed key', () => {
@@ -9,6 +10,16 @@ describe('channel keys at rest', () => {
   it('splits a batch into distinct non-blank lines, but keeps a JSON key whole', () => {
     expect(splitKeys('k1\r\n\n  k2 \nk1\n')).toEqual(['k1', 'k2']);
     expect(splitKeys('{\n  "type": "service_account",\n  "private_key": "x"\n}')).toHaveLength(1);
+  });
+
+  it('reads a JSON array of service accounts as one key each, and joins keys back into what it reads', () => {
+    const accounts = [{ client_email: 'a@p' }, { client_email: 'b@p' }];
+    const keys = splitKeys(JSON.stringify(accounts, null, 2));
+    expect(keys).toEqual(accounts.map((account) => JSON.stringify(account)));
+    expect(splitKeys(joinKeys(keys))).toEqual(keys);
+    expect(splitKeys(joinKeys(['k1', 'k2']))).toEqual(['k1', 'k2']);
+    // Brackets that are not a JSON array of objects are an ordinary line.
+    expect(splitKeys('[not json]\nk2')).toEqual(['[not json]', 'k2']);
   });
 });
 

@@ -121,6 +121,7 @@ describe.each(backends)('channels (%s)', (backend) => {
       auto_ban: 1,
       openai_organization: '',
       allow_private_network: false,
+      multi_key: null,
       version: 1,
     });
   });

@@ -7,6 +7,7 @@ import type { ProviderContext, ProviderDefinition, UpstreamRequest } from './pro
 import { authorized, handshakeMs, readBounded } from './relay-call.js';
 import { socketAnswer } from './upstream-socket.js';
 import { wholeChat } from './operations/chat.js';
+import { foldResponses } from './operations/responses.js';
 import { BalanceUnavailableError } from './providers/shared/balance.js';
 
 /**
@@ -67,8 +68,9 @@ export function registerChannelOperations(context: RelayContext): Promise<Subscr
       }
       const text = await readBounded(response, 256 * 1024);
       if (response.statusCode < 200 || response.statusCode >= 300) return result(false, provider.error(response.statusCode, text).message, response.statusCode);
-      // A chat answer must be understood; another probe's answer only needs to be JSON.
+      // A chat answer must be understood (a stream folded, for upstreams that only stream); another probe's answer only needs to be JSON.
       if (provider.chat) wholeChat(provider, { text, json: () => JSON.parse(text) as unknown }, providerContext);
+      else if (provider.passthrough?.streamsOnly) foldResponses(text);
       else JSON.parse(text);
       return result(true, '', response.statusCode);
     } catch (error) {
@@ -79,7 +81,7 @@ export function registerChannelOperations(context: RelayContext): Promise<Subscr
 
 /**
  * The smallest call that proves a channel works: a chat of one word, or for a provider without
- * chat an embedding of one word, or a rerank of one document.
+ * chat an embedding of one word, a rerank of one document, or a response to one word (Codex).
  */
 function probe(provider: ProviderDefinition, model: string, providerContext: ProviderContext): UpstreamRequest {
   if (provider.chat) return provider.chat.request({ model, messages: [{ role: 'user', content: 'hi' }], max_tokens: 16, stream: false }, providerContext);
@@ -88,6 +90,8 @@ function probe(provider: ProviderDefinition, model: string, providerContext: Pro
   if (provider.passthrough && provider.operations.includes('rerank')) {
     return provider.passthrough.request('/v1/rerank', { model, query: 'hi', documents: ['hello'] }, providerContext);
   }
+  if (provider.passthrough && provider.operations.includes('responses'))
+    return provider.passthrough.request('/v1/responses', { model, input: 'hi' }, providerContext);
   throw new Error(`channels of provider ${provider.id} cannot be tested`);
 }
 

@@ -107,7 +107,7 @@ const relayPlugin: FastifyPluginAsync<RelayPluginOptions> = async (app, settings
     logger,
     options,
     tokens: await createTokenCache({ bus, logger }),
-    channels: await createChannelDirectory({ bus, logger }),
+    channels: await createChannelDirectory({ bus, kv, logger }),
     egress,
     accessTokens: createAccessTokens(egress, logger),
     quota,

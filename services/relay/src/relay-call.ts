@@ -17,10 +17,13 @@ import { UpstreamAnswerError } from './providers/shared/upstream-error.js';
 import { AccessTokenError } from './access-tokens.js';
 import { socketAnswer } from './upstream-socket.js';
 import { publishChannelFailed } from './events.js';
+import type { PickedKey } from './channels.js';
 import type { Attempt as OperationAttempt, OperationDefinition, OperationName, UpstreamAnswer } from './operations/types.js';
 
 export interface Attempt extends OperationAttempt {
   channel: RoutingChannel;
+  /** Which of a multi-key channel's keys the call uses (a failure is reported against it). */
+  keyIndex?: number;
 }
 
 export interface Failure {
@@ -137,7 +140,7 @@ export async function relay(
             attempt -= 1;
             continue;
           }
-          reportFailure(context, channel, requestId, failure, failure.error.message);
+          reportFailure(context, call.attempt, requestId, failure, failure.error.message);
           if (!isRetryable(failure.status, channel.type)) break;
         }
       }
@@ -261,14 +264,15 @@ export async function prepare(
   } catch (error) {
     return { failure: { status: 500, error: { message: (error as Error).message, type: 'new_api_error', code: 'unsupported_channel_type' } } };
   }
-  let key: string;
+  let picked: PickedKey;
   try {
-    key = await context.channels.key(channel);
+    picked = await context.channels.pick(channel);
   } catch {
     return { failure: { status: 503, error: { message: 'the channel key is not available', type: 'new_api_error', code: 'channel_key_unavailable' } } };
   }
+  const { key, keyIndex } = picked;
   const providerContext = { channel, key, upstreamModel: upstreamModel(channel, model), requestedModel: model, stream, ...(forwarded ? { forwarded } : {}) };
-  return { attempt: { channel, provider, context: providerContext } };
+  return { attempt: { channel, provider, context: providerContext, ...(keyIndex !== undefined ? { keyIndex } : {}) } };
 }
 
 type Sent = { response: EgressResponse; injectedUsage: boolean } | { failure: Failure };
@@ -283,7 +287,7 @@ async function send(context: RelayContext, attempt: Attempt, operation: Operatio
     if (!(error instanceof ChannelConfigurationError)) throw error;
     // This channel cannot be called as configured; another one may serve (the admin sees why).
     const failure: Failure = { status: 0, error: { message: 'the channel is not configured completely', type: 'new_api_error', code: error.code } };
-    reportFailure(context, channel, requestId, failure, error.message);
+    reportFailure(context, attempt, requestId, failure, error.message);
     return { failure };
   }
   const { injectedUsage } = built;
@@ -297,7 +301,7 @@ async function send(context: RelayContext, attempt: Attempt, operation: Operatio
     // A token endpoint refusing the credential (4xx) is an authentication failure for auto-ban; its trouble (5xx, none) is not.
     const refused = error instanceof AccessTokenError && error.status >= 400 && error.status < 500;
     const reported: Failure = refused ? { status: error.status, error: { ...failure.error, type: 'authentication_error' } } : failure;
-    reportFailure(context, channel, requestId, reported, (error as Error).message);
+    reportFailure(context, attempt, requestId, reported, (error as Error).message);
     return { failure };
   }
   const { headers, body: payload } = await encoded(upstream);
@@ -306,7 +310,7 @@ async function send(context: RelayContext, attempt: Attempt, operation: Operatio
     context.logger.debug({ channelId: channel.id, warnings: upstream.warnings }, 'parameters the upstream cannot take were dropped');
   if (upstream.websocket) {
     const opened = await socketAnswer(channel, provider, upstream, attempt.context.key, { handshakeMs: handshakeMs(context) });
-    if ('failure' in opened) reportFailure(context, channel, requestId, opened.failure, opened.detail);
+    if ('failure' in opened) reportFailure(context, attempt, requestId, opened.failure, opened.detail);
     return 'failure' in opened ? { failure: opened.failure } : { response: opened.response, injectedUsage };
   }
   let response: EgressResponse;
@@ -327,14 +331,14 @@ async function send(context: RelayContext, attempt: Attempt, operation: Operatio
         code: blocked ? 'upstream_address_blocked' : 'upstream_unreachable',
       },
     };
-    reportFailure(context, channel, requestId, failure, blocked ? (error as Error).message : failure.error.message);
+    reportFailure(context, attempt, requestId, failure, blocked ? (error as Error).message : failure.error.message);
     return { failure };
   }
   if (response.statusCode >= 200 && response.statusCode < 300) return { response, injectedUsage };
 
   const text = await readBounded(response, 64 * 1024).catch(() => '');
   const failure: Failure = { status: mappedStatus(channel, response.statusCode), error: provider.error(response.statusCode, text) };
-  reportFailure(context, channel, requestId, failure, failure.error.message);
+  reportFailure(context, attempt, requestId, failure, failure.error.message);
   return { failure };
 }
 
@@ -365,9 +369,13 @@ async function encoded(upstream: UpstreamRequest): Promise<{ headers: Record<str
   return { headers: { ...upstream.headers, 'content-type': form.headers.get('content-type')! }, body: Buffer.from(await form.arrayBuffer()) };
 }
 
-export function reportFailure(context: RelayContext, channel: RoutingChannel, requestId: string, failure: Failure, message: string): void {
+/** The channel (and the key of a multi-key channel) a failure is reported against. */
+export type FailedOn = Pick<Attempt, 'channel' | 'keyIndex'>;
+
+export function reportFailure(context: RelayContext, on: FailedOn, requestId: string, failure: Failure, message: string): void {
   void publishChannelFailed(context.bus, {
-    channel_id: channel.id,
+    channel_id: on.channel.id,
+    ...(on.keyIndex !== undefined ? { key_index: on.keyIndex } : {}),
     request_id: requestId,
     status_code: failure.status,
     error_code: failure.error.code.slice(0, 256),

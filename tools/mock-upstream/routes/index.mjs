@@ -23,6 +23,9 @@ import { baiduRoutes } from './baidu.mjs';
 import { tencentRoutes } from './tencent.mjs';
 import { aliCompatibleRoutes, aliNativeRoutes } from './ali.mjs';
 import { difyRoutes } from './dify.mjs';
+import { sparkRoutes } from './xunfei.mjs';
+import { cozeRoutes } from './coze.mjs';
+import { codexRoutes } from './codex.mjs';
 
 export const routeModules = [
   responsesRoutes,
@@ -42,4 +45,7 @@ export const routeModules = [
   aliCompatibleRoutes,
   aliNativeRoutes,
   difyRoutes,
+  sparkRoutes,
+  cozeRoutes,
+  codexRoutes,
 ];

@@ -8,7 +8,7 @@ import { envelopeBaseQuery } from './base-query';
 export const api = createApi({
   reducerPath: 'api',
   baseQuery: envelopeBaseQuery,
-  tagTypes: ['Status', 'Self', 'User', 'Group', 'Option', 'Model', 'Token', 'Channel', 'Redemption', 'Log', 'Data', 'Pricing', 'Task'],
+  tagTypes: ['Status', 'Self', 'User', 'Group', 'Option', 'Model', 'Token', 'Channel', 'ChannelKeys', 'Redemption', 'Log', 'Data', 'Pricing', 'Task'],
   // Every screen shows fresh figures when it is opened again.
   refetchOnMountOrArgChange: 30,
   endpoints: () => ({}),

@@ -1,4 +1,5 @@
 import { MAX_MODEL_NAME_LENGTH, type ChannelView, type RoutingChannel } from '@aigw/contracts';
+import { keyStates, liveKeys, routingKeys, type KeyStates } from './multi-key.js';
 
 /**
  * Conversions between the stored channel and what leaves the service: the admin view (a
@@ -6,7 +7,11 @@ import { MAX_MODEL_NAME_LENGTH, type ChannelView, type RoutingChannel } from '@a
  */
 
 /** The stored columns these conversions read; the entity satisfies it (a null flag: a channel from before it, not yet adopted). */
-export type StoredChannel = Omit<ChannelView, 'allow_private_network'> & { version: number; allow_private_network: boolean | null };
+export type StoredChannel = Omit<ChannelView, 'allow_private_network' | 'multi_key'> & {
+  version: number;
+  allow_private_network: boolean | null;
+  channel_info: string;
+};
 
 /** Longest group name (the abilities column's width) and model name (what the relay and the usage records take; the column is wider). */
 export const GROUP_NAME_MAX = 64;
@@ -90,7 +95,12 @@ export function toChannelView(row: StoredChannel): ChannelView {
     test_time: row.test_time,
     other_info: row.other_info,
     allow_private_network: row.allow_private_network === true,
+    multi_key: multiKeyView(keyStates(row.channel_info)),
   };
+}
+
+function multiKeyView(states: KeyStates | null): ChannelView['multi_key'] {
+  return states ? { mode: states.mode, size: states.size, live: liveKeys(states) } : null;
 }
 
 export function toRoutingRow(row: StoredChannel): RoutingChannel {
@@ -113,6 +123,7 @@ export function toRoutingRow(row: StoredChannel): RoutingChannel {
     auto_ban: row.auto_ban,
     openai_organization: row.openai_organization,
     allow_private_network: row.allow_private_network === true,
+    multi_key: routingKeys(keyStates(row.channel_info)),
     version: row.version,
   };
 }

@@ -105,6 +105,13 @@ export class ChannelEntity {
   @Column({ type: 'boolean', nullable: true })
   allow_private_network: boolean | null;
 
+  /**
+   * JSON text in the established product's names: the key states of a channel with many keys
+   * (domain/multi-key.ts); '' for a channel with one key.
+   */
+  @Column({ type: 'text', default: '' })
+  channel_info: string;
+
   /** Grows with every change of the routing facts, so the relay can ignore a late event. */
   @Column({ type: 'integer', default: 1 })
   version: number;

@@ -1,4 +1,5 @@
 import { ChannelsInitial1732500000000 } from './1732500000000-initial.js';
 import { ChannelPrivateNetwork1733400000000 } from './1733400000000-channel-private-network.js';
+import { ChannelInfo1733700000000 } from './1733700000000-channel-info.js';
 
-export const channelsMigrations = [ChannelsInitial1732500000000, ChannelPrivateNetwork1733400000000];
+export const channelsMigrations = [ChannelsInitial1732500000000, ChannelPrivateNetwork1733400000000, ChannelInfo1733700000000];

@@ -15,7 +15,7 @@ export const channelOperationRoutes: FastifyPluginAsyncZod<{ context: ChannelsCo
   const admin = { access: 'admin' } as const;
 
   app.post('/api/channel/test/:id', { schema: { params: idParams, querystring: testQuery }, config: admin }, async (request) => {
-    const result = await testChannel(context, request.params.id, request.query.model);
+    const result = await testChannel(context, request.params.id, request.query.model, request.query.key_index);
     return { ...result, data: { time: result.time } satisfies ChannelTestResult };
   });
 

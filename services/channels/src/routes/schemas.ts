@@ -20,4 +20,8 @@ const selection = (message: string) => z.array(idSchema, { error: message }).min
 export const batchDeleteBody = z.object({ ids: selection('请先选择要删除的通道！') });
 export const batchTagBody = z.object({ ids: selection('请先选择要设置标签的渠道！'), tag: tagNameSchema });
 
-export const testQuery = z.object({ model: z.string().trim().max(128).default('') });
+export const testQuery = z.object({
+  model: z.string().trim().max(128).default(''),
+  /** Which key of a channel with many keys to test (from 0); absent: its first live one. */
+  key_index: z.coerce.number({ error: 'key_index must be a number' }).int('key_index must be a whole number').min(0, 'key_index must be 0 or more').optional(),
+});

@@ -4,6 +4,9 @@ import { countTexts, estimateCompletion } from '../estimates.js';
 import { requestBounds } from '../request-bounds.js';
 import type { ProviderError, Usage } from '../providers/types.js';
 import { passthroughStream } from './passthrough-stream.js';
+import { SseParser } from '../sse/sse-parser.js';
+import { parseJson } from '../providers/shared/upstream-response.js';
+import { UpstreamAnswerError } from '../providers/shared/upstream-error.js';
 import { modelOf } from './model-field.js';
 import { passthrough } from './openai-passthrough.js';
 import type { Attempt, ClientStream, OperationDefinition, StreamPiece } from './types.js';
@@ -20,7 +23,8 @@ const responsesUsageSchema = z.object({
   input_tokens_details: z.object({ cached_tokens: count }).nullish(),
 });
 
-const responseSchema = z.object({ id: z.string().nullish(), usage: responsesUsageSchema.nullish() });
+// Loose: a folded answer (foldResponses) is the whole response the event carries.
+const responseSchema = z.looseObject({ id: z.string().nullish(), usage: responsesUsageSchema.nullish() });
 
 export function usageFromResponses(usage: z.infer<typeof responsesUsageSchema>): Usage {
   return { prompt_tokens: usage.input_tokens, completion_tokens: usage.output_tokens, cached_tokens: usage.input_tokens_details?.cached_tokens ?? 0 };
@@ -62,7 +66,7 @@ export const responsesOperation: OperationDefinition = {
   estimatePrompt: (body, model) => countTexts(promptTexts([body.instructions, body.input]), model),
   upstream: (attempt, body) => ({ request: passthrough(attempt).request('/v1/responses', body, attempt.context), injectedUsage: false }),
   answer(attempt, upstream) {
-    const json = upstream.json();
+    const json = attempt.provider.passthrough?.streamsOnly ? foldResponses(upstream.text) : upstream.json();
     const parsed = responseSchema.safeParse(json);
     const usage = parsed.success && parsed.data.usage ? usageFromResponses(parsed.data.usage) : null;
     return {
@@ -85,6 +89,25 @@ const eventSchema = z.object({
 });
 
 const TERMINAL = new Set(['response.completed', 'response.incomplete', 'response.failed']);
+
+/**
+ * The whole response of an upstream that only streams (Codex): what its terminal event carries
+ * (`response.completed` or `response.incomplete` hold the finished response, output and usage
+ * included). A failed response or an error event is the channel's failure, as an error answer
+ * of a blocking call is; a stream with no terminal event is a 502.
+ */
+export function foldResponses(text: string): unknown {
+  const parser = new SseParser();
+  for (const event of [...parser.push(text), ...parser.end()]) {
+    const data = eventSchema.safeParse(parseJson(event.data)).data;
+    if (data?.type === 'error' || data?.type === 'response.failed') {
+      const message = data.message ?? data.error?.message ?? 'the upstream response failed';
+      throw new UpstreamAnswerError({ message, type: data.error?.type ?? 'upstream_error', code: data.code ?? data.error?.code ?? 'response_failed' }, 502);
+    }
+    if (data && TERMINAL.has(data.type) && data.response) return data.response;
+  }
+  throw new RelayError(502, 'the upstream stream ended without a finished response', 'bad_upstream_response', 'upstream_error');
+}
 /** Events whose `delta` is generated text (billed as completion when no usage comes). */
 const DELTAS = new Set([
   'response.output_text.delta',

@@ -10,12 +10,15 @@ import { bedrockProvider } from './bedrock/index.js';
 import { jinaProvider } from './jina/index.js';
 import { cloudflareProvider } from './cloudflare/index.js';
 import { cohereProvider } from './cohere/index.js';
+import { codexProvider } from './codex/index.js';
+import { cozeProvider } from './coze/index.js';
 import { customProvider } from './custom/index.js';
 import { difyProvider } from './dify/index.js';
 import { geminiProvider } from './gemini/index.js';
 import { openAiProvider } from './openai/index.js';
 import { tencentProvider } from './tencent/index.js';
 import { zhipuProvider } from './zhipu/index.js';
+import { xunfeiProvider } from './xunfei/index.js';
 import * as family from './openai/family.js';
 import type { TaskPlatformDefinition } from '../tasks/platform.js';
 import { midjourneyPlatform } from '../tasks/midjourney.js';
@@ -24,8 +27,11 @@ import { sunoPlatform } from '../tasks/suno.js';
 /**
  * Every channel type and the provider that serves it in the chat relay (style rule 11,
  * CONTRIBUTING.md). The `satisfies` makes a new ChannelType a compile error until it is listed
- * here. `null` is an explicit "not supported yet": the native protocols not built (Xunfei's
- * WebSocket, PaLM, AIProxyLibrary), and the task channel types, which `taskPlatforms` below serves instead.
+ * here. `null` is an explicit "not supported yet": the native protocols not built (PaLM,
+ * AIProxyLibrary), and the task channel types, which `taskPlatforms` below serves instead.
+ * The video and image task platforms (Kling 50, Jimeng 51, Vidu 52, Doubao video 54, Sora 55, and
+ * Replicate 56's image predictions) are neither chat, embeddings nor rerank, and no task platform
+ * of theirs is built: their channels load and list, and routing sends them nothing.
  */
 export const providers = {
   [ChannelType.Unknown]: null,
@@ -46,7 +52,7 @@ export const providers = {
   [ChannelType.Baidu]: baiduProvider,
   [ChannelType.Zhipu]: zhipuProvider,
   [ChannelType.Ali]: aliProvider,
-  [ChannelType.Xunfei]: null,
+  [ChannelType.Xunfei]: xunfeiProvider,
   [ChannelType.AI360]: family.ai360Provider,
   [ChannelType.OpenRouter]: family.openRouterProvider,
   [ChannelType.AIProxyLibrary]: null,
@@ -73,6 +79,15 @@ export const providers = {
   [ChannelType.BaiduV2]: family.baiduV2Provider,
   [ChannelType.Xinference]: family.xinferenceProvider,
   [ChannelType.XAI]: family.xAiProvider,
+  [ChannelType.Coze]: cozeProvider,
+  [ChannelType.Kling]: null,
+  [ChannelType.Jimeng]: null,
+  [ChannelType.Vidu]: null,
+  [ChannelType.Submodel]: family.submodelProvider,
+  [ChannelType.DoubaoVideo]: null,
+  [ChannelType.Sora]: null,
+  [ChannelType.Replicate]: null,
+  [ChannelType.Codex]: codexProvider,
 } as const satisfies Record<ChannelType, ProviderDefinition | null>;
 
 const typeNames = new Map<number, string>(Object.entries(ChannelType).map(([name, type]) => [type, name]));

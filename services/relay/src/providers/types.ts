@@ -171,6 +171,11 @@ export interface ProviderDefinition {
     /** Usage of a passthrough answer, when present. */
     usage(json: unknown): Usage | null;
     /**
+     * The upstream answers Responses only as a stream (Codex): `request` always asks for one, and
+     * a whole answer for a client that did not is the response its terminal event carries.
+     */
+    streamsOnly?: true;
+    /**
      * The answer in OpenAI's shape (Jina's for rerank), for upstreams whose own is not: Cohere's
      * embed and rerank. Absent: the answer goes to the client as the upstream sent it.
      */

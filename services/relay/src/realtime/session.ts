@@ -91,13 +91,13 @@ export async function openSession(context: RelayContext, request: SessionRequest
         target = provider.realtime.connect(providerContext);
       } catch (error) {
         failure = { status: 500, error: { message: 'the channel cannot open a realtime session', type: 'new_api_error', code: 'channel_misconfigured' } };
-        reportFailure(context, channel, request.id, failure, (error as Error).message);
+        reportFailure(context, call.attempt, request.id, failure, (error as Error).message);
         continue;
       }
       const opened = await openUpstream(channel, provider, target, providerContext.key, { handshakeMs: handshakeMs(context) });
       if ('failure' in opened) {
         failure = opened.failure;
-        reportFailure(context, channel, request.id, failure, opened.detail);
+        reportFailure(context, call.attempt, request.id, failure, opened.detail);
         if (!isRetryable(failure.status, channel.type)) break;
         continue;
       }

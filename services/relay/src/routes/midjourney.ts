@@ -11,7 +11,7 @@ import { midjourneyGet, midjourneyPlatform } from '../tasks/midjourney.js';
 import { isRecord, parseJson, textOf } from '../tasks/platform.js';
 import { submitTask, type TaskSubmission } from '../tasks/task-submit.js';
 import { byTaskId, byTaskIds, TaskPlatform, TaskStatus } from '../tasks/task-store.js';
-import { imageSignature, notifySecret, proxiedImagePath, secretMatches } from '../tasks/task-links.js';
+import { imageSignature, linkKey, notifySecret, proxiedImagePath, secretMatches } from '../tasks/task-links.js';
 import { pollChannel, DEFAULT_TASK_POLL } from '../tasks/task-poller.js';
 import { jsonBody } from './openai.js';
 
@@ -170,10 +170,10 @@ export const midjourneyRoutes: FastifyPluginAsync<{ context: RelayContext; db: D
       };
     }
     // The upstream tells this server when a task ends (unless the client's own hook goes instead).
-    submission.callback = (channel, key) => {
+    submission.callback = (channel, linkKey) => {
       if (typeof submission.body.notifyHook === 'string' && submission.body.notifyHook !== '') return undefined;
       const server = context.options.get('ServerAddress').replace(/\/+$/, '');
-      return server ? `${server}/mj/notify/${channel.id}/${notifySecret(channel.id, key)}` : undefined;
+      return server ? `${server}/mj/notify/${channel.id}/${notifySecret(channel.id, linkKey)}` : undefined;
     };
     await submitTask(context, db, request, reply, caller, submission);
     return reply;
@@ -248,7 +248,7 @@ export const midjourneyRoutes: FastifyPluginAsync<{ context: RelayContext; db: D
   app.post<{ Params: { channel: string; secret: string } }>('/mj/notify/:channel/:secret', { config: { access: 'public' } }, async (request, reply) => {
     const channel: RoutingChannel | undefined = context.channels.index.get(Number(request.params.channel));
     const isMidjourney = channel && (channel.type === ChannelType.Midjourney || channel.type === ChannelType.MidjourneyPlus);
-    const expected = isMidjourney ? notifySecret(channel.id, await context.channels.key(channel)) : '';
+    const expected = isMidjourney ? notifySecret(channel.id, await linkKey(context, channel)) : '';
     if (!channel || !isMidjourney || !secretMatches(request.params.secret, expected)) {
       throw new RelayError(403, 'unknown notify address', 'notify_forbidden', 'permission_error');
     }

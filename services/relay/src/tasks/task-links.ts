@@ -1,4 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import type { RoutingChannel } from '@aigw/contracts';
 import type { RelayContext } from '../context.js';
 import type { TaskEntity } from '../entities/index.js';
 
@@ -16,6 +17,14 @@ export function secretMatches(given: string, expected: string): boolean {
   const a = Buffer.from(given);
   const b = Buffer.from(expected);
   return a.length === b.length && timingSafeEqual(a, b);
+}
+
+/**
+ * The key the links of a channel's tasks are derived from: its first key, so a multi-key channel
+ * signs the same whichever key a call used (a changed first key ends the old links, as a changed key does).
+ */
+export async function linkKey(context: Pick<RelayContext, 'channels'>, channel: RoutingChannel): Promise<string> {
+  return (await context.channels.keys(channel))[0]!;
 }
 
 /** The secret of a channel's notify address (`/mj/notify/{channel}/{secret}`): given to that channel's upstream only. */
@@ -39,7 +48,7 @@ export async function proxiedImagePath(
   if (!task.image_url) return '';
   const channel = context.channels.index.get(task.channel_id);
   if (!channel) return '';
-  const key = await context.channels.key(channel).catch(() => null);
+  const key = await linkKey(context, channel).catch(() => null);
   if (key === null) return '';
   return `/mj/image/${encodeURIComponent(task.task_id)}?sig=${imageSignature(task.task_id, key)}`;
 }

@@ -8,7 +8,9 @@ import { chooseChannel, isRetryable, mappedStatus } from '../domain/channel-choi
 import { RelayError } from '../errors.js';
 import { charge, quotePrice } from '../metering.js';
 import { channelEgress } from '../channel-egress.js';
-import { admit, insufficientQuota, readBounded, record, reportFailure, usageRecord, type Failure, type RecordInput } from '../relay-call.js';
+import { admit, insufficientQuota, readBounded, record, reportFailure, usageRecord, type FailedOn, type Failure, type RecordInput } from '../relay-call.js';
+import type { PickedKey } from '../channels.js';
+import { linkKey } from './task-links.js';
 import type { UpstreamRequest } from '../providers/types.js';
 import type { SubmitOutcome, TaskPlatformDefinition } from './platform.js';
 import { addCharge, byTaskId, insert, type TaskChanges } from './task-store.js';
@@ -32,8 +34,8 @@ export interface TaskSubmission {
   original?: TaskEntity;
   /** The upstream confirms `original` rather than starting a task (a modal): the charge goes onto it. */
   confirmsOriginal?: boolean;
-  /** The relay's notify address for a channel, when the platform should call back (Midjourney). */
-  callback?: (channel: RoutingChannel, key: string) => string | undefined;
+  /** The relay's notify address for a channel (signed with its link key, task-links.ts), when the platform should call back (Midjourney). */
+  callback?: (channel: RoutingChannel, linkKey: string) => string | undefined;
 }
 
 const NO_USAGE = { prompt_tokens: 0, completion_tokens: 0, cached_tokens: 0 };
@@ -104,6 +106,7 @@ export async function submitTask(
       if (!channel) break;
       tried.push(channel.id);
       const sent = await send(context, channel, submission, requestId);
+      const on: FailedOn = { channel, ...(sent.keyIndex !== undefined ? { keyIndex: sent.keyIndex } : {}) };
       if ('failure' in sent) {
         failure = sent.failure;
         if (!sent.retry) break;
@@ -115,7 +118,7 @@ export async function submitTask(
       // A failed call, or a channel without an account to draw with (reported for auto-disable): the next channel may serve.
       else {
         failure = { status: outcome.kind === 'failed' ? outcome.status : 503, error: outcome.failure };
-        reportFailure(context, channel, requestId, failure, failure.error.message);
+        reportFailure(context, on, requestId, failure, failure.error.message);
         if (outcome.kind === 'failed' && !isRetryable(mappedStatus(channel, outcome.status), channel.type)) break;
         if (outcome.kind === 'refused') channelRefusal = outcome;
       }
@@ -148,27 +151,32 @@ export async function submitTask(
   throw new RelayError(status, failure?.error.message ?? 'no channel could serve the request', failure?.error.code || 'upstream_error', 'upstream_error');
 }
 
-type Sent = { outcome: SubmitOutcome } | { failure: Failure; retry: boolean };
+/** A try's outcome, and the key of a multi-key channel it used (failures are reported against it). */
+type Sent = ({ outcome: SubmitOutcome } | { failure: Failure; retry: boolean }) & { keyIndex?: number };
 
 /** One channel's try: the key, the call, the answer read and understood. */
 async function send(context: RelayContext, channel: RoutingChannel, submission: TaskSubmission, requestId: string): Promise<Sent> {
-  const fail = (status: number, message: string, code: string, detail = message): Sent => {
-    const failure: Failure = { status, error: { message, type: 'upstream_error', code } };
-    reportFailure(context, channel, requestId, failure, detail);
-    return { failure, retry: true };
-  };
-  let key: string;
+  let picked: PickedKey;
+  let link: string;
   try {
-    key = await context.channels.key(channel);
+    picked = await context.channels.pick(channel);
+    link = await linkKey(context, channel);
   } catch {
     return {
       failure: { status: 503, error: { message: 'the channel key is not available', type: 'new_api_error', code: 'channel_key_unavailable' } },
       retry: true,
     };
   }
+  const { key, keyIndex } = picked;
+  const onKey = keyIndex !== undefined ? { keyIndex } : {};
+  const fail = (status: number, message: string, code: string, detail = message): Sent => {
+    const failure: Failure = { status, error: { message, type: 'upstream_error', code } };
+    reportFailure(context, { channel, ...onKey }, requestId, failure, detail);
+    return { failure, retry: true, ...onKey };
+  };
   let upstream: UpstreamRequest;
   try {
-    const callback = submission.callback?.(channel, key);
+    const callback = submission.callback?.(channel, link);
     upstream = submission.platform.submit(channel, key, submission.path, callback ? { ...submission.body, notifyHook: callback } : submission.body);
   } catch (error) {
     return fail(500, (error as Error).message, 'channel_misconfigured');
@@ -185,7 +193,7 @@ async function send(context: RelayContext, channel: RoutingChannel, submission: 
     return fail(0, 'failed to reach the upstream', 'upstream_unreachable');
   }
   const text = await readBounded(response, MAX_SUBMIT_ANSWER_BYTES).catch(() => '');
-  return { outcome: submission.platform.submitted(response.statusCode, text) };
+  return { outcome: submission.platform.submitted(response.statusCode, text), ...onKey };
 }
 
 /**

@@ -1,6 +1,6 @@
 import { ChannelType } from '@aigw/contracts';
 import { providers } from '../../src/providers/registry.js';
-import type { ProviderDefinition, StreamConverter, StreamOutput } from '../../src/providers/types.js';
+import type { AuthorizeTools, ProviderDefinition, StreamConverter, StreamOutput } from '../../src/providers/types.js';
 import { channel, context, lastUsage, runStream } from './support.js';
 
 /**
@@ -8,11 +8,11 @@ import { channel, context, lastUsage, runStream } from './support.js';
  * entry that is not null: it surfaces upstream error messages in any common shape (the relay
  * decides retryability from the status, so a 429 must come back as a message, not an exception), it
  * reads usage from a minimal answer and a minimal stream, and it builds a request without leaking
- * the key into the URL.
+ * the key into the URL (a WebSocket's signed URL included).
  */
 
-type Protocol = 'openai' | 'anthropic' | 'gemini' | 'cohere' | 'bedrock' | 'zhipu' | 'baidu' | 'tencent' | 'dify';
-const nativeProtocols: readonly string[] = ['anthropic', 'gemini', 'cohere', 'bedrock', 'zhipu', 'baidu', 'tencent', 'dify'];
+type Protocol = 'openai' | 'anthropic' | 'gemini' | 'cohere' | 'bedrock' | 'zhipu' | 'baidu' | 'tencent' | 'dify' | 'xunfei' | 'coze';
+const nativeProtocols: readonly string[] = ['anthropic', 'gemini', 'cohere', 'bedrock', 'zhipu', 'baidu', 'tencent', 'dify', 'xunfei', 'coze'];
 const protocolOf = (provider: ProviderDefinition): Protocol => (nativeProtocols.includes(provider.id) ? (provider.id as Protocol) : 'openai');
 /** The key as each type takes it, with the secret in it (it must stay out of the URL). */
 const keyFor = (type: number, secret: string) =>
@@ -20,9 +20,14 @@ const keyFor = (type: number, secret: string) =>
     ? `AKIAEXAMPLE|${secret}|us-east-1`
     : type === ChannelType.VertexAI
       ? JSON.stringify({ project_id: 'p', client_email: 'a@p.iam.gserviceaccount.com', private_key: secret })
-      : secret;
+      : type === ChannelType.Xunfei
+        ? `mock-app-id|${secret}|mock-api-key`
+        : type === ChannelType.Codex
+          ? JSON.stringify({ access_token: secret, account_id: 'account-1' })
+          : secret;
 
-const minimalAnswers: Record<Protocol, unknown> = {
+/** None for Spark and Coze, whose upstreams only stream (their whole answer is the stream folded). */
+const minimalAnswers: Partial<Record<Protocol, unknown>> = {
   openai: {
     id: 'chatcmpl-1',
     object: 'chat.completion',
@@ -108,13 +113,22 @@ const minimalStreams: Record<Protocol, string> = {
   tencent:
     'data: {"Choices":[{"Delta":{"Content":"Hi"},"FinishReason":""}]}\n\ndata: {"Choices":[{"Delta":{"Content":""},"FinishReason":"stop"}],"Usage":{"PromptTokens":5,"CompletionTokens":1,"TotalTokens":6}}\n\n',
   dify: 'data: {"event":"message","message_id":"m1","answer":"Hi"}\n\ndata: {"event":"message_end","message_id":"m1","metadata":{"usage":{"prompt_tokens":5,"completion_tokens":1,"total_tokens":6}}}\n\n',
+  // Spark's socket messages, one event each as the relay passes them on (upstream-socket.ts).
+  xunfei:
+    'data: {"header":{"code":0,"message":"Success","sid":"s1","status":0},"payload":{"choices":{"status":0,"seq":0,"text":[{"content":"Hi","role":"assistant","index":0}]}}}\n\n' +
+    'data: {"header":{"code":0,"message":"Success","sid":"s1","status":2},"payload":{"choices":{"status":2,"seq":1,"text":[{"content":"","role":"assistant","index":0}]},"usage":{"text":{"question_tokens":5,"prompt_tokens":5,"completion_tokens":1,"total_tokens":6}}}}\n\n',
+  // Coze's named events; the framing (SseOrBodyFramer) reads them as SSE.
+  coze:
+    'event:conversation.message.delta\ndata:{"id":"m1","role":"assistant","type":"answer","content":"Hi","content_type":"text"}\n\n' +
+    'event:conversation.chat.completed\ndata:{"id":"c1","status":"completed","usage":{"token_count":6,"output_count":1,"input_count":5}}\n\n' +
+    'event:done\ndata:"[DONE]"\n\n',
 };
 
 /**
- * Zhipu, Baidu and Tencent streams go through their providers' own framing, as the relay sends them (Zhipu v3's usage is an SSE
+ * Zhipu, Baidu, Tencent and Coze streams go through their providers' own framing, as the relay sends them (Zhipu v3's usage is an SSE
  * field plain parsers drop); Bedrock's binary framing is stood in for by SSE above.
  */
-const framedStreams: readonly Protocol[] = ['zhipu', 'baidu', 'tencent'];
+const framedStreams: readonly Protocol[] = ['zhipu', 'baidu', 'tencent', 'coze'];
 
 function runProviderStream(provider: ProviderDefinition, converter: StreamConverter, text: string, chunkSize: number): StreamOutput[] {
   const framer = framedStreams.includes(protocolOf(provider)) ? provider.framing?.() : undefined;
@@ -128,6 +142,9 @@ const errorBodies: Array<[string, string]> = [
   ['a proxy', '{"message":"Rate limit reached, slow down"}'],
   ['plain text', 'Rate limit reached, slow down'],
 ];
+
+/** Tools for `authorize`: no provider signing a socket exchanges tokens. */
+const noTokens: AuthorizeTools = { accessToken: () => Promise.reject(new Error('no token exchange in the contract')) };
 
 const entries = Object.entries(providers)
   .filter((entry): entry is [string, ProviderDefinition] => entry[1] !== null)
@@ -166,10 +183,9 @@ describe.each(entries)('provider contract: %s', (_name, type, provider) => {
   const chat = provider.chat;
   if (chat) {
     // Upstreams that only stream (Spark, Coze) have no whole answer of their own: the stream case covers them.
-    const response = chat.response;
-    if (response) {
+    if (chat.response) {
       it('reads usage from a minimal answer', () => {
-        expect(response(minimalAnswers[protocol], ctx).usage).toEqual({ prompt_tokens: 5, completion_tokens: 1, cached_tokens: 0 });
+        expect(chat.response!(minimalAnswers[protocol], ctx).usage).toEqual({ prompt_tokens: 5, completion_tokens: 1, cached_tokens: 0 });
       });
     }
 
@@ -180,10 +196,31 @@ describe.each(entries)('provider contract: %s', (_name, type, provider) => {
     });
   }
 
-  it('builds a JSON POST that keeps the key out of the URL', () => {
+  it('builds a JSON POST (or a WebSocket with one JSON message) that keeps the key out of the URL', async () => {
+    const key = keyFor(type, 'secret-key-123');
+    // Codex serves streamed Responses only: its probe streams.
+    const streams = provider.operations[0] === 'responses';
     const request = chat
-      ? chat.request({ model: 'm', messages: [{ role: 'user', content: 'Hi' }] }, { ...ctx, key: keyFor(type, 'secret-key-123') })
-      : provider.passthrough!.request(`/v1/${provider.operations[0]}`, { model: 'm', input: 'Hi' }, { ...ctx, key: keyFor(type, 'secret-key-123') });
+      ? chat.request({ model: 'm', messages: [{ role: 'user', content: 'Hi' }] }, { ...ctx, key })
+      : provider.passthrough!.request(
+          `/v1/${provider.operations[0]}`,
+          { model: 'm', input: 'Hi', ...(streams ? { stream: true } : {}) },
+          { ...ctx, key, stream: streams },
+        );
+    if (request.websocket) {
+      // A socket opens with a GET; a signing provider (Spark) puts its signature in the URL when the
+      // call is sent, so the URL is checked as signed, its parameters decoded too (Spark's
+      // authorization is the base64 of its APIKey and signature): never the secret.
+      const signed = provider.authorize ? await provider.authorize(request, { channel: ctx.channel, key }, noTokens) : request;
+      if (provider.authorize) expect(signed.url).not.toBe(request.url);
+      expect(signed.method).toBe('GET');
+      expect(signed.url).toMatch(/^wss?:\/\//);
+      const parameters = [...new URL(signed.url).searchParams.values()];
+      const decoded = parameters.map((value) => Buffer.from(value, 'base64').toString('utf8'));
+      expect([signed.url, ...parameters, ...decoded, JSON.stringify(signed.headers)].join('\n')).not.toContain('secret-key-123');
+      expect(() => JSON.parse(signed.body!)).not.toThrow();
+      return;
+    }
     expect(request.method).toBe('POST');
     expect(request.url).toMatch(/^https?:\/\//);
     expect(request.url).not.toContain('secret-key-123');

@@ -12,18 +12,28 @@ describe('provider registry', () => {
     ).toEqual([...channelTypeValues].sort((a, b) => a - b));
   });
 
-  it.each([1, 3, 4, 6, 7, 8, 9, 10, 12, 13, 14, 15, 16, 17, 19, 20, 22, 23, 24, 25, 26, 27, 31, 33, 34, 35, 37, 39, 40, 41, 42, 43, 44, 45, 46, 47, 48])(
-    'serves chat on channel type %i',
-    (type) => {
-      expect(isSupportedChannelType(type)).toBe(true);
-      expect(typeof chatOf(providerFor(type)).request).toBe('function');
-    },
-  );
+  it.each([
+    1, 3, 4, 6, 7, 8, 9, 10, 12, 13, 14, 15, 16, 17, 18, 19, 20, 22, 23, 24, 25, 26, 27, 31, 33, 34, 35, 37, 39, 40, 41, 42, 43, 44, 45, 46, 47, 48, 49, 53,
+  ])('serves chat on channel type %i', (type) => {
+    expect(isSupportedChannelType(type)).toBe(true);
+    expect(typeof chatOf(providerFor(type)).request).toBe('function');
+  });
 
   it('serves Jina (38) without chat: embeddings and rerank only', () => {
     expect(isSupportedChannelType(ChannelType.Jina)).toBe(true);
     expect(providerFor(ChannelType.Jina).operations).toEqual(['embeddings', 'rerank']);
     expect(() => chatOf(providerFor(ChannelType.Jina))).toThrow('provider jina serves no chat');
+  });
+
+  it('serves Codex (57) with the Responses API only, and nothing on the video and image task types', () => {
+    expect(providerFor(ChannelType.Codex).operations).toEqual(['responses']);
+    expect(servesOperation(ChannelType.Codex, 'responses')).toBe(true);
+    expect(servesOperation(ChannelType.Codex, 'chat')).toBe(false);
+    for (const type of [ChannelType.Kling, ChannelType.Jimeng, ChannelType.Vidu, ChannelType.DoubaoVideo, ChannelType.Sora, ChannelType.Replicate]) {
+      expect(isSupportedChannelType(type)).toBe(false);
+      expect(servesOperation(type, 'chat')).toBe(false);
+    }
+    expect(() => providerFor(ChannelType.Kling)).toThrow('channel type 50 (Kling) is not supported by the chat relay');
   });
 
   it('names native protocols by their own provider', () => {
@@ -38,7 +48,6 @@ describe('provider registry', () => {
     expect(isSupportedChannelType(ChannelType.Midjourney)).toBe(false);
     expect(() => providerFor(ChannelType.Midjourney)).toThrow(UnsupportedChannelTypeError);
     expect(() => providerFor(ChannelType.Midjourney)).toThrow('channel type 2 (Midjourney) is not supported by the chat relay');
-    expect(() => providerFor(ChannelType.Xunfei)).toThrow('channel type 18 (Xunfei) is not supported by the chat relay');
   });
 
   it('throws the same error for a number that is no channel type', () => {

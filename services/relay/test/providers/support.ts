@@ -26,6 +26,7 @@ export function channel(overrides: Partial<RoutingChannel> = {}): RoutingChannel
     auto_ban: 1,
     openai_organization: '',
     allow_private_network: false,
+    multi_key: null,
     version: 1,
     ...overrides,
   };

@@ -100,9 +100,11 @@ function ChannelFormBody({ channelId, initial, onDone, onCancel }: BodyProps) {
     const body = fieldsFromForm(values);
     const key = (values.key ?? '').trim();
     if (!editing) {
-      const checked = createChannelBodySchema.safeParse({ ...body, key });
+      // Several keys in one channel (picked at random or in turn), or one channel per key.
+      const pooled = batch && values.multi_key_mode !== '' ? { multi_key_mode: values.multi_key_mode } : {};
+      const checked = createChannelBodySchema.safeParse({ ...body, key, ...pooled });
       if (!checked.success) return showIssues(checked.error.issues);
-      const created = await create({ ...body, key })
+      const created = await create({ ...body, key, ...pooled })
         .unwrap()
         .catch(() => null);
       if (!created) return;
@@ -114,7 +116,13 @@ function ChannelFormBody({ channelId, initial, onDone, onCancel }: BodyProps) {
       onDone();
       return;
     }
-    const changes = { id: channelId, ...changedFields(fieldsFromForm(stored), body), ...(key ? { key } : {}) };
+    const multiKey = stored.multi_key_mode !== '';
+    const changes = {
+      id: channelId,
+      ...changedFields(fieldsFromForm(stored), body),
+      ...(key ? { key, ...(multiKey ? { key_mode: values.key_mode } : {}) } : {}),
+      ...(multiKey && values.multi_key_mode !== stored.multi_key_mode && values.multi_key_mode !== '' ? { multi_key_mode: values.multi_key_mode } : {}),
+    };
     if (Object.keys(changes).length === 1) {
       void message.warning(t({ id: 'pages.channels.form.unchanged', defaultMessage: '没有任何修改！' }));
       return;
@@ -158,7 +166,7 @@ function ChannelFormBody({ channelId, initial, onDone, onCancel }: BodyProps) {
         <Input placeholder={t({ id: 'pages.channels.form.name.placeholder', defaultMessage: '请为渠道命名' })} />
       </Form.Item>
       <TypeFields type={type} />
-      <KeyField type={type} editing={editing} batch={batch} onBatchChange={setBatch} />
+      <KeyField type={type} editing={editing} multiKey={stored.multi_key_mode !== ''} batch={batch} onBatchChange={setBatch} />
       {/* Root may read the stored key back, after a step-up. */}
       {channelId !== undefined && isRoot && <RevealKeyButton channelId={channelId} />}
       <Form.Item

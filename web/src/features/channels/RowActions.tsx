@@ -1,3 +1,4 @@
+import { useState } from 'react';
 import { App, Button, Dropdown, Popconfirm, Space } from 'antd';
 import { DownOutlined } from '@ant-design/icons';
 import { useIntl } from 'react-intl';
@@ -7,8 +8,9 @@ import { splitModels } from './form-values';
 import { useFailureText, useShowFailure } from './use-failure';
 import { useTestChannel } from './use-test-channel';
 import { confirmAction } from '../../components/confirm-action';
+import { KeysModal } from './KeysModal';
 
-/** Test (with a per-model menu), delete, enable or disable, edit and copy of one channel. */
+/** Test (with a per-model menu), delete, enable or disable, edit and copy of one channel; the key list of a channel with many keys. */
 export function ChannelActions({ channel, onEdit }: { channel: ChannelView; onEdit(id: number): void }) {
   const intl = useIntl();
   const { message } = App.useApp();
@@ -20,6 +22,7 @@ export function ChannelActions({ channel, onEdit }: { channel: ChannelView; onEd
   const [copy] = useCopyChannelMutation();
   const models = splitModels(channel.models);
   const enabled = channel.status === ChannelStatus.Enabled;
+  const [keysOpen, setKeysOpen] = useState(false);
 
   const onDelete = async () => {
     const done = await remove(channel.id)
@@ -97,6 +100,15 @@ export function ChannelActions({ channel, onEdit }: { channel: ChannelView; onEd
       >
         <Button size="small">{intl.formatMessage({ id: 'pages.channels.action.copy', defaultMessage: '复制' })}</Button>
       </Popconfirm>
+      {channel.multi_key && (
+        <Button size="small" onClick={() => setKeysOpen(true)}>
+          {intl.formatMessage(
+            { id: 'pages.channels.action.keys', defaultMessage: '密钥 {live}/{size}' },
+            { live: channel.multi_key.live, size: channel.multi_key.size },
+          )}
+        </Button>
+      )}
+      {keysOpen && <KeysModal channel={channel} onClose={() => setKeysOpen(false)} />}
     </Space>
   );
 }

@@ -1,5 +1,7 @@
 import type {
   ChannelBalance,
+  ChannelKeyList,
+  MultiKeyManageBody,
   ChannelRow,
   ChannelSearchQuery,
   ChannelTestResult,
@@ -97,9 +99,17 @@ export const channelsApi = api.injectEndpoints({
       extraOptions: silent,
       invalidatesTags: (_result, error) => (error ? [] : ['Channel']),
     }),
-    /** Tests one channel (with a model, or its test model); `time` is in seconds. POST: it records the result (rule R12). */
-    testChannel: build.mutation<ChannelTestResult, { id: number; model?: string }>({
-      query: ({ id, model }) => ({ url: `/channel/test/${id}`, method: 'POST', params: model ? { model } : {} }),
+    /**
+     * Tests one channel (with a model, or its test model; a channel with many keys with `key_index`, or its first live key);
+     * `time` is in seconds. POST: it records the result (rule R12).
+     */
+    testChannel: build.mutation<ChannelTestResult, { id: number; model?: string; keyIndex?: number }>({
+      query: ({ id, model, keyIndex }) => ({
+        url: `/channel/test/${id}`,
+        method: 'POST',
+        params: { ...(model ? { model } : {}), ...(keyIndex !== undefined ? { key_index: keyIndex } : {}) },
+      }),
+      invalidatesTags: (_result, _error, { keyIndex }) => (keyIndex !== undefined ? ['ChannelKeys'] : []),
       extraOptions: silent,
       async onQueryStarted({ id }, { dispatch, getState, queryFulfilled }) {
         try {
@@ -152,6 +162,20 @@ export const channelsApi = api.injectEndpoints({
       query: (body) => ({ url: '/channel/tag', method: 'PUT', body }),
       invalidatesTags: ['Channel', 'Model'],
     }),
+    /** The masked keys of a channel with many keys and their states (the established product's POST route). */
+    channelKeys: build.query<ChannelKeyList, number>({
+      query: (id) => ({ url: '/channel/multi_key/manage', method: 'POST', body: { channel_id: id, action: 'get_key_status' } }),
+      extraOptions: silent,
+      providesTags: ['ChannelKeys'],
+    }),
+    /** Turns keys on or off, or drops the disabled ones; answers the list as it is afterwards. */
+    manageChannelKeys: build.mutation<ChannelKeyList, Omit<MultiKeyManageBody, 'action'> & { action: Exclude<MultiKeyManageBody['action'], 'get_key_status'> }>(
+      {
+        query: (body) => ({ url: '/channel/multi_key/manage', method: 'POST', body }),
+        extraOptions: silent,
+        invalidatesTags: (_result, error) => (error ? [] : ['Channel', 'ChannelKeys']),
+      },
+    ),
     /** Every model the editor offers, with the channel types that offer it. */
     knownModels: build.query<KnownModel[], void>({ query: () => '/channel/models', providesTags: ['Model'] }),
     /** Channel type -> models of its enabled channels; kept in browser storage for the next editor. */
@@ -192,4 +216,6 @@ export const {
   useKnownModelsQuery,
   useModelsByTypeQuery,
   useFetchUpstreamModelsMutation,
+  useChannelKeysQuery,
+  useManageChannelKeysMutation,
 } = channelsApi;

@@ -48,6 +48,15 @@ const typeNames = defineMessages({
   46: { id: 'pages.channels.type.baiduV2', defaultMessage: '百度文心千帆V2' },
   47: { id: 'pages.channels.type.xinference', defaultMessage: 'Xinference' },
   48: { id: 'pages.channels.type.xai', defaultMessage: 'xAI' },
+  49: { id: 'pages.channels.type.coze', defaultMessage: 'Coze' },
+  50: { id: 'pages.channels.type.kling', defaultMessage: '可灵' },
+  51: { id: 'pages.channels.type.jimeng', defaultMessage: '即梦' },
+  52: { id: 'pages.channels.type.vidu', defaultMessage: 'Vidu' },
+  53: { id: 'pages.channels.type.submodel', defaultMessage: 'SubModel' },
+  54: { id: 'pages.channels.type.doubaoVideo', defaultMessage: '豆包视频' },
+  55: { id: 'pages.channels.type.sora', defaultMessage: 'Sora' },
+  56: { id: 'pages.channels.type.replicate', defaultMessage: 'Replicate' },
+  57: { id: 'pages.channels.type.codex', defaultMessage: 'Codex (OpenAI OAuth)' },
 }) satisfies Record<ChannelType, MessageDescriptor>;
 
 export function channelTypeName(type: number): MessageDescriptor {

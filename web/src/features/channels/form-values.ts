@@ -1,4 +1,4 @@
-import type { ChannelView, CreateChannelBody } from '@aigw/contracts';
+import type { ChannelView, CreateChannelBody, MultiKeyMode } from '@aigw/contracts';
 
 /** What the channel form edits; lists are arrays and the switch a boolean until they are sent. */
 export interface ChannelFormValues {
@@ -22,6 +22,13 @@ export interface ChannelFormValues {
   weight: number | string | null;
   /** The channel may reach private networks (rule R2); off for a new channel. */
   allow_private_network: boolean;
+  /**
+   * Several keys: one channel holding them all, picked this way; '' makes one channel per key
+   * (batch create). For a channel with many keys, how a request's key is picked.
+   */
+  multi_key_mode: MultiKeyMode | '';
+  /** What a key typed into the editor of a channel with many keys does: replaces them all, or adds to them. */
+  key_mode: 'replace' | 'append';
 }
 
 /** The channel fields the form sends (the key and status aside). */
@@ -46,6 +53,8 @@ export const emptyChannelForm: ChannelFormValues = {
   priority: 0,
   weight: 0,
   allow_private_network: false,
+  multi_key_mode: '',
+  key_mode: 'append',
 };
 
 /** A comma-separated list as its trimmed, non-empty items. */
@@ -81,6 +90,8 @@ export function formFromChannel(channel: ChannelView): ChannelFormValues {
     priority: channel.priority,
     weight: channel.weight,
     allow_private_network: channel.allow_private_network,
+    multi_key_mode: channel.multi_key?.mode ?? '',
+    key_mode: 'append',
   };
 }
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { ProviderError } from '../types.js';
-import { normaliseUpstreamError, parseErrorJson, providerError } from '../shared/upstream-error.js';
+import { normaliseUpstreamError, parseErrorJson, providerError, errorTypeOfStatus } from '../shared/upstream-error.js';
 
 /** The compatible mode's error body: OpenAI's `{"error": {"message", "type", "param", "code"}, "request_id"}`. */
 const compatibleErrorSchema = z.object({
@@ -18,19 +18,11 @@ const typesByCode: Record<string, string> = {
   'AccessDenied.Unpurchased': 'permission_error',
 };
 
-const typesByStatus: Record<number, string> = {
-  400: 'invalid_request_error',
-  401: 'authentication_error',
-  403: 'permission_error',
-  404: 'not_found_error',
-  429: 'rate_limit_error',
-};
-
 function typeOf(status: number, code: string | number | null | undefined, upstreamType: string | null | undefined): string {
   const byCode = code == null ? undefined : typesByCode[String(code)];
   if (byCode) return byCode;
   if (typeof code === 'string' && code.startsWith('Throttling')) return 'rate_limit_error';
-  return typesByStatus[status] ?? upstreamType ?? (status >= 500 ? 'server_error' : 'upstream_error');
+  return errorTypeOfStatus(status) ?? upstreamType ?? (status >= 500 ? 'server_error' : 'upstream_error');
 }
 
 /** DashScope's two error shapes (compatible mode and native API), their kind from the code or the status; anything else as any upstream's. */

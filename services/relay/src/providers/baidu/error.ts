@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { ProviderError } from '../types.js';
-import { normaliseUpstreamError, parseErrorJson, providerError, UpstreamAnswerError } from '../shared/upstream-error.js';
+import { normaliseUpstreamError, parseErrorJson, providerError, UpstreamAnswerError, errorTypeOfStatus } from '../shared/upstream-error.js';
 
 /** Baidu's API error (in a 200 answer as often as not): `{error_code, error_msg}`. */
 export const baiduErrorSchema = z.object({ error_code: z.union([z.number(), z.string()]), error_msg: z.string().nullish() });
@@ -51,8 +51,6 @@ function meaningOf(code: number): Meaning {
   }
 }
 
-const typesByStatus: Record<number, string> = { 400: 'invalid_request_error', 401: 'authentication_error', 403: 'permission_error', 429: 'rate_limit_error' };
-
 /** Maps a Baidu error answer (any status) to our error: its kind from Baidu's code, else from the status. */
 export function baiduError(status: number, bodyText: string): ProviderError {
   const json = parseErrorJson(bodyText);
@@ -64,7 +62,7 @@ export function baiduError(status: number, bodyText: string): ProviderError {
   const oauth = oauthErrorSchema.safeParse(json);
   if (oauth.success) {
     const { error, error_description: description } = oauth.data;
-    return providerError(description || error, error === 'invalid_client' ? 'authentication_error' : (typesByStatus[status] ?? 'upstream_error'), error);
+    return providerError(description || error, error === 'invalid_client' ? 'authentication_error' : (errorTypeOfStatus(status) ?? 'upstream_error'), error);
   }
   return normaliseUpstreamError(status, bodyText);
 }

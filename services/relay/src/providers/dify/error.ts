@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { ProviderError } from '../types.js';
-import { normaliseUpstreamError, parseErrorJson, providerError } from '../shared/upstream-error.js';
+import { normaliseUpstreamError, parseErrorJson, providerError, errorTypeOfStatus } from '../shared/upstream-error.js';
 
 /** Dify's error body, also the data of a stream's `error` event: `{"code": "invalid_param", "message": "...", "status": 400}`. */
 const difyErrorSchema = z.object({ code: z.string().nullish(), message: z.string(), status: z.number().nullish() });
@@ -13,17 +13,9 @@ const typesByCode: Record<string, string> = {
   app_unavailable: 'invalid_request_error',
 };
 
-const typesByStatus: Record<number, string> = {
-  400: 'invalid_request_error',
-  401: 'authentication_error',
-  403: 'permission_error',
-  404: 'not_found_error',
-  429: 'rate_limit_error',
-};
-
 /** The kind of a Dify failure, from its code, else its status. */
 export function difyErrorType(status: number, code: string | null | undefined): string {
-  return (code ? typesByCode[code] : undefined) ?? typesByStatus[status] ?? (status >= 500 ? 'server_error' : 'upstream_error');
+  return (code ? typesByCode[code] : undefined) ?? errorTypeOfStatus(status) ?? (status >= 500 ? 'server_error' : 'upstream_error');
 }
 
 export function difyError(status: number, bodyText: string): ProviderError {

@@ -79,6 +79,8 @@ export const xinferenceProvider = openAiCompatible({
   streamUsage: false,
   operations: [...withRerank, 'audio-speech', 'audio-transcriptions', 'audio-translations'],
 });
+// SubModel (53): OpenAI-compatible; not a type the established product asks for stream usage, so a stream's usage is counted here.
+export const submodelProvider = openAiCompatible({ id: 'submodel', defaultBaseUrl: base(ChannelType.Submodel), streamUsage: false });
 // xAI serves image generations (`/v1/images/generations`, OpenAI's shape), not edits or variations.
 export const xAiProvider = openAiCompatible({
   id: 'xai',

@@ -83,3 +83,18 @@ export class UpstreamAnswerError extends AppError {
     return this.error.type;
   }
 }
+
+const typesByStatus: Record<number, string> = {
+  400: 'invalid_request_error',
+  401: 'authentication_error',
+  402: 'payment_required',
+  403: 'permission_error',
+  404: 'not_found_error',
+  422: 'invalid_request_error',
+  429: 'rate_limit_error',
+};
+
+/** The error kind an HTTP status stands for (auto-ban and retries read it), for upstreams whose body names none; undefined for others. */
+export function errorTypeOfStatus(status: number): string | undefined {
+  return typesByStatus[status];
+}

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { ProviderError } from '../types.js';
-import { normaliseUpstreamError, parseErrorJson, providerError, UpstreamAnswerError } from '../shared/upstream-error.js';
+import { normaliseUpstreamError, parseErrorJson, providerError, UpstreamAnswerError, errorTypeOfStatus } from '../shared/upstream-error.js';
 
 /** Zhipu's error body: `{code, msg, success: false}` (v3 answers and errors share the envelope). */
 const zhipuErrorSchema = z.object({ code: z.union([z.number(), z.string()]).nullish(), msg: z.string(), success: z.boolean().nullish() });
@@ -37,21 +37,13 @@ export function zhipuCodeMeaning(code: number): Meaning | null {
   return null;
 }
 
-const typesByStatus: Record<number, string> = {
-  400: 'invalid_request_error',
-  401: 'authentication_error',
-  403: 'permission_error',
-  404: 'not_found_error',
-  429: 'rate_limit_error',
-};
-
 /** Maps a Zhipu error answer (any status) to our error, its kind from the code, else from the status. */
 export function zhipuError(status: number, bodyText: string): ProviderError {
   const parsed = zhipuErrorSchema.safeParse(parseErrorJson(bodyText));
   if (!parsed.success) return normaliseUpstreamError(status, bodyText);
   const { code, msg } = parsed.data;
   const meaning = code == null ? null : zhipuCodeMeaning(Number(code));
-  return providerError(msg, meaning?.type ?? typesByStatus[status] ?? (status >= 500 ? 'server_error' : 'upstream_error'), code ?? status);
+  return providerError(msg, meaning?.type ?? errorTypeOfStatus(status) ?? (status >= 500 ? 'server_error' : 'upstream_error'), code ?? status);
 }
 
 /**
