@@ -34,6 +34,7 @@ export function makeChannel(overrides: Partial<ChannelView> = {}): ChannelView {
     other_info: '',
     allow_private_network: false,
     multi_key: null,
+    rate_limits: {},
     ...overrides,
   };
 }

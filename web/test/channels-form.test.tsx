@@ -85,6 +85,7 @@ describe('channel form: create', () => {
       priority: 7,
       weight: 0,
       allow_private_network: false,
+      rate_limits: {},
       key: 'sk-one',
     });
     expect(await screen.findByText('渠道创建成功！')).toBeInTheDocument();

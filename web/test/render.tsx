@@ -74,6 +74,7 @@ export function makeUser(overrides: Partial<User> = {}): User {
     role: Role.Common,
     status: 1,
     group: 'default',
+    rate_limits: {},
     aff_code: 'abcd',
     inviter_id: 0,
     quota: 1_000_000,

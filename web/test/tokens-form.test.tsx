@@ -25,6 +25,7 @@ function token(overrides: Partial<TokenView> = {}): TokenView {
     model_limits: '',
     allow_ips: '',
     group: '',
+    rate_limits: {},
     ...overrides,
   };
 }
@@ -80,6 +81,7 @@ describe('token form: create', () => {
       model_limits_enabled: false,
       model_limits: '',
       allow_ips: '',
+      rate_limits: {},
       group: 'default',
       count: 1,
     });
@@ -216,6 +218,33 @@ describe('token form: create', () => {
     await submit(drawer);
     expect(await screen.findByText('group: "gold" is not a group you may use')).toBeInTheDocument();
     expect(screen.getByRole('dialog')).toBeInTheDocument();
+  });
+});
+
+describe('token form: rate limits', () => {
+  it("sets the key's limits on create, blank ones unlimited", async () => {
+    const drawer = await openCreate();
+    fill(field(drawer, '名称'), 'limited');
+    fill(field(drawer, '每分钟请求数 (RPM)'), '60');
+    fill(field(drawer, '同时进行的请求数'), '4');
+    await submit(drawer);
+    await waitFor(() => expect(posted()).toHaveLength(1));
+    expect(posted()[0]!.body.rate_limits).toEqual({ rpm: 60, concurrency: 4 });
+  });
+
+  it('shows the stored limits and sends them on update only when they changed', async () => {
+    fake.ok('GET', '/api/token/', { items: [token()], total: 1, page: 1, page_size: 10 });
+    fake.ok('GET', '/api/token/5', token({ rate_limits: { tpm: 10_000 } }));
+    fake.on('PUT', '/api/token/', () => ({ body: { success: true, message: '', data: token() } }));
+    renderPage(<TokensPage />, { user });
+    const row = (await screen.findByText('existing')).closest('tr') as HTMLElement;
+    await userEvent.click(within(row).getByRole('button', { name: /编\s*辑/ }));
+    const drawer = await screen.findByRole('dialog');
+    await waitFor(() => expect(field(drawer, '每分钟 Token 数 (TPM)')).toHaveValue('10000'));
+    fill(field(drawer, '每天请求数 (RPD)'), '500');
+    await submit(drawer);
+    await waitFor(() => expect(fake.callsTo('PUT', '/api/token/')).toHaveLength(1));
+    expect(fake.callsTo('PUT', '/api/token/')[0]!.body.rate_limits).toEqual({ tpm: 10_000, rpd: 500 });
   });
 });
 

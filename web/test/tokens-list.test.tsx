@@ -25,6 +25,7 @@ function token(overrides: Partial<TokenView>): TokenView {
     model_limits: '',
     allow_ips: '',
     group: '',
+    rate_limits: {},
     ...overrides,
   };
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { rateLimitsSchema } from './limits.js';
 import { envelopeSchema, idSchema, pageQuerySchema } from './envelope.js';
 
 /**
@@ -44,6 +45,8 @@ export const tokenViewSchema = z.object({
   model_limits: z.string(),
   allow_ips: z.string(),
   group: z.string(),
+  /** Requests and tokens per minute and day, requests at once (0 or absent = unlimited). */
+  rate_limits: rateLimitsSchema,
 });
 export type TokenView = z.infer<typeof tokenViewSchema>;
 
@@ -60,6 +63,7 @@ const tokenFields = {
   allow_ips: z.string().max(4096).default(''),
   /** '' means the owner's own group. */
   group: z.string().trim().max(64).default(''),
+  rate_limits: rateLimitsSchema.default({}),
 };
 
 /** POST /api/token/: `count` > 1 creates extras named `<name>-xxxxxx`. */
@@ -80,6 +84,7 @@ export const updateTokenBodySchema = z.object({
   model_limits: z.string().max(4096).optional(),
   allow_ips: z.string().max(4096).optional(),
   group: z.string().trim().max(64).optional(),
+  rate_limits: rateLimitsSchema.optional(),
   /** Only `?status_only=true` applies it (1 or 2); a full edit echoes the shown status (1-4) and it is ignored. */
   status: z.number().int().min(1).max(4).optional(),
 });
@@ -347,6 +352,10 @@ export const resolvedTokenSchema = z.object({
   owner_group: z.string(),
   /** The owner's role: only admins may pin a channel with `sk-<key>-<channelId>`. */
   owner_role: z.number().int(),
+  /** The key's usage limits; absent from an older publisher: none. */
+  rate_limits: rateLimitsSchema.default({}),
+  /** The owner's own limits (the user editor's); the relay adds the group's and the default. */
+  owner_rate_limits: rateLimitsSchema.default({}),
 });
 export type ResolvedToken = z.infer<typeof resolvedTokenSchema>;
 

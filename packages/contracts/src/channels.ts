@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { multiKeyModeSchema, routingKeysSchema } from './channel-keys.js';
+import { rateLimitsSchema } from './limits.js';
 import { idSchema, pageQuerySchema } from './envelope.js';
 import { MAX_MODEL_NAME_LENGTH } from './billing.js';
 
@@ -161,6 +162,8 @@ export const channelViewSchema = z.object({
   allow_private_network: z.boolean(),
   /** A channel with many keys: how they are picked, how many, how many are live; null for a channel with one key. */
   multi_key: z.object({ mode: multiKeyModeSchema, size: z.number().int(), live: z.number().int() }).nullable(),
+  /** Requests and tokens per minute and day, requests at once: at its limit routing skips the channel. */
+  rate_limits: rateLimitsSchema,
 });
 export type ChannelView = z.infer<typeof channelViewSchema>;
 
@@ -263,6 +266,7 @@ const channelFields = {
   openai_organization: z.string().trim().max(128),
   /** Let this channel reach private networks (rule R2); audit-logged when set. */
   allow_private_network: z.boolean({ error: 'allow_private_network must be true or false' }),
+  rate_limits: rateLimitsSchema,
 };
 
 /**
@@ -284,6 +288,7 @@ export const createChannelBodySchema = z.object({
   priority: channelFields.priority.default(0),
   weight: channelFields.weight.default(0),
   openai_organization: channelFields.openai_organization.default(''),
+  rate_limits: channelFields.rate_limits.default({}),
   status: z.union([z.literal(1), z.literal(2)]).default(1),
   key: z.string().trim().min(1, 'key is required').max(1_000_000),
   /** Several keys make ONE channel holding them all, picked this way per request; absent: one channel per key (batch create). */
@@ -395,6 +400,8 @@ export const routingChannelSchema = z.object({
   allow_private_network: z.boolean().default(false),
   /** A channel with many keys (its key text holds them all): how one is picked and which are off; null for one key. */
   multi_key: routingKeysSchema.nullable().default(null),
+  /** Its usage limits; absent from an older publisher: none. */
+  rate_limits: rateLimitsSchema.default({}),
   /** Grows with every change, so a late event never overwrites a newer row. */
   version: z.number().int(),
 });

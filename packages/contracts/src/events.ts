@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { rateLimitsSchema } from './limits.js';
 import { auditRecordSchema } from './audit.js';
 import { MAX_MODEL_NAME_LENGTH, resolvedTokenSchema, usageRecordSchema } from './billing.js';
 import { channelFailureSchema, channelOperationSchema, routingChannelSchema } from './channels.js';
@@ -28,6 +29,8 @@ const userSnapshot = z.object({
   role: z.number().int(),
   status: z.number().int(),
   group: z.string(),
+  /** The user's own usage limits (the user editor's); absent from an older publisher: none. */
+  rate_limits: rateLimitsSchema.default({}),
 });
 
 export const eventSchemas = {
@@ -227,6 +230,26 @@ export const eventSchemas = {
     test: z.boolean(),
     /** The key a multi-key channel's test used. */
     key_index: z.number().int().min(0).optional(),
+  }),
+  /**
+   * Published by the relay when a usage limit refused a request (docs/architecture.md section
+   * 5.9), at most once per limit every 10 seconds however many it refuses meanwhile
+   * (`refused` counts them): integrators alert on it.
+   */
+  'relay.limit.exceeded': z.object({
+    /** key, user, model, group_model (the model within a group), user_requests (the established product's per-user limit), channels (every channel at its limit). */
+    scope: z.enum(['key', 'user', 'model', 'group_model', 'user_requests', 'channels']),
+    field: z.enum(['rpm', 'rpd', 'tpm', 'tpd', 'concurrency', 'success']),
+    limit: z.number().int(),
+    user_id: z.number().int(),
+    token_id: z.number().int(),
+    group: z.string(),
+    model: z.string(),
+    request_id: z.string(),
+    retry_after_ms: z.number().int().min(0),
+    /** Requests this limit refused since the last event about it (this one included). */
+    refused: z.number().int().min(1),
+    time: z.number().int(),
   }),
 } as const;
 

@@ -11,6 +11,7 @@ export * from './audit.js';
 export * from './billing.js';
 export * from './channels.js';
 export * from './channel-keys.js';
+export * from './limits.js';
 export * from './pricing.js';
 export * from './webhooks.js';
 export * from './event-catalogue.js';

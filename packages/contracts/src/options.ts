@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { groupRateLimitsSchema, modelRateLimitsSchema, modelRequestRateLimitGroupSchema, rateLimitsSchema } from './limits.js';
 
 /**
  * Typed settings (style rule 16, CONTRIBUTING.md). Each option has a group (the settings card it
@@ -31,6 +32,7 @@ export const optionGroups = [
   'content',
   'model',
   'passkey',
+  'limits',
 ] as const;
 export type OptionGroup = (typeof optionGroups)[number];
 
@@ -232,6 +234,35 @@ export const optionDefinitions = {
   AutomaticDisableKeywords: text('monitoring', defaultDisableKeywords, 'Upstream error phrases that disable a channel, one per line.'),
   // chat
   Chats: chatList('chat', defaultChats, '"Open in chat app" links; {key} and {address} are filled in.'),
+  // usage limits (docs/architecture.md section 5.9; 0 or absent = unlimited)
+  DefaultUserRateLimits: define('json', rateLimitsSchema)(
+    'limits',
+    {},
+    "Each user's requests and tokens per minute and per day and requests at once, unless the user's own limits or the group's say otherwise: {rpm, rpd, tpm, tpd, concurrency}.",
+  ),
+  GroupRateLimits: define('json', groupRateLimitsSchema)('limits', {}, "Group -> each of its users' limits (over the default, under the user's own)."),
+  ModelRateLimits: define('json', modelRateLimitsSchema)(
+    'limits',
+    {},
+    'Model -> the limits of all its use together, with `groups` for the model within a group: {"gpt-4o": {"rpm": 600, "groups": {"vip": {"rpm": 1200}}}}.',
+  ),
+  ModelRequestRateLimitEnabled: bool(
+    'limits',
+    false,
+    "The established product's per-user request limit: at most Count requests (and SuccessCount successful ones) per DurationMinutes.",
+  ),
+  ModelRequestRateLimitDurationMinutes: define('number', z.number().int().min(1).max(1440))(
+    'limits',
+    1,
+    'The window of the per-user request limit, in minutes.',
+  ),
+  ModelRequestRateLimitCount: nonNegativeInt('limits', 0, 'Requests per window per user (0 = unlimited).'),
+  ModelRequestRateLimitSuccessCount: nonNegativeInt('limits', 1000, 'Successful requests per window per user (0 = unlimited).'),
+  ModelRequestRateLimitGroup: define('json', modelRequestRateLimitGroupSchema)(
+    'limits',
+    {},
+    'Group -> [requests, successful requests] per window, over the two counts above.',
+  ),
   // groups
   GroupRatio: ratioMap('group', { default: 1, vip: 1, svip: 1 }, 'Price multiplier per user group.'),
   UserUsableGroups: nameMap('group', { default: 'default group', vip: 'vip group' }, 'Groups users may pick for their tokens, with a description.'),

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { rateLimitsSchema } from './limits.js';
 import { manageActions, Role } from './roles.js';
 import { idSchema } from './envelope.js';
 import { normalizeUsername, usernameProblem } from './username.js';
@@ -26,6 +27,8 @@ export const userSchema = z.object({
   role: z.number().int(),
   status: z.number().int(),
   group: z.string(),
+  /** The user's own usage limits (set by admins; the group's and the default apply beneath them). */
+  rate_limits: rateLimitsSchema,
   aff_code: z.string(),
   inviter_id: z.number().int(),
   quota: z.number().int(),
@@ -165,6 +168,8 @@ export const updateUserBodySchema = z
     password: z.union([z.literal(''), password]).optional(),
     group: z.string().trim().min(1).max(64).optional(),
     email: z.union([z.literal(''), email]).optional(),
+    /** The user's own usage limits; an empty object removes them. */
+    rate_limits: rateLimitsSchema.optional(),
     /**
      * The new balance, never negative (money is taken away with `quota_delta`). Without
      * `expected_quota` it is set whatever the balance is (the established product's clients and

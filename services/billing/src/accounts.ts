@@ -1,4 +1,4 @@
-import { LogType, MAX_QUOTA, Role, type EventPayload } from '@aigw/contracts';
+import { LogType, MAX_QUOTA, Role, storedRateLimits, type EventPayload } from '@aigw/contracts';
 import { isPostgres, onEvent, publishAudit, queryRows, replyTyped, UserError, type Subscription } from '@aigw/platform';
 import type { BillingContext } from './context.js';
 import { AccountEntity, LedgerEntryEntity, LedgerKind } from './entities/index.js';
@@ -29,7 +29,13 @@ export async function subscribeAccountEvents(context: BillingContext): Promise<S
           await manager.update(
             AccountEntity,
             { user_id: payload.user_id },
-            { username: payload.username, group: payload.group, status: payload.status, role: payload.role },
+            {
+              username: payload.username,
+              group: payload.group,
+              status: payload.status,
+              role: payload.role,
+              rate_limits: storedRateLimits(payload.rate_limits),
+            },
           );
         });
         await publishAccountUpdated(context, payload.user_id);

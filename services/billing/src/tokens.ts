@@ -2,6 +2,8 @@ import { Brackets, In, type EntityManager } from 'typeorm';
 import {
   TOKEN_NAME_MAX,
   TokenStatus,
+  parseRateLimits,
+  storedRateLimits,
   type CreateTokenBody,
   type Page,
   type ResolvedToken,
@@ -54,6 +56,7 @@ export function toTokenView(row: TokenEntity, now = nowSeconds()): TokenView {
     model_limits: row.model_limits,
     allow_ips: row.allow_ips,
     group: row.group,
+    rate_limits: parseRateLimits(row.rate_limits),
   };
 }
 
@@ -107,6 +110,7 @@ export async function createTokens(context: BillingContext, owner: TokenOwner, b
     model_limits: normaliseModelLimits(body.model_limits),
     allow_ips: normaliseAllowIps(body.allow_ips),
     group: body.group,
+    rate_limits: storedRateLimits(body.rate_limits),
   };
   // Extras keep the base short enough that their name still passes the name rule when edited.
   const base = body.name.slice(0, TOKEN_NAME_MAX - SUFFIX_LENGTH - 1);
@@ -162,6 +166,7 @@ export async function updateToken(context: BillingContext, owner: TokenOwner, bo
       if (body.model_limits_enabled !== undefined) changes.model_limits_enabled = body.model_limits_enabled;
       if (body.model_limits !== undefined) changes.model_limits = normaliseModelLimits(body.model_limits);
       if (body.allow_ips !== undefined) changes.allow_ips = normaliseAllowIps(body.allow_ips);
+      if (body.rate_limits !== undefined) changes.rate_limits = storedRateLimits(body.rate_limits);
       if (body.group !== undefined && body.group !== row.group) {
         checkGroup(context, body.group, owner.group); // an unchanged group stays valid even if the admin withdrew it since
         changes.group = body.group;
@@ -301,6 +306,8 @@ function toResolved(row: TokenEntity, account: AccountEntity): ResolvedToken {
     owner_status: account.status,
     owner_group: account.group,
     owner_role: account.role,
+    rate_limits: parseRateLimits(row.rate_limits),
+    owner_rate_limits: parseRateLimits(account.rate_limits),
   };
 }
 

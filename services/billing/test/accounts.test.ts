@@ -51,7 +51,7 @@ describe.each(backends)('accounts (%s)', (backend) => {
 
   it('grants once, even when the update event comes first and the registration arrives twice', async () => {
     const bus = gateway.env.infra.bus;
-    const user = { user_id: 9001, username: 'ghost', display_name: 'ghost', email: '', role: 1, status: 1, group: 'default' };
+    const user = { user_id: 9001, username: 'ghost', display_name: 'ghost', email: '', role: 1, status: 1, group: 'default', rate_limits: {} };
     await publishEvent(bus, 'identity.user.updated', user);
     await publishEvent(bus, 'identity.user.registered', { ...user, inviter_id: 0, source: 'register' }, 'first-delivery');
     await publishEvent(bus, 'identity.user.registered', { ...user, inviter_id: 0, source: 'register' }, 'second-delivery');

@@ -401,6 +401,8 @@ describe.each(backends)('API tokens (%s)', (backend) => {
         owner_status: 1,
         owner_group: 'default',
         owner_role: 1,
+        rate_limits: {},
+        owner_rate_limits: {},
       },
     });
     await put(alice, { id: token.id, group: 'vip' });

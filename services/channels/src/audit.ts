@@ -39,6 +39,7 @@ export function auditedChannel(row: ChannelEntity): AuditValues {
     allow_private_network: row.allow_private_network === true,
     // The key states of a channel with many keys (which are off, and why): no key material.
     channel_info: row.channel_info,
+    rate_limits: row.rate_limits,
   };
 }
 

@@ -1,5 +1,14 @@
 import { In, IsNull, type EntityManager, type FindOptionsWhere } from 'typeorm';
-import { ChannelStatus, joinKeys, splitKeys, type CreateChannelBody, type MultiKeyMode, type TagEditBody, type UpdateChannelBody } from '@aigw/contracts';
+import {
+  ChannelStatus,
+  joinKeys,
+  splitKeys,
+  storedRateLimits,
+  type CreateChannelBody,
+  type MultiKeyMode,
+  type TagEditBody,
+  type UpdateChannelBody,
+} from '@aigw/contracts';
 import { isPostgres, NotFoundError, sealSecret, UserError } from '@aigw/platform';
 import type { ChannelsContext } from './context.js';
 import { AbilityEntity, ChannelEntity } from './entities/index.js';
@@ -147,6 +156,7 @@ export async function createChannels(context: ChannelsContext, body: CreateChann
   checkMaps(fields);
   const common = {
     ...fields,
+    rate_limits: storedRateLimits(fields.rate_limits),
     group: listOrThrow('group', fields.group),
     models: listOrThrow('models', fields.models),
     created_time: nowSeconds(),
@@ -190,6 +200,7 @@ export async function updateChannel(context: ChannelsContext, body: UpdateChanne
   const common: ChannelChange = Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined));
   if (fields.group !== undefined) common.group = listOrThrow('group', fields.group);
   if (fields.models !== undefined) common.models = listOrThrow('models', fields.models);
+  if (fields.rate_limits !== undefined) common.rate_limits = storedRateLimits(fields.rate_limits);
   let flagBefore = false as boolean;
   const [row] = await changeChannels(
     context,

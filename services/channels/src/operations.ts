@@ -169,6 +169,7 @@ export async function fetchModelsUnsaved(
     openai_organization: '',
     allow_private_network: allowPrivateNetwork,
     multi_key: null,
+    rate_limits: {},
     version: 0,
   };
   if (allowPrivateNetwork) await auditPrivateNetwork(context, actor, null, true, 'unsaved');

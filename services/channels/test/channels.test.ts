@@ -122,6 +122,7 @@ describe.each(backends)('channels (%s)', (backend) => {
       openai_organization: '',
       allow_private_network: false,
       multi_key: null,
+      rate_limits: {},
       version: 1,
     });
   });

@@ -116,8 +116,16 @@ export const auditTrail: FastifyPluginAsync<{ context: IdentityContext }> = asyn
 };
 
 /** A user as audit records show it (the profile an admin edits; never a credential). */
-export function auditedUser(user: Pick<UserEntity, 'username' | 'display_name' | 'email' | 'group' | 'role' | 'status'>): AuditValues {
-  return { username: user.username, display_name: user.display_name, email: user.email, group: user.group, role: user.role, status: user.status };
+export function auditedUser(user: Pick<UserEntity, 'username' | 'display_name' | 'email' | 'group' | 'role' | 'status' | 'rate_limits'>): AuditValues {
+  return {
+    username: user.username,
+    display_name: user.display_name,
+    email: user.email,
+    group: user.group,
+    role: user.role,
+    status: user.status,
+    rate_limits: user.rate_limits,
+  };
 }
 
 /** A user as the target of a record. */

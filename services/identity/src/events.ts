@@ -1,4 +1,4 @@
-import type { EventPayload } from '@aigw/contracts';
+import { parseRateLimits, type EventPayload } from '@aigw/contracts';
 import { publishEvent, type Bus, type ServiceMessaging } from '@aigw/platform';
 import type { UserEntity } from './entities/user.entity.js';
 
@@ -33,6 +33,7 @@ export function userSnapshot(user: UserEntity): EventPayload<'identity.user.upda
     role: user.role,
     status: user.status,
     group: user.group,
+    rate_limits: parseRateLimits(user.rate_limits),
   };
 }
 

@@ -1,5 +1,15 @@
 import { Brackets } from 'typeorm';
-import { Role, UserStatus, type CreateUserBody, type ManageAction, type Page, type PageQuery, type UpdateUserBody, type UserRow } from '@aigw/contracts';
+import {
+  Role,
+  storedRateLimits,
+  UserStatus,
+  type CreateUserBody,
+  type ManageAction,
+  type Page,
+  type PageQuery,
+  type UpdateUserBody,
+  type UserRow,
+} from '@aigw/contracts';
 import {
   BusRequestError,
   escapeLike,
@@ -134,6 +144,7 @@ export async function editUser(context: IdentityContext, body: UpdateUserBody, s
   const target = await loadManagedUser(context, source.actor.role, body.id, 'update');
   const changes = await profileChanges(context.db.manager, target, body, 'admin');
   if (body.group !== undefined) changes.group = body.group;
+  if (body.rate_limits !== undefined) changes.rate_limits = storedRateLimits(body.rate_limits);
   if (body.email !== undefined && body.email !== target.email) {
     if (body.email) await ensureEmailFree(context.db.manager, body.email, target.id);
     changes.email = body.email;

@@ -2,6 +2,7 @@ import { IsNull, Not, type DataSource, type EntityManager } from 'typeorm';
 import {
   localeFromAcceptLanguage,
   normalizeUsername,
+  parseRateLimits,
   Role,
   USERNAME_MAX,
   usernameKey,
@@ -41,6 +42,7 @@ function profileView(user: UserEntity): Omit<User, keyof UserBalance> {
     role: user.role,
     status: user.status,
     group: user.group,
+    rate_limits: parseRateLimits(user.rate_limits),
     aff_code: user.aff_code,
     inviter_id: user.inviter_id,
     DeletedAt: user.deleted_at === null ? null : new Date(user.deleted_at).toISOString(),

@@ -1,4 +1,4 @@
-import { parseSkKey, Role, TokenStatus, UserStatus, type ResolvedToken } from '@aigw/contracts';
+import { parseSkKey, Role, TokenStatus, UserStatus, type ResolvedToken, type RateLimits } from '@aigw/contracts';
 import { announcesBody, compileAllowList } from '@aigw/platform';
 import type { FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import { RelayError } from './errors.js';
@@ -16,6 +16,10 @@ export interface Caller {
   modelLimits: ReadonlySet<string> | null;
   /** An admin's `sk-<key>-<channelId>`: this channel only, never retried elsewhere. */
   pinnedChannelId: number | null;
+  /** The key's own usage limits (docs/architecture.md section 5.9). */
+  tokenLimits: RateLimits;
+  /** The owner's own limits (the group's and the default fill the fields these leave unset). */
+  userLimits: RateLimits;
 }
 
 /**
@@ -55,6 +59,8 @@ export async function authenticateToken(request: FastifyRequest, tokens: TokenCa
     group: token.group,
     modelLimits: token.model_limits_enabled ? new Set(token.model_limits) : null,
     pinnedChannelId: parsed.channelId ?? null,
+    tokenLimits: token.rate_limits,
+    userLimits: token.owner_rate_limits,
   };
 }
 

@@ -53,6 +53,22 @@ export const relayConfigShape = {
   TASK_POLL_INTERVAL_MS: z.coerce.number().int().min(100).max(3_600_000).default(15_000),
   /** A task unfinished this long after its submit fails, and its charge goes back to the user and the API key. */
   TASK_TIMEOUT_MINUTES: z.coerce.number().int().min(1).max(10_080).default(60),
+  /**
+   * Which usage limits admit requests unchecked while the counters (Redis) are unreachable: a
+   * comma list of `rate` (requests and tokens per window) and `concurrency`, or `none`. The
+   * default keeps traffic flowing past rate limits and refuses (503) what a concurrency limit
+   * would have to count, since an unchecked burst could overload a shared upstream.
+   */
+  LIMITS_FAIL_OPEN: z
+    .string()
+    .default('rate')
+    .transform((text) =>
+      text
+        .split(',')
+        .map((item) => item.trim())
+        .filter((item) => item !== '' && item !== 'none'),
+    )
+    .pipe(z.array(z.enum(['rate', 'concurrency'], { error: 'LIMITS_FAIL_OPEN: a comma list of rate and concurrency, or none' }))),
 };
 
 type RelayConfig = z.infer<z.ZodObject<typeof relayConfigShape>>;
@@ -65,6 +81,8 @@ export interface RelaySettings {
   holdSweepEveryMs: number;
   taskPollEveryMs: number;
   taskTimeoutMs: number;
+  /** LIMITS_FAIL_OPEN. */
+  limitsFailOpen: Array<'rate' | 'concurrency'>;
 }
 
 /** The plugin settings those fields set. */
@@ -84,6 +102,7 @@ export function relaySettings(config: RelayConfig): RelaySettings {
     holdSweepEveryMs: config.HOLD_SWEEP_INTERVAL_MS,
     taskPollEveryMs: config.TASK_POLL_INTERVAL_MS,
     taskTimeoutMs: config.TASK_TIMEOUT_MINUTES * 60_000,
+    limitsFailOpen: config.LIMITS_FAIL_OPEN,
   };
 }
 

@@ -4,6 +4,7 @@ import type { TokenCache } from './token-cache.js';
 import type { UsagePublisher } from './usage-publisher.js';
 import type { StoredObjects } from './stored-objects.js';
 import type { AccessTokens } from './access-tokens.js';
+import type { LimitGate } from './limits/limit-gate.js';
 
 /** Timeouts and bounds of the relay (config). */
 export interface RelayLimits {
@@ -43,6 +44,8 @@ export interface RelayContext {
   objects: StoredObjects;
   /** Access tokens of channels whose credential is exchanged for one (providers' `authorize`). */
   accessTokens: AccessTokens;
+  /** Usage limits (docs/architecture.md section 5.9). */
+  limitGate: LimitGate;
   limits: RelayLimits;
 }
 

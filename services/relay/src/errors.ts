@@ -6,6 +6,11 @@ import { describeError, sendError, type ErrorAnswer, type ErrorShape } from '@ai
  * the Messages API) with a real HTTP status. Messages never carry upstream URLs or keys.
  */
 export class RelayError extends Error {
+  /** Answer headers beside the error (a usage limit's x-ratelimit-* and Retry-After). */
+  readonly headers?: Record<string, string>;
+  /** Sent as Retry-After. */
+  readonly retryAfterSeconds?: number;
+
   constructor(
     readonly statusCode: number,
     message: string,
@@ -32,13 +37,17 @@ function relayAnswer(error: FastifyError | Error, request: FastifyRequest): Erro
       code: error.code,
       type: error.type,
       ...(error.param !== undefined ? { param: error.param } : {}),
+      ...(error.retryAfterSeconds !== undefined ? { retryAfterSeconds: error.retryAfterSeconds } : {}),
     };
   }
   return describeError(error, request);
 }
 
 function relayErrorHandlerFor(shape: ErrorShape) {
-  return (error: FastifyError | Error, request: FastifyRequest, reply: FastifyReply): void => sendError(reply, shape, relayAnswer(error, request));
+  return (error: FastifyError | Error, request: FastifyRequest, reply: FastifyReply): void => {
+    if (error instanceof RelayError && error.headers) void reply.headers(error.headers);
+    sendError(reply, shape, relayAnswer(error, request));
+  };
 }
 
 /** The relay's error handler: OpenAI's shape for everything, validation included. */

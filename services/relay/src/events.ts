@@ -13,7 +13,7 @@ import { chargeRequestsOf } from './tasks/task-store.js';
  * options through its options mirror.
  */
 export const relayMessaging = {
-  publishes: ['relay.usage.recorded', 'relay.request.started', 'relay.channel.failed', 'relay.task.updated', 'relay.task.refunded'],
+  publishes: ['relay.usage.recorded', 'relay.request.started', 'relay.channel.failed', 'relay.task.updated', 'relay.task.refunded', 'relay.limit.exceeded'],
   consumes: [
     'channels.channel.updated',
     'channels.channel.deleted',

@@ -13,6 +13,7 @@ import {
   type Subscription,
 } from '@aigw/platform';
 import { createChannelDirectory } from './channels.js';
+import { LimitGate } from './limits/limit-gate.js';
 import { relayEntities } from './entities/index.js';
 import { relayMigrations } from './migrations/index.js';
 import { preloadEncoders } from './tokenizer/index.js';
@@ -110,6 +111,7 @@ const relayPlugin: FastifyPluginAsync<RelayPluginOptions> = async (app, settings
     channels: await createChannelDirectory({ bus, kv, logger }),
     egress,
     accessTokens: createAccessTokens(egress, logger),
+    limitGate: new LimitGate({ counters, kv, bus, logger, options, failOpen: new Set(settings.limitsFailOpen ?? ['rate']) }),
     quota,
     usage,
     objects: createStoredObjects(kv, logger),

@@ -16,7 +16,10 @@ import { ChannelConfigurationError } from './providers/shared/url.js';
 import { UpstreamAnswerError } from './providers/shared/upstream-error.js';
 import { AccessTokenError } from './access-tokens.js';
 import { socketAnswer } from './upstream-socket.js';
+import { polledAnswer } from './polled-answer.js';
 import { publishChannelFailed } from './events.js';
+import { channelLines, requestLines } from './limits/limit-rules.js';
+import type { LimitRefusal, LimitTicket } from './limits/limit-gate.js';
 import type { PickedKey } from './channels.js';
 import type { Attempt as OperationAttempt, OperationDefinition, OperationName, UpstreamAnswer } from './operations/types.js';
 
@@ -63,124 +66,184 @@ export async function relay(
   // The id every answer carries (X-Oneapi-Request-Id): the usage record and the log row have it too.
   const requestId = request.id;
   const amount = reservation(quote, promptTokens, bounds.maxTokens, options.get('PreConsumedQuota'), bounds.answers);
-  const unbilled = (tried: number[], note: string): RecordInput => ({
-    caller,
-    model,
-    requestId,
-    startedAt,
-    quote,
-    stream,
-    tried,
-    usage: NO_USAGE,
-    quota: 0,
-    note,
-  });
-  const orphanNote = 'relay stopped mid-request; nothing was charged';
-  const reserved = await context.quota.reserve({
-    requestId,
-    userId: caller.userId,
-    tokenId: caller.tokenId,
-    unlimitedToken: caller.unlimitedToken,
-    amount,
-    ttlMs: holdLifetimeMs(context.limits, options.get('RetryTimes')),
-    // Should this process die mid-request, the hold sweeper publishes this (nothing charged).
-    record: usageRecord(unbilled([], orphanNote)),
-  });
-  if (!reserved.ok) throw insufficientQuota(reserved.reason);
-  const { hold } = reserved;
-  let announced = false;
-  /** At the first upstream call: billing keeps this record (beyond Redis) should the request outlive a second and this process die. */
-  const announce = (channelId: number) => {
-    if (announced) return;
-    announced = true;
-    context.usage.started({ record: usageRecord(unbilled([channelId], orphanNote)), owner: hold.owner, expires_at: hold.expiresAt });
-  };
-
-  const forwarded = forwardedHeaders(request, operation);
-  const tried: number[] = [];
-  const attempts = caller.pinnedChannelId !== null ? 1 : options.get('RetryTimes') + 1;
-  let failure: Failure | null = null;
-  let outcome: StreamOutcome | null = null;
-  /** A cached access token was refreshed after the upstream refused it (once per request). */
-  let refreshed = false;
+  // Usage limits before anything is held: a refused request reaches no upstream and costs nothing (docs/architecture.md section 5.9).
+  const limitTokens = promptTokens + (bounds.maxTokens ?? 0) * bounds.answers;
+  const slotTtlMs = holdLifetimeMs(context.limits, options.get('RetryTimes'));
+  const limitRequest = { id: requestId, tokens: limitTokens, slotTtlMs };
+  const about = { userId: caller.userId, tokenId: caller.tokenId, group: caller.group, model };
+  const ticket = await context.limitGate.admit(requestLines({ ...about, ...caller, model }, context.limitGate.settings(), limitRequest), requestId, about);
+  setLimitHeaders(reply, ticket.headers);
+  /** The served (or last tried) channel's admission under its own limits. */
+  let channelTicket: LimitTicket | null = null;
   try {
-    for (let attempt = 0; attempt < attempts && !outcome; attempt++) {
-      const channel = chooseChannel(candidates, new Set(tried));
-      if (!channel) break;
-      tried.push(channel.id);
-      const call = await prepare(context, channel, model, stream, forwarded);
-      if ('failure' in call) {
-        failure = call.failure;
-        continue;
-      }
-      announce(channel.id);
-      const result = await send(context, call.attempt, operation, body, requestId);
-      if ('failure' in result) {
-        failure = result.failure;
-        if (!isRetryable(failure.status, channel.type)) break;
-        continue;
-      }
-      if (stream) {
-        const client = operation.stream!(call.attempt, { injectedUsage: result.injectedUsage, promptTokens, body });
-        outcome = await streamToClient(context, request, reply, call.attempt, result.response, client, requestId);
-      } else if (operation.bytes) {
-        outcome = await pipeBytes(context, reply, call.attempt, result.response, requestId, (delivered) => operation.bytes!(body, promptTokens, delivered));
-      } else {
-        try {
-          outcome = await answer(context, reply, call.attempt, operation, result.response, requestId, body);
-        } catch (error) {
-          // An error inside a 2xx answer (Baidu, Tencent, Zhipu): that channel failed, as with a non-2xx one.
-          if (!(error instanceof UpstreamAnswerError)) throw error;
-          failure = { status: error.statusCode, error: error.error };
-          if (error.staleCredentials && !refreshed) {
-            // The upstream dropped a token the relay cached: not the channel's fault. Once, the same channel with a new token.
-            context.accessTokens.forget(channel, call.attempt.context.key);
-            refreshed = true;
-            tried.pop();
-            attempt -= 1;
-            continue;
-          }
-          reportFailure(context, call.attempt, requestId, failure, failure.error.message);
+    const unbilled = (tried: number[], note: string): RecordInput => ({
+      caller,
+      model,
+      requestId,
+      startedAt,
+      quote,
+      stream,
+      tried,
+      usage: NO_USAGE,
+      quota: 0,
+      note,
+    });
+    const orphanNote = 'relay stopped mid-request; nothing was charged';
+    const reserved = await context.quota.reserve({
+      requestId,
+      userId: caller.userId,
+      tokenId: caller.tokenId,
+      unlimitedToken: caller.unlimitedToken,
+      amount,
+      ttlMs: holdLifetimeMs(context.limits, options.get('RetryTimes')),
+      // Should this process die mid-request, the hold sweeper publishes this (nothing charged).
+      record: usageRecord(unbilled([], orphanNote)),
+    });
+    if (!reserved.ok) throw insufficientQuota(reserved.reason);
+    const { hold } = reserved;
+    let announced = false;
+    /** At the first upstream call: billing keeps this record (beyond Redis) should the request outlive a second and this process die. */
+    const announce = (channelId: number) => {
+      if (announced) return;
+      announced = true;
+      context.usage.started({ record: usageRecord(unbilled([channelId], orphanNote)), owner: hold.owner, expires_at: hold.expiresAt });
+    };
+
+    const forwarded = forwardedHeaders(request, operation);
+    const tried: number[] = [];
+    const attempts = caller.pinnedChannelId !== null ? 1 : options.get('RetryTimes') + 1;
+    let failure: Failure | null = null;
+    let outcome: StreamOutcome | null = null;
+    /** A cached access token was refreshed after the upstream refused it (once per request). */
+    let refreshed = false;
+    /** Channels routing skipped at their own limits (never tried), and why, for the 429 when none had room. */
+    const full = { skipped: new Set<number>(), refusals: [] as LimitRefusal[] };
+    try {
+      for (let attempt = 0; attempt < attempts && !outcome; attempt++) {
+        // The previous attempt failed: its channel's hold on the channel limits goes back.
+        await closeTicket(channelTicket);
+        const picked = await pickChannel(context, candidates, tried, full, limitRequest);
+        if (!picked) break;
+        const { channel } = picked;
+        channelTicket = picked.ticket;
+        tried.push(channel.id);
+        const call = await prepare(context, channel, model, stream, forwarded);
+        if ('failure' in call) {
+          failure = call.failure;
+          continue;
+        }
+        announce(channel.id);
+        const result = await send(context, call.attempt, operation, body, requestId);
+        if ('failure' in result) {
+          failure = result.failure;
           if (!isRetryable(failure.status, channel.type)) break;
+          continue;
+        }
+        if (stream) {
+          const client = operation.stream!(call.attempt, { injectedUsage: result.injectedUsage, promptTokens, body });
+          outcome = await streamToClient(context, request, reply, call.attempt, result.response, client, requestId);
+        } else if (operation.bytes) {
+          outcome = await pipeBytes(context, reply, call.attempt, result.response, requestId, (delivered) => operation.bytes!(body, promptTokens, delivered));
+        } else {
+          try {
+            outcome = await answer(context, reply, call.attempt, operation, result.response, requestId, body);
+          } catch (error) {
+            // An error inside a 2xx answer (Baidu, Tencent, Zhipu): that channel failed, as with a non-2xx one.
+            if (!(error instanceof UpstreamAnswerError)) throw error;
+            failure = { status: error.statusCode, error: error.error };
+            if (error.staleCredentials && !refreshed) {
+              // The upstream dropped a token the relay cached: not the channel's fault. Once, the same channel with a new token.
+              context.accessTokens.forget(channel, call.attempt.context.key);
+              refreshed = true;
+              tried.pop();
+              attempt -= 1;
+              continue;
+            }
+            reportFailure(context, call.attempt, requestId, failure, failure.error.message);
+            if (!isRetryable(failure.status, channel.type)) break;
+          }
         }
       }
+    } catch (error) {
+      await context.quota.release(hold);
+      if (tried.length > 0) record(context, unbilled(tried, 'relay error'));
+      throw error;
     }
-  } catch (error) {
-    await context.quota.release(hold);
-    if (tried.length > 0) record(context, unbilled(tried, 'relay error'));
-    throw error;
-  }
 
-  if (!outcome) {
-    await context.quota.release(hold);
-    if (tried.length > 0) record(context, unbilled(tried, 'upstream error'));
-    const status = failure?.status && failure.status >= 400 ? failure.status : 502;
-    const message =
-      status === 429 ? 'the upstream load of this group is saturated, try again later' : (failure?.error.message ?? 'no channel could serve the request');
-    throw new RelayError(status, message, failure?.error.code || 'upstream_error', 'upstream_error');
-  }
+    if (!outcome) {
+      await context.quota.release(hold);
+      if (tried.length > 0) record(context, unbilled(tried, 'upstream error'));
+      // No channel was tried because every one was at its limit: the client's 429 (nothing was forwarded, nothing charged).
+      if (tried.length === 0 && full.refusals.length > 0) throw context.limitGate.channelsFull(full.refusals, { ...about, requestId });
+      const status = failure?.status && failure.status >= 400 ? failure.status : 502;
+      const message =
+        status === 429 ? 'the upstream load of this group is saturated, try again later' : (failure?.error.message ?? 'no channel could serve the request');
+      throw new RelayError(status, message, failure?.error.code || 'upstream_error', 'upstream_error');
+    }
 
-  const usage = outcome.usage ?? { prompt_tokens: promptTokens, completion_tokens: outcome.completionTokens, cached_tokens: 0 };
-  // Nothing delivered and nothing reported: nothing to charge (a per-call price included).
-  const delivered = outcome.usage !== null || outcome.completionTokens > 0 || !outcome.partial;
-  const quota = delivered ? charge(quote, usage) : 0;
-  await context.quota.settle(hold, quota);
-  if (outcome.objectId) context.objects.remember(outcome.objectId, { channel_id: tried[tried.length - 1]!, user_id: caller.userId });
-  record(context, {
-    caller,
-    model,
-    requestId,
-    startedAt,
-    quote,
-    stream,
-    tried,
-    usage,
-    quota,
-    firstResponseMs: outcome.firstResponseMs,
-    estimated: outcome.usage === null || outcome.counted === true,
-    upstreamModel: outcome.upstreamModel,
-    note: outcome.partial ? outcome.partial : undefined,
-  });
+    const usage = outcome.usage ?? { prompt_tokens: promptTokens, completion_tokens: outcome.completionTokens, cached_tokens: 0 };
+    // Nothing delivered and nothing reported: nothing to charge (a per-call price included).
+    const delivered = outcome.usage !== null || outcome.completionTokens > 0 || !outcome.partial;
+    const quota = delivered ? charge(quote, usage) : 0;
+    await context.quota.settle(hold, quota);
+    if (outcome.objectId) context.objects.remember(outcome.objectId, { channel_id: tried[tried.length - 1]!, user_id: caller.userId });
+    record(context, {
+      caller,
+      model,
+      requestId,
+      startedAt,
+      quote,
+      stream,
+      tried,
+      usage,
+      quota,
+      firstResponseMs: outcome.firstResponseMs,
+      estimated: outcome.usage === null || outcome.counted === true,
+      upstreamModel: outcome.upstreamModel,
+      note: outcome.partial ? outcome.partial : undefined,
+    });
+    // The token limits settled with what the request used (its hold was counted), a success counted.
+    const used = { tokens: usage.prompt_tokens + usage.completion_tokens, success: !outcome.partial };
+    await Promise.all([ticket.finish(used), channelTicket?.finish(used)]);
+  } finally {
+    // Every exit path settles an unfinished request at nothing used and frees its concurrency slots (a crashed relay's expire by themselves).
+    await Promise.all([closeTicket(ticket), closeTicket(channelTicket)]);
+  }
+}
+
+/** A limit ticket done with: what it held but did not use goes back, its slots are freed (both idempotent). */
+async function closeTicket(ticket: LimitTicket | null): Promise<void> {
+  if (!ticket) return;
+  await ticket.finish({ tokens: 0, success: false });
+  await ticket.release();
+}
+
+/**
+ * The next channel for an attempt that has room under its own limits (docs/architecture.md
+ * section 5.9): one at its limit is skipped, not tried (the next of its tier or a lower tier
+ * serves), and its refusal kept for the 429 when none has room. A channel without limits costs
+ * no counter call.
+ */
+async function pickChannel(
+  context: RelayContext,
+  candidates: readonly RoutingChannel[],
+  tried: readonly number[],
+  full: { skipped: Set<number>; refusals: LimitRefusal[] },
+  request: { id: string; tokens: number; slotTtlMs: number },
+): Promise<{ channel: RoutingChannel; ticket: LimitTicket } | null> {
+  for (;;) {
+    const channel = chooseChannel(candidates, full.skipped.size === 0 ? new Set(tried) : new Set([...tried, ...full.skipped]));
+    if (!channel) return null;
+    const admitted = await context.limitGate.tryAdmit(channelLines(channel.id, channel.rate_limits, request), request.id);
+    if ('ticket' in admitted) return { channel, ticket: admitted.ticket };
+    full.skipped.add(channel.id);
+    full.refusals.push(admitted.refused);
+  }
+}
+
+/** The x-ratelimit-* figures go on the raw response, so a streamed (hijacked) answer and an error carry them too. */
+function setLimitHeaders(reply: FastifyReply, headers: Record<string, string>): void {
+  for (const name in headers) reply.raw.setHeader(name, headers[name]!);
 }
 
 /**
@@ -425,11 +488,16 @@ async function answer(
       throw error;
     })
     .finally(() => clearTimeout(deadline));
-  const upstream = upstreamAnswer(text, response);
+  // An upstream that answered with a pending job is polled until the job's result (polled-answer.ts), within the same deadline.
+  const first = upstreamAnswer(text, response);
+  // Most providers answer at once: no await for them.
+  const upstream = attempt.provider.passthrough?.follow
+    ? await polledAnswer(context, attempt, operation.capability, first, started + context.limits.answerTimeoutMs)
+    : first;
   if (!operation.answer) throw new Error(`operation ${operation.name} has neither answer nor bytes`);
   const { body, contentType, usage, estimatedCompletion, objectId, counted } = operation.answer(attempt, upstream, requestBody);
   // Answers that go out as received are not re-serialised on the hot path.
-  const outgoing = typeof body === 'string' ? body : body === upstream.parsed ? text : JSON.stringify(body);
+  const outgoing = typeof body === 'string' ? body : body === upstream.parsed ? upstream.text : JSON.stringify(body);
   const payload = redactKey(outgoing, attempt.context.key);
   void reply
     .status(200)

@@ -131,7 +131,17 @@ describe('realtime billing: the established product formula, exact', () => {
   it('writes the realtime details into the usage record', () => {
     const mirror = options({ ModelRatio: { 'rt-model': 1.5 }, CompletionRatio: { 'rt-model': 2 }, AudioRatio: { 'rt-model': 8 } });
     const quote = realtimeQuote(mirror, 'rt-model', 'default')!;
-    const caller: Caller = { userId: 7, tokenId: 3, tokenName: 'tok', unlimitedToken: true, group: 'default', modelLimits: null, pinnedChannelId: null };
+    const caller: Caller = {
+      userId: 7,
+      tokenId: 3,
+      tokenName: 'tok',
+      unlimitedToken: true,
+      group: 'default',
+      modelLimits: null,
+      pinnedChannelId: null,
+      tokenLimits: {},
+      userLimits: {},
+    };
     const parsed: RealtimeUsage = realtimeUsageOf(done(usage(10, 2, 4, 16)))!;
     const record = responseRecord(
       { caller, model: 'rt-model', requestId: 'sess-1', startedAt: Date.now(), quote, tried: [5], quota: 435, upstreamModel: 'rt-upstream' },

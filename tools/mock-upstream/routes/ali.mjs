@@ -1,12 +1,19 @@
 // Alibaba Cloud DashScope (README.md "Ali DashScope"): the OpenAI-compatible mode's chat completions
 // and embeddings under `/compatible-mode/v1/` (OpenAI's answers; embeddings in floats only, as the
-// mode documents) with OpenAI-shaped errors, and the native text-rerank service with DashScope's
-// `{code, message, request_id}` errors: two modules, one per error shape. The key is checked by the
-// server, as Bearer.
+// mode documents) with OpenAI-shaped errors, and the native API (text-rerank, text-to-image tasks
+// and their images) with DashScope's `{code, message, request_id}` errors: two modules, one per
+// error shape. The key is checked by the server, as Bearer.
 import { chunkText, embeddingBody, openAiChat, promptTokensOf, textCharsOf, usageOf } from '../server.mjs';
+import { advanceTask, initialTask } from './midjourney.mjs';
 
 const COMPATIBLE = /^\/compatible-mode\/v1\/(chat\/completions|embeddings)$/;
 const RERANK = '/api/v1/services/rerank/text-rerank/text-rerank';
+const IMAGE_SUBMIT = '/api/v1/services/aigc/text2image/image-synthesis';
+const TASK = /^\/api\/v1\/tasks\/([^/]+)$/;
+const IMAGE = /^\/ali\/images\/([\w-]+)\.png$/;
+
+/** The smallest valid PNG: one transparent pixel (every generated image). */
+const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==', 'base64');
 
 let sequence = 0;
 const requestId = () => `00000000-0000-4000-a000-${String(++sequence).padStart(12, '0')}`;
@@ -68,18 +75,68 @@ function rerank(body, options, send) {
   send.json(200, JSON.stringify({ output: { results: results.slice(0, topN) }, ...usage, request_id: requestId() }));
 }
 
+/** The instance's image tasks. */
+function imageTasks(state) {
+  state.aliImages ??= { tasks: new Map(), sequence: 0 };
+  return state.aliImages;
+}
+
+/**
+ * `POST .../image-synthesis`: checked as DashScope checks it (the async header, a prompt, `n` 1 to 4
+ * and 4 when absent, a `W*H` size), then a task that is PENDING now, RUNNING for `tasksteps` polls,
+ * then SUCCEEDED with `n` images served here (or FAILED at poll `taskfail`, RUNNING forever with
+ * `taskstuck`): the task lifecycle of routes/midjourney.mjs.
+ */
+function submitImageTask(req, body, options, state, send) {
+  if (req.headers['x-dashscope-async'] !== 'enable') return send.error(403, 'current user api does not support synchronous calls');
+  const prompt = body.input?.prompt;
+  if (typeof body.model !== 'string' || typeof prompt !== 'string' || prompt.trim() === '') return send.error(400, 'model and input.prompt are required');
+  const n = body.parameters?.n ?? 4;
+  if (!Number.isInteger(n) || n < 1 || n > 4) return send.error(400, 'parameters.n must be an integer from 1 to 4');
+  const size = body.parameters?.size;
+  if (size !== undefined && !/^\d+\*\d+$/.test(String(size))) return send.error(400, `parameters.size ${JSON.stringify(size)} is not width*height`);
+  const images = imageTasks(state);
+  const id = `00000000-0000-4000-b000-${String(++images.sequence).padStart(12, '0')}`;
+  images.tasks.set(id, { id, n, prompt, life: initialTask(options), base: `http://${req.headers.host}` });
+  send.json(200, JSON.stringify({ output: { task_status: 'PENDING', task_id: id }, request_id: requestId() }));
+}
+
+const TASK_STATUSES = { IN_PROGRESS: 'RUNNING', SUCCESS: 'SUCCEEDED', FAILURE: 'FAILED' };
+
+/** `GET /api/v1/tasks/{id}`: each poll moves the task one step; an id the mock never gave is UNKNOWN, as DashScope answers an expired one. */
+function pollImageTask(id, state, send) {
+  const task = imageTasks(state).tasks.get(id);
+  if (!task) return send.json(200, JSON.stringify({ request_id: requestId(), output: { task_id: id, task_status: 'UNKNOWN' } }));
+  const step = advanceTask(task.life, []);
+  const output = { task_id: id, task_status: TASK_STATUSES[step.status] ?? 'PENDING' };
+  let usage;
+  if (output.task_status === 'SUCCEEDED') {
+    output.results = Array.from({ length: task.n }, (_, index) => ({ url: `${task.base}/ali/images/${id}-${index + 1}.png`, orig_prompt: task.prompt }));
+    output.task_metrics = { TOTAL: task.n, SUCCEEDED: task.n, FAILED: 0 };
+    usage = { image_count: task.n };
+  } else if (output.task_status === 'FAILED') {
+    Object.assign(output, { code: 'DataInspectionFailed', message: step.failReason });
+  }
+  send.json(200, JSON.stringify({ request_id: requestId(), output, ...(usage ? { usage } : {}) }));
+}
+
 export const aliNativeRoutes = {
   flavor: 'ali',
 
   match(method, path) {
-    return method === 'POST' && path === RERANK ? 'ali.rerank' : undefined;
+    if (method === 'POST') return path === RERANK ? 'ali.rerank' : path === IMAGE_SUBMIT ? 'ali.image' : undefined;
+    if (method === 'GET') return TASK.test(path) ? 'ali.task' : IMAGE.test(path) ? 'ali.image-file' : undefined;
+    return undefined;
   },
 
   /** The native API's errors: `{code, message, request_id}` (InvalidApiKey for a bad key). */
   errorBody: (status, message) =>
     JSON.stringify({ code: nativeCodes[status] ?? (status >= 500 ? 'InternalError' : 'BadRequest'), message, request_id: requestId() }),
 
-  respond(req, res, { body, options, send }) {
+  respond(req, res, { kind, path, body, options, state, send }) {
+    if (kind === 'ali.image') return submitImageTask(req, body, options, state, send);
+    if (kind === 'ali.task') return pollImageTask(decodeURIComponent(TASK.exec(path)[1]), state, send);
+    if (kind === 'ali.image-file') return send.bytes('image/png', PNG);
     rerank(body, options, send);
   },
 };

@@ -1,8 +1,9 @@
 /**
  * The Counters and Kv ports: live integer counters with an atomic multi-key reserve (the quota
- * hot path) and a small key-value store with expiry (verification codes, sessions' marks, rate
- * limits). Two adapters: Redis (`REDIS_URL` set; the reserve is one Lua script) and in-memory.
- * Both pass test/contracts/counters.contract.ts and kv.contract.ts.
+ * hot path), the relay's usage limits (windows and concurrent slots, checked together) and a
+ * small key-value store with expiry (verification codes, sessions' marks, simple rate limits).
+ * Two adapters: Redis (`REDIS_URL` set; the reserve and the limit check are one Lua script each)
+ * and in-memory. Both pass test/contracts/counters.contract.ts and kv.contract.ts.
  */
 
 export interface ReserveLine {
@@ -23,6 +24,60 @@ export interface CounterDelta {
 export type ReserveResult =
   | { ok: true; /** Values after the reservation, in the order of the lines. */ balances: number[] }
   | { ok: false; /** First line that failed. */ key: string; reason: 'insufficient' | 'missing' };
+
+/** One limit of a request, checked with the others atomically. */
+export type LimitLine =
+  | {
+      /** Fixed windows with a sliding approximation: the previous window's count, weighted by how much of it still overlaps the last `windowMs`, plus the current one's. */
+      kind: 'window';
+      /** The limit's key without the window: the adapter appends the window's index, and `get(`${key}:${index}`)` reads that window's count. */
+      key: string;
+      /** Positive integer: 60_000 for a minute, 86_400_000 for a day, or any length (the established product's ModelRequestRateLimitDurationMinutes). */
+      windowMs: number;
+      /** Positive integer (0, unlimited, never reaches the port). */
+      limit: number;
+      /** What must still fit: admitted when the estimate rounded up plus `need` is at most `limit` (requests: 1; tokens: the request's hold). */
+      need: number;
+      /** Added to the current window when admitted (requests: 1; tokens: the hold; a check of successes so far: 0). */
+      add: number;
+    }
+  | {
+      /** Concurrent requests: the members holding a slot, each with its own expiry. */
+      kind: 'slots';
+      key: string;
+      /** Positive integer: how many members may hold a slot at once. */
+      limit: number;
+      /** The request id; taking a slot the member already holds counts once (and renews its expiry). */
+      member: string;
+      /** Positive integer: the slot frees itself after this, so a crashed relay's slots come back. */
+      ttlMs: number;
+    };
+
+export interface LimitState {
+  /** What the limit counts as used after the call (windows: the sliding estimate, rounded up; slots: members holding one). */
+  used: number;
+  limit: number;
+  /** Milliseconds until the current window ends (slots: until the earliest slot expires, 0 when none is held). */
+  resetMs: number;
+}
+
+export type LimitResult =
+  | {
+      ok: true;
+      /** One per line, in order. */
+      states: LimitState[];
+      /** The window index each window line was counted in (null for slots): what `settleWindow` names later. */
+      windows: Array<number | null>;
+    }
+  | {
+      ok: false;
+      /** First line (0-based) that refused; nothing was added and no slot taken. */
+      index: number;
+      /** One per line, in order, as they stand (nothing applied). */
+      states: LimitState[];
+      /** Milliseconds until that line could admit its `need` if nothing else were added: at least 1, at most 2 × its windowMs. */
+      retryAfterMs: number;
+    };
 
 export interface Counters {
   get(key: string): Promise<number | null>;
@@ -50,6 +105,21 @@ export interface Counters {
    */
   reserve(lines: ReserveLine[], credits?: CounterDelta[]): Promise<ReserveResult>;
   delete(key: string): Promise<void>;
+  /**
+   * All-or-nothing usage limits: every line is checked against `now` (epoch ms; a parameter so
+   * tests drive the clock), and only when all fit are the adds applied and the slots taken. An
+   * admitted window line creates its window even when it adds 0, so a later `settleWindow` (a
+   * success counted) lands in it. One Lua script on Redis.
+   */
+  limit(lines: LimitLine[], now: number): Promise<LimitResult>;
+  /**
+   * Changes a window's count after the fact (a token limit settled with the actual usage, a
+   * success counted): `window` is what `limit` answered for the line. A window that has expired
+   * stays missing (the change is dropped: it no longer counts anyway).
+   */
+  settleWindow(key: string, window: number, delta: number): Promise<void>;
+  /** Frees `member`'s slot in each key. Every exit path of a request calls it, so it is idempotent. */
+  releaseSlots(keys: string[], member: string): Promise<void>;
 }
 
 export interface KvSetOptions {

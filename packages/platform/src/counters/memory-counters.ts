@@ -1,4 +1,5 @@
-import type { CounterDelta, Counters, Kv, KvSetOptions, ReserveLine, ReserveResult } from './counters.js';
+import type { CounterDelta, Counters, Kv, KvSetOptions, LimitLine, LimitResult, LimitState, ReserveLine, ReserveResult } from './counters.js';
+import { requireLimitLines, windowAt, windowEstimate, windowRetryAfterMs } from './sliding-window.js';
 
 /**
  * Input checks shared by both adapters, so the in-memory one rejects exactly what Redis would
@@ -28,8 +29,30 @@ export function requireDeltas(deltas: CounterDelta[]): void {
   for (const { key, delta } of deltas) requireInteger(delta, `delta for ${key}`);
 }
 
+/** One line of a limit check, checked and not yet applied. */
+interface LimitCheck {
+  fits: boolean;
+  state: LimitState;
+  /** Only meaningful when the line does not fit. */
+  retryAfterMs: number;
+  window: number | null;
+  /** Adds to the window or takes the slot; returns the state after. */
+  apply(): LimitState;
+}
+
+/** How far (in the `now` the limit calls pass) the windows and slots nobody checks again are swept. */
+const limitSweepIntervalMs = 60_000;
+
 export function createMemoryCounters(): Counters {
   const values = new Map<string, number>();
+  /**
+   * Window counts live in `values` as `${key}:${index}` (so `get` reads them, as on Redis); this
+   * remembers which windows each limit key has, to drop those before the previous one.
+   */
+  const windowsOf = new Map<string, { windowMs: number; indexes: number[] }>();
+  /** Per slots key, each member's expiry (in the callers' `now`). */
+  const slots = new Map<string, Map<string, number>>();
+  let lastSweep = 0;
 
   /** One step, so nothing interleaves (each method below runs synchronously to the end). */
   function apply({ key, delta, create }: CounterDelta): number | null {
@@ -37,6 +60,83 @@ export function createMemoryCounters(): Counters {
     if (current === undefined) return null;
     values.set(key, current + delta);
     return current + delta;
+  }
+
+  /** Only the current and the previous window are ever read: older ones go, so a key keeps at most two (or a few future ones). */
+  function dropStaleWindows(key: string, index: number): void {
+    const windows = windowsOf.get(key);
+    if (!windows) return;
+    windows.indexes = windows.indexes.filter((kept) => {
+      if (kept >= index - 1) return true;
+      values.delete(`${key}:${kept}`);
+      return false;
+    });
+    if (windows.indexes.length === 0) windowsOf.delete(key);
+  }
+
+  /** A key's slots with the expired ones removed (an empty set is dropped, and stored again when a slot is taken). */
+  function liveSlots(key: string, now: number): Map<string, number> {
+    const held = slots.get(key) ?? new Map<string, number>();
+    for (const [member, expiresAt] of held) if (expiresAt <= now) held.delete(member);
+    if (held.size === 0) slots.delete(key);
+    return held;
+  }
+
+  /** Keys nobody checks again are dropped here; driven by the calls' own clock, so no timer runs. */
+  function sweepIfDue(now: number): void {
+    if (now - lastSweep < limitSweepIntervalMs) return;
+    lastSweep = now;
+    for (const [key, { windowMs }] of windowsOf) dropStaleWindows(key, windowAt(now, windowMs).index);
+    for (const key of slots.keys()) liveSlots(key, now);
+  }
+
+  function checkWindow(line: Extract<LimitLine, { kind: 'window' }>, now: number): LimitCheck {
+    const { index, elapsed } = windowAt(now, line.windowMs);
+    dropStaleWindows(line.key, index);
+    const currentKey = `${line.key}:${index}`;
+    // A count settled below zero (a caller's mistake) must not make room for others.
+    const current = Math.max(0, values.get(currentKey) ?? 0);
+    const previous = Math.max(0, values.get(`${line.key}:${index - 1}`) ?? 0);
+    const used = windowEstimate(previous, current, elapsed, line.windowMs);
+    const resetMs = line.windowMs - elapsed;
+    const fits = used + line.need <= line.limit;
+    return {
+      fits,
+      state: { used, limit: line.limit, resetMs },
+      retryAfterMs: fits ? 0 : windowRetryAfterMs(previous, current, elapsed, line.windowMs, line.limit, line.need),
+      window: index,
+      apply() {
+        // Created even when adding 0, so a later settleWindow (a success counted) lands.
+        values.set(currentKey, (values.get(currentKey) ?? 0) + line.add);
+        const windows = windowsOf.get(line.key) ?? { windowMs: line.windowMs, indexes: [] };
+        windows.windowMs = line.windowMs;
+        if (!windows.indexes.includes(index)) windows.indexes.push(index);
+        windowsOf.set(line.key, windows);
+        return { used: used + line.add, limit: line.limit, resetMs };
+      },
+    };
+  }
+
+  function slotState(held: Map<string, number>, limit: number, now: number): LimitState {
+    let earliest = Infinity;
+    for (const expiresAt of held.values()) earliest = Math.min(earliest, expiresAt);
+    return { used: held.size, limit, resetMs: held.size === 0 ? 0 : earliest - now };
+  }
+
+  function checkSlots(line: Extract<LimitLine, { kind: 'slots' }>, now: number): LimitCheck {
+    const held = liveSlots(line.key, now);
+    const state = slotState(held, line.limit, now);
+    return {
+      fits: held.has(line.member) || held.size < line.limit,
+      state,
+      retryAfterMs: state.resetMs,
+      window: null,
+      apply() {
+        held.set(line.member, now + line.ttlMs);
+        slots.set(line.key, held);
+        return slotState(held, line.limit, now);
+      },
+    };
   }
 
   return {
@@ -85,6 +185,29 @@ export function createMemoryCounters(): Counters {
     },
     async delete(key) {
       values.delete(key);
+    },
+    async limit(lines, now): Promise<LimitResult> {
+      requireLimitLines(lines, now);
+      sweepIfDue(now);
+      // Every line is checked before any is applied, in one synchronous step: nothing interleaves.
+      const checks = lines.map((line) => (line.kind === 'window' ? checkWindow(line, now) : checkSlots(line, now)));
+      const refused = checks.findIndex((check) => !check.fits);
+      if (refused >= 0) {
+        return { ok: false, index: refused, states: checks.map((check) => check.state), retryAfterMs: checks[refused]!.retryAfterMs };
+      }
+      return { ok: true, states: checks.map((check) => check.apply()), windows: checks.map((check) => check.window) };
+    },
+    async settleWindow(key, window, delta) {
+      requireInteger(window, 'window');
+      requireInteger(delta, 'delta');
+      apply({ key: `${key}:${window}`, delta });
+    },
+    async releaseSlots(keys, member) {
+      for (const key of keys) {
+        const held = slots.get(key);
+        held?.delete(member);
+        if (held?.size === 0) slots.delete(key);
+      }
     },
   };
 }

@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import type { Counters, Kv, KvSetOptions, ReserveResult } from './counters.js';
+import type { Counters, Kv, KvSetOptions, LimitResult, ReserveResult } from './counters.js';
 import { requireDeltas, requireInteger, requireReserveLines, requireTtl } from './memory-counters.js';
+import { requireLimitLines, windowAt } from './sliding-window.js';
 
 interface Script {
   lua: string;
@@ -81,6 +82,123 @@ if value == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
 return value
 `);
 
+// Counters.limit: the arithmetic of sliding-window.ts, in Lua. ARGV[1] is now, then each line's
+// kind and fields; a window line names two keys (its current and previous window), a slots line
+// one (a sorted set of members scored by expiry). Every line is checked before any is applied.
+// Replies {refused line (1-based, 0 when admitted), retry after ms, then used and reset ms per line}.
+const limitScript = script(`
+local now = tonumber(ARGV[1])
+local argument, key = 1, 0
+local function nextArgument() argument = argument + 1 return ARGV[argument] end
+local function nextKey() key = key + 1 return KEYS[key] end
+
+-- floor(a * b / c) and the remainder, for 0 <= a < c <= 2^52. Lua numbers are doubles, exact
+-- only to 2^53, and a token count times a day in ms passes that: long multiplication over b's bits.
+local function mulDiv(a, b, c)
+  local bit = 1
+  while bit * 2 <= b do bit = bit * 2 end
+  local quotient, remainder = 0, 0
+  while bit >= 1 do
+    quotient, remainder = quotient * 2, remainder * 2
+    if remainder >= c then quotient, remainder = quotient + 1, remainder - c end
+    if b >= bit then
+      b = b - bit
+      remainder = remainder + a
+      if remainder >= c then quotient, remainder = quotient + 1, remainder - c end
+    end
+    bit = bit / 2
+  end
+  return quotient, remainder
+end
+
+local function estimate(previous, current, elapsed, windowMs)
+  if elapsed == 0 then return current + previous end
+  local share, rest = mulDiv(windowMs - elapsed, previous, windowMs)
+  if rest > 0 then share = share + 1 end
+  return current + share
+end
+
+local function longestOverlap(count, room, windowMs)
+  if count <= room then return windowMs end
+  return (mulDiv(room, windowMs, count))
+end
+
+local function retryAfter(previous, current, elapsed, windowMs, limit, need)
+  local overlap = windowMs - elapsed
+  if current + need <= limit then return overlap - longestOverlap(previous, limit - need - current, windowMs) end
+  if need > limit then return 2 * windowMs - elapsed end
+  return overlap + windowMs - longestOverlap(current, limit - need, windowMs)
+end
+
+-- A count settled below zero (a caller's mistake) must not make room for others.
+local function count(name)
+  return math.max(0, tonumber(redis.call('GET', name) or '0'))
+end
+
+local function slotState(name)
+  local held = redis.call('ZCARD', name)
+  if held == 0 then return 0, 0 end
+  return held, tonumber(redis.call('ZRANGE', name, 0, 0, 'WITHSCORES')[2]) - now
+end
+
+local lines, refused, retryAfterMs = {}, 0, 0
+while argument < #ARGV do
+  local line = { kind = nextArgument() }
+  if line.kind == 'window' then
+    line.key = nextKey()
+    local previousKey = nextKey()
+    line.windowMs = tonumber(nextArgument())
+    local elapsed = tonumber(nextArgument())
+    local limit = tonumber(nextArgument())
+    local need = tonumber(nextArgument())
+    line.add = tonumber(nextArgument())
+    local current, previous = count(line.key), count(previousKey)
+    line.used = estimate(previous, current, elapsed, line.windowMs)
+    line.resetMs = line.windowMs - elapsed
+    if refused == 0 and line.used + need > limit then
+      refused = #lines + 1
+      retryAfterMs = retryAfter(previous, current, elapsed, line.windowMs, limit, need)
+    end
+  else
+    line.key = nextKey()
+    local limit = tonumber(nextArgument())
+    line.member = nextArgument()
+    line.ttlMs = tonumber(nextArgument())
+    redis.call('ZREMRANGEBYSCORE', line.key, '-inf', now)
+    line.used, line.resetMs = slotState(line.key)
+    if refused == 0 and line.used >= limit and not redis.call('ZSCORE', line.key, line.member) then
+      refused = #lines + 1
+      retryAfterMs = line.resetMs
+    end
+  end
+  lines[#lines + 1] = line
+end
+
+if refused == 0 then
+  for _, line in ipairs(lines) do
+    if line.kind == 'window' then
+      -- Created even when adding 0, so a later settle (a success counted) lands; it must outlive
+      -- the next window, which reads it as its previous one.
+      redis.call('INCRBY', line.key, line.add)
+      redis.call('PEXPIRE', line.key, 2 * line.windowMs)
+      line.used = line.used + line.add
+    else
+      redis.call('ZADD', line.key, now + line.ttlMs, line.member)
+      local longest = tonumber(redis.call('ZRANGE', line.key, -1, -1, 'WITHSCORES')[2])
+      redis.call('PEXPIRE', line.key, longest - now)
+      line.used, line.resetMs = slotState(line.key)
+    end
+  end
+end
+
+local reply = { refused, retryAfterMs }
+for _, line in ipairs(lines) do
+  reply[#reply + 1] = line.used
+  reply[#reply + 1] = line.resetMs
+end
+return reply
+`);
+
 function toNumber(value: string | null): number | null {
   return value === null ? null : Number(value);
 }
@@ -133,6 +251,36 @@ export function createRedisCounters(redis: Redis, prefix: string): Counters {
     },
     async delete(key) {
       await redis.del(keyOf(key));
+    },
+    async limit(lines, now): Promise<LimitResult> {
+      requireLimitLines(lines, now);
+      if (lines.length === 0) return { ok: true, states: [], windows: [] };
+      const keys: string[] = [];
+      const args: Array<string | number> = [now];
+      const windows = lines.map((line) => {
+        if (line.kind === 'slots') {
+          keys.push(keyOf(line.key));
+          args.push('slots', line.limit, line.member, line.ttlMs);
+          return null;
+        }
+        // The window is named here, not in the script, so the script declares every key it touches.
+        const { index, elapsed } = windowAt(now, line.windowMs);
+        keys.push(keyOf(`${line.key}:${index}`), keyOf(`${line.key}:${index - 1}`));
+        args.push('window', line.windowMs, elapsed, line.limit, line.need, line.add);
+        return index;
+      });
+      const [refused, retryAfterMs, ...figures] = (await run(redis, limitScript, keys, args)) as number[];
+      const states = lines.map((line, position) => ({ used: figures[2 * position]!, limit: line.limit, resetMs: figures[2 * position + 1]! }));
+      if (refused === 0) return { ok: true, states, windows };
+      return { ok: false, index: refused! - 1, states, retryAfterMs: retryAfterMs! };
+    },
+    async settleWindow(key, window, delta) {
+      requireInteger(window, 'window');
+      requireInteger(delta, 'delta');
+      await run(redis, adjustScript, [keyOf(`${key}:${window}`)], [delta]);
+    },
+    async releaseSlots(keys, member) {
+      await Promise.all(keys.map((key) => redis.zrem(keyOf(key), member)));
     },
   };
 }

@@ -1,4 +1,7 @@
-import type { Counters } from '../../src/counters/counters.js';
+import type { Counters, LimitLine, LimitResult } from '../../src/counters/counters.js';
+
+const minute = 60_000;
+const day = 86_400_000;
 
 export interface CountersHarness {
   /** An adapter on the shared store; every call may open its own connection (same instance in memory). */
@@ -174,6 +177,213 @@ export function defineCountersContract(name: string, factory: () => Promise<Coun
       for (const result of results) {
         if (!result.ok) expect(result).toEqual({ ok: false, key: 'pool', reason: 'insufficient' });
       }
+    });
+
+    describe('limit', () => {
+      type WindowLine = Extract<LimitLine, { kind: 'window' }>;
+      const window = (key: string, limit: number, need = 1, add = need, windowMs = minute): WindowLine => ({ kind: 'window', key, windowMs, limit, need, add });
+      const slots = (key: string, limit: number, member: string, ttlMs = minute): LimitLine => ({ kind: 'slots', key, limit, member, ttlMs });
+
+      /** Whether `line` could admit its need at `now`, without adding (an admitted probe only creates an empty window). */
+      async function fitsAt(line: WindowLine, now: number): Promise<boolean> {
+        return (await counters.limit([{ ...line, add: 0 }], now)).ok;
+      }
+
+      function refusal(result: LimitResult): Extract<LimitResult, { ok: false }> {
+        if (result.ok) throw new Error(`expected a refusal, got ${JSON.stringify(result)}`);
+        return result;
+      }
+
+      /** A refusal's retryAfterMs is the least wait: the line fits then, and not a millisecond before. */
+      async function expectLeastWait(line: WindowLine, now: number, retryAfterMs: number): Promise<void> {
+        expect(retryAfterMs).toBeGreaterThanOrEqual(1);
+        expect(retryAfterMs).toBeLessThanOrEqual(2 * line.windowMs);
+        expect(await fitsAt(line, now + retryAfterMs - 1)).toBe(false);
+        expect(await fitsAt(line, now + retryAfterMs)).toBe(true);
+      }
+
+      it('admits exactly the limit among concurrent calls, and tells the next when it may retry', async () => {
+        const connections = [counters, harness.open(), harness.open(), harness.open()];
+        const now = 1000 * minute + minute / 2;
+        const line = window('rpm', 50);
+        const results = await Promise.all(Array.from({ length: 200 }, (_, index) => connections[index % connections.length]!.limit([line], now)));
+        expect(results.filter((result) => result.ok)).toHaveLength(50);
+        expect(await counters.get('rpm:1000')).toBe(50);
+        // All 50 still count when the next window starts; a fiftieth of them must decay first.
+        const wait = minute / 2 + minute / 50;
+        expect(await counters.limit([line], now)).toEqual({ ok: false, index: 0, states: [{ used: 50, limit: 50, resetMs: minute / 2 }], retryAfterMs: wait });
+        expect(wait).toBeLessThanOrEqual(minute);
+        await expectLeastWait(line, now, wait);
+      });
+
+      it('estimates with the previous window weighted by how much of it still overlaps', async () => {
+        expect(await counters.limit([window('sliding', 50, 50)], 0)).toMatchObject({ ok: true, windows: [0] });
+        // A quarter into window 1, three quarters of window 0 count: 37.5, rounded up to 38.
+        const quarterIn = minute + minute / 4;
+        expect(await counters.limit([window('sliding', 50, 13)], quarterIn)).toEqual({
+          ok: false,
+          index: 0,
+          states: [{ used: 38, limit: 50, resetMs: (3 * minute) / 4 }],
+          retryAfterMs: minute / 100,
+        });
+        await expectLeastWait(window('sliding', 50, 13), quarterIn, minute / 100);
+        expect(await counters.limit([window('sliding', 50, 12)], quarterIn)).toEqual({
+          ok: true,
+          states: [{ used: 50, limit: 50, resetMs: (3 * minute) / 4 }],
+          windows: [1],
+        });
+        // When window 2 starts, window 0 no longer counts and all of window 1 does.
+        expect(await counters.limit([window('sliding', 50, 38, 0)], 2 * minute)).toMatchObject({ ok: true, states: [{ used: 12 }] });
+        expect(await counters.limit([window('sliding', 50, 39, 0)], 2 * minute)).toMatchObject({ ok: false, states: [{ used: 12 }] });
+      });
+
+      it('is all-or-nothing: a refusal by any line adds nothing and takes no slot', async () => {
+        const now = 40 * day + 5 * minute;
+        expect((await counters.limit([window('daily', 1, 1, 1, day)], now)).ok).toBe(true);
+        const refused = await counters.limit([window('per-minute', 10), window('daily', 1, 1, 1, day), slots('concurrent', 5, 'r1')], now);
+        expect(refused).toEqual({
+          ok: false,
+          index: 1,
+          states: [
+            { used: 0, limit: 10, resetMs: minute },
+            { used: 1, limit: 1, resetMs: day - 5 * minute },
+            { used: 0, limit: 5, resetMs: 0 },
+          ],
+          retryAfterMs: day - 5 * minute + day,
+        });
+        expect(await counters.get(`per-minute:${40 * 24 * 60 + 5}`)).toBeNull();
+        // The first line that refuses is the one named.
+        expect(await counters.limit([window('per-minute', 10), window('daily', 1, 1, 1, day), window('never', 1, 2)], now)).toMatchObject({
+          ok: false,
+          index: 1,
+        });
+        expect(await counters.limit([window('per-minute', 10), slots('concurrent', 5, 'r1')], now)).toMatchObject({
+          ok: true,
+          states: [{ used: 1 }, { used: 1 }],
+          windows: [40 * 24 * 60 + 5, null],
+        });
+      });
+
+      it('holds tokens, settles them with the actual usage, and ignores a settle of an expired window', async () => {
+        const now = 7 * minute + 5000;
+        const tokens = window('tpm', 250, 100);
+        expect(await counters.limit([tokens], now)).toEqual({ ok: true, states: [{ used: 100, limit: 250, resetMs: 55_000 }], windows: [7] });
+        expect(await counters.limit([tokens], now)).toMatchObject({ ok: true, states: [{ used: 200 }] });
+        // 200 held leave no room in this window; the next starts with them and must decay to 150.
+        expect(await counters.limit([tokens], now)).toEqual({
+          ok: false,
+          index: 0,
+          states: [{ used: 200, limit: 250, resetMs: 55_000 }],
+          retryAfterMs: 70_000,
+        });
+        await expectLeastWait(tokens, now, 70_000);
+        await counters.settleWindow('tpm', 7, -80);
+        expect(await counters.get('tpm:7')).toBe(120);
+        expect(await counters.limit([tokens], now)).toMatchObject({ ok: true, states: [{ used: 220 }] });
+        // An expired window is a missing one (Redis expires it after two windows; deleted here as that would).
+        await counters.delete('tpm:7');
+        await counters.settleWindow('tpm', 7, 50);
+        await counters.settleWindow('tpm', 3, 50);
+        expect([await counters.get('tpm:7'), await counters.get('tpm:3')]).toEqual([null, null]);
+      });
+
+      it('a check with add 0 never adds, and counts what is settled into its window', async () => {
+        const now = 3 * minute + 100;
+        const successes = window('successes', 3, 1, 0);
+        for (let call = 0; call < 5; call += 1) {
+          expect(await counters.limit([successes], now)).toEqual({ ok: true, states: [{ used: 0, limit: 3, resetMs: minute - 100 }], windows: [3] });
+        }
+        expect(await counters.get('successes:3')).toBe(0);
+        for (let success = 0; success < 3; success += 1) await counters.settleWindow('successes', 3, 1);
+        expect(await counters.limit([successes], now)).toMatchObject({ ok: false, index: 0, states: [{ used: 3 }] });
+        expect(await counters.get('successes:3')).toBe(3);
+      });
+
+      it('slots admit up to the limit at once, free on release or expiry, and count a member once', async () => {
+        const connections = [counters, harness.open(), harness.open(), harness.open()];
+        const start = 5_000_000;
+        const take = (member: string, now: number, on = counters) => on.limit([slots('concurrent', 3, member)], now);
+        const results = await Promise.all(Array.from({ length: 10 }, (_, index) => take(`r${index}`, start, connections[index % connections.length])));
+        const holders = results.flatMap((result, index) => (result.ok ? [`r${index}`] : []));
+        expect(holders).toHaveLength(3);
+        for (const result of results) {
+          if (!result.ok) expect(result).toEqual({ ok: false, index: 0, states: [{ used: 3, limit: 3, resetMs: minute }], retryAfterMs: minute });
+        }
+        const [first, second] = holders as [string, string];
+        // Taking it again renews the slot and still counts one.
+        expect(await take(first, start + 1000)).toEqual({ ok: true, states: [{ used: 3, limit: 3, resetMs: minute - 1000 }], windows: [null] });
+        await counters.releaseSlots(['concurrent'], second);
+        await counters.releaseSlots(['concurrent'], second);
+        await counters.releaseSlots(['never-taken'], second);
+        expect(await take('late', start + 2000)).toMatchObject({ ok: true, states: [{ used: 3 }] });
+        expect(await take('refused', start + 2000)).toMatchObject({ ok: false });
+        // The third holder's slot, taken at start, expires at start + minute and no longer counts from then on.
+        expect(await take('after-expiry', start + minute - 1)).toMatchObject({ ok: false, retryAfterMs: 1 });
+        expect(await take('after-expiry', start + minute)).toEqual({ ok: true, states: [{ used: 3, limit: 3, resetMs: 1000 }], windows: [null] });
+      });
+
+      it('reports each line as used, its limit, and when its window ends or its earliest slot frees', async () => {
+        const now = 19_000 * day + 3 * 3_600_000;
+        expect(await counters.limit([window('daily-tokens', 1000, 10, 10, day), slots('sessions', 2, 'a', 30_000)], now)).toEqual({
+          ok: true,
+          states: [
+            { used: 10, limit: 1000, resetMs: day - 3 * 3_600_000 },
+            { used: 1, limit: 2, resetMs: 30_000 },
+          ],
+          windows: [19_000, null],
+        });
+        expect(await counters.limit([window('daily-tokens', 1000, 302, 302, day), slots('sessions', 2, 'b', 60_000)], now + 5000)).toMatchObject({
+          ok: true,
+          states: [{ used: 312 }, { used: 2, resetMs: 25_000 }],
+        });
+        // "312 of 1,000 today" reads the day's window as a counter.
+        expect(await counters.get('daily-tokens:19000')).toBe(312);
+        await counters.releaseSlots(['sessions'], 'a');
+        await counters.releaseSlots(['sessions'], 'b');
+        // A need above the limit never fits: the wait is until all it counts has expired.
+        expect(await counters.limit([slots('sessions', 2, 'c'), window('tiny', 1, 2)], 30 * minute + 10)).toEqual({
+          ok: false,
+          index: 1,
+          states: [
+            { used: 0, limit: 2, resetMs: 0 },
+            { used: 0, limit: 1, resetMs: minute - 10 },
+          ],
+          retryAfterMs: 2 * minute - 10,
+        });
+        expect(await counters.limit([], now)).toEqual({ ok: true, states: [], windows: [] });
+      });
+
+      it('keeps the estimate exact where a count times the window passes 2^53', async () => {
+        // One ms into the next day this held count weighs an integer plus 1/day, which doubles round down: one token too few.
+        const held = 11_578 * day - 1;
+        const tokens = window('big', 2_000_000_000_000, held, held, day);
+        expect((await counters.limit([tokens], 0)).ok).toBe(true);
+        const now = day + 1;
+        const exact = Number((BigInt(held) * BigInt(day - 1) + BigInt(day - 1)) / BigInt(day));
+        const room = tokens.limit - exact;
+        expect(await counters.limit([{ ...tokens, need: room, add: 0 }], now)).toMatchObject({ ok: true, states: [{ used: exact }] });
+        const refused = refusal(await counters.limit([{ ...tokens, need: room + 1 }], now));
+        expect(refused.states).toEqual([{ used: exact, limit: tokens.limit, resetMs: day - 1 }]);
+        await expectLeastWait({ ...tokens, need: room + 1 }, now, refused.retryAfterMs);
+      });
+
+      it('refuses malformed lines before changing anything', async () => {
+        const valid = window('checked', 5);
+        for (const bad of [
+          { ...valid, windowMs: 0 },
+          { ...valid, limit: 0 },
+          { ...valid, need: 1.5 },
+          { ...valid, add: -1 },
+          { ...slots('s', 1, 'm'), ttlMs: 0 },
+          slots('s', 1, ''),
+        ]) {
+          await expect(counters.limit([valid, bad], 0)).rejects.toThrow(TypeError);
+        }
+        await expect(counters.limit([valid], -1)).rejects.toThrow(TypeError);
+        await expect(counters.limit([valid, window('checked', 9)], 0)).rejects.toThrow(RangeError);
+        await expect(counters.settleWindow('checked', 0, 0.5)).rejects.toThrow(TypeError);
+        expect(await counters.get('checked:0')).toBeNull();
+      });
     });
   });
 }

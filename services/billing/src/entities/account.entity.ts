@@ -44,4 +44,8 @@ export class AccountEntity {
 
   @Column({ type: 'bigint', transformer: bigintNumber })
   created_at: number;
+
+  /** The user's own usage limits as identity publishes them (JSON text, '' for none). */
+  @Column({ type: 'text', default: '' })
+  rate_limits: string;
 }

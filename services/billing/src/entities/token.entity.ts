@@ -63,4 +63,8 @@ export class TokenEntity {
 
   @Column({ type: 'varchar', length: 64, default: '' })
   group: string;
+
+  /** The key's usage limits as JSON text (contracts' RateLimits; '' limits nothing). */
+  @Column({ type: 'text', default: '' })
+  rate_limits: string;
 }

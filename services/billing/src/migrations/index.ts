@@ -3,6 +3,7 @@ import { AccountRole1732500000000 } from './1732500000000-account-role.js';
 import { TopUps1732900000000 } from './1732900000000-top-ups.js';
 import { PendingRequests1733000000000 } from './1733000000000-pending-requests.js';
 import { LedgerActor1733100000000 } from './1733100000000-ledger-actor.js';
+import { RateLimits1733700000000 } from './1733700000000-rate-limits.js';
 
 export const billingMigrations = [
   BillingInitial1732400000000,
@@ -10,4 +11,5 @@ export const billingMigrations = [
   TopUps1732900000000,
   PendingRequests1733000000000,
   LedgerActor1733100000000,
+  RateLimits1733700000000,
 ];

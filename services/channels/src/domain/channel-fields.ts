@@ -1,4 +1,4 @@
-import { MAX_MODEL_NAME_LENGTH, type ChannelView, type RoutingChannel } from '@aigw/contracts';
+import { MAX_MODEL_NAME_LENGTH, parseRateLimits, type ChannelView, type RoutingChannel } from '@aigw/contracts';
 import { keyStates, liveKeys, routingKeys, type KeyStates } from './multi-key.js';
 
 /**
@@ -7,7 +7,8 @@ import { keyStates, liveKeys, routingKeys, type KeyStates } from './multi-key.js
  */
 
 /** The stored columns these conversions read; the entity satisfies it (a null flag: a channel from before it, not yet adopted). */
-export type StoredChannel = Omit<ChannelView, 'allow_private_network' | 'multi_key'> & {
+export type StoredChannel = Omit<ChannelView, 'allow_private_network' | 'multi_key' | 'rate_limits'> & {
+  rate_limits: string;
   version: number;
   allow_private_network: boolean | null;
   channel_info: string;
@@ -96,6 +97,7 @@ export function toChannelView(row: StoredChannel): ChannelView {
     other_info: row.other_info,
     allow_private_network: row.allow_private_network === true,
     multi_key: multiKeyView(keyStates(row.channel_info)),
+    rate_limits: parseRateLimits(row.rate_limits),
   };
 }
 
@@ -124,6 +126,7 @@ export function toRoutingRow(row: StoredChannel): RoutingChannel {
     openai_organization: row.openai_organization,
     allow_private_network: row.allow_private_network === true,
     multi_key: routingKeys(keyStates(row.channel_info)),
+    rate_limits: parseRateLimits(row.rate_limits),
     version: row.version,
   };
 }

@@ -112,6 +112,10 @@ export class ChannelEntity {
   @Column({ type: 'text', default: '' })
   channel_info: string;
 
+  /** The channel's usage limits as JSON text (contracts' RateLimits; '' for none): routing skips it at its limit. */
+  @Column({ type: 'text', default: '' })
+  rate_limits: string;
+
   /** Grows with every change of the routing facts, so the relay can ignore a late event. */
   @Column({ type: 'integer', default: 1 })
   version: number;

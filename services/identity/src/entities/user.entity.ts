@@ -57,6 +57,10 @@ export class UserEntity {
   @Column({ type: 'varchar', length: 64, default: 'default' })
   group: string;
 
+  /** The user's own usage limits as JSON text (contracts' RateLimits; '' for none), set by admins. */
+  @Column({ type: 'text', default: '' })
+  rate_limits: string;
+
   @Column({ type: 'varchar', length: 32, unique: true })
   aff_code: string;
 

@@ -4,6 +4,7 @@ import { UserOidcId1732800000000 } from './1732800000000-user-oidc-id.js';
 import { TwoFactor1733200000000 } from './1733200000000-two-factor.js';
 import { UsernameKey1733300000000 } from './1733300000000-username-key.js';
 import { AuditRecords1733400000000 } from './1733400000000-audit-records.js';
+import { UserRateLimits1733700000000 } from './1733700000000-user-rate-limits.js';
 
 export const identityMigrations = [
   Initial1732300000000,
@@ -12,4 +13,5 @@ export const identityMigrations = [
   TwoFactor1733200000000,
   UsernameKey1733300000000,
   AuditRecords1733400000000,
+  UserRateLimits1733700000000,
 ];

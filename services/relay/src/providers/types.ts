@@ -130,6 +130,16 @@ export interface BalanceQuery {
   parse(answers: Array<{ statusCode: number; data: unknown }>): number;
 }
 
+/**
+ * One step of a polled answer (`passthrough.follow`): the upstream's 2xx answer was final, or the
+ * relay must ask again (an async job it polls within the request: DashScope's image tasks).
+ */
+export type PolledStep =
+  /** Final. `answer` is what the operation reads in place of the JSON just received, when that JSON is not yet the client's shape. */
+  | { done: true; answer?: unknown }
+  /** Not yet: send `next` (authorized and guarded like every call) `afterMs` from now, and ask again with its answer. */
+  | { done: false; next: UpstreamRequest; afterMs: number };
+
 /** An upstream error answer, normalised. */
 export interface ProviderError {
   message: string;
@@ -180,6 +190,16 @@ export interface ProviderDefinition {
      * embed and rerank. Absent: the answer goes to the client as the upstream sent it.
      */
     answer?(path: string, json: unknown, requestBody: Record<string, unknown>, context: ProviderContext): { body: unknown; usage: Usage | null };
+    /**
+     * For upstreams that answer some calls with a pending job instead of the result (DashScope
+     * runs its image generations only as async tasks): the relay (polled-answer.ts) hands every
+     * 2xx whole answer of the provider here, with the operation it serves and how many follow-up
+     * calls were already sent, and sends the `next` call this asks for until a step is `done`, all
+     * within the answer deadline (UPSTREAM_ANSWER_TIMEOUT_MS: past it, 504). Only the final answer
+     * reaches the operation, so it is priced and recorded once. A job that failed throws an
+     * UpstreamAnswerError: the channel's failure, nothing charged. Absent: every answer is final.
+     */
+    follow?(operation: OperationName, json: unknown, context: ProviderContext, sent: number): PolledStep;
   };
   /**
    * Anthropic's Messages API, spoken natively: a `/v1/messages` body goes upstream unchanged but

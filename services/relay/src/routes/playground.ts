@@ -26,6 +26,8 @@ export const playgroundRoutes: FastifyPluginAsync<{ context: RelayContext }> = a
       unlimitedToken: true,
       group,
       modelLimits: null,
+      tokenLimits: {},
+      userLimits: {},
       pinnedChannelId: null,
     };
     await relay(context, request, reply, caller, chatCompletionsOperation, body);

@@ -87,9 +87,10 @@ describe('ali (DashScope) provider: chat through the compatible mode', () => {
 });
 
 describe('ali (DashScope) provider: embeddings and rerank', () => {
-  it('lists chat, embeddings and rerank (no images: wanx is an async task API)', () => {
-    expect(aliProvider.operations).toEqual(['chat', 'embeddings', 'rerank']);
+  it('lists chat, embeddings, rerank and image generations (polled tasks: ali-images.test.ts)', () => {
+    expect(aliProvider.operations).toEqual(['chat', 'embeddings', 'rerank', 'images']);
     expect(typeof aliProvider.passthrough?.answer).toBe('function');
+    expect(typeof aliProvider.passthrough?.follow).toBe('function');
   });
 
   it('sends embeddings to the compatible mode, always asking for floats', () => {

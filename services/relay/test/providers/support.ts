@@ -27,6 +27,7 @@ export function channel(overrides: Partial<RoutingChannel> = {}): RoutingChannel
     openai_organization: '',
     allow_private_network: false,
     multi_key: null,
+    rate_limits: {},
     version: 1,
     ...overrides,
   };

@@ -1,5 +1,5 @@
 import { useMemo, useState } from 'react';
-import { Alert, App, Button, Form, Input, InputNumber, Select, Space, Spin, Switch, Typography } from 'antd';
+import { Alert, App, Button, Divider, Form, Input, InputNumber, Select, Space, Spin, Switch, Typography } from 'antd';
 import { useIntl } from 'react-intl';
 import { createChannelBodySchema, updateChannelBodySchema } from '@aigw/contracts';
 import { useGroupNamesQuery } from '../groups/api';
@@ -7,6 +7,7 @@ import { useChannelQuery, useCreateChannelMutation, useUpdateChannelMutation } f
 import { channelTypeName, selectableChannelTypes } from './channel-types';
 import { changedFields, emptyChannelForm, fieldsFromForm, formFromChannel, isJsonObjectOrBlank, parseInteger, type ChannelFormValues } from './form-values';
 import { KeyField } from './KeyField';
+import { RateLimitFields } from '../../components/RateLimitFields';
 import { RevealKeyButton } from './RevealKeyButton';
 import { useAccess } from '../../app/hooks';
 import { ModelTools, useModelOptions, useRelatedModels } from './ModelTools';
@@ -324,6 +325,10 @@ function ChannelFormBody({ channelId, initial, onDone, onCancel }: BodyProps) {
           <Switch />
         </Form.Item>
       )}
+      <Divider titlePlacement="start" plain>
+        {t({ id: 'pages.channels.form.rateLimits', defaultMessage: '速率限制（达到时路由跳过该渠道）' })}
+      </Divider>
+      <RateLimitFields name="rate_limits" />
       <Space>
         <Button type="primary" htmlType="submit" loading={creating || updating}>
           {t({ id: 'pages.channels.form.submit', defaultMessage: '提交' })}

@@ -1,4 +1,5 @@
 import type { ChannelView, CreateChannelBody, MultiKeyMode } from '@aigw/contracts';
+import { rateLimitsFromForm, sameRateLimits, type RateLimitValues } from '../../components/RateLimitFields';
 
 /** What the channel form edits; lists are arrays and the switch a boolean until they are sent. */
 export interface ChannelFormValues {
@@ -29,6 +30,8 @@ export interface ChannelFormValues {
   multi_key_mode: MultiKeyMode | '';
   /** What a key typed into the editor of a channel with many keys does: replaces them all, or adds to them. */
   key_mode: 'replace' | 'append';
+  /** At these limits routing skips the channel (blank = unlimited). */
+  rate_limits: RateLimitValues;
 }
 
 /** The channel fields the form sends (the key and status aside). */
@@ -55,6 +58,7 @@ export const emptyChannelForm: ChannelFormValues = {
   allow_private_network: false,
   multi_key_mode: '',
   key_mode: 'append',
+  rate_limits: {},
 };
 
 /** A comma-separated list as its trimmed, non-empty items. */
@@ -92,6 +96,7 @@ export function formFromChannel(channel: ChannelView): ChannelFormValues {
     allow_private_network: channel.allow_private_network,
     multi_key_mode: channel.multi_key?.mode ?? '',
     key_mode: 'append',
+    rate_limits: { ...channel.rate_limits },
   };
 }
 
@@ -121,13 +126,16 @@ export function fieldsFromForm(values: ChannelFormValues): ChannelFields {
     priority: parseInteger(values.priority),
     weight: parseInteger(values.weight),
     allow_private_network: values.allow_private_network,
+    rate_limits: rateLimitsFromForm(values.rate_limits),
   };
 }
 
 /** The fields whose value differs from the stored channel (an edit sends only these). */
 export function changedFields(before: ChannelFields, after: ChannelFields): Partial<ChannelFields> {
   return Object.fromEntries(
-    (Object.keys(after) as Array<keyof ChannelFields>).filter((name) => after[name] !== before[name]).map((name) => [name, after[name]]),
+    (Object.keys(after) as Array<keyof ChannelFields>)
+      .filter((name) => (name === 'rate_limits' ? !sameRateLimits(after.rate_limits, before.rate_limits) : after[name] !== before[name]))
+      .map((name) => [name, after[name]]),
   );
 }
 

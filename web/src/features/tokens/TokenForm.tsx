@@ -1,5 +1,6 @@
 import { useMemo } from 'react';
-import { Alert, App, AutoComplete, Button, Form, Input, Select, Space, Switch, Tag, Typography } from 'antd';
+import { Alert, App, AutoComplete, Button, Divider, Form, Input, Select, Space, Switch, Tag, Typography } from 'antd';
+import { RateLimitFields, rateLimitsFromForm, sameRateLimits, type RateLimitValues } from '../../components/RateLimitFields';
 import { MAX_QUOTA, TOKEN_BATCH_MAX, TOKEN_NAME_MAX, type CreateTokenBody, type TokenView, type UpdateTokenBody, type UsableGroups } from '@aigw/contracts';
 import { useCurrentUser, useFormatQuota } from '../../app/hooks';
 import { useText } from '../../app/use-text';
@@ -19,6 +20,8 @@ interface TokenFormValues {
   model_limits_enabled: boolean;
   model_limits: string[];
   allow_ips: string;
+  /** Requests and tokens per minute and day, requests at once (blank = unlimited). */
+  rate_limits: RateLimitValues;
 }
 
 interface TokenFormProps {
@@ -70,6 +73,7 @@ export function TokenForm({ token, groups, models, onDone }: TokenFormProps) {
       model_limits_enabled: token?.model_limits_enabled ?? false,
       model_limits: token?.model_limits ? token.model_limits.split(',').filter(Boolean) : [],
       allow_ips: token?.allow_ips ?? '',
+      rate_limits: { ...(token?.rate_limits ?? {}) },
     };
   }, [token, userGroup, noneAllowed, groups]);
 
@@ -107,10 +111,12 @@ export function TokenForm({ token, groups, models, onDone }: TokenFormProps) {
       model_limits: values.model_limits.join(','),
       allow_ips: values.allow_ips.trim(),
     };
+    const rateLimits = rateLimitsFromForm(values.rate_limits);
     if (token) {
       const body: UpdateTokenBody = { id: token.id, ...fields };
       // Sent only when changed: a token on the user's group ('') keeps following it.
       if (values.group !== initialValues.group) body.group = values.group ?? '';
+      if (!sameRateLimits(rateLimits, token.rate_limits)) body.rate_limits = rateLimits;
       const done = await updateToken(body)
         .unwrap()
         .then(
@@ -122,7 +128,7 @@ export function TokenForm({ token, groups, models, onDone }: TokenFormProps) {
     } else {
       const count = countMessage(values.count) === null ? parseInteger(values.count)! : 1;
       // One request: the server creates the extras itself, named <name>-xxxxxx.
-      const body: CreateTokenBody = { ...fields, group: values.group ?? '', count };
+      const body: CreateTokenBody = { ...fields, rate_limits: rateLimits, group: values.group ?? '', count };
       const done = await createToken(body)
         .unwrap()
         .then(
@@ -230,6 +236,10 @@ export function TokenForm({ token, groups, models, onDone }: TokenFormProps) {
           placeholder={t('pages.tokens.form.allowIps.placeholder', '允许的 IP，一行一个，不填写则不限制')}
         />
       </Form.Item>
+      <Divider titlePlacement="start" plain>
+        {t('pages.tokens.form.rateLimits', '速率限制')}
+      </Divider>
+      <RateLimitFields name="rate_limits" />
       <Space>
         <Button type="primary" htmlType="submit" loading={creating || updating}>
           {t('pages.tokens.form.submit', '提交')}

@@ -283,4 +283,5 @@ export default {
   'pages.channels.form.keyMode': 'New keys',
   'pages.channels.form.keyMode.append': 'Add to the existing keys',
   'pages.channels.form.keyMode.replace': 'Replace all keys',
+  'pages.channels.form.rateLimits': 'Rate limits (at a limit, routing skips the channel)',
 } satisfies MessagesOf<typeof zh>;

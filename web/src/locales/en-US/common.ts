@@ -36,4 +36,11 @@ export default {
   'userStatus.disabled': 'Banned',
   'userStatus.unknown': 'Unknown status',
   'userStatus.deleted': 'Deregistered',
+  'common.limits.rpm': 'Requests per minute (RPM)',
+  'common.limits.rpd': 'Requests per day (RPD)',
+  'common.limits.tpm': 'Tokens per minute (TPM)',
+  'common.limits.tpd': 'Tokens per day (TPD)',
+  'common.limits.concurrency': 'Requests at once',
+  'common.limits.help': 'Blank or 0 means unlimited; past a limit requests are refused (HTTP 429) with when to retry.',
+  'common.limits.use': 'In use now: {used} of {limit}',
 } satisfies MessagesOf<typeof zh>;

@@ -80,4 +80,5 @@ export default {
   'pages.tokens.status.unknown': 'Unknown status',
   'pages.tokens.unlimited': 'Unlimited',
   'pages.tokens.warning': 'Tokens cannot precisely control usage. They are for your own use only; do not hand them to others.',
+  'pages.tokens.form.rateLimits': 'Rate limits',
 } satisfies MessagesOf<typeof zh>;

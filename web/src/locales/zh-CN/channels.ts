@@ -279,4 +279,5 @@ export default {
   'pages.channels.form.keyMode': '新密钥',
   'pages.channels.form.keyMode.append': '追加到现有密钥',
   'pages.channels.form.keyMode.replace': '替换全部密钥',
+  'pages.channels.form.rateLimits': '速率限制（达到时路由跳过该渠道）',
 };

@@ -33,4 +33,11 @@ export default {
   'userStatus.disabled': '已封禁',
   'userStatus.unknown': '未知状态',
   'userStatus.deleted': '已注销',
+  'common.limits.rpm': '每分钟请求数 (RPM)',
+  'common.limits.rpd': '每天请求数 (RPD)',
+  'common.limits.tpm': '每分钟 Token 数 (TPM)',
+  'common.limits.tpd': '每天 Token 数 (TPD)',
+  'common.limits.concurrency': '同时进行的请求数',
+  'common.limits.help': '留空或 0 表示不限制；超出时请求被拒绝（HTTP 429）并告知何时可以重试。',
+  'common.limits.use': '当前已用 {used} / {limit}',
 };

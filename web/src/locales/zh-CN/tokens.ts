@@ -78,4 +78,5 @@ export default {
   'pages.tokens.status.unknown': '未知状态',
   'pages.tokens.unlimited': '无限额度',
   'pages.tokens.warning': '令牌无法精确控制使用额度，只允许自用，请勿直接将令牌分发给他人。',
+  'pages.tokens.form.rateLimits': '速率限制',
 };

@@ -2,8 +2,12 @@ import { ChannelType, channelDefaultBaseUrls } from '@aigw/contracts';
 import type { ProviderContext } from '../types.js';
 import { baseUrlOf } from '../shared/url.js';
 
-/** DashScope's endpoints the relay calls: chat and embeddings in its OpenAI-compatible mode, rerank in its native API. */
-export type DashScopePath = '/compatible-mode/v1/chat/completions' | '/compatible-mode/v1/embeddings' | '/api/v1/services/rerank/text-rerank/text-rerank';
+/** DashScope's endpoints the relay calls: chat and embeddings in its OpenAI-compatible mode, rerank and image tasks in its native API. */
+export type DashScopePath =
+  | '/compatible-mode/v1/chat/completions'
+  | '/compatible-mode/v1/embeddings'
+  | '/api/v1/services/rerank/text-rerank/text-rerank'
+  | '/api/v1/services/aigc/text2image/image-synthesis';
 
 /**
  * `{base}{path}`. The base is the host (`https://dashscope.aliyuncs.com` unless the channel's
@@ -11,8 +15,16 @@ export type DashScopePath = '/compatible-mode/v1/chat/completions' | '/compatibl
  * a base pasted with `/compatible-mode/v1` or `/api/v1` loses it, since the paths carry theirs.
  */
 export function dashScopeUrl(context: Pick<ProviderContext, 'channel'>, path: DashScopePath): string {
-  const base = baseUrlOf(context.channel, channelDefaultBaseUrls[ChannelType.Ali]).replace(/\/(?:compatible-mode|api)\/v1$/, '');
-  return `${base}${path}`;
+  return `${dashScopeBase(context)}${path}`;
+}
+
+/** The status of an async task (`GET /api/v1/tasks/{task_id}`), the id encoded: it comes from the upstream's answer. */
+export function dashScopeTaskUrl(context: Pick<ProviderContext, 'channel'>, taskId: string): string {
+  return `${dashScopeBase(context)}/api/v1/tasks/${encodeURIComponent(taskId)}`;
+}
+
+function dashScopeBase(context: Pick<ProviderContext, 'channel'>): string {
+  return baseUrlOf(context.channel, channelDefaultBaseUrls[ChannelType.Ali]).replace(/\/(?:compatible-mode|api)\/v1$/, '');
 }
 
 /** Bearer auth (a Model Studio API key), JSON. */

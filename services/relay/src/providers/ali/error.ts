@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { ProviderError } from '../types.js';
-import { normaliseUpstreamError, parseErrorJson, providerError, errorTypeOfStatus } from '../shared/upstream-error.js';
+import { normaliseUpstreamError, parseErrorJson, providerError, errorTypeOfStatus, UpstreamAnswerError } from '../shared/upstream-error.js';
 
 /** The compatible mode's error body: OpenAI's `{"error": {"message", "type", "param", "code"}, "request_id"}`. */
 const compatibleErrorSchema = z.object({
@@ -36,4 +36,23 @@ export function dashScopeError(status: number, bodyText: string): ProviderError 
   const native = nativeErrorSchema.safeParse(json);
   if (native.success) return providerError(native.data.message, typeOf(status, native.data.code, null), native.data.code);
   return normaliseUpstreamError(status, bodyText);
+}
+
+/**
+ * The HTTP status a failed task's code stands for (DashScope answers a task's failure inside a 200
+ * poll): the request's fault (a bad parameter, content inspection) is 400, not retried; the
+ * channel's (its key, its account, its rate) is 401, 403 or 429 and the failure of anything else
+ * 500, which another channel may serve.
+ */
+function taskFailureStatus(code: string): number {
+  if (code === 'InvalidApiKey') return 401;
+  if (code === 'Arrearage' || code.startsWith('AccessDenied')) return 403;
+  if (code.startsWith('Throttling')) return 429;
+  if (code.startsWith('InvalidParameter') || code === 'DataInspectionFailed' || code === 'IPInfringementSuspect') return 400;
+  return 500;
+}
+
+/** A task DashScope reports failed (or an image of it that failed), as the channel's failure with the status its code stands for. */
+export function dashScopeTaskError(code: string, message: string, status = taskFailureStatus(code)): UpstreamAnswerError {
+  return new UpstreamAnswerError(providerError(message, typeOf(status, code, null), code), status);
 }

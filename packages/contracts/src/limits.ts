@@ -1,0 +1,91 @@
+import { z } from 'zod';
+
+/**
+ * Usage limits (docs/architecture.md section 5.9): how many requests and tokens per minute and
+ * per day, and how many requests at once, an API key, a user, a group, a model or a channel may
+ * have. A field absent or 0 is unlimited. The relay enforces them before anything is held; each
+ * scope stores its set where the scope lives (a token's and a user's rows, options for groups,
+ * models and the users' default, a channel's row).
+ */
+
+const amount = (field: string) =>
+  z
+    .number({ error: `${field} must be a whole number of 0 or more (0 = unlimited)` })
+    .int(`${field} must be a whole number of 0 or more (0 = unlimited)`)
+    .min(0, `${field} must be a whole number of 0 or more (0 = unlimited)`)
+    .max(1_000_000_000, `${field} must be at most 1,000,000,000`)
+    .optional();
+
+/** The measures and windows a limit set has: nothing else (a window other than a minute or a day is refused). */
+export const rateLimitFields = ['rpm', 'rpd', 'tpm', 'tpd', 'concurrency'] as const;
+export type RateLimitField = (typeof rateLimitFields)[number];
+
+export const rateLimitsSchema = z.strictObject(
+  {
+    /** Requests per minute. */
+    rpm: amount('rpm'),
+    /** Requests per day. */
+    rpd: amount('rpd'),
+    /** Tokens (prompt + completion) per minute. */
+    tpm: amount('tpm'),
+    /** Tokens per day. */
+    tpd: amount('tpd'),
+    /** Requests in flight at once. */
+    concurrency: amount('concurrency'),
+  },
+  {
+    error: (issue) =>
+      issue.code === 'unrecognized_keys' ? `unknown limit ${issue.keys.join(', ')}: limits are rpm, rpd, tpm, tpd and concurrency` : undefined,
+  },
+);
+export type RateLimits = z.infer<typeof rateLimitsSchema>;
+
+/** A limit set as stored (JSON text, '' for none), read leniently: what does not parse limits nothing. */
+export function parseRateLimits(text: string | null | undefined): RateLimits {
+  if (!text || text.trim() === '') return {};
+  try {
+    const parsed = rateLimitsSchema.safeParse(JSON.parse(text));
+    return parsed.success ? parsed.data : {};
+  } catch {
+    return {};
+  }
+}
+
+/** A limit set as stored: only its non-zero fields, '' when there are none. */
+export function storedRateLimits(limits: RateLimits): string {
+  const set = Object.fromEntries(rateLimitFields.flatMap((field) => (limits[field] ? [[field, limits[field]]] : [])));
+  return Object.keys(set).length === 0 ? '' : JSON.stringify(set);
+}
+
+/** Whether a set limits anything. */
+export function hasRateLimits(limits: RateLimits): boolean {
+  return rateLimitFields.some((field) => (limits[field] ?? 0) > 0);
+}
+
+/** Option ModelRateLimits: per model, with overrides for the model within a group. */
+export const modelRateLimitsSchema = z.record(
+  z.string().min(1),
+  rateLimitsSchema.extend({ groups: z.record(z.string().min(1), rateLimitsSchema).optional() }).strict(),
+);
+export type ModelRateLimits = z.infer<typeof modelRateLimitsSchema>;
+
+/** Option GroupRateLimits: per user group, for each user of the group (as the user's own limits are). */
+export const groupRateLimitsSchema = z.record(z.string().min(1), rateLimitsSchema);
+export type GroupRateLimits = z.infer<typeof groupRateLimitsSchema>;
+
+/**
+ * The established product's per-group override of its per-user request limit
+ * (ModelRequestRateLimitGroup): group -> [total requests, successful requests] per
+ * ModelRequestRateLimitDurationMinutes.
+ */
+export const modelRequestRateLimitGroupSchema = z.record(z.string().min(1), z.tuple([z.number().int().min(0), z.number().int().min(0)]));
+
+/** One limit's use as the console shows it ("312 of 1,000 requests today"). */
+export const limitUseSchema = z.object({
+  field: z.enum(rateLimitFields),
+  limit: z.number().int(),
+  used: z.number().int(),
+  /** Seconds until the window ends (concurrency: 0). */
+  reset_seconds: z.number().int(),
+});
+export type LimitUse = z.infer<typeof limitUseSchema>;
