@@ -89,6 +89,8 @@ describe('channel form: create', () => {
       key: 'sk-one',
     });
     expect(await screen.findByText('渠道创建成功！')).toBeInTheDocument();
+    // A channel not made yet has nothing counted.
+    expect(fake.callsTo('GET', '/api/limits/use')).toHaveLength(0);
   });
 
   it('creates one channel per key line in batch mode', async () => {
@@ -367,6 +369,25 @@ describe('channel form: edit', () => {
     await userEvent.type(name, '2');
     await submit();
     expect(await screen.findByText('group: "x" is longer than 64 characters')).toBeInTheDocument();
+  });
+
+  it("shows what the channel's limits count now", async () => {
+    fake.ok('GET', '/api/channel/5', { ...stored, rate_limits: { rpm: 500, tpd: 1_000_000 } });
+    fake.ok('GET', '/api/limits/use', [
+      { field: 'rpm', used: 120, reset_seconds: 30 },
+      { field: 'rpd', used: 4_200, reset_seconds: 3600 },
+      { field: 'tpm', used: 0, reset_seconds: 30 },
+      { field: 'tpd', used: 0, reset_seconds: 3600 },
+    ]);
+    openEdit(5);
+    await screen.findByDisplayValue('stored');
+    expect(within(fieldOf('每分钟请求数 (RPM)')).getByDisplayValue('500')).toBeInTheDocument();
+    expect(await within(fieldOf('每分钟请求数 (RPM)')).findByText('当前已用 120')).toBeInTheDocument();
+    expect(within(fieldOf('每天请求数 (RPD)')).getByText('当前已用 4,200')).toBeInTheDocument();
+    // A limit with nothing counted yet says so; an open window with nothing counted says nothing.
+    expect(within(fieldOf('每天 Token 数 (TPD)')).getByText('当前已用 0')).toBeInTheDocument();
+    expect(within(fieldOf('每分钟 Token 数 (TPM)')).queryByText(/当前已用/)).not.toBeInTheDocument();
+    expect(Object.fromEntries(fake.callsTo('GET', '/api/limits/use')[0]!.query)).toEqual({ scope: 'channel', id: '5' });
   });
 
   it('says the channel is gone when it cannot be loaded', async () => {

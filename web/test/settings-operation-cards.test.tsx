@@ -85,6 +85,7 @@ describe('operation tab', () => {
       '额度设置',
       '聊天设置',
       '分组设置',
+      '速率限制',
       '倍率设置',
     ]) {
       expect(await screen.findByText(title)).toBeInTheDocument();

@@ -24,6 +24,7 @@ beforeEach(() => {
   fake.ok('GET', '/api/user/self', fresh);
   fake.ok('GET', '/api/user/aff', 'Xy9Z');
   fake.ok('GET', '/api/user/models', modelNames);
+  fake.ok('GET', '/api/limits/use', []);
 });
 
 const open = () => renderPage(<PersonalTab />, { route: '/setting', user: stored });
@@ -153,5 +154,46 @@ describe('personal settings: available models', () => {
     open();
     expect(await screen.findByText('获取模型列表失败')).toBeInTheDocument();
     expect(screen.getByText('database unavailable')).toBeInTheDocument();
+  });
+});
+
+describe('personal settings: my rate limits', () => {
+  const limitsCard = async () => (await screen.findByText('我的速率限制')).closest('.ant-card') as HTMLElement;
+  /** The card's row of one limit (antd's bordered descriptions: the label cell, then the content cell). */
+  const rowOf = (card: HTMLElement, label: string) => within(card).getByText(label).closest('tr') as HTMLElement;
+
+  it("shows the user's own limits from GET /api/user/self, with what each has counted", async () => {
+    fake.ok('GET', '/api/user/self', { ...fresh, rate_limits: { rpd: 1000, tpm: 20_000, concurrency: 3 } });
+    fake.ok('GET', '/api/limits/use', [
+      { field: 'rpm', used: 0, reset_seconds: 12 },
+      { field: 'rpd', used: 312, reset_seconds: 3600 },
+      { field: 'tpm', used: 1500, reset_seconds: 12 },
+      { field: 'tpd', used: 9000, reset_seconds: 3600 },
+    ]);
+    open();
+    const card = await limitsCard();
+    expect(within(rowOf(card, '每天请求数 (RPD)')).getByText('1,000 次 / 每天')).toBeInTheDocument();
+    expect(await within(rowOf(card, '每天请求数 (RPD)')).findByText('已用 312 次')).toBeInTheDocument();
+    expect(within(rowOf(card, '每分钟 Token 数 (TPM)')).getByText('20,000 Token / 每分钟')).toBeInTheDocument();
+    expect(within(rowOf(card, '每分钟 Token 数 (TPM)')).getByText('已用 1,500 Token')).toBeInTheDocument();
+    expect(within(rowOf(card, '同时进行的请求数')).getByText('3 个')).toBeInTheDocument();
+    // What the own set leaves open says so, without a count that belongs to another limit.
+    expect(rowOf(card, '每分钟请求数 (RPM)')).toHaveTextContent(/^每分钟请求数 \(RPM\)不限制$/);
+    expect(rowOf(card, '每天 Token 数 (TPD)')).toHaveTextContent(/^每天 Token 数 \(TPD\)不限制$/);
+    expect(Object.fromEntries(fake.callsTo('GET', '/api/limits/use')[0]!.query)).toEqual({ scope: 'user', id: '2' });
+  });
+
+  it('shows the limits alone when the use is unknown', async () => {
+    fake.ok('GET', '/api/user/self', { ...fresh, rate_limits: { rpm: 60 } });
+    fake.status('GET', '/api/limits/use', 503, { success: false, message: 'limits_unavailable' });
+    const { store } = open();
+    const card = await limitsCard();
+    // Settled: the refusal has reached the store, and the card still shows the limits.
+    await waitFor(() => expect(Object.values(store.getState().api.queries).find((query) => query?.endpointName === 'limitUse')?.status).toBe('rejected'));
+    expect(within(rowOf(card, '每分钟请求数 (RPM)')).getByText('60 次 / 每分钟')).toBeInTheDocument();
+    expect(within(card).getAllByText('不限制')).toHaveLength(4);
+    expect(within(card).queryByText(/已用/)).not.toBeInTheDocument();
+    // The use is secondary: its failure is not announced.
+    expect(screen.queryByText('limits_unavailable')).not.toBeInTheDocument();
   });
 });

@@ -230,6 +230,31 @@ describe('token form: rate limits', () => {
     await submit(drawer);
     await waitFor(() => expect(posted()).toHaveLength(1));
     expect(posted()[0]!.body.rate_limits).toEqual({ rpm: 60, concurrency: 4 });
+    // A key not made yet has nothing counted.
+    expect(fake.callsTo('GET', '/api/limits/use')).toHaveLength(0);
+  });
+
+  it("shows what the key's limits count now when editing", async () => {
+    fake.ok('GET', '/api/token/', { items: [token()], total: 1, page: 1, page_size: 10 });
+    fake.ok('GET', '/api/token/5', token({ rate_limits: { rpm: 2, tpd: 50_000 } }));
+    fake.ok('GET', '/api/limits/use', [
+      { field: 'rpm', used: 2, reset_seconds: 41 },
+      { field: 'rpd', used: 9, reset_seconds: 3600 },
+      { field: 'tpm', used: 0, reset_seconds: 41 },
+      { field: 'tpd', used: 12_345, reset_seconds: 3600 },
+    ]);
+    renderPage(<TokensPage />, { user });
+    const row = (await screen.findByText('existing')).closest('tr') as HTMLElement;
+    await userEvent.click(within(row).getByRole('button', { name: /编\s*辑/ }));
+    const drawer = await screen.findByRole('dialog');
+    await waitFor(() => expect(field(drawer, '每分钟请求数 (RPM)')).toHaveValue('2'));
+    const itemOf = (label: string) => field(drawer, label).closest('.ant-form-item') as HTMLElement;
+    expect(await within(itemOf('每分钟请求数 (RPM)')).findByText('当前已用 2')).toBeInTheDocument();
+    expect(within(itemOf('每天 Token 数 (TPD)')).getByText('当前已用 12,345')).toBeInTheDocument();
+    // No limit and nothing counted: no use line (the relay counts only limited windows).
+    expect(within(itemOf('每分钟 Token 数 (TPM)')).queryByText(/当前已用/)).not.toBeInTheDocument();
+    expect(within(itemOf('同时进行的请求数')).queryByText(/当前已用/)).not.toBeInTheDocument();
+    expect(Object.fromEntries(fake.callsTo('GET', '/api/limits/use')[0]!.query)).toEqual({ scope: 'key', id: '5' });
   });
 
   it('shows the stored limits and sends them on update only when they changed', async () => {

@@ -1,6 +1,6 @@
 import { fireEvent, screen, waitFor, within } from '@testing-library/react';
 import { Role, type User } from '@aigw/contracts';
-import { toQuota } from '../src/features/users/EditUserForm';
+import { rateLimitsChange, toQuota } from '../src/features/users/EditUserForm';
 import { makeUser, setupFakeApi } from './render';
 import { buttonNamed, chooseOption, drawerTitled, findRowOf, renderUsers, setupUser, userPage } from './users-support';
 
@@ -214,6 +214,52 @@ describe('edit-user drawer', () => {
     expect(drawer.getByText('折合：$2.00')).toBeInTheDocument();
   });
 
+  it("shows the user's own limits with what they count now, and leaves them out of a save that did not change them", async () => {
+    fake.ok('PUT', '/api/user/');
+    fake.ok('GET', '/api/limits/use', [
+      { field: 'rpm', used: 7, reset_seconds: 20 },
+      { field: 'rpd', used: 312, reset_seconds: 3600 },
+      { field: 'tpm', used: 0, reset_seconds: 20 },
+      { field: 'tpd', used: 45_000, reset_seconds: 3600 },
+    ]);
+    const { events, drawer } = await openEdit({ ...alice, rate_limits: { rpd: 1000, concurrency: 2 } });
+    expect(drawer.getByText('速率限制')).toBeInTheDocument();
+    expect(drawer.getByLabelText('每天请求数 (RPD)')).toHaveValue('1000');
+    expect(drawer.getByLabelText('同时进行的请求数')).toHaveValue('2');
+    expect(drawer.getByLabelText('每分钟请求数 (RPM)')).toHaveValue('');
+    // The user's counters, asked for this user.
+    expect(await drawer.findByText('当前已用 312')).toBeInTheDocument();
+    // Counted for the group's or the default limit: shown beside the blank field too.
+    expect(drawer.getByText('当前已用 45,000')).toBeInTheDocument();
+    // A window nothing limits counts nothing: no "0 used" beside the open TPM.
+    expect(drawer.queryByText('当前已用 0')).not.toBeInTheDocument();
+    expect(Object.fromEntries(fake.callsTo('GET', '/api/limits/use')[0]!.query)).toEqual({ scope: 'user', id: '2' });
+
+    fireEvent.change(drawer.getByLabelText('显示名称'), { target: { value: 'Alice C' } });
+    await events.click(buttonNamed(/^提\s*交$/));
+    await waitFor(() => expect(fake.callsTo('PUT', '/api/user/')).toHaveLength(1));
+    expect(fake.callsTo('PUT', '/api/user/')[0]!.body).toEqual({ id: 2, username: 'alice', display_name: 'Alice C', group: 'vip' });
+  });
+
+  it('sends the whole limit set when one changed, a cleared field unlimited', async () => {
+    fake.ok('PUT', '/api/user/');
+    const { events, drawer } = await openEdit({ ...alice, rate_limits: { rpd: 1000, concurrency: 2 } });
+    fireEvent.change(drawer.getByLabelText('每分钟请求数 (RPM)'), { target: { value: '60' } });
+    fireEvent.change(drawer.getByLabelText('每天请求数 (RPD)'), { target: { value: '' } });
+    await events.click(buttonNamed(/^提\s*交$/));
+    expect(await screen.findByText('用户信息更新成功！')).toBeInTheDocument();
+    expect(fake.callsTo('PUT', '/api/user/')[0]!.body.rate_limits).toEqual({ rpm: 60, concurrency: 2 });
+  });
+
+  it('removes every limit with an empty set', async () => {
+    fake.ok('PUT', '/api/user/');
+    const { events, drawer } = await openEdit({ ...alice, rate_limits: { tpm: 5000 } });
+    fireEvent.change(drawer.getByLabelText('每分钟 Token 数 (TPM)'), { target: { value: '0' } });
+    await events.click(buttonNamed(/^提\s*交$/));
+    await waitFor(() => expect(fake.callsTo('PUT', '/api/user/')).toHaveLength(1));
+    expect(fake.callsTo('PUT', '/api/user/')[0]!.body.rate_limits).toEqual({});
+  });
+
   it('opens from /user/edit/:id and goes back to /user when closed', async () => {
     const bob = makeUser({ id: 7, username: 'bob', group: 'default' });
     fake.ok('GET', '/api/user/', userPage([bob]));
@@ -246,5 +292,17 @@ describe('quota conversion', () => {
     expect(toQuota('')).toBe(0);
     expect(toQuota(null)).toBe(0);
     expect(toQuota('abc')).toBe(0);
+  });
+});
+
+describe('limit changes', () => {
+  it('sends nothing for an unchanged set, blank and 0 being the same as absent', () => {
+    expect(rateLimitsChange({ rpm: 60 }, { rpm: 60, rpd: null, tpm: 0 })).toEqual({});
+    expect(rateLimitsChange({}, undefined)).toEqual({});
+  });
+
+  it('sends the edited set whole, without its blanks', () => {
+    expect(rateLimitsChange({ rpm: 60 }, { rpm: 60, tpd: 100_000 })).toEqual({ rate_limits: { rpm: 60, tpd: 100_000 } });
+    expect(rateLimitsChange({ rpm: 60 }, { rpm: null })).toEqual({ rate_limits: {} });
   });
 });

@@ -21,7 +21,8 @@ export const TokenStatus = { Enabled: 1, Disabled: 2, Expired: 3, Exhausted: 4 }
 /** Redemption status: 1 unused, 2 disabled, 3 used. */
 export const RedemptionStatus = { Unused: 1, Disabled: 2, Used: 3 } as const;
 /** Log types: 1 top-up, 2 consume, 3 manage (admin), 4 system. 0 means all in queries. */
-export const LogType = { All: 0, Topup: 1, Consume: 2, Manage: 3, System: 4 } as const;
+/** Log row types, the established product's numbers: 5 error (here: usage-limit refusals). */
+export const LogType = { All: 0, Topup: 1, Consume: 2, Manage: 3, System: 4, Error: 5 } as const;
 
 export const TOKEN_NAME_MAX = 50;
 export const TOKEN_BATCH_MAX = 100;
@@ -285,7 +286,7 @@ export type LogStat = z.infer<typeof logStatSchema>;
 const timestamp = z.coerce.number().int().min(0).max(253_402_300_799);
 /** Filters of GET /api/log/ and /api/log/stat (admin); the self routes ignore username and channel. */
 export const logQuerySchema = z.object({
-  type: z.coerce.number().int().min(0).max(4).default(0),
+  type: z.coerce.number().int().min(0).max(5).default(0),
   username: z.string().trim().max(64).default(''),
   token_name: z.string().trim().max(64).default(''),
   model_name: z.string().trim().max(MAX_MODEL_NAME_LENGTH).default(''),

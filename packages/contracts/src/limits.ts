@@ -80,12 +80,24 @@ export type GroupRateLimits = z.infer<typeof groupRateLimitsSchema>;
  */
 export const modelRequestRateLimitGroupSchema = z.record(z.string().min(1), z.tuple([z.number().int().min(0), z.number().int().min(0)]));
 
-/** One limit's use as the console shows it ("312 of 1,000 requests today"). */
+/** One measure's use now, as the console shows it beside the limit ("312 of 1,000 today"). */
 export const limitUseSchema = z.object({
   field: z.enum(rateLimitFields),
-  limit: z.number().int(),
+  /** Requests or tokens counted in the window (the sliding estimate, as the limit sees it); concurrency: requests in flight. */
   used: z.number().int(),
   /** Seconds until the window ends (concurrency: 0). */
   reset_seconds: z.number().int(),
 });
 export type LimitUse = z.infer<typeof limitUseSchema>;
+
+/**
+ * GET /api/limits/use: what a scope's limits count now. `key` (an API key: its owner or an
+ * admin), `user` (oneself or an admin), `channel` and `model` (admins; a model within a group with
+ * `group`).
+ */
+export const limitUseQuerySchema = z.object({
+  scope: z.enum(['key', 'user', 'channel', 'model'], { error: 'scope must be key, user, channel or model' }),
+  id: z.string().trim().min(1, 'id is required').max(255),
+  group: z.string().trim().max(64).optional(),
+});
+export type LimitUseQuery = z.infer<typeof limitUseQuerySchema>;

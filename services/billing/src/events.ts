@@ -27,6 +27,7 @@ export const billingMessaging = {
     'relay.usage.recorded',
     'relay.request.started',
     'relay.task.refunded',
+    'relay.limit.exceeded',
     'identity.option.updated',
   ],
   answers: ['billing.account.balances', 'billing.account.set_quota', 'billing.token.resolve', 'billing.token.figures', 'billing.quota.seed'],

@@ -14,6 +14,7 @@ import { registerTokenResponders } from './token-responders.js';
 import { registerQuotaResponders } from './quota-responders.js';
 import { subscribeUsage } from './usage-consumer.js';
 import { subscribeTaskRefunds } from './task-refunds.js';
+import { subscribeLimitLogs } from './limit-logs.js';
 import { defaultPendingSweep, registerPendingSweep, type PendingSweepOptions } from './pending-requests.js';
 
 export { billingConfigShape, billingSettings } from './config.js';
@@ -65,6 +66,7 @@ const billingPlugin: FastifyPluginAsync<BillingPluginOptions> = async (app, opti
     await registerQuotaResponders(context),
     await subscribeUsage(context),
     await subscribeTaskRefunds(context),
+    await subscribeLimitLogs(context),
   ];
 
   app.addHook('onClose', async () => {

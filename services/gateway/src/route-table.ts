@@ -34,7 +34,7 @@ export const routeTable: Record<ServiceName, readonly string[]> = {
     '/api/user/epay',
   ],
   channels: ['/api/channel', '/api/models', '/api/user/models'],
-  relay: ['/v1', '/v1beta', '/pg', '/mj', '/mj-fast', '/mj-relax', '/mj-turbo', '/suno', '/dashboard', '/api/mj', '/api/task'],
+  relay: ['/v1', '/v1beta', '/pg', '/mj', '/mj-fast', '/mj-relax', '/mj-turbo', '/suno', '/dashboard', '/api/mj', '/api/task', '/api/limits'],
   notifier: ['/api/webhook', '/api/job'],
 };
 

@@ -92,6 +92,8 @@ const reads = [
   '/api/mj/self',
   '/api/task/',
   '/api/task/self',
+  // What a scope's usage limits count now (the counters read, nothing counted).
+  '/api/limits/use',
   '/api/webhook/',
   '/api/webhook/:id',
   '/api/webhook/deliveries',

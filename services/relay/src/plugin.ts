@@ -33,6 +33,7 @@ import { geminiRoutes } from './routes/gemini.js';
 import { storedResponseRoutes } from './routes/responses.js';
 import { playgroundRoutes } from './routes/playground.js';
 import { taskRoutes } from './routes/tasks.js';
+import { limitRoutes } from './routes/limits.js';
 import { dashboardRoutes } from './routes/dashboard.js';
 import { realtimeRoutes } from './routes/realtime.js';
 import { midjourneyRoutes } from './routes/midjourney.js';
@@ -167,6 +168,7 @@ const relayPlugin: FastifyPluginAsync<RelayPluginOptions> = async (app, settings
   await app.register(midjourneyRoutes, { context, db });
   await app.register(sunoRoutes, { context, db });
   await app.register(taskRoutes, { db, context });
+  await app.register(limitRoutes, { context });
 };
 
 export default relayPlugin;

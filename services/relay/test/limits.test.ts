@@ -183,6 +183,27 @@ describe.each(backends)('usage limits (%s)', (backend) => {
     expect((await chat(other)).status).toBe(200);
   });
 
+  it('writes each refusal as an error log (type 5) admins filter by type and the user sees, naming the limit', async () => {
+    const key = await keyWith({ rpd: 1 }, 'logged');
+    expect((await chat(key)).status).toBe(200);
+    const refused = await chat(key);
+    expect(refused.status).toBe(429);
+    const requestId = refused.headers.get('x-oneapi-request-id')!;
+    const rowsOf = async (path: string, session = world.root) =>
+      ((await world.gateway.call('GET', `${path}?type=5&p=1&page_size=100`, { session })).json().data?.items ?? []) as Array<Record<string, unknown>>;
+    await waitFor(async () => (await rowsOf('/api/log/')).some((row) => row.request_id === requestId), 10_000, 'error log');
+    const row = (await rowsOf('/api/log/')).find((entry) => entry.request_id === requestId)!;
+    expect(row).toMatchObject({
+      type: 5,
+      token_name: 'logged',
+      model_name: 'mock-gpt',
+      quota: 0,
+      content: 'rate limit: API key rpd limit 1 reached; 1 request refused',
+    });
+    expect(JSON.parse(String(row.other))).toMatchObject({ error_code: 'rate_limit_exceeded', status_code: 429, scope: 'key', field: 'rpd', limit: 1 });
+    expect((await rowsOf('/api/log/self', world.user)).some((entry) => entry.request_id === requestId)).toBe(true);
+  });
+
   it('answers a refusal in the Anthropic and Gemini shapes on their routes', async () => {
     const key = await keyWith({ rpm: 1 });
     await chat(key);
@@ -219,6 +240,39 @@ describe.each(backends)('usage limits (%s)', (backend) => {
     // It was refused at least once and waited the second it was told.
     expect(Date.now() - started).toBeGreaterThanOrEqual(1_000);
     await slow;
+  });
+
+  it('shows what a scope counts now: a key to its owner and admins, a user to themselves, channels and models to admins', async () => {
+    const tokenAnswer = (
+      await world.gateway.call('POST', '/api/token/', {
+        session: world.user,
+        body: { name: 'counted', unlimited_quota: true, rate_limits: { rpm: 100, tpd: 100_000 } },
+      })
+    ).json();
+    const { key, id } = tokenAnswer.data[0] as { key: string; id: number };
+    for (let turn = 0; turn < 3; turn++) expect((await chat(key, 'mock-gpt')).status).toBe(200);
+    const use = async (query: string, session = world.user) => (await world.gateway.call('GET', `/api/limits/use?${query}`, { session })).json();
+    const counted = await use(`scope=key&id=${id}`);
+    expect(counted.success).toBe(true);
+    expect(counted.data).toEqual([
+      { field: 'rpm', used: 3, reset_seconds: expect.any(Number) },
+      { field: 'rpd', used: 0, reset_seconds: expect.any(Number) },
+      { field: 'tpm', used: 0, reset_seconds: expect.any(Number) },
+      { field: 'tpd', used: expect.any(Number), reset_seconds: expect.any(Number) },
+    ]);
+    // Settled: three answers of the mock's usage (the prompt and 4 completion tokens each).
+    await waitFor(async () => (await use(`scope=key&id=${id}`)).data[3].used === 3 * (mockTokens('hello there') + 4), 10_000, 'tokens settled');
+    expect((await use(`scope=key&id=${id}`, world.root)).success).toBe(true);
+
+    // Another user sees neither the key's figures nor the user's; channels and models are admins'.
+    await world.gateway.register('mallory', 'mallory-password');
+    const mallory = await world.gateway.login('mallory', 'mallory-password');
+    expect(await use(`scope=key&id=${id}`, mallory)).toMatchObject({ success: false, message: 'token not found' });
+    expect((await use(`scope=user&id=${world.user.id}`, mallory)).success).toBe(false);
+    expect((await use(`scope=user&id=${world.user.id}`)).success).toBe(true);
+    expect((await use('scope=channel&id=1')).success).toBe(false);
+    expect((await use('scope=model&id=mock-gpt', world.root)).success).toBe(true);
+    expect(await use('scope=planet&id=1')).toMatchObject({ success: false, message: expect.stringContaining('scope must be key, user, channel or model') });
   });
 
   it('refuses limits that are not whole numbers of 0 or more, or unknown, naming the field', async () => {

@@ -15,7 +15,8 @@ export function sameRateLimits(a: RateLimits, b: RateLimits): boolean {
   return rateLimitFields.every((field) => (a[field] ?? 0) === (b[field] ?? 0));
 }
 
-const labels: Record<RateLimitField, { id: string; defaultMessage: string }> = {
+/** Each limit's name, also where a set is only shown (the personal settings). */
+export const rateLimitLabels: Record<RateLimitField, { id: string; defaultMessage: string }> = {
   rpm: { id: 'common.limits.rpm', defaultMessage: '每分钟请求数 (RPM)' },
   rpd: { id: 'common.limits.rpd', defaultMessage: '每天请求数 (RPD)' },
   tpm: { id: 'common.limits.tpm', defaultMessage: '每分钟 Token 数 (TPM)' },
@@ -26,20 +27,25 @@ const labels: Record<RateLimitField, { id: string; defaultMessage: string }> = {
 interface RateLimitFieldsProps {
   /** The form path of the set (`rate_limits`, or a list path in a map editor). */
   name: Array<string | number> | string;
-  /** What the limits have used now, shown under each (where the limit is set, docs/architecture.md section 5.9). */
+  /** What the limits have counted now (GET /api/limits/use), shown under each where it is set (docs/architecture.md section 5.9). */
   use?: LimitUse[];
 }
 
 /**
  * The five limits of a scope (docs/architecture.md section 5.9): requests and tokens per minute
- * and per day, requests at once; blank or 0 is unlimited. Each shows its current use when known
- * ("312 of 1,000 today").
+ * and per day, requests at once; blank or 0 is unlimited. Each window shows its current use when
+ * known and meaningful ("当前已用 312"); concurrency has no count to show.
  */
 export function RateLimitFields({ name, use }: RateLimitFieldsProps) {
   const intl = useIntl();
   const t = intl.formatMessage;
   const path = Array.isArray(name) ? name : [name];
-  const currentUse = (field: RateLimitField) => use?.find((entry) => entry.field === field);
+  const values = Form.useWatch(path) as RateLimitValues | undefined;
+  // The relay counts a window only while some limit applies to it, so an open field's count is
+  // 0 whatever was sent: shown there, "0" would read as "nothing used". A count above 0 is shown
+  // even beside a blank field: a user's window also counts for the group's or the default limit.
+  const currentUse = (field: RateLimitField) =>
+    field === 'concurrency' ? undefined : use?.find((entry) => entry.field === field && (entry.used > 0 || (values?.[field] ?? 0) > 0));
   return (
     <>
       <Typography.Paragraph type="secondary" style={{ marginBottom: 8 }}>
@@ -52,15 +58,8 @@ export function RateLimitFields({ name, use }: RateLimitFieldsProps) {
             <Col key={field} xs={24} sm={12} md={8}>
               <Form.Item
                 name={[...path, field]}
-                label={t(labels[field])}
-                extra={
-                  current
-                    ? t(
-                        { id: 'common.limits.use', defaultMessage: '当前已用 {used} / {limit}' },
-                        { used: intl.formatNumber(current.used), limit: intl.formatNumber(current.limit) },
-                      )
-                    : undefined
-                }
+                label={t(rateLimitLabels[field])}
+                extra={current ? t({ id: 'common.limits.use', defaultMessage: '当前已用 {used}' }, { used: intl.formatNumber(current.used) }) : undefined}
               >
                 <InputNumber<number> min={0} precision={0} max={1_000_000_000} style={{ width: '100%' }} placeholder="0" />
               </Form.Item>

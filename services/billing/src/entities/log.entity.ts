@@ -1,13 +1,13 @@
 import { Column, Entity, PrimaryGeneratedColumn } from 'typeorm';
 import { bigintNumber } from '@aigw/platform';
 
-/** A usage or account log row (types 1 top-up, 2 consume, 3 manage, 4 system). Indexes: see the migration. */
+/** A usage or account log row (types 1 top-up, 2 consume, 3 manage, 4 system, 5 error: a usage-limit refusal). Indexes: see the migration. */
 @Entity({ name: 'logs' })
 export class LogEntity {
   @PrimaryGeneratedColumn({ type: 'integer' })
   id: number;
 
-  /** Set for consume logs: the relay's request id (unique). */
+  /** Set for consume and error logs: the relay's request id (unique). */
   @Column({ type: 'varchar', length: 64, nullable: true, unique: true })
   request_id: string | null;
 

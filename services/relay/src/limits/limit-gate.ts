@@ -1,7 +1,8 @@
 import type { Counters, Kv, LimitLine, LimitState, Logger, OptionsMirror } from '@aigw/platform';
 import { publishEvent, type Bus } from '@aigw/platform';
 import { RelayError } from '../errors.js';
-import type { LimitRule, LimitSettings, PlannedLines } from './limit-rules.js';
+import { DAY_MS, MINUTE_MS, type LimitRule, type LimitSettings, type PlannedLines } from './limit-rules.js';
+import type { LimitUse } from '@aigw/contracts';
 import { limitHeaders, retryAfterSeconds, describeWait } from './limit-headers.js';
 
 /** What kinds of limits admit requests while the counters are unreachable (LIMITS_FAIL_OPEN). */
@@ -88,6 +89,24 @@ export class LimitGate {
         groups: options.get('ModelRequestRateLimitGroup'),
       },
     };
+  }
+
+  /**
+   * What a scope's windows count now (`prefix`: its lines' key without the measure), read with a
+   * line that needs and adds nothing. Concurrency in flight is not read: slots are only taken.
+   */
+  async use(prefix: string): Promise<LimitUse[]> {
+    const fields = ['rpm', 'rpd', 'tpm', 'tpd'] as const;
+    const lines: LimitLine[] = fields.map((field) => ({
+      kind: 'window',
+      key: `${prefix}:${field}`,
+      windowMs: field === 'rpm' || field === 'tpm' ? MINUTE_MS : DAY_MS,
+      limit: Number.MAX_SAFE_INTEGER,
+      need: 0,
+      add: 0,
+    }));
+    const result = await this.deps.counters.limit(lines, (this.deps.clock ?? Date.now)());
+    return fields.map((field, index) => ({ field, used: result.states[index]!.used, reset_seconds: Math.ceil(result.states[index]!.resetMs / 1000) }));
   }
 
   /** Admits the lines or says which refused. With the counters away, the LIMITS_FAIL_OPEN policy decides. */

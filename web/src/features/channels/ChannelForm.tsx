@@ -3,6 +3,7 @@ import { Alert, App, Button, Divider, Form, Input, InputNumber, Select, Space, S
 import { useIntl } from 'react-intl';
 import { createChannelBodySchema, updateChannelBodySchema } from '@aigw/contracts';
 import { useGroupNamesQuery } from '../groups/api';
+import { useLimitUse } from '../limits/api';
 import { useChannelQuery, useCreateChannelMutation, useUpdateChannelMutation } from './api';
 import { channelTypeName, selectableChannelTypes } from './channel-types';
 import { changedFields, emptyChannelForm, fieldsFromForm, formFromChannel, isJsonObjectOrBlank, parseInteger, type ChannelFormValues } from './form-values';
@@ -57,6 +58,8 @@ function ChannelFormBody({ channelId, initial, onDone, onCancel }: BodyProps) {
   const [batch, setBatch] = useState(false);
   const [submitted, setSubmitted] = useState(false);
   const { data: groupNames } = useGroupNamesQuery();
+  // What the channel's limits count now (routing skips it at a limit), shown under each.
+  const use = useLimitUse(editing ? { scope: 'channel', id: channelId } : null);
   const modelOptions = useModelOptions(models);
   const related = useRelatedModels();
   const [create, { isLoading: creating }] = useCreateChannelMutation();
@@ -328,7 +331,7 @@ function ChannelFormBody({ channelId, initial, onDone, onCancel }: BodyProps) {
       <Divider titlePlacement="start" plain>
         {t({ id: 'pages.channels.form.rateLimits', defaultMessage: '速率限制（达到时路由跳过该渠道）' })}
       </Divider>
-      <RateLimitFields name="rate_limits" />
+      <RateLimitFields name="rate_limits" use={use} />
       <Space>
         <Button type="primary" htmlType="submit" loading={creating || updating}>
           {t({ id: 'pages.channels.form.submit', defaultMessage: '提交' })}

@@ -15,13 +15,14 @@ export const typesWithOther: readonly number[] = [
   ChannelType.Cloudflare,
   ChannelType.VertexAI,
   ChannelType.AWS,
+  ChannelType.Coze,
 ];
 
 /**
  * The fields that depend on the channel type (docs/product.md section 6): where the upstream is
  * (base URL, Azure endpoint, full custom URL, private deployment, Suno base path) and what `other`
  * holds (Azure API version, custom extra settings, Spark version, knowledge base id, account id,
- * Vertex region, Bedrock region when the key has none).
+ * Vertex region, Bedrock region when the key has none, Coze bot id).
  */
 export function TypeFields({ type }: { type: number }) {
   const intl = useIntl();
@@ -190,6 +191,16 @@ export function TypeFields({ type }: { type: number }) {
               placeholder={t({ id: 'pages.channels.form.accountId.placeholder', defaultMessage: '请输入Account ID，例如：d6b5da8hk1awo8nap34ube6gh' })}
               autoComplete="off"
             />
+          </Form.Item>
+        );
+      case ChannelType.Coze:
+        return (
+          <Form.Item
+            name="other"
+            label={t({ id: 'pages.channels.form.cozeBot', defaultMessage: '智能体 ID' })}
+            extra={t({ id: 'pages.channels.form.cozeBot.extra', defaultMessage: '留空时使用请求的模型名作为智能体 ID' })}
+          >
+            <Input placeholder="7350000000000000000" autoComplete="off" />
           </Form.Item>
         );
       case ChannelType.AWS:

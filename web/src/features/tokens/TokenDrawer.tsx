@@ -1,5 +1,6 @@
 import { useIntl } from 'react-intl';
 import { FormDrawer } from '../../components/FormDrawer';
+import { useLimitUse } from '../limits/api';
 import { useSelfGroupsQuery, useSelfModelsQuery } from '../self/api';
 import { useTokenQuery } from './api';
 import { TokenForm } from './TokenForm';
@@ -18,6 +19,8 @@ export function TokenDrawer({ open, tokenId, onClose }: TokenDrawerProps) {
   const token = useTokenQuery(tokenId ?? 0, { skip: !open || !editing, refetchOnMountOrArgChange: true });
   const groups = useSelfGroupsQuery(undefined, { skip: !open });
   const models = useSelfModelsQuery(undefined, { skip: !open });
+  // What the key's limits count now, shown under each; the form does not wait for it.
+  const use = useLimitUse(open && editing ? { scope: 'key', id: tokenId } : null);
   const ready = !groups.isLoading && (!editing || (token.data?.id === tokenId && !token.isFetching));
 
   return (
@@ -32,7 +35,7 @@ export function TokenDrawer({ open, tokenId, onClose }: TokenDrawerProps) {
       loading={!ready}
       failed={editing && token.isError}
     >
-      <TokenForm token={editing ? token.data : undefined} groups={groups.data ?? {}} models={models.data ?? []} onDone={onClose} />
+      <TokenForm token={editing ? token.data : undefined} use={use} groups={groups.data ?? {}} models={models.data ?? []} onDone={onClose} />
     </FormDrawer>
   );
 }

@@ -1,7 +1,16 @@
 import { useMemo } from 'react';
 import { Alert, App, AutoComplete, Button, Divider, Form, Input, Select, Space, Switch, Tag, Typography } from 'antd';
 import { RateLimitFields, rateLimitsFromForm, sameRateLimits, type RateLimitValues } from '../../components/RateLimitFields';
-import { MAX_QUOTA, TOKEN_BATCH_MAX, TOKEN_NAME_MAX, type CreateTokenBody, type TokenView, type UpdateTokenBody, type UsableGroups } from '@aigw/contracts';
+import {
+  MAX_QUOTA,
+  TOKEN_BATCH_MAX,
+  TOKEN_NAME_MAX,
+  type CreateTokenBody,
+  type LimitUse,
+  type TokenView,
+  type UpdateTokenBody,
+  type UsableGroups,
+} from '@aigw/contracts';
 import { useCurrentUser, useFormatQuota } from '../../app/hooks';
 import { useText } from '../../app/use-text';
 import { useCreateTokenMutation, useUpdateTokenMutation } from './api';
@@ -27,6 +36,8 @@ interface TokenFormValues {
 interface TokenFormProps {
   /** The token to update; none to create one. */
   token?: TokenView;
+  /** What the token's limits count now (GET /api/limits/use), when editing. */
+  use?: LimitUse[];
   /** Groups the user may pick (GET /api/user/self/groups). */
   groups: UsableGroups;
   /** Models the user may call (GET /api/user/models), for the model limits. */
@@ -35,7 +46,7 @@ interface TokenFormProps {
 }
 
 /** The token form (docs/product.md section 7). */
-export function TokenForm({ token, groups, models, onDone }: TokenFormProps) {
+export function TokenForm({ token, use, groups, models, onDone }: TokenFormProps) {
   const { message } = App.useApp();
   const user = useCurrentUser();
   const formatQuota = useFormatQuota();
@@ -239,7 +250,7 @@ export function TokenForm({ token, groups, models, onDone }: TokenFormProps) {
       <Divider titlePlacement="start" plain>
         {t('pages.tokens.form.rateLimits', '速率限制')}
       </Divider>
-      <RateLimitFields name="rate_limits" />
+      <RateLimitFields name="rate_limits" use={use} />
       <Space>
         <Button type="primary" htmlType="submit" loading={creating || updating}>
           {t('pages.tokens.form.submit', '提交')}

@@ -1,9 +1,11 @@
 import { useState } from 'react';
-import { App, Button, Form, Input, InputNumber, Select, Space } from 'antd';
+import { App, Button, Divider, Form, Input, InputNumber, Select, Space } from 'antd';
 import { useIntl } from 'react-intl';
-import { PASSWORD_MIN, type UpdateUserBody, type UserRow } from '@aigw/contracts';
+import { PASSWORD_MIN, type RateLimits, type UpdateUserBody, type UserRow } from '@aigw/contracts';
 import { useFormatQuota } from '../../app/hooks';
+import { RateLimitFields, rateLimitsFromForm, sameRateLimits, type RateLimitValues } from '../../components/RateLimitFields';
 import { useGroupNamesQuery } from '../groups/api';
+import { useLimitUse } from '../limits/api';
 import { useUpdateSelfMutation } from '../self/api';
 import { useUpdateUserMutation } from './api';
 import { AddQuotaModal } from './AddQuotaModal';
@@ -15,6 +17,8 @@ interface EditUserValues {
   password: string;
   group: string;
   quota: number | string | null;
+  /** The user's own limits (blank = unlimited here; the group's and the default still apply). */
+  rate_limits: RateLimitValues;
 }
 
 /** The established product's parseInt: a quota typed or pasted as text becomes a whole number. */
@@ -34,6 +38,16 @@ export function quotaChange(loaded: number | null, shown: number, added: number)
   return { quota: shown, expected_quota: loaded };
 }
 
+/**
+ * What a save sends for the user's own limits: nothing when they are as loaded, so a save that
+ * did not touch them never overwrites a change another admin made meanwhile; else the whole set
+ * (an empty one removes them).
+ */
+export function rateLimitsChange(loaded: RateLimits, values: RateLimitValues | undefined): Pick<UpdateUserBody, 'rate_limits'> {
+  const edited = rateLimitsFromForm(values);
+  return sameRateLimits(edited, loaded) ? {} : { rate_limits: edited };
+}
+
 interface Props {
   /** An admin row (its balance null when billing did not answer), or the user's own record. */
   user: UserRow;
@@ -48,7 +62,8 @@ interface Props {
 
 /**
  * The edit-user form (docs/product.md section 3): username, password (empty keeps it), display
- * name, and for an admin also group and quota with the add-quota dialog; the bindings are read-only.
+ * name, and for an admin also group, quota with the add-quota dialog and the user's own usage
+ * limits with what they count now (docs/architecture.md section 5.9); the bindings are read-only.
  */
 export function EditUserForm({ user, onDone, scope = 'admin' }: Props) {
   const isAdmin = scope === 'admin';
@@ -61,6 +76,7 @@ export function EditUserForm({ user, onDone, scope = 'admin' }: Props) {
   const [added, setAdded] = useState(0);
   const quotaUnknown = user.quota === null;
   const { data: groups = [] } = useGroupNamesQuery(undefined, { skip: !isAdmin });
+  const use = useLimitUse(isAdmin ? { scope: 'user', id: user.id } : null);
   const [updateUser, { isLoading: savingUser }] = useUpdateUserMutation();
   const [updateSelf, { isLoading: savingSelf }] = useUpdateSelfMutation();
   const isLoading = savingUser || savingSelf;
@@ -80,6 +96,7 @@ export function EditUserForm({ user, onDone, scope = 'admin' }: Props) {
       ...profile,
       group: values.group,
       ...quotaChange(user.quota, toQuota(values.quota), added),
+      ...rateLimitsChange(user.rate_limits, values.rate_limits),
       // Empty keeps the current password.
       ...(values.password ? { password: values.password } : {}),
     };
@@ -107,7 +124,14 @@ export function EditUserForm({ user, onDone, scope = 'admin' }: Props) {
       form={form}
       name="editUser"
       layout="vertical"
-      initialValues={{ username: user.username, display_name: user.display_name, password: '', group: user.group, quota: user.quota }}
+      initialValues={{
+        username: user.username,
+        display_name: user.display_name,
+        password: '',
+        group: user.group,
+        quota: user.quota,
+        rate_limits: { ...user.rate_limits },
+      }}
       onFinish={(values) => void onFinish(values)}
     >
       <Form.Item
@@ -176,6 +200,10 @@ export function EditUserForm({ user, onDone, scope = 'admin' }: Props) {
               </Button>
             </Space.Compact>
           </Form.Item>
+          <Divider titlePlacement="start" plain>
+            {intl.formatMessage({ id: 'pages.users.field.rateLimits', defaultMessage: '速率限制' })}
+          </Divider>
+          <RateLimitFields name="rate_limits" use={use} />
         </>
       )}
       {readOnly('github', intl.formatMessage({ id: 'pages.users.field.github', defaultMessage: '已绑定的 GitHub 账户' }), user.github_id)}

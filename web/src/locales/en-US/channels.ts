@@ -284,4 +284,6 @@ export default {
   'pages.channels.form.keyMode.append': 'Add to the existing keys',
   'pages.channels.form.keyMode.replace': 'Replace all keys',
   'pages.channels.form.rateLimits': 'Rate limits (at a limit, routing skips the channel)',
+  'pages.channels.form.cozeBot': 'Bot ID',
+  'pages.channels.form.cozeBot.extra': 'When blank, the requested model name is the bot ID',
 } satisfies MessagesOf<typeof zh>;

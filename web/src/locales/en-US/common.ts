@@ -42,5 +42,5 @@ export default {
   'common.limits.tpd': 'Tokens per day (TPD)',
   'common.limits.concurrency': 'Requests at once',
   'common.limits.help': 'Blank or 0 means unlimited; past a limit requests are refused (HTTP 429) with when to retry.',
-  'common.limits.use': 'In use now: {used} of {limit}',
+  'common.limits.use': 'In use now: {used}',
 } satisfies MessagesOf<typeof zh>;

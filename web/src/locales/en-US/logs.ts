@@ -17,6 +17,7 @@ export default {
   'pages.logs.type.topup': 'Top-up',
   'pages.logs.type.consume': 'Consumption',
   'pages.logs.type.manage': 'Admin',
+  'pages.logs.type.error': 'Error',
   'pages.logs.type.system': 'System',
   'pages.logs.type.unknown': 'Unknown',
   'pages.logs.column.time': 'Time',

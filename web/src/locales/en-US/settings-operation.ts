@@ -198,4 +198,27 @@ export default {
   'pages.settings.operation.unit.minutes': 'min',
   'pages.settings.operation.unit.days': 'days',
   'pages.settings.operation.unit.seconds': 's',
+  'pages.settings.operation.limits.title': 'Rate limits',
+  'pages.settings.operation.limits.save': 'Save rate limit settings',
+  'pages.settings.operation.limits.help':
+    "Each limit set has rpm (requests per minute), rpd (requests per day), tpm (tokens per minute), tpd (tokens per day) and concurrency (requests at once); 0 or absent means unlimited. A user's own limits come first, then the group's, then the default; keys and channels have theirs in their own editors.",
+  'pages.settings.operation.limits.default': 'Default user limits',
+  'pages.settings.operation.limits.default.help': "JSON object: each user's limits, for whatever the user's own set and group leave open, e.g. {example}",
+  'pages.settings.operation.limits.group': 'Group limits',
+  'pages.settings.operation.limits.group.help': 'JSON object: group name to the limits of each of its users, over the default, e.g. {example}',
+  'pages.settings.operation.limits.model': 'Model limits',
+  'pages.settings.operation.limits.model.help':
+    "JSON object: model name to the limits of all its use together; groups holds the model's limits within a group, e.g. {example}",
+  'pages.settings.operation.limits.request': 'Per-user model request rate limit',
+  'pages.settings.operation.limits.request.enabled': 'Enable the per-user model request rate limit',
+  'pages.settings.operation.limits.request.enabled.help': "When on, each user's requests and successful requests per period are limited as below",
+  'pages.settings.operation.limits.request.duration': 'Period',
+  'pages.settings.operation.limits.request.duration.help': 'The period of the limit, 1 to 1440 minutes',
+  'pages.settings.operation.limits.request.count': 'Most requests per user per period',
+  'pages.settings.operation.limits.request.count.help': 'Failed requests included; 0 means unlimited',
+  'pages.settings.operation.limits.request.success': 'Most successful requests per user per period',
+  'pages.settings.operation.limits.request.success.help': 'Only successful requests; 0 means unlimited',
+  'pages.settings.operation.limits.request.group': 'Per-group rate limits',
+  'pages.settings.operation.limits.request.group.help':
+    'JSON object: group name to [most requests, most successful requests], replacing the two above for its users, e.g. {example}',
 } satisfies MessagesOf<typeof zh>;

@@ -93,4 +93,15 @@ export default {
   'pages.settings.personal.models.collapse': 'Collapse',
   'pages.settings.personal.models.empty': 'No models available',
   'pages.settings.personal.models.failed': 'Failed to get model list',
+  'pages.settings.personal.limits.title': 'My rate limits',
+  'pages.settings.personal.limits.hint':
+    "The limits an admin set on your account; past one, requests are refused (HTTP 429). Your group's or the site's default limits may apply as well.",
+  'pages.settings.personal.limits.unlimited': 'Unlimited',
+  'pages.settings.personal.limits.rpm': '{count} requests / minute',
+  'pages.settings.personal.limits.rpd': '{count} requests / day',
+  'pages.settings.personal.limits.tpm': '{count} tokens / minute',
+  'pages.settings.personal.limits.tpd': '{count} tokens / day',
+  'pages.settings.personal.limits.concurrency': '{count} at once',
+  'pages.settings.personal.limits.usedRequests': '{used} used',
+  'pages.settings.personal.limits.usedTokens': '{used} tokens used',
 } satisfies MessagesOf<typeof zh>;

@@ -62,4 +62,5 @@ export default {
   'pages.users.rule.displayNameMax': 'Display name must be at most {max} characters',
   'pages.users.rule.passwordMin': 'Password length must not be less than {min}!',
   'pages.users.rule.passwordMax': 'Password must be at most {max} characters!',
+  'pages.users.field.rateLimits': 'Rate limits',
 } satisfies MessagesOf<typeof zh>;

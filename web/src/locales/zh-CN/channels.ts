@@ -280,4 +280,6 @@ export default {
   'pages.channels.form.keyMode.append': '追加到现有密钥',
   'pages.channels.form.keyMode.replace': '替换全部密钥',
   'pages.channels.form.rateLimits': '速率限制（达到时路由跳过该渠道）',
+  'pages.channels.form.cozeBot': '智能体 ID',
+  'pages.channels.form.cozeBot.extra': '留空时使用请求的模型名作为智能体 ID',
 };

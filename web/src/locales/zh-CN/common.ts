@@ -39,5 +39,5 @@ export default {
   'common.limits.tpd': '每天 Token 数 (TPD)',
   'common.limits.concurrency': '同时进行的请求数',
   'common.limits.help': '留空或 0 表示不限制；超出时请求被拒绝（HTTP 429）并告知何时可以重试。',
-  'common.limits.use': '当前已用 {used} / {limit}',
+  'common.limits.use': '当前已用 {used}',
 };

@@ -15,6 +15,7 @@ export default {
   'pages.logs.type.topup': '充值',
   'pages.logs.type.consume': '消费',
   'pages.logs.type.manage': '管理',
+  'pages.logs.type.error': '错误',
   'pages.logs.type.system': '系统',
   'pages.logs.type.unknown': '未知',
   'pages.logs.column.time': '时间',

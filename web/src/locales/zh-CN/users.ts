@@ -60,4 +60,5 @@ export default {
   'pages.users.rule.displayNameMax': '显示名称最多 {max} 个字符',
   'pages.users.rule.passwordMin': '密码长度不得小于 {min} 位！',
   'pages.users.rule.passwordMax': '密码长度不得超过 {max} 位！',
+  'pages.users.field.rateLimits': '速率限制',
 };

@@ -4,6 +4,7 @@ import { DrawingCard } from './DrawingCard';
 import { GeneralCard } from './GeneralCard';
 import { GroupCard } from './GroupCard';
 import { JobsCard } from './JobsCard';
+import { LimitsCard } from './LimitsCard';
 import { LogCard } from './LogCard';
 import { MonitoringCard } from './MonitoringCard';
 import { QuotaCard } from './QuotaCard';
@@ -24,6 +25,7 @@ export function OperationTab() {
       <QuotaCard />
       <ChatCard />
       <GroupCard />
+      <LimitsCard />
       <RatioCard />
     </>
   );

@@ -8,6 +8,7 @@ import { BalanceCard } from './BalanceCard';
 import { BindingsCard } from './BindingsCard';
 import { InviteCard } from './InviteCard';
 import { ModelsCard } from './ModelsCard';
+import { RateLimitsCard } from './RateLimitsCard';
 import { SecurityCard } from './SecurityCard';
 import { SecondFactorCard } from './SecondFactorCard';
 
@@ -53,6 +54,12 @@ export function PersonalTab() {
           <Col span={24}>
             <ModelsCard />
           </Col>
+          {/* From the fresh record only: a user stored before limits existed has no set to show. */}
+          {fresh && (
+            <Col span={24}>
+              <RateLimitsCard user={fresh} />
+            </Col>
+          )}
         </Row>
       </Col>
     </Row>
