@@ -212,7 +212,7 @@ export async function relay(
 }
 
 /** A limit ticket done with: what it held but did not use goes back, its slots are freed (both idempotent). */
-async function closeTicket(ticket: LimitTicket | null): Promise<void> {
+export async function closeTicket(ticket: LimitTicket | null): Promise<void> {
   if (!ticket) return;
   await ticket.finish({ tokens: 0, success: false });
   await ticket.release();
@@ -242,7 +242,7 @@ async function pickChannel(
 }
 
 /** The x-ratelimit-* figures go on the raw response, so a streamed (hijacked) answer and an error carry them too. */
-function setLimitHeaders(reply: FastifyReply, headers: Record<string, string>): void {
+export function setLimitHeaders(reply: FastifyReply, headers: Record<string, string>): void {
   for (const name in headers) reply.raw.setHeader(name, headers[name]!);
 }
 

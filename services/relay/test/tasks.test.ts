@@ -383,6 +383,21 @@ describe.each(backends)('async tasks (%s)', (backend) => {
     await untilStatus(id, 'SUCCESS');
   });
 
+  it("counts a submit against the key's usage limits: past its RPM a submit is refused with 429 and reaches no upstream", async () => {
+    const created = (
+      await world.gateway.call('POST', '/api/token/', { session: world.user, body: { name: 'mj-limited', unlimited_quota: true, rate_limits: { rpm: 1 } } })
+    ).json();
+    const key = created.data[0].key as string;
+    const since = Date.now();
+    const first = await call('POST', '/mj/submit/imagine', { prompt: 'one heron --mock tasksteps=1' }, key);
+    expect(first.status).toBe(200);
+    const second = await call('POST', '/mj/submit/imagine', { prompt: 'two herons' }, key);
+    expect(second.status).toBe(429);
+    expect(second.body).toMatchObject({ error: { code: 'rate_limit_exceeded' } });
+    const submits = world.mock.requests.filter((entry) => entry.time >= since && entry.path === '/mj/submit/imagine');
+    expect(submits).toHaveLength(1);
+  });
+
   it('keeps every balance equal to its ledger', async () => {
     expect(await reconcile(billing)).toEqual([]);
   });

@@ -8,7 +8,20 @@ import { chooseChannel, isRetryable, mappedStatus } from '../domain/channel-choi
 import { RelayError } from '../errors.js';
 import { charge, quotePrice } from '../metering.js';
 import { channelEgress } from '../channel-egress.js';
-import { admit, insufficientQuota, readBounded, record, reportFailure, usageRecord, type FailedOn, type Failure, type RecordInput } from '../relay-call.js';
+import {
+  admit,
+  closeTicket,
+  insufficientQuota,
+  readBounded,
+  record,
+  reportFailure,
+  setLimitHeaders,
+  usageRecord,
+  type FailedOn,
+  type Failure,
+  type RecordInput,
+} from '../relay-call.js';
+import { requestLines } from '../limits/limit-rules.js';
 import type { PickedKey } from '../channels.js';
 import { linkKey } from './task-links.js';
 import type { UpstreamRequest } from '../providers/types.js';
@@ -81,74 +94,84 @@ export async function submitTask(
     quota,
     note,
   });
-  const reserved = await context.quota.reserve({
-    requestId,
-    userId: caller.userId,
-    tokenId: caller.tokenId,
-    unlimitedToken: caller.unlimitedToken,
-    amount: price,
-    ttlMs: holdLifetimeMs(context.limits, options.get('RetryTimes')),
-    record: usageRecord(recordOf([], 0, 'relay stopped mid-submit; nothing was charged')),
-  });
-  if (!reserved.ok) throw insufficientQuota(reserved.reason);
-  const { hold } = reserved;
-
-  const tried: number[] = [];
-  const attempts = original || caller.pinnedChannelId !== null ? 1 : options.get('RetryTimes') + 1;
-  let failure: Failure | null = null;
-  let refused: Extract<SubmitOutcome, { kind: 'refused' }> | null = null;
-  /** A channel that cannot serve at all said so: the next channel is tried, and its words answer should none take the task. */
-  let channelRefusal: Extract<SubmitOutcome, { kind: 'refused' }> | null = null;
-  let accepted: { outcome: Extract<SubmitOutcome, { kind: 'accepted' }>; channel: RoutingChannel } | null = null;
+  // Usage limits count a submit like any request, before anything is held (docs/architecture.md section 5.9).
+  const about = { userId: caller.userId, tokenId: caller.tokenId, group: caller.group, model };
+  const limitRequest = { id: requestId, tokens: 0, slotTtlMs: holdLifetimeMs(context.limits, options.get('RetryTimes')) };
+  const ticket = await context.limitGate.admit(requestLines({ ...caller, ...about }, context.limitGate.settings(), limitRequest), requestId, about);
+  setLimitHeaders(reply, ticket.headers);
   try {
-    for (let attempt = 0; attempt < attempts && !accepted && !refused; attempt++) {
-      const channel = chooseChannel(candidates, new Set(tried));
-      if (!channel) break;
-      tried.push(channel.id);
-      const sent = await send(context, channel, submission, requestId);
-      const on: FailedOn = { channel, ...(sent.keyIndex !== undefined ? { keyIndex: sent.keyIndex } : {}) };
-      if ('failure' in sent) {
-        failure = sent.failure;
-        if (!sent.retry) break;
-        continue;
-      }
-      const { outcome } = sent;
-      if (outcome.kind === 'accepted') accepted = { outcome, channel };
-      else if (outcome.kind === 'refused' && !outcome.channelFault) refused = outcome;
-      // A failed call, or a channel without an account to draw with (reported for auto-disable): the next channel may serve.
-      else {
-        failure = { status: outcome.kind === 'failed' ? outcome.status : 503, error: outcome.failure };
-        reportFailure(context, on, requestId, failure, failure.error.message);
-        if (outcome.kind === 'failed' && !isRetryable(mappedStatus(channel, outcome.status), channel.type)) break;
-        if (outcome.kind === 'refused') channelRefusal = outcome;
-      }
-    }
-    if (accepted) {
-      await keepTask(context, db, caller, submission, accepted.outcome, accepted.channel.id, price, startedAt, requestId);
-    }
-  } catch (error) {
-    await context.quota.release(hold);
-    if (tried.length > 0) record(context, recordOf(tried, 0, 'relay error; nothing was charged'));
-    throw error;
-  }
+    const reserved = await context.quota.reserve({
+      requestId,
+      userId: caller.userId,
+      tokenId: caller.tokenId,
+      unlimitedToken: caller.unlimitedToken,
+      amount: price,
+      ttlMs: holdLifetimeMs(context.limits, options.get('RetryTimes')),
+      record: usageRecord(recordOf([], 0, 'relay stopped mid-submit; nothing was charged')),
+    });
+    if (!reserved.ok) throw insufficientQuota(reserved.reason);
+    const { hold } = reserved;
 
-  if (accepted) {
-    await context.quota.settle(hold, price);
-    const { taskId, code } = accepted.outcome;
-    record(context, recordOf(tried, price, `${submission.action}${taskId ? ` task ${taskId}` : ''}, submit code ${code}`));
-    void reply.status(200).header('x-oneapi-request-id', requestId).send(accepted.outcome.answer);
-    return;
+    const tried: number[] = [];
+    const attempts = original || caller.pinnedChannelId !== null ? 1 : options.get('RetryTimes') + 1;
+    let failure: Failure | null = null;
+    let refused: Extract<SubmitOutcome, { kind: 'refused' }> | null = null;
+    /** A channel that cannot serve at all said so: the next channel is tried, and its words answer should none take the task. */
+    let channelRefusal: Extract<SubmitOutcome, { kind: 'refused' }> | null = null;
+    let accepted: { outcome: Extract<SubmitOutcome, { kind: 'accepted' }>; channel: RoutingChannel } | null = null;
+    try {
+      for (let attempt = 0; attempt < attempts && !accepted && !refused; attempt++) {
+        const channel = chooseChannel(candidates, new Set(tried));
+        if (!channel) break;
+        tried.push(channel.id);
+        const sent = await send(context, channel, submission, requestId);
+        const on: FailedOn = { channel, ...(sent.keyIndex !== undefined ? { keyIndex: sent.keyIndex } : {}) };
+        if ('failure' in sent) {
+          failure = sent.failure;
+          if (!sent.retry) break;
+          continue;
+        }
+        const { outcome } = sent;
+        if (outcome.kind === 'accepted') accepted = { outcome, channel };
+        else if (outcome.kind === 'refused' && !outcome.channelFault) refused = outcome;
+        // A failed call, or a channel without an account to draw with (reported for auto-disable): the next channel may serve.
+        else {
+          failure = { status: outcome.kind === 'failed' ? outcome.status : 503, error: outcome.failure };
+          reportFailure(context, on, requestId, failure, failure.error.message);
+          if (outcome.kind === 'failed' && !isRetryable(mappedStatus(channel, outcome.status), channel.type)) break;
+          if (outcome.kind === 'refused') channelRefusal = outcome;
+        }
+      }
+      if (accepted) {
+        await keepTask(context, db, caller, submission, accepted.outcome, accepted.channel.id, price, startedAt, requestId);
+      }
+    } catch (error) {
+      await context.quota.release(hold);
+      if (tried.length > 0) record(context, recordOf(tried, 0, 'relay error; nothing was charged'));
+      throw error;
+    }
+
+    if (accepted) {
+      await context.quota.settle(hold, price);
+      await ticket.finish({ tokens: 0, success: true });
+      const { taskId, code } = accepted.outcome;
+      record(context, recordOf(tried, price, `${submission.action}${taskId ? ` task ${taskId}` : ''}, submit code ${code}`));
+      void reply.status(200).header('x-oneapi-request-id', requestId).send(accepted.outcome.answer);
+      return;
+    }
+    await context.quota.release(hold);
+    if (tried.length > 0)
+      record(context, recordOf(tried, 0, refused || channelRefusal ? 'refused by the upstream; nothing was charged' : 'upstream error; nothing was charged'));
+    const refusal = refused ?? (failure && channelRefusal && failure.error === channelRefusal.failure ? channelRefusal : null);
+    if (refusal) {
+      void reply.status(refusal.status).header('x-oneapi-request-id', requestId).send(refusal.answer);
+      return;
+    }
+    const status = failure?.status && failure.status >= 400 ? failure.status : 502;
+    throw new RelayError(status, failure?.error.message ?? 'no channel could serve the request', failure?.error.code || 'upstream_error', 'upstream_error');
+  } finally {
+    await closeTicket(ticket);
   }
-  await context.quota.release(hold);
-  if (tried.length > 0)
-    record(context, recordOf(tried, 0, refused || channelRefusal ? 'refused by the upstream; nothing was charged' : 'upstream error; nothing was charged'));
-  const refusal = refused ?? (failure && channelRefusal && failure.error === channelRefusal.failure ? channelRefusal : null);
-  if (refusal) {
-    void reply.status(refusal.status).header('x-oneapi-request-id', requestId).send(refusal.answer);
-    return;
-  }
-  const status = failure?.status && failure.status >= 400 ? failure.status : 502;
-  throw new RelayError(status, failure?.error.message ?? 'no channel could serve the request', failure?.error.code || 'upstream_error', 'upstream_error');
 }
 
 /** A try's outcome, and the key of a multi-key channel it used (failures are reported against it). */
