@@ -302,6 +302,24 @@ describe('realtime (OpenAI Realtime API over WebSocket)', () => {
     expect(plain.status).toBe(426);
   });
 
+  it("holds a concurrency slot of the key's usage limits for as long as a session lasts", async () => {
+    const key = await token({ rate_limits: { concurrency: 1 } });
+    const first = await open('mock-realtime', 'header', key);
+    expect(await refused('mock-realtime', key)).toMatchObject({ status: 429, error: { code: 'rate_limit_exceeded' } });
+    first.socket.close();
+    await first.closed;
+    // Freed when the session ended (its billing steps done first).
+    await waitFor(
+      async () => {
+        const socket = await open('mock-realtime', 'header', key).catch(() => null);
+        socket?.socket.close();
+        return socket !== null;
+      },
+      10_000,
+      'slot freed',
+    );
+  });
+
   it("opens Azure's deployments, and answers an upstream's refusal of the handshake as HTTP, its hold released", async () => {
     const before = await world.balance();
     const session = await open('mock-realtime-azure');

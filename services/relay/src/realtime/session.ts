@@ -7,7 +7,9 @@ import { holdLifetimeMs, type RelayContext } from '../context.js';
 import { chooseChannel, isRetryable } from '../domain/channel-choice.js';
 import { RelayError } from '../errors.js';
 import { reservation } from '../metering.js';
-import { admit, handshakeMs, insufficientQuota, prepare, reportFailure, type Failure } from '../relay-call.js';
+import { admit, closeTicket, handshakeMs, insufficientQuota, prepare, reportFailure, type Failure } from '../relay-call.js';
+import { requestLines } from '../limits/limit-rules.js';
+import type { LimitTicket } from '../limits/limit-gate.js';
 import { redactKey } from '../redact.js';
 import { estimatedUsage, realtimeQuote, realtimeUsageOf, responseCharge, responseRecord, unbilledRecord, type RealtimeQuote } from './billing.js';
 import { openUpstream } from './upstream.js';
@@ -68,8 +70,20 @@ export async function openSession(context: RelayContext, request: SessionRequest
   if (!model) throw new RelayError(400, 'the model query parameter is required (/v1/realtime?model=...)', 'invalid_request', 'invalid_request_error', 'model');
   const { quote, candidates } = admit(context, caller, model, 'realtime', 'realtime sessions', realtimeQuote);
 
-  const held = await reserveHold(context, request, quote, 1, holdAmount(context, quote));
-  if (!held.ok) throw insufficientQuota(held.reason);
+  // Usage limits: a session counts as one request and holds a concurrency slot while it lasts
+  // (as long as the relay lets a session last); its tokens are billed per response and not counted
+  // against token limits (docs/architecture.md section 5.9).
+  const about = { userId: caller.userId, tokenId: caller.tokenId, group: caller.group, model };
+  const limitRequest = { id: request.id, tokens: 0, slotTtlMs: context.limits.answerTimeoutMs + 60_000 };
+  const ticket = await context.limitGate.admit(requestLines({ ...caller, ...about }, context.limitGate.settings(), limitRequest), request.id, about);
+  const held = await reserveHold(context, request, quote, 1, holdAmount(context, quote)).catch(async (error: unknown) => {
+    await closeTicket(ticket);
+    throw error;
+  });
+  if (!held.ok) {
+    await closeTicket(ticket);
+    throw insufficientQuota(held.reason);
+  }
   const { hold } = held;
   const tried: number[] = [];
   let failure: Failure | null = null;
@@ -101,13 +115,15 @@ export async function openSession(context: RelayContext, request: SessionRequest
         if (!isRetryable(failure.status, channel.type)) break;
         continue;
       }
-      return new RealtimeSession(context, request, quote, hold, channel, tried, providerContext.key, providerContext.upstreamModel, opened.socket);
+      return new RealtimeSession(context, request, quote, hold, channel, tried, providerContext.key, providerContext.upstreamModel, opened.socket, ticket);
     }
   } catch (error) {
     await context.quota.release(hold);
+    await closeTicket(ticket);
     throw error;
   }
   await context.quota.release(hold);
+  await closeTicket(ticket);
   const status = failure?.status && failure.status >= 400 ? failure.status : 502;
   const message =
     status === 429 ? 'the upstream load of this group is saturated, try again later' : (failure?.error.message ?? 'no channel could open the realtime session');
@@ -194,6 +210,8 @@ export class RealtimeSession {
     private readonly key: string,
     private readonly upstreamModel: string,
     private readonly upstream: WebSocket,
+    /** The session's admission under the usage limits: its concurrency slot is freed when it ends. */
+    private readonly ticket: LimitTicket,
   ) {
     this.hold = hold;
     this.finished = new Promise((resolve) => (this.resolveFinished = resolve));
@@ -383,6 +401,7 @@ export class RealtimeSession {
       const hold = this.hold;
       this.hold = null;
       if (hold) await this.context.quota.release(hold);
+      await closeTicket(this.ticket);
     });
     void this.billing.then(() => this.resolveFinished());
   }
