@@ -83,7 +83,7 @@ export const modelRequestRateLimitGroupSchema = z.record(z.string().min(1), z.tu
 /** One measure's use now, as the console shows it beside the limit ("312 of 1,000 today"). */
 export const limitUseSchema = z.object({
   field: z.enum(rateLimitFields),
-  /** Requests or tokens counted in the window (the sliding estimate, as the limit sees it); concurrency: requests in flight. */
+  /** Requests or tokens counted in the window (the sliding estimate, as the limit sees it); concurrency: requests in flight now. */
   used: z.number().int(),
   /** Seconds until the window ends (concurrency: 0). */
   reset_seconds: z.number().int(),
@@ -91,7 +91,7 @@ export const limitUseSchema = z.object({
 export type LimitUse = z.infer<typeof limitUseSchema>;
 
 /**
- * GET /api/limits/use: what a scope's limits count now. `key` (an API key: its owner or an
+ * GET /api/limits/use: what a scope's limits count now (rpm, rpd, tpm, tpd, then concurrency). `key` (an API key: its owner or an
  * admin), `user` (oneself or an admin), `channel` and `model` (admins; a model within a group with
  * `group`).
  */

@@ -246,7 +246,7 @@ describe.each(backends)('usage limits (%s)', (backend) => {
     const tokenAnswer = (
       await world.gateway.call('POST', '/api/token/', {
         session: world.user,
-        body: { name: 'counted', unlimited_quota: true, rate_limits: { rpm: 100, tpd: 100_000 } },
+        body: { name: 'counted', unlimited_quota: true, rate_limits: { rpm: 100, tpd: 100_000, concurrency: 5 } },
       })
     ).json();
     const { key, id } = tokenAnswer.data[0] as { key: string; id: number };
@@ -259,10 +259,17 @@ describe.each(backends)('usage limits (%s)', (backend) => {
       { field: 'rpd', used: 0, reset_seconds: expect.any(Number) },
       { field: 'tpm', used: 0, reset_seconds: expect.any(Number) },
       { field: 'tpd', used: expect.any(Number), reset_seconds: expect.any(Number) },
+      { field: 'concurrency', used: 0, reset_seconds: 0 },
     ]);
     // Settled: three answers of the mock's usage (the prompt and 4 completion tokens each).
     await waitFor(async () => (await use(`scope=key&id=${id}`)).data[3].used === 3 * (mockTokens('hello there') + 4), 10_000, 'tokens settled');
     expect((await use(`scope=key&id=${id}`, world.root)).success).toBe(true);
+    // A request in flight holds one of the key's slots.
+    const before = sentFor('mock-gpt@latency=1500').length;
+    const slow = chat(key, 'mock-gpt@latency=1500');
+    await waitFor(() => sentFor('mock-gpt@latency=1500').length > before, 10_000, 'slow request upstream');
+    expect((await use(`scope=key&id=${id}`)).data[4]).toEqual({ field: 'concurrency', used: 1, reset_seconds: 0 });
+    expect((await slow).status).toBe(200);
 
     // Another user sees neither the key's figures nor the user's; channels and models are admins'.
     await world.gateway.register('mallory', 'mallory-password');

@@ -33,8 +33,8 @@ interface RateLimitFieldsProps {
 
 /**
  * The five limits of a scope (docs/architecture.md section 5.9): requests and tokens per minute
- * and per day, requests at once; blank or 0 is unlimited. Each window shows its current use when
- * known and meaningful ("当前已用 312"); concurrency has no count to show.
+ * and per day, requests at once; blank or 0 is unlimited. Each shows its current use when known
+ * and meaningful ("当前已用 312"; for concurrency, the requests in flight).
  */
 export function RateLimitFields({ name, use }: RateLimitFieldsProps) {
   const intl = useIntl();
@@ -44,8 +44,7 @@ export function RateLimitFields({ name, use }: RateLimitFieldsProps) {
   // The relay counts a window only while some limit applies to it, so an open field's count is
   // 0 whatever was sent: shown there, "0" would read as "nothing used". A count above 0 is shown
   // even beside a blank field: a user's window also counts for the group's or the default limit.
-  const currentUse = (field: RateLimitField) =>
-    field === 'concurrency' ? undefined : use?.find((entry) => entry.field === field && (entry.used > 0 || (values?.[field] ?? 0) > 0));
+  const currentUse = (field: RateLimitField) => use?.find((entry) => entry.field === field && (entry.used > 0 || (values?.[field] ?? 0) > 0));
   return (
     <>
       <Typography.Paragraph type="secondary" style={{ marginBottom: 8 }}>

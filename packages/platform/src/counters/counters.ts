@@ -120,6 +120,8 @@ export interface Counters {
   settleWindow(key: string, window: number, delta: number): Promise<void>;
   /** Frees `member`'s slot in each key. Every exit path of a request calls it, so it is idempotent. */
   releaseSlots(keys: string[], member: string): Promise<void>;
+  /** How many slots of a key are held at `now` (expired ones not counted): what the console shows as in flight. */
+  countSlots(key: string, now: number): Promise<number>;
 }
 
 export interface KvSetOptions {

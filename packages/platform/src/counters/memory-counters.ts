@@ -209,6 +209,11 @@ export function createMemoryCounters(): Counters {
         if (held?.size === 0) slots.delete(key);
       }
     },
+    async countSlots(key, now) {
+      let count = 0;
+      for (const expiresAt of slots.get(key)?.values() ?? []) if (expiresAt > now) count += 1;
+      return count;
+    },
   };
 }
 

@@ -282,6 +282,11 @@ export function createRedisCounters(redis: Redis, prefix: string): Counters {
     async releaseSlots(keys, member) {
       await Promise.all(keys.map((key) => redis.zrem(keyOf(key), member)));
     },
+    async countSlots(key, now) {
+      requireInteger(now, 'now');
+      // Members are scored by their expiry: those past `now` are free (the next `limit` removes them).
+      return redis.zcount(keyOf(key), `(${now}`, '+inf');
+    },
   };
 }
 

@@ -322,6 +322,19 @@ export function defineCountersContract(name: string, factory: () => Promise<Coun
         expect(await take('after-expiry', start + minute)).toEqual({ ok: true, states: [{ used: 3, limit: 3, resetMs: 1000 }], windows: [null] });
       });
 
+      it('counts the slots held at a moment, without taking one', async () => {
+        const start = 7_000_000;
+        expect(await counters.countSlots('in-flight', start)).toBe(0);
+        await counters.limit([slots('in-flight', 5, 'a', 10_000)], start);
+        await counters.limit([slots('in-flight', 5, 'b', 20_000)], start);
+        expect(await counters.countSlots('in-flight', start + 1)).toBe(2);
+        // 'a' expires at start + 10 s: from then on it is not held.
+        expect(await counters.countSlots('in-flight', start + 10_000)).toBe(1);
+        await counters.releaseSlots(['in-flight'], 'b');
+        expect(await counters.countSlots('in-flight', start + 1)).toBe(1);
+        expect(await counters.countSlots('in-flight', start + 10_000)).toBe(0);
+      });
+
       it('reports each line as used, its limit, and when its window ends or its earliest slot frees', async () => {
         const now = 19_000 * day + 3 * 3_600_000;
         expect(await counters.limit([window('daily-tokens', 1000, 10, 10, day), slots('sessions', 2, 'a', 30_000)], now)).toEqual({

@@ -92,8 +92,8 @@ export class LimitGate {
   }
 
   /**
-   * What a scope's windows count now (`prefix`: its lines' key without the measure), read with a
-   * line that needs and adds nothing. Concurrency in flight is not read: slots are only taken.
+   * What a scope's limits count now (`prefix`: its lines' key without the measure): the windows
+   * read with a line that needs and adds nothing, the requests in flight from its slots.
    */
   async use(prefix: string): Promise<LimitUse[]> {
     const fields = ['rpm', 'rpd', 'tpm', 'tpd'] as const;
@@ -105,8 +105,12 @@ export class LimitGate {
       need: 0,
       add: 0,
     }));
-    const result = await this.deps.counters.limit(lines, (this.deps.clock ?? Date.now)());
-    return fields.map((field, index) => ({ field, used: result.states[index]!.used, reset_seconds: Math.ceil(result.states[index]!.resetMs / 1000) }));
+    const now = (this.deps.clock ?? Date.now)();
+    const [result, inFlight] = await Promise.all([this.deps.counters.limit(lines, now), this.deps.counters.countSlots(`${prefix}:concurrency`, now)]);
+    return [
+      ...fields.map((field, index) => ({ field, used: result.states[index]!.used, reset_seconds: Math.ceil(result.states[index]!.resetMs / 1000) })),
+      { field: 'concurrency' as const, used: inFlight, reset_seconds: 0 },
+    ];
   }
 
   /** Admits the lines or says which refused. With the counters away, the LIMITS_FAIL_OPEN policy decides. */
