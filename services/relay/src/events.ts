@@ -43,6 +43,11 @@ export async function publishRequestStarted(bus: Bus, started: EventPayload<'rel
   await publishEvent(bus, 'relay.request.started', started, `started-${started.record.request_id}`);
 }
 
+/** A usage limit refused requests (limits/limit-gate.ts holds these back per limit). */
+export async function publishLimitExceeded(bus: Bus, refusal: EventPayload<'relay.limit.exceeded'>): Promise<void> {
+  await publishEvent(bus, 'relay.limit.exceeded', refusal);
+}
+
 export async function publishChannelFailed(bus: Bus, failure: EventPayload<'relay.channel.failed'>): Promise<void> {
   await publishEvent(bus, 'relay.channel.failed', failure);
 }

@@ -81,7 +81,9 @@ describe.each(backends)('usage limits (%s)', (backend) => {
     expect(refused.headers.get('x-ratelimit-remaining-requests')).toBe('0');
     const body = (await refused.json()) as { error: { code: string; type: string; message: string } };
     expect(body.error).toMatchObject({ code: 'rate_limit_exceeded', type: 'rate_limit_error' });
-    expect(body.error.message).toMatch(/^Rate limit reached for this API key on requests per minute \(RPM\): Limit 50, Used 50\. Please try again in \d+s\./);
+    expect(body.error.message).toMatch(
+      /^Rate limit reached for this API key on requests per minute \(RPM\): Limit 50, Used 50\. Please try again in (\d+m)?\d+s\./,
+    );
     await Promise.all(answers.filter((answer) => !answer.bodyUsed && answer.body).map((answer) => answer.body!.cancel()));
   });
 

@@ -1,5 +1,6 @@
 import type { Counters, Kv, LimitLine, LimitState, Logger, OptionsMirror } from '@aigw/platform';
-import { publishEvent, type Bus } from '@aigw/platform';
+import type { Bus } from '@aigw/platform';
+import { publishLimitExceeded } from '../events.js';
 import { RelayError } from '../errors.js';
 import { DAY_MS, MINUTE_MS, type LimitRule, type LimitSettings, type PlannedLines } from './limit-rules.js';
 import type { LimitUse } from '@aigw/contracts';
@@ -219,7 +220,7 @@ export class LimitGate {
       if (!(await kv.setIfAbsent(`${key}:quiet`, '1', { ttlMs: EVENT_QUIET_MS }))) return;
       await kv.delete(key);
       logger.info({ scope: event.scope, field: event.rule.field, userId: event.userId, tokenId: event.tokenId, model: event.model }, 'usage limit reached');
-      await publishEvent(bus, 'relay.limit.exceeded', {
+      await publishLimitExceeded(bus, {
         scope: event.scope,
         field: event.rule.field,
         limit: event.rule.limit,
