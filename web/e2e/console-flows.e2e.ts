@@ -63,8 +63,9 @@ const dialogTitled = (page: Page, title: string): Locator => page.getByRole('dia
 
 beforeAll(async () => {
   // A little first-byte latency, so the channel test always measures more than 0 ms, and a pause
-  // between chunks, so the playground visibly shows a reply that is still streaming.
-  mock = await startMockUpstream({ defaults: 'latency=30,delay=200' });
+  // between chunks, so the playground visibly shows a reply that is still streaming: long enough
+  // (about two seconds in all) for a browser on a loaded machine to render the unfinished reply.
+  mock = await startMockUpstream({ defaults: 'latency=30,delay=600' });
   const { server } = harness;
   root = await signIn(server.url, 'root', '123456');
   const options = await root.call<Array<{ key: string; value: string }>>('GET', '/api/option/');
