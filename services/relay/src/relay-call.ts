@@ -76,18 +76,9 @@ export async function relay(
   /** The served (or last tried) channel's admission under its own limits. */
   let channelTicket: LimitTicket | null = null;
   try {
-    const unbilled = (tried: number[], note: string): RecordInput => ({
-      caller,
-      model,
-      requestId,
-      startedAt,
-      quote,
-      stream,
-      tried,
-      usage: NO_USAGE,
-      quota: 0,
-      note,
-    });
+    // What every record of this request says, charged or not.
+    const recordBase = { caller, model, requestId, startedAt, quote, stream };
+    const unbilled = (tried: number[], note: string): RecordInput => ({ ...recordBase, tried, usage: NO_USAGE, quota: 0, note });
     const orphanNote = 'relay stopped mid-request; nothing was charged';
     const reserved = await context.quota.reserve({
       requestId,
@@ -188,12 +179,7 @@ export async function relay(
     await context.quota.settle(hold, quota);
     if (outcome.objectId) context.objects.remember(outcome.objectId, { channel_id: tried[tried.length - 1]!, user_id: caller.userId });
     record(context, {
-      caller,
-      model,
-      requestId,
-      startedAt,
-      quote,
-      stream,
+      ...recordBase,
       tried,
       usage,
       quota,
