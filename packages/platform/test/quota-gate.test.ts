@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { MAX_QUOTA } from '@aigw/contracts';
+import { MAX_QUOTA, type UsageRecord } from '@aigw/contracts';
 import { replyTyped } from '../src/messaging.js';
 import {
   counterKeys,
@@ -8,6 +8,7 @@ import {
   holdKey,
   leaseKey,
   leaseState,
+  readCheckpoint,
   releaseCommitted,
   type QuotaGate,
   type QuotaHold,
@@ -17,6 +18,27 @@ import { createSilentLogger } from '../src/logger.js';
 import { BusRequestError, type Subscription } from '../src/bus/bus.js';
 
 const holdTtlMs = 30_000;
+
+/** A usage record of `quota` for a hold (what a stream's checkpoint carries). */
+function usageRecordFor(hold: QuotaHold, quota: number): UsageRecord {
+  return {
+    request_id: hold.requestId,
+    user_id: hold.userId,
+    token_id: hold.tokenId,
+    token_name: 'key',
+    model_name: 'gpt-4o-mini',
+    group: 'default',
+    channel_id: 1,
+    prompt_tokens: 10,
+    completion_tokens: quota,
+    quota,
+    use_time_ms: 5,
+    is_stream: true,
+    created_at: Math.floor(Date.now() / 1000),
+    content: 'checkpoint',
+    other: {},
+  };
+}
 
 /** The same suite on the in-memory counters/kv/bus and on Redis + NATS. */
 describe.each(backends)('quota gate (%s)', (backend) => {
@@ -104,22 +126,82 @@ describe.each(backends)('quota gate (%s)', (backend) => {
     expect(await reserve(userId, 0, 20)).toMatchObject({ ok: true, remaining: { user: 0, token: null } });
   });
 
-  it('settles a refund and an extra charge (which may overdraw: the bounded overdraft)', async () => {
+  it('settles a refund, and a charge above the hold only up to what the user and the key have left: never below zero', async () => {
     const userId = freshId();
     const tokenId = freshId();
     database.users.set(userId, 1000);
     database.tokens.set(tokenId, 500);
     const refund = held(await reserve(userId, tokenId, 300));
-    expect(await gate.settle(refund, 120)).toEqual({ delta: 180, found: true });
-    expect(await env.infra.counters.get(counterKeys.user(userId))).toBe(880);
-    expect(await env.infra.counters.get(counterKeys.token(tokenId))).toBe(380);
+    expect(await gate.settle(refund, 120)).toEqual({ delta: 180, found: true, charged: 120 });
+    expect(await counter(counterKeys.user(userId))).toBe(880);
+    expect(await counter(counterKeys.token(tokenId))).toBe(380);
 
-    const extra = held(await reserve(userId, tokenId, 380));
-    expect(await gate.settle(extra, 500)).toEqual({ delta: -120, found: true });
-    expect(await env.infra.counters.get(counterKeys.user(userId))).toBe(380);
-    expect(await env.infra.counters.get(counterKeys.token(tokenId))).toBe(-120);
-    // An overdrawn token refuses the next reservation.
+    // 50 above a hold of 100, and both counters can pay it.
+    const above = held(await reserve(userId, tokenId, 100));
+    expect(await gate.settle(above, 150)).toEqual({ delta: -50, found: true, charged: 150 });
+    expect([await counter(counterKeys.user(userId)), await counter(counterKeys.token(tokenId))]).toEqual([730, 230]);
+
+    // The key has 230 left, all of it held: 100 more is charged nothing more.
+    const extra = held(await reserve(userId, tokenId, 230));
+    expect(await gate.settle(extra, 330)).toEqual({ delta: 0, found: true, charged: 230 });
+    expect([await counter(counterKeys.user(userId)), await counter(counterKeys.token(tokenId))]).toEqual([500, 0]);
+    expect(await counter(counterKeys.userHeld(userId))).toBe(120 + 150 + 230);
     expect(await reserve(userId, tokenId, 1)).toEqual({ ok: false, reason: 'insufficient_token_quota' });
+  });
+
+  it('extends a running hold by what is asked, or what is left, atomically against concurrent requests', async () => {
+    const userId = freshId();
+    const tokenId = freshId();
+    database.users.set(userId, 1000);
+    database.tokens.set(tokenId, 400);
+    const hold = held(await reserve(userId, tokenId, 100));
+    expect(await gate.extend(hold, 100)).toBe(100);
+    expect(hold.amount).toBe(200);
+    expect((await gate.getHold(hold.requestId))!.amount).toBe(200);
+    // Ten running requests of the key extend by 70 at once, for the 200 it has left: exactly 200 is granted.
+    const others = await Promise.all(Array.from({ length: 10 }, async () => held(await reserve(userId, tokenId, 0))));
+    const granted = await Promise.all(others.map((other) => gate.extend(other, 70)));
+    expect(granted.reduce((sum, value) => sum + value, 0)).toBe(200);
+    expect(others.reduce((sum, other) => sum + other.amount, 0)).toBe(200);
+    expect(await gate.extend(hold, 10)).toBe(0);
+    expect([await counter(counterKeys.token(tokenId)), await counter(counterKeys.user(userId))]).toEqual([0, 600]);
+    // What is left is taken when less than asked: the user's 30, the key unlimited.
+    const userOnly = freshId();
+    database.users.set(userOnly, 100);
+    const small = held(await reserve(userOnly, 0, 70));
+    expect(await gate.extend(small, 50)).toBe(30);
+    expect(await counter(counterKeys.user(userOnly))).toBe(0);
+    // Settled at 60 of the 100 held: 40 comes back.
+    expect(await gate.settle(small, 60)).toEqual({ delta: 40, found: true, charged: 60 });
+    expect([await counter(counterKeys.user(userOnly)), await counter(counterKeys.userHeld(userOnly))]).toEqual([40, 60]);
+  });
+
+  it('an extension of a hold swept meanwhile is given back', async () => {
+    const userId = freshId();
+    database.users.set(userId, 100);
+    const hold = held(await reserve(userId, 0, 40));
+    await gate.sweep(hold.expiresAt);
+    expect(await gate.extend(hold, 30)).toBe(0);
+    expect([await counter(counterKeys.user(userId)), await counter(counterKeys.userHeld(userId))]).toEqual([100, 0]);
+  });
+
+  it("a swept stream's checkpoint is charged (at most the hold) and its record published instead of nothing", async () => {
+    const userId = freshId();
+    database.users.set(userId, 1000);
+    const hold = held(await reserve(userId, 0, 300));
+    const record = { ...usageRecordFor(hold, 250), note: 'checkpoint' };
+    await gate.checkpoint(hold, record);
+    expect(await readCheckpoint(env.infra.kv, hold.requestId)).toEqual(record);
+    const swept = (await gate.sweep(hold.expiresAt)).find((entry) => entry.requestId === hold.requestId);
+    expect(swept?.record).toEqual(record);
+    // 250 charged (held until billing commits it), 50 back.
+    expect([await counter(counterKeys.user(userId)), await counter(counterKeys.userHeld(userId))]).toEqual([750, 250]);
+    // A checkpoint above the hold (it cannot be: the stream stops there) is charged the hold.
+    const second = held(await reserve(userId, 0, 100));
+    await gate.checkpoint(second, usageRecordFor(second, 400));
+    const capped = (await gate.sweep(second.expiresAt)).find((entry) => entry.requestId === second.requestId);
+    expect(capped?.record?.quota).toBe(100);
+    expect(await counter(counterKeys.user(userId))).toBe(650);
   });
 
   it("keeps spendable = database balance - held through reserve, settle and billing's commit", async () => {
@@ -158,7 +240,7 @@ describe.each(backends)('quota gate (%s)', (backend) => {
     database.users.set(userId, 100);
     const hold = held(await reserve(userId, 0, 100));
     expect(await reserve(userId, 0, 1)).toEqual({ ok: false, reason: 'insufficient_user_quota' });
-    expect(await gate.release(hold)).toEqual({ delta: 100, found: true });
+    expect(await gate.release(hold)).toEqual({ delta: 100, found: true, charged: 0 });
     expect(await counter(counterKeys.user(userId))).toBe(100);
     expect(await counter(counterKeys.userHeld(userId))).toBe(0);
   });
@@ -231,7 +313,7 @@ describe.each(backends)('quota gate (%s)', (backend) => {
     const next = held(await reserve(userId, 0, 100));
     expect(await counter(counterKeys.user(userId))).toBe(900);
     // The in-flight request settles with its hold gone: its charge still reaches the counter.
-    expect(await gate.settle(inFlight, 250)).toEqual({ delta: -250, found: false });
+    expect(await gate.settle(inFlight, 250)).toEqual({ delta: -250, found: false, charged: 250 });
     expect(await counter(counterKeys.user(userId))).toBe(650);
     await gate.release(next);
     // Billing commits the 250: spendable = database - held again.
@@ -291,7 +373,7 @@ describe.each(backends)('quota gate (%s)', (backend) => {
     await reserve(userId, 0, 1); // loads the counter
     const zero = await reserve(userId, 0, 0);
     expect(zero).toMatchObject({ ok: true, remaining: { user: null } });
-    expect(await gate.settle(held(zero), 9)).toEqual({ delta: -9, found: true });
+    expect(await gate.settle(held(zero), 9)).toEqual({ delta: -9, found: true, charged: 9 });
     expect(await env.infra.counters.get(counterKeys.user(userId))).toBe(40);
   });
 

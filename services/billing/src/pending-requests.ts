@@ -1,5 +1,5 @@
 import { JobName, usageRecordSchema } from '@aigw/contracts';
-import { leaseState, recordedJob, type LeaseState } from '@aigw/platform';
+import { leaseState, readCheckpoint, recordedJob, type LeaseState } from '@aigw/platform';
 import type { BillingContext } from './context.js';
 import { PendingRequestEntity } from './entities/index.js';
 import { applyUsage } from './usage-consumer.js';
@@ -7,8 +7,10 @@ import { applyUsage } from './usage-consumer.js';
 /**
  * The pending sweep: requests the relay forwarded (`relay.request.started`) whose usage record
  * never came because their relay died. A row is finished by applying its own record (no usage,
- * nothing charged) through the usage ledger, so it competes with a late real record on the same
- * unique request id and a request still ends with exactly one record.
+ * nothing charged), or the stream's checkpoint when its relay kept one (what it had delivered,
+ * charged: the same record the relay's hold sweeper publishes, so the counters and the ledger
+ * agree whoever comes first), through the usage ledger, so it competes with a late real record
+ * on the same unique request id and a request still ends with exactly one record.
  *
  * When is a relay dead? Its lease (kept in the Kv by the quota gate) names a newer incarnation
  * (the process restarted: at once), or has been missing for `confirmMs` across two sweeps (a
@@ -52,7 +54,8 @@ export async function sweepPendingRequests(context: BillingContext, confirmMs: n
       if (row.owner_missing_since === 0) await repository.update({ request_id: row.request_id }, { owner_missing_since: now });
       continue;
     }
-    const parsed = usageRecordSchema.safeParse(JSON.parse(row.record));
+    const checkpoint = await readCheckpoint(context.kv, row.request_id);
+    const parsed = usageRecordSchema.safeParse(checkpoint ?? JSON.parse(row.record));
     if (!parsed.success) {
       context.logger.error({ requestId: row.request_id, issues: parsed.error.issues }, 'pending request with an unreadable record dropped');
       await repository.delete({ request_id: row.request_id });
@@ -62,7 +65,7 @@ export async function sweepPendingRequests(context: BillingContext, confirmMs: n
     await applyUsage(context, parsed.data);
     finished += 1;
   }
-  if (finished > 0) context.logger.warn({ finished }, 'pending requests of stopped relays recorded without usage');
+  if (finished > 0) context.logger.warn({ finished }, 'pending requests of stopped relays recorded (what their checkpoints say, else without usage)');
   return { finished, waiting: rows.length - finished };
 }
 

@@ -10,6 +10,7 @@ import { charge, priceDetails, quotePrice, reservation, saneUsage, type PriceQuo
 import type { ProviderDefinition, ProviderError, UpstreamRequest, Usage } from './providers/types.js';
 import { providerFor, servesOperation } from './providers/registry.js';
 import { AnswerPump, answerHeaders, drained, streamToClient, type StreamOutcome } from './streaming.js';
+import { OUTRAN_BALANCE, StreamBudget } from './stream-budget.js';
 import { redactKey } from './redact.js';
 import { channelEgress } from './channel-egress.js';
 import { ChannelConfigurationError } from './providers/shared/url.js';
@@ -80,6 +81,7 @@ export async function relay(
     const recordBase = { caller, model, requestId, startedAt, quote, stream };
     const unbilled = (tried: number[], note: string): RecordInput => ({ ...recordBase, tried, usage: NO_USAGE, quota: 0, note });
     const orphanNote = 'relay stopped mid-request; nothing was charged';
+    const checkpointNote = 'relay stopped mid-stream; charged what was delivered';
     const reserved = await context.quota.reserve({
       requestId,
       userId: caller.userId,
@@ -132,7 +134,11 @@ export async function relay(
         }
         if (stream) {
           const client = operation.stream!(call.attempt, { injectedUsage: result.injectedUsage, promptTokens, body });
-          outcome = await streamToClient(context, request, reply, call.attempt, result.response, client, requestId);
+          // Metered as it passes: checkpoints for a relay that dies, a stop where the money ends.
+          const budget = new StreamBudget(context, hold, quote, promptTokens, (usage, quota) =>
+            usageRecord({ ...recordBase, tried: [...tried], usage, quota, estimated: true, note: checkpointNote }),
+          );
+          outcome = await streamToClient(context, request, reply, call.attempt, result.response, client, requestId, budget);
         } else if (operation.bytes) {
           outcome = await pipeBytes(context, reply, call.attempt, result.response, requestId, (delivered) => operation.bytes!(body, promptTokens, delivered));
         } else {
@@ -175,8 +181,8 @@ export async function relay(
     const usage = outcome.usage ?? { prompt_tokens: promptTokens, completion_tokens: outcome.completionTokens, cached_tokens: 0 };
     // Nothing delivered and nothing reported: nothing to charge (a per-call price included).
     const delivered = outcome.usage !== null || outcome.completionTokens > 0 || !outcome.partial;
-    const quota = delivered ? charge(quote, usage) : 0;
-    await context.quota.settle(hold, quota);
+    // Never more than the user and the key could pay: a charge above the hold takes what was left (settle).
+    const { charged: quota } = await context.quota.settle(hold, delivered ? charge(quote, usage) : 0);
     if (outcome.objectId) context.objects.remember(outcome.objectId, { channel_id: tried[tried.length - 1]!, user_id: caller.userId });
     record(context, {
       ...recordBase,
@@ -186,7 +192,7 @@ export async function relay(
       firstResponseMs: outcome.firstResponseMs,
       estimated: outcome.usage === null || outcome.counted === true,
       upstreamModel: outcome.upstreamModel,
-      note: outcome.partial ? outcome.partial : undefined,
+      note: outcome.outranBalance ? OUTRAN_BALANCE : outcome.partial ? outcome.partial : undefined,
     });
     // The token limits settled with what the request used (its hold was counted), a success counted.
     const used = { tokens: usage.prompt_tokens + usage.completion_tokens, success: !outcome.partial };

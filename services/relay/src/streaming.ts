@@ -6,6 +6,7 @@ import { SseParser } from './sse/sse-parser.js';
 import { saneUsage } from './metering.js';
 import { CompletionCounter } from './estimates.js';
 import type { Attempt, ClientStream, StreamPiece } from './operations/types.js';
+import { OUTRAN_BALANCE, type StreamBudget } from './stream-budget.js';
 
 /** How a relayed answer ended, for settlement. */
 export interface StreamOutcome {
@@ -22,6 +23,8 @@ export interface StreamOutcome {
   objectId?: string;
   /** `usage` was counted by the relay, not reported (Answer.counted). */
   counted?: boolean;
+  /** The stream was stopped because the user or the key could not pay for more (StreamBudget). */
+  outranBalance?: boolean;
 }
 
 /** The headers every relay answer carries; a hijacked reply skips onSend hooks, so they are written here. */
@@ -43,7 +46,9 @@ export function answerHeaders(contentType: string, requestId: string): Record<st
  * held back), in the client's format (the operation's ClientStream). Memory stays bounded:
  * nothing of the answer is kept but a token count. An idle upstream (no chunk within the timeout)
  * is ended with an error frame; a client that leaves cancels the upstream request (no retry after
- * that), and what was streamed until then is what gets charged.
+ * that), and what was streamed until then is what gets charged. With a budget, an answer that
+ * outruns what the user and the key can pay is stopped before the piece that would cross it, with
+ * an error event the client's protocol understands, and the upstream call cancelled.
  */
 export async function streamToClient(
   context: RelayContext,
@@ -53,6 +58,7 @@ export async function streamToClient(
   response: EgressResponse,
   client: ClientStream,
   requestId: string,
+  budget?: StreamBudget,
 ): Promise<StreamOutcome> {
   const started = Date.now();
   const raw = reply.raw;
@@ -67,6 +73,8 @@ export async function streamToClient(
   /** The upstream reported an error inside the stream. */
   let streamError: string | null = null;
   let objectId: string | undefined;
+  /** Stopped at the balance: nothing more is written or charged. */
+  let outran = false;
 
   const write = async (text: string) => {
     if (pump.clientGone || text === '') return;
@@ -76,9 +84,18 @@ export async function streamToClient(
 
   const deliver = async (pieces: StreamPiece[]) => {
     for (const piece of pieces) {
+      if (outran) return;
       if (piece.usage) usage = piece.usage;
       if (piece.text) counter.add(piece.text);
       if (piece.objectId) objectId = piece.objectId;
+      if (budget && (piece.text || piece.usage)) {
+        if (!(await budget.covers(counter, usage))) {
+          outran = true;
+          pump.stop(OUTRAN_BALANCE);
+          return;
+        }
+        budget.delivered(counter, usage);
+      }
       if (piece.error) {
         streamError = 'upstream error in stream';
         await write(client.errorFrame(piece.error));
@@ -94,7 +111,7 @@ export async function streamToClient(
       await deliver(client.onEvent(event));
     }
   });
-  if (!pump.clientGone && !pump.partial && !streamError) {
+  if (!pump.clientGone && !pump.partial && !streamError && !outran) {
     for (const event of parser.end()) if (event.data !== '[DONE]') await deliver(client.onEvent(event));
     await deliver(client.onEnd());
   }
@@ -102,7 +119,8 @@ export async function streamToClient(
   const clientGone = pump.clientGone;
   const partial = clientGone ? 'client disconnected' : (streamError ?? pump.partial);
   if (!clientGone) {
-    if (partial) await write(client.errorFrame({ message: partial, type: 'upstream_error', code: 'stream_interrupted' }));
+    if (outran) await write(client.errorFrame({ message: OUTRAN_BALANCE, type: 'insufficient_quota', code: 'insufficient_quota' }));
+    else if (partial) await write(client.errorFrame({ message: partial, type: 'upstream_error', code: 'stream_interrupted' }));
     await write(client.close(partial, counter.total()));
     raw.end();
   }
@@ -114,6 +132,7 @@ export async function streamToClient(
     partial,
     upstreamModel: attempt.context.upstreamModel,
     ...(objectId ? { objectId } : {}),
+    ...(outran ? { outranBalance: true } : {}),
   };
 }
 
@@ -167,6 +186,11 @@ export class AnswerPump {
       clearTimeout(deadline);
       raw.off('close', onClose);
     }
+  }
+
+  /** Ends the answer early on the relay's own decision (the upstream call is cancelled). */
+  stop(reason: string): void {
+    this.cut(reason);
   }
 
   private cut(reason: string): void {

@@ -50,6 +50,13 @@ export const counterKeys = {
 /** Kv key of a request's hold. */
 export const holdKey = (requestId: string) => `quota:hold:${requestId}`;
 
+/**
+ * Kv key of a stream's latest checkpoint: the usage record (with its charge) of what the stream
+ * had delivered when it was written. Whoever finishes a dead relay's request publishes it instead
+ * of the hold's record, so a crash mid-stream bills what reached the client, not zero.
+ */
+export const checkpointKey = (requestId: string) => `quota:checkpoint:${requestId}`;
+
 /** Kv key of a relay instance's lease (its value: the running incarnation). */
 export const leaseKey = (name: string) => `quota:lease:${name}`;
 
@@ -96,10 +103,15 @@ export type ReserveOutcome =
   | { ok: false; reason: 'insufficient_user_quota' | 'insufficient_token_quota' };
 
 export interface SettleOutcome {
-  /** reserved − actual when the hold was found; −actual when it was gone (swept or lost). */
+  /** reserved − charged when the hold was found; −charged when it was gone (swept or lost). */
   delta: number;
-  /** False when the hold was gone: the counters were charged the actual amount all the same. */
+  /** False when the hold was gone: the counters were charged all the same. */
   found: boolean;
+  /**
+   * What was taken: the actual charge, or less when it was above the hold and the user or the
+   * key could not pay the rest (a counter never goes below zero). The usage record says this.
+   */
+  charged: number;
 }
 
 /** Whether the instance owning a hold still runs. */
@@ -118,8 +130,24 @@ export interface QuotaGate {
    * refuses the request then (503), it never forwards unreserved.
    */
   reserve(request: ReserveRequest): Promise<ReserveOutcome>;
-  /** Applies the actual charge to the counters, once per request (see "Once" above). */
+  /**
+   * Applies the actual charge to the counters, once per request (see "Once" above). A charge
+   * above the hold takes what the user and the key can still pay, never more: no counter goes
+   * below zero (SettleOutcome.charged says what was taken).
+   */
   settle(hold: QuotaHold, actualQuota: number): Promise<SettleOutcome>;
+  /**
+   * Takes up to `amount` more for a running request (a stream that outran its hold): all of it
+   * when the user and the key can pay it, else what they have left. Adds the granted amount to
+   * `hold.amount` (and to the stored hold, so a sweeper gives it back too) and returns it; 0 when
+   * nothing is left or the hold is gone.
+   */
+  extend(hold: QuotaHold, amount: number): Promise<number>;
+  /**
+   * Keeps the record of what a running stream delivered so far (its charge at most the hold), so
+   * a sweeper of this relay's holds, or billing's pending sweep, records that instead of nothing.
+   */
+  checkpoint(hold: QuotaHold, record: UsageRecord): Promise<void>;
   /** Gives the whole hold back (the request was never forwarded, or delivered nothing billable). */
   release(hold: QuotaHold): Promise<SettleOutcome>;
   /** Reads a hold without taking it (diagnostics, tests). */
@@ -218,18 +246,80 @@ export function createQuotaGate(options: QuotaGateOptions): QuotaGate {
     await kv.set(leaseKey(instanceName), incarnation, { ttlMs: leaseTtlMs });
   }
 
+  /** The counter lines and the held credit of `amount` more for a hold's owner. */
+  function holdLines(hold: StoredHold, amount: number): { lines: ReserveLine[]; credits: CounterDelta[] } {
+    const lines: ReserveLine[] = [{ key: counterKeys.user(hold.userId), amount }];
+    if (hold.tokenId > 0) lines.push({ key: counterKeys.token(hold.tokenId), amount });
+    return { lines, credits: [{ key: counterKeys.userHeld(hold.userId), delta: amount }] };
+  }
+
+  /**
+   * Takes `amount` from the hold's counters, or what they have left when that is less (the
+   * smaller of the user's and the key's), atomically each time: a concurrent request may take
+   * what was read, so it reads and tries again. Null when a counter is not loaded (Redis lost
+   * it): nothing can be taken, the database learns the charge from the record.
+   */
+  async function takeUpTo(hold: StoredHold, amount: number): Promise<number | null> {
+    let wanted = amount;
+    for (let tries = 0; tries < 5 && wanted > 0; tries++) {
+      const { lines, credits } = holdLines(hold, wanted);
+      const result = await counters.reserve(lines, credits);
+      if (result.ok) return wanted;
+      if (result.reason === 'missing') return null;
+      const left = await Promise.all(lines.map((line) => counters.get(line.key)));
+      wanted = Math.min(wanted, ...left.map((value) => Math.max(value ?? 0, 0)));
+    }
+    return 0;
+  }
+
   async function settle(hold: QuotaHold, actualQuota: number): Promise<SettleOutcome> {
     requireAmount(actualQuota, 'actualQuota');
     const raw = await kv.take(holdKey(hold.requestId));
     const found = raw !== null;
-    const stored: StoredHold = found ? (JSON.parse(raw) as StoredHold) : hold;
-    const delta = found ? stored.amount - actualQuota : 0 - actualQuota;
-    if (!found && actualQuota > 0)
-      logger.warn({ requestId: hold.requestId, userId: hold.userId }, 'quota: hold gone at settle (swept or lost); charging the counters the actual amount');
+    const stored: StoredHold = found ? (JSON.parse(raw) as StoredHold) : { ...hold, amount: 0 };
     // Deltas only, never a written balance: a concurrent top-up's adjust is never overwritten.
-    // A charge above the hold may take a counter below zero: the bounded overdraft.
-    await counters.adjustMany(refund(stored, delta, !found));
-    return { delta, found };
+    const withinHold = Math.min(actualQuota, stored.amount);
+    await counters.adjustMany(refund(stored, stored.amount - withinHold, false));
+    let charged = withinHold;
+    const above = actualQuota - withinHold;
+    if (above > 0) {
+      if (!found) logger.warn({ requestId: hold.requestId, userId: hold.userId }, 'quota: hold gone at settle (swept or lost); charging the counters');
+      // Above the hold: what the user and the key can still pay, never below zero.
+      const taken = await takeUpTo(stored, above);
+      if (taken === null) {
+        // A counter is not loaded (Redis lost it): the database learns the whole charge from the record.
+        await counters.adjustMany(refund(stored, 0 - above, true));
+        charged = actualQuota;
+      } else {
+        charged += taken;
+        if (taken < above)
+          logger.warn({ requestId: hold.requestId, userId: hold.userId, actualQuota, charged }, 'quota: charge above what was left; took the rest');
+      }
+    }
+    return { delta: stored.amount - charged, found, charged };
+  }
+
+  /** Rewrites a stored hold (a sweeper that took it meanwhile wins: then nothing is written and false comes back). */
+  async function rewriteHold(requestId: string, change: (stored: StoredHold) => StoredHold): Promise<boolean> {
+    const raw = await kv.take(holdKey(requestId));
+    if (raw === null) return false;
+    const stored = change(JSON.parse(raw) as StoredHold);
+    await kv.set(holdKey(requestId), JSON.stringify(stored), { ttlMs: Math.max(stored.expiresAt - Date.now(), 1) + HOLD_GRACE_MS });
+    return true;
+  }
+
+  async function extend(hold: QuotaHold, amount: number): Promise<number> {
+    requireAmount(amount, 'amount');
+    if (amount === 0) return 0;
+    const granted = (await takeUpTo(hold, amount)) ?? 0;
+    if (granted === 0) return 0;
+    if (!(await rewriteHold(hold.requestId, (stored) => ({ ...stored, amount: stored.amount + granted })))) {
+      // Swept meanwhile (this relay's lease was lost): the request is over for billing, give it back.
+      await counters.adjustMany(refund(hold, granted, false));
+      return 0;
+    }
+    hold.amount += granted;
+    return granted;
   }
 
   async function sweep(now = Date.now(), limit = 1000): Promise<QuotaHold[]> {
@@ -247,8 +337,11 @@ export function createQuotaGate(options: QuotaGateOptions): QuotaGate {
       const requestId = key.slice(prefix.length);
       // Taken once: a settle or another sweeper that got there first wins.
       if ((await kv.take(key)) === null) continue;
-      await counters.adjustMany(refund(hold, hold.amount, false));
-      swept.push({ ...hold, requestId });
+      // A stream's checkpoint: what it delivered is charged (at most the hold), the rest goes back.
+      const checkpoint = await readCheckpoint(kv, requestId);
+      const charged = checkpoint ? Math.min(checkpoint.quota, hold.amount) : 0;
+      await counters.adjustMany(refund(hold, hold.amount - charged, false));
+      swept.push({ ...hold, requestId, ...(checkpoint ? { record: { ...checkpoint, quota: charged } } : {}) });
     }
     if (swept.length)
       logger.warn(
@@ -310,6 +403,12 @@ export function createQuotaGate(options: QuotaGateOptions): QuotaGate {
 
     settle,
     release: (hold) => settle(hold, 0),
+    extend,
+
+    async checkpoint(hold, record) {
+      const ttlMs = Math.max(hold.expiresAt - Date.now(), 1) + HOLD_GRACE_MS;
+      await kv.set(checkpointKey(hold.requestId), JSON.stringify(record), { ttlMs });
+    },
 
     async getHold(requestId) {
       const raw = await kv.get(holdKey(requestId));
@@ -318,6 +417,12 @@ export function createQuotaGate(options: QuotaGateOptions): QuotaGate {
 
     sweep,
   };
+}
+
+/** The latest checkpoint of a request (a stream's record so far), or null. */
+export async function readCheckpoint(kv: Kv, requestId: string): Promise<UsageRecord | null> {
+  const raw = await kv.get(checkpointKey(requestId));
+  return raw === null ? null : (JSON.parse(raw) as UsageRecord);
 }
 
 /**

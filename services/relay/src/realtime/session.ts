@@ -318,9 +318,10 @@ export class RealtimeSession {
         hold = zero.hold;
       }
       const billed = usage ?? estimatedUsage(context.options.get('PreConsumedQuota'));
-      const quota = responseCharge(quote, billed);
+      let quota = responseCharge(quote, billed);
       try {
-        await context.quota.settle(hold, quota);
+        // Never more than the user and the key could pay (settle takes what was left).
+        quota = (await context.quota.settle(hold, quota)).charged;
       } catch (error) {
         context.logger.error({ err: error, requestId: hold.requestId }, 'realtime: hold not settled; the usage record still charges billing');
       }

@@ -38,6 +38,14 @@ export class CompletionCounter {
     return this.pending.length;
   }
 
+  /**
+   * At least `total()`, without counting: a token is at least one UTF-8 byte, and a UTF-16 unit
+   * at most three of them. What a meter compares against on every chunk.
+   */
+  upperBound(): number {
+    return this.counted + 3 * this.pending.length;
+  }
+
   /** Tokens of everything added so far. */
   total(): number {
     return this.counted + countText(this.pending, this.model);
