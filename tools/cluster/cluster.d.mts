@@ -22,7 +22,7 @@ export interface Replica {
 }
 
 export interface StartClusterOptions {
-  /** The children's environment; default process.env. */
+  /** The children's environment; default process.env. `<NAME>_NATS_PASSWORD` makes that process connect to NATS as its own user. */
   env?: Record<string, string | undefined>;
   /** Listen ports; defaults 3000 (gateway) to 3005. */
   ports?: Partial<Record<ProcessName, number>>;

@@ -35,7 +35,8 @@ export function entryOf(name) {
  * - env: the children's environment (default process.env); DATABASE_URL, NATS_URL and REDIS_URL
  *   default to the local servers, INTERNAL_SECRET to a random one for this cluster,
  *   TOKEN_KEY_SECRET, CHANNEL_KEY_SECRET, NOTIFIER_KEY_SECRET and TWO_FACTOR_KEY_SECRET to ones kept in DATA_DIR/secrets (token and channel keys stay
- *   readable across restarts).
+ *   readable across restarts). With `<NAME>_NATS_PASSWORD` set (RELAY_NATS_PASSWORD, ...), that
+ *   process connects to NATS as its own user (NATS_USER=<name>); no child gets another's password.
  * - ports: { gateway, identity, billing, channels, relay, notifier }, defaults 3000-3005.
  * - log(name, line, stream): every child output line; default prints `[name] line`.
  * - onCrash({ name, code, signal }): after startup, a child exited on its own; called once the
@@ -81,7 +82,7 @@ export async function startCluster(options = {}) {
     // Own process group: a terminal's Ctrl-C reaches only the launcher, which stops them in order.
     const child = spawn(process.execPath, [entries[name]], {
       cwd: root,
-      env: { ...env, ...extraEnv, PORT: String(port) },
+      env: { ...natsUserEnv(env, name), ...extraEnv, PORT: String(port) },
       stdio: ['ignore', 'pipe', 'pipe'],
       detached: true,
     });
@@ -211,6 +212,16 @@ export async function startCluster(options = {}) {
     await stop();
     throw error;
   }
+}
+
+/**
+ * A child's environment with its own NATS user (deploy/nats/authorization.conf) when
+ * `<NAME>_NATS_PASSWORD` is set for it, as docker-compose.yml does; no child gets another's password.
+ */
+function natsUserEnv(env, name) {
+  const own = Object.fromEntries(Object.entries(env).filter(([key]) => !/^[A-Z]+_NATS_PASSWORD$/.test(key)));
+  const password = env[`${name.toUpperCase()}_NATS_PASSWORD`];
+  return password ? { ...own, NATS_USER: name, NATS_PASSWORD: password } : own;
 }
 
 function definedOnly(env) {

@@ -1,7 +1,7 @@
 import { fireEvent, screen, waitFor, within } from '@testing-library/react';
 import userEventBase, { PointerEventsCheckLevel } from '@testing-library/user-event';
 import dayjs from 'dayjs';
-import { Role } from '@aigw/contracts';
+import { deadLetterServices, Role } from '@aigw/contracts';
 import { ChatCard } from '../src/features/settings/operation/ChatCard';
 import { DashboardCard } from '../src/features/settings/operation/DashboardCard';
 import { DrawingCard } from '../src/features/settings/operation/DrawingCard';
@@ -73,6 +73,7 @@ async function replace(label: string, text: string) {
 describe('operation tab', () => {
   it('shows every card of the operation settings', async () => {
     fake.ok('GET', '/api/job/', []);
+    for (const service of deadLetterServices) fake.ok('GET', `/api/dead_letter/${service}/`, { items: [], total: 0, page: 1, page_size: 10 });
     renderPage(<OperationTab />, { user: root });
     for (const title of [
       '通用设置',
@@ -82,6 +83,7 @@ describe('operation tab', () => {
       '数据看板设置',
       '监控设置',
       '后台任务',
+      '死信事件',
       '额度设置',
       '聊天设置',
       '分组设置',

@@ -3,6 +3,7 @@ import { rateLimitsSchema } from './limits.js';
 import { auditRecordSchema } from './audit.js';
 import { MAX_MODEL_NAME_LENGTH, resolvedTokenSchema, usageRecordSchema } from './billing.js';
 import { channelFailureSchema, channelOperationSchema, routingChannelSchema } from './channels.js';
+import { deadLetterRecordedSchema } from './dead-letters.js';
 import { taskRefundSchema, taskUpdateSchema } from './tasks.js';
 
 /**
@@ -11,6 +12,12 @@ import { taskRefundSchema, taskUpdateSchema } from './tasks.js';
  * payload before acting and must be idempotent (delivery is at least once, deduplicated by the
  * event id within the dedupe window).
  */
+
+/**
+ * Billing's durable consumer of the relay's usage events. On the in-process bus the relay's
+ * usage outbox lets a record go only once this consumer committed it (PublishOptions.confirmedBy).
+ */
+export const USAGE_LEDGER_CONSUMER = 'billing-usage';
 
 /** The two console languages; mails are written in the recipient's. */
 export const localeSchema = z.enum(['zh-CN', 'en-US']);
@@ -251,6 +258,36 @@ export const eventSchemas = {
     refused: z.number().int().min(1),
     time: z.number().int(),
   }),
+  /**
+   * Published by identity once per event one of its consumers gave up on after its last delivery
+   * (or could not decode), after it was stored as a dead letter (event id:
+   * `dead-letter-identity-<dead_letter_id>`). Root replays it from the console; integrators alert.
+   */
+  'identity.dead_letter.recorded': deadLetterRecordedSchema,
+  /**
+   * Published by billing once per event one of its consumers gave up on after its last delivery
+   * (or could not decode), after it was stored as a dead letter (event id:
+   * `dead-letter-billing-<dead_letter_id>`). Root replays it from the console; integrators alert.
+   */
+  'billing.dead_letter.recorded': deadLetterRecordedSchema,
+  /**
+   * Published by channels once per event one of its consumers gave up on after its last delivery
+   * (or could not decode), after it was stored as a dead letter (event id:
+   * `dead-letter-channels-<dead_letter_id>`). Root replays it from the console; integrators alert.
+   */
+  'channels.dead_letter.recorded': deadLetterRecordedSchema,
+  /**
+   * Published by the relay once per event one of its consumers gave up on after its last delivery
+   * (or could not decode), after it was stored as a dead letter (event id:
+   * `dead-letter-relay-<dead_letter_id>`). Root replays it from the console; integrators alert.
+   */
+  'relay.dead_letter.recorded': deadLetterRecordedSchema,
+  /**
+   * Published by the notifier once per event one of its consumers gave up on after its last
+   * delivery (or could not decode), after it was stored as a dead letter (event id:
+   * `dead-letter-notifier-<dead_letter_id>`). Root replays it from the console; integrators alert.
+   */
+  'notifier.dead_letter.recorded': deadLetterRecordedSchema,
 } as const;
 
 export type EventSubject = keyof typeof eventSchemas;

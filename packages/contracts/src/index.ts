@@ -8,6 +8,7 @@ export * from './options.js';
 export * from './status.js';
 export * from './events.js';
 export * from './audit.js';
+export * from './dead-letters.js';
 export * from './billing.js';
 export * from './channels.js';
 export * from './channel-keys.js';

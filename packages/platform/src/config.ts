@@ -21,6 +21,14 @@ export const baseConfigShape = {
   NATS_URL: z.string().optional(),
   /** Copies of each JetStream event stream; 3 on a production JetStream cluster (docs/architecture.md section 4). */
   NATS_STREAM_REPLICAS: z.coerce.number().int().min(1).max(5).default(1),
+  /**
+   * The NATS user this process connects as, with NATS_PASSWORD: one user per service, allowed to
+   * publish and read only what the service declares (deploy/nats/authorization.conf,
+   * docs/architecture.md section 4.1). Unset: no authentication, for a server without users.
+   */
+  NATS_USER: z.string().min(1).optional(),
+  /** NATS_USER's password (a secret: NATS_PASSWORD_FILE reads it from a mounted file). */
+  NATS_PASSWORD: z.string().min(1).optional(),
   /** Redis URL; when unset jobs, counters and the kv store are in-process. */
   REDIS_URL: z.string().optional(),
   /** Prefix of bus subjects, stream names and Redis keys, to share servers between deployments. */
@@ -40,8 +48,21 @@ export const baseConfigShape = {
   SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(30_000),
 };
 
-export const baseConfigSchema = z.object(baseConfigShape);
+export const baseConfigSchema = z.object(baseConfigShape).superRefine(checkNatsCredentials);
 export type BaseConfig = z.infer<typeof baseConfigSchema>;
+
+/**
+ * NATS_USER and NATS_PASSWORD come together: one without the other would only be refused by the
+ * server later, as an authorization error at start. For the schemas' superRefine.
+ */
+export function checkNatsCredentials(config: { NATS_USER?: unknown; NATS_PASSWORD?: unknown }, context: z.RefinementCtx): void {
+  if (Boolean(config.NATS_USER) === Boolean(config.NATS_PASSWORD)) return;
+  context.addIssue({
+    code: 'custom',
+    path: [config.NATS_USER ? 'NATS_PASSWORD' : 'NATS_USER'],
+    message: 'set NATS_USER and NATS_PASSWORD together, or neither',
+  });
+}
 
 /** Resolves `NAME_FILE` into `NAME` (the file's trimmed content) for the schema's fields, unless NAME is set. */
 export function withFileSecrets(env: Record<string, string | undefined>, names: string[]): Record<string, string | undefined> {

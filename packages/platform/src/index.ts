@@ -25,3 +25,4 @@ export * from './net/ip-allow.js';
 export * from './net/loopback.js';
 export * from './egress/index.js';
 export * from './database/columns.js';
+export * from './dead-letters/index.js';

@@ -24,16 +24,32 @@ export interface Infrastructure {
 export interface InfrastructureConfig {
   NATS_URL?: string;
   NATS_STREAM_REPLICAS?: number;
+  NATS_USER?: string;
+  NATS_PASSWORD?: string;
   REDIS_URL?: string;
   NAMESPACE: string;
 }
 
 export async function createInfrastructure(config: InfrastructureConfig, logger: Logger): Promise<Infrastructure> {
   const namespace = config.NAMESPACE;
-  const bus = await createBus({ natsUrl: config.NATS_URL, namespace, streamReplicas: config.NATS_STREAM_REPLICAS, logger });
+  const bus = await createBus({
+    natsUrl: config.NATS_URL,
+    namespace,
+    streamReplicas: config.NATS_STREAM_REPLICAS,
+    natsUser: config.NATS_USER,
+    natsPassword: config.NATS_PASSWORD,
+    logger,
+  });
   const jobs = createJobs({ redisUrl: config.REDIS_URL, prefix: namespace ? `aigw-${namespace}` : 'aigw', logger });
   const stores = createStores({ redisUrl: config.REDIS_URL, prefix: namespace ? `aigw:${namespace}` : 'aigw', logger });
-  logger.info({ bus: config.NATS_URL ? 'nats' : 'in-process', stores: config.REDIS_URL ? 'redis' : 'in-memory' }, 'infrastructure ready');
+  logger.info(
+    {
+      bus: config.NATS_URL ? 'nats' : 'in-process',
+      natsUser: config.NATS_URL ? config.NATS_USER : undefined,
+      stores: config.REDIS_URL ? 'redis' : 'in-memory',
+    },
+    'infrastructure ready',
+  );
   return {
     bus,
     jobs,

@@ -21,6 +21,9 @@ const redactPaths = [
   '*.access_token',
   '*.token',
   '*.secret',
+  // A config object logged whole (or under a key) never shows the bus password.
+  'NATS_PASSWORD',
+  '*.NATS_PASSWORD',
 ];
 
 /** sk- API keys, bearer credentials and long hex/base64 secrets in free text. */

@@ -7,7 +7,7 @@ import {
   type RequestSubject,
   type ResponsePayload,
 } from '@aigw/contracts';
-import type { Bus, BusEvent, RequestOptions, SubscribeOptions, Subscription } from './bus/bus.js';
+import type { Bus, BusEvent, PublishOptions, RequestOptions, SubscribeOptions, Subscription } from './bus/bus.js';
 import type { Logger } from './logger.js';
 
 /**
@@ -33,9 +33,15 @@ export interface ServiceMessaging {
   asks: readonly RequestSubject[];
 }
 
-export function publishEvent<S extends EventSubject>(bus: Bus, subject: S, payload: EventPayload<S>, id?: string): Promise<BusEvent> {
+export function publishEvent<S extends EventSubject>(
+  bus: Bus,
+  subject: S,
+  payload: EventPayload<S>,
+  id?: string,
+  options?: Omit<PublishOptions, 'id'>,
+): Promise<BusEvent> {
   const data = eventSchemas[subject].parse(payload);
-  return bus.publish(subject, data, id ? { id } : undefined);
+  return bus.publish(subject, data, id || options ? { ...options, ...(id ? { id } : {}) } : undefined);
 }
 
 /** Subscribes with validation; an invalid payload is logged and acknowledged (redelivery cannot fix it). */

@@ -3,20 +3,22 @@ import { z } from 'zod';
 import { createApp } from './app.js';
 import { announcesBody } from './body-limits.js';
 import { NotFoundError } from './errors.js';
-import { baseConfigShape, loadConfig } from './config.js';
+import { baseConfigShape, checkNatsCredentials, loadConfig } from './config.js';
 import { createInfrastructure, type Infrastructure } from './infrastructure.js';
 import { reportSchedules } from './jobs/schedules-report.js';
 import { createLogger } from './logger.js';
 
 /** Config every standalone service process reads: the base fields plus its port. */
 export function serviceConfigSchema<T extends z.ZodRawShape>(defaultPort: number, extra: T) {
-  return z.object({
-    ...baseConfigShape,
-    /** Port of this service process. */
-    PORT: z.coerce.number().int().min(0).max(65535).default(defaultPort),
-    INTERNAL_SECRET: baseConfigShape.INTERNAL_SECRET.unwrap(),
-    ...extra,
-  });
+  return z
+    .object({
+      ...baseConfigShape,
+      /** Port of this service process. */
+      PORT: z.coerce.number().int().min(0).max(65535).default(defaultPort),
+      INTERNAL_SECRET: baseConfigShape.INTERNAL_SECRET.unwrap(),
+      ...extra,
+    })
+    .superRefine(checkNatsCredentials);
 }
 
 /** The fields runService reads. */
@@ -26,6 +28,8 @@ export interface ServiceConfig {
   PORT: number;
   NATS_URL?: string;
   NATS_STREAM_REPLICAS?: number;
+  NATS_USER?: string;
+  NATS_PASSWORD?: string;
   REDIS_URL?: string;
   NAMESPACE: string;
   INTERNAL_SECRET: string;

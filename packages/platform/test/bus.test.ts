@@ -1,5 +1,5 @@
 import { connect, type JetStreamManager } from 'nats';
-import type { Bus, BusEvent } from '../src/bus/bus.js';
+import type { Bus, BusEvent, DeadLetter } from '../src/bus/bus.js';
 import { createBus } from '../src/bus/index.js';
 import { createMemoryBus } from '../src/bus/memory-bus.js';
 import { createNatsBus } from '../src/bus/nats-bus.js';
@@ -85,6 +85,38 @@ describe('NATS bus', () => {
     await subscription.unsubscribe();
 
     expect(await countConsumers()).toBe(0);
+    await bus.close();
+  });
+
+  it('hands an undecodable message to the dead-letter sink as received, and goes on with the next one', async () => {
+    const { natsUrl } = await testServices();
+    const bus = await createNatsBus({ url: natsUrl, namespace, logger: createSilentLogger() });
+    const letters: DeadLetter[] = [];
+    const handled: unknown[] = [];
+    await bus.subscribe('notifier.delivery.failed', async (event) => void handled.push(event.data), {
+      durable: 'garbled',
+      deadLetter: async (letter) => void letters.push(letter),
+    });
+
+    // A publisher that is not ours writes bytes no envelope parses.
+    const nc = await connect({ servers: natsUrl });
+    await nc.jetstream().publish(`${namespace}.notifier.delivery.failed`, new TextEncoder().encode('{not json'), { msgID: 'garbled-1' });
+    await nc.close();
+    await bus.publish('notifier.delivery.failed', { n: 2 });
+
+    await waitFor(() => letters.length === 1 && handled.length === 1);
+    expect(letters[0]).toEqual({
+      id: 'garbled-1',
+      subject: 'notifier.delivery.failed',
+      time: expect.any(String),
+      payload: '{not json',
+      consumer: 'garbled',
+      pattern: 'notifier.delivery.failed',
+      error: expect.stringMatching(/^undecodable event: /),
+      attempts: 1,
+      failedAt: expect.any(String),
+    });
+    expect(handled).toEqual([{ n: 2 }]);
     await bus.close();
   });
 });

@@ -5,7 +5,8 @@ import { AccountEntity, type TopUpEntity } from './entities/index.js';
 
 /**
  * What billing says on the bus. It publishes through the functions below, always after the
- * change committed (audit records through platform's recordAudit). It consumes identity's user
+ * change committed (audit records through platform's recordAudit, dead letters through its
+ * keepDeadLetters). It consumes identity's user
  * events (accounts.ts), the relay's requests and usage (usage-consumer.ts) and its refunds of
  * failed tasks (task-refunds.ts), answers in accounts.ts, token-responders.ts and
  * quota-responders.ts, and asks channels for the offered models (pricing.ts); the options come
@@ -19,6 +20,7 @@ export const billingMessaging = {
     'billing.topup.completed',
     'billing.balance.dropped',
     'billing.audit.recorded',
+    'billing.dead_letter.recorded',
   ],
   consumes: [
     'identity.user.registered',

@@ -1,5 +1,15 @@
 import type { FastifyPluginAsync } from 'fastify';
-import { createOptionsMirror, deriveKey, openDatabase, registerDiagnostics, useAccessControl, type Infrastructure, type Subscription } from '@aigw/platform';
+import {
+  createOptionsMirror,
+  deadLetterRoutes,
+  deriveKey,
+  keepDeadLetters,
+  openDatabase,
+  registerDiagnostics,
+  useAccessControl,
+  type Infrastructure,
+  type Subscription,
+} from '@aigw/platform';
 import type { BillingContext } from './context.js';
 import { billingEntities } from './entities/index.js';
 import { billingMigrations } from './migrations/index.js';
@@ -38,7 +48,7 @@ export interface BillingPluginOptions {
 /** Billing: accounts, API tokens, redemption codes, online top-up, usage ledger, logs, dashboard data and pricing. */
 const billingPlugin: FastifyPluginAsync<BillingPluginOptions> = async (app, options) => {
   useAccessControl(app, 'billing');
-  const { bus, kv, counters, jobs, logger } = options.infra;
+  const { kv, counters, jobs, logger } = options.infra;
   const db = await openDatabase({
     url: options.databaseUrl,
     dataDir: options.dataDir,
@@ -47,6 +57,9 @@ const billingPlugin: FastifyPluginAsync<BillingPluginOptions> = async (app, opti
     migrations: billingMigrations,
     logger,
   });
+  // Every subscription goes through this bus, so what billing's consumers give up stays in its database.
+  const deadLetters = keepDeadLetters(options.infra.bus, 'billing', { db, logger });
+  const { bus } = deadLetters;
   const mirror = await createOptionsMirror({ bus, logger });
   const context: BillingContext = {
     db,
@@ -81,6 +94,7 @@ const billingPlugin: FastifyPluginAsync<BillingPluginOptions> = async (app, opti
   for (const routes of [accountRoutes, redemptionRoutes, logRoutes, dataRoutes, tokenRoutes, pricingRoutes, topupRoutes])
     await app.register(routes, { context });
   await app.register(epayRoutes, { context });
+  await app.register(deadLetterRoutes, { deadLetters });
 };
 
 export default billingPlugin;

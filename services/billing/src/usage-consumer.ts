@@ -1,5 +1,5 @@
 import type { EntityManager } from 'typeorm';
-import { LogType, type EventPayload, type UsageRecord } from '@aigw/contracts';
+import { LogType, USAGE_LEDGER_CONSUMER, type EventPayload, type UsageRecord } from '@aigw/contracts';
 import { isPostgres, isUniqueViolation, onEvent, param, queryRows, releaseCommitted, type Subscription } from '@aigw/platform';
 import type { BillingContext } from './context.js';
 import { LedgerEntryEntity, LedgerKind } from './entities/index.js';
@@ -112,7 +112,7 @@ export async function subscribeUsage(context: BillingContext): Promise<Subscript
         async (usage) => {
           if ((await apply.recorded(usage)) === 'duplicate') logger.debug({ requestId: usage.request_id }, 'usage already applied; redelivery skipped');
         },
-        { durable: 'billing-usage', logger, ...deliveryPolicy },
+        { durable: USAGE_LEDGER_CONSUMER, logger, ...deliveryPolicy },
       ),
     );
     subscriptions.push(
@@ -122,7 +122,7 @@ export async function subscribeUsage(context: BillingContext): Promise<Subscript
         async (started) => {
           await apply.started(started);
         },
-        { durable: 'billing-usage', logger, ...deliveryPolicy },
+        { durable: USAGE_LEDGER_CONSUMER, logger, ...deliveryPolicy },
       ),
     );
   }

@@ -17,6 +17,7 @@ const personal: Record<Principal, Outcome> = { anonymous: 401, userA: 'ok', user
 const ownedByA: Record<Principal, Outcome> = { anonymous: 401, userA: 'ok', userB: 404, admin: 404, root: 404 };
 const adminOnly: Record<Principal, Outcome> = { anonymous: 401, userA: 403, userB: 403, admin: 'ok', root: 'ok' };
 const everyone: Record<Principal, Outcome> = { anonymous: 'ok', userA: 'ok', userB: 'ok', admin: 'ok', root: 'ok' };
+const rootOnly: Record<Principal, Outcome> = { anonymous: 401, userA: 403, userB: 403, admin: 403, root: 'ok' };
 
 /** Every billing route. A route missing here fails the completeness test (rule R11, test M1). */
 const matrix: Row[] = [
@@ -62,8 +63,13 @@ const matrix: Row[] = [
     method: 'GET',
     route: '/internal/billing/options',
     url: () => '/internal/billing/options',
-    expect: { anonymous: 401, userA: 403, userB: 403, admin: 403, root: 'ok' },
+    expect: rootOnly,
   },
+  // Root's view of the events billing's consumers gave up on (no such dead letter: root gets the 404).
+  { method: 'GET', route: '/api/dead_letter/billing/', url: () => '/api/dead_letter/billing/?p=1&page_size=10', expect: rootOnly },
+  { method: 'POST', route: '/api/dead_letter/billing/:id/replay', url: () => '/api/dead_letter/billing/424242/replay', expect: { ...rootOnly, root: 404 } },
+  { method: 'POST', route: '/api/dead_letter/billing/replay_all', url: () => '/api/dead_letter/billing/replay_all', expect: rootOnly },
+  { method: 'DELETE', route: '/api/dead_letter/billing/:id', url: () => '/api/dead_letter/billing/424242', expect: { ...rootOnly, root: 404 } },
 ];
 
 describe.each(backends)('billing authorization (%s)', (backend) => {

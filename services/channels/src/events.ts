@@ -7,12 +7,12 @@ import { toRoutingRow } from './domain/channel-fields.js';
  * What channels says on the bus. It publishes through the functions below, always after the
  * change committed: the full routing row of every changed channel (state transfer; never the key,
  * which the relay fetches by request), the ids of deleted ones, automatic disables (audit records
- * through audit.ts). It consumes the relay's outcomes (health.ts, usage.ts), answers in
+ * through audit.ts, dead letters through platform's keepDeadLetters). It consumes the relay's outcomes (health.ts, usage.ts), answers in
  * responders.ts, and asks the relay to run tests and balance queries (operations.ts) and identity
  * whether a session stepped up (routes/channel-key.ts); the options come through platform's mirror.
  */
 export const channelsMessaging = {
-  publishes: ['channels.channel.updated', 'channels.channel.deleted', 'channels.channel.disabled', 'channels.audit.recorded'],
+  publishes: ['channels.channel.updated', 'channels.channel.deleted', 'channels.channel.disabled', 'channels.audit.recorded', 'channels.dead_letter.recorded'],
   consumes: ['relay.channel.failed', 'relay.channel.succeeded', 'relay.usage.recorded', 'identity.option.updated'],
   answers: ['channels.routing.snapshot', 'channels.channel.key', 'channels.model.enabled'],
   asks: ['relay.channel.operate', 'identity.session.step-up', 'identity.option.snapshot'],

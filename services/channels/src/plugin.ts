@@ -1,5 +1,15 @@
 import type { FastifyPluginAsync } from 'fastify';
-import { createOptionsMirror, deriveKey, openDatabase, registerDiagnostics, useAccessControl, type Infrastructure, type Subscription } from '@aigw/platform';
+import {
+  createOptionsMirror,
+  deadLetterRoutes,
+  deriveKey,
+  keepDeadLetters,
+  openDatabase,
+  registerDiagnostics,
+  useAccessControl,
+  type Infrastructure,
+  type Subscription,
+} from '@aigw/platform';
 import type { ChannelsContext } from './context.js';
 import { adoptPrivateNetworkDefault } from './channels.js';
 import { channelsEntities } from './entities/index.js';
@@ -35,7 +45,7 @@ export interface ChannelsPluginOptions {
 /** Channels: upstream channels, the abilities routing index, tags, tests, balances and model lists. */
 const channelsPlugin: FastifyPluginAsync<ChannelsPluginOptions> = async (app, options) => {
   useAccessControl(app, 'channels');
-  const { bus, jobs, kv, logger } = options.infra;
+  const { jobs, kv, logger } = options.infra;
   const db = await openDatabase({
     url: options.databaseUrl,
     dataDir: options.dataDir,
@@ -44,6 +54,9 @@ const channelsPlugin: FastifyPluginAsync<ChannelsPluginOptions> = async (app, op
     migrations: channelsMigrations,
     logger,
   });
+  // Every subscription goes through this bus, so what channels' consumers give up stays in its database.
+  const deadLetters = keepDeadLetters(options.infra.bus, 'channels', { db, logger });
+  const { bus } = deadLetters;
   const mirror = await createOptionsMirror({ bus, logger });
   const context: ChannelsContext = { db, bus, jobs, kv, logger, options: mirror, keySecret: deriveKey(options.keySecret, 'channels.key') };
 
@@ -61,6 +74,7 @@ const channelsPlugin: FastifyPluginAsync<ChannelsPluginOptions> = async (app, op
   registerDiagnostics(app, 'channels', mirror);
   for (const routes of [channelRoutes, channelTagRoutes, channelOperationRoutes, modelRoutes, channelKeyRoutes, multiKeyRoutes])
     await app.register(routes, { context });
+  await app.register(deadLetterRoutes, { deadLetters });
 };
 
 export default channelsPlugin;

@@ -9,6 +9,7 @@ type Row = MatrixRow<Principal, number>;
 
 const adminOnly: Record<Principal, Outcome> = { anonymous: 401, user: 403, admin: 'ok', root: 'ok' };
 const signedIn: Record<Principal, Outcome> = { anonymous: 401, user: 'ok', admin: 'ok', root: 'ok' };
+const rootOnly: Record<Principal, Outcome> = { anonymous: 401, user: 403, admin: 403, root: 'ok' };
 
 /** Channel tests, balances and model lists really go through the relay: every channel here is on the loopback mock upstream. */
 let mock: MockUpstream;
@@ -64,8 +65,13 @@ const matrix: Row[] = [
     method: 'GET',
     route: '/internal/channels/options',
     url: () => '/internal/channels/options',
-    expect: { anonymous: 401, user: 403, admin: 403, root: 'ok' },
+    expect: rootOnly,
   },
+  // Root's view of the events channels's consumers gave up on (no such dead letter: root gets the 404).
+  { method: 'GET', route: '/api/dead_letter/channels/', url: () => '/api/dead_letter/channels/?p=1&page_size=10', expect: rootOnly },
+  { method: 'POST', route: '/api/dead_letter/channels/:id/replay', url: () => '/api/dead_letter/channels/424242/replay', expect: { ...rootOnly, root: 404 } },
+  { method: 'POST', route: '/api/dead_letter/channels/replay_all', url: () => '/api/dead_letter/channels/replay_all', expect: rootOnly },
+  { method: 'DELETE', route: '/api/dead_letter/channels/:id', url: () => '/api/dead_letter/channels/424242', expect: { ...rootOnly, root: 404 } },
 ];
 
 describe.each(backends)('channels authorization (%s)', (backend) => {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { baseConfigShape, loadOrCreateSecret } from '@aigw/platform';
+import { baseConfigShape, checkNatsCredentials, loadOrCreateSecret } from '@aigw/platform';
 import { billingConfigShape } from '@aigw/billing/plugin';
 import { channelsConfigShape } from '@aigw/channels/plugin';
 import { identityConfigShape } from '@aigw/identity/plugin';
@@ -85,6 +85,7 @@ export const gatewayConfigSchema = z
     if (set.length > 0 && !config.INTERNAL_SECRET) {
       context.addIssue({ code: 'custom', path: ['INTERNAL_SECRET'], message: 'required when services run as separate processes' });
     }
+    checkNatsCredentials(config, context);
   });
 
 export type GatewayConfig = z.infer<typeof gatewayConfigSchema>;

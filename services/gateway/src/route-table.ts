@@ -1,5 +1,6 @@
 /**
  * Which service owns which path (docs/architecture.md section 3.7). The most specific prefix wins.
+ * Every service serves its own dead letters under `/api/dead_letter/<service>` (docs/architecture.md section 3.10).
  * In the distributed topology the gateway proxies each prefix to its service; all-in-one, the
  * services are mounted in this process and the table only decides what is an API path.
  */
@@ -20,6 +21,7 @@ export const routeTable: Record<ServiceName, readonly string[]> = {
     '/api/option',
     '/api/verify',
     '/api/audit',
+    '/api/dead_letter/identity',
   ],
   billing: [
     '/api/token',
@@ -32,10 +34,25 @@ export const routeTable: Record<ServiceName, readonly string[]> = {
     '/api/user/pay',
     '/api/user/aff_transfer',
     '/api/user/epay',
+    '/api/dead_letter/billing',
   ],
-  channels: ['/api/channel', '/api/models', '/api/user/models'],
-  relay: ['/v1', '/v1beta', '/pg', '/mj', '/mj-fast', '/mj-relax', '/mj-turbo', '/suno', '/dashboard', '/api/mj', '/api/task', '/api/limits'],
-  notifier: ['/api/webhook', '/api/job'],
+  channels: ['/api/channel', '/api/models', '/api/user/models', '/api/dead_letter/channels'],
+  relay: [
+    '/v1',
+    '/v1beta',
+    '/pg',
+    '/mj',
+    '/mj-fast',
+    '/mj-relax',
+    '/mj-turbo',
+    '/suno',
+    '/dashboard',
+    '/api/mj',
+    '/api/task',
+    '/api/limits',
+    '/api/dead_letter/relay',
+  ],
+  notifier: ['/api/webhook', '/api/job', '/api/dead_letter/notifier'],
 };
 
 /** Relay paths: authenticated by sk- tokens in the relay, CORS open to any origin. */

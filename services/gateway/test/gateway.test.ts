@@ -19,6 +19,9 @@ describe('route table', () => {
     expect(owningService('/api/mj/self')).toBe('relay');
     expect(owningService('/api/webhook/')).toBe('notifier');
     expect(owningService('/api/job/')).toBe('notifier');
+    expect(owningService('/api/dead_letter/billing/')).toBe('billing');
+    expect(owningService('/api/dead_letter/relay/3/replay')).toBe('relay');
+    expect(owningService('/api/dead_letter/')).toBeUndefined();
     expect(owningService('/api/userx')).toBeUndefined();
     expect(owningService('/login')).toBeUndefined();
   });
@@ -159,7 +162,8 @@ describe.each(['in-process', 'real'] as const)('sessions across restarts and rep
   it('keeps a session valid after a restart and on a second gateway, and revokes it on both', async () => {
     const environment = await createTestEnvironment(backend);
     const first = await startGateway(backend, {}, environment);
-    const second = await startGateway(backend, {}, environment);
+    // A replica: its own relay name (its quota lease and its usage outbox), as each pod has.
+    const second = await startGateway(backend, { INSTANCE_NAME: 'replica-2' }, environment);
     try {
       const session = await first.login('root', ROOT_PASSWORD);
       expect((await second.call('GET', '/api/user/self', { session })).statusCode).toBe(200);

@@ -11,6 +11,7 @@ import { channelsMessaging } from '../../channels/src/events';
 import { identityMessaging } from '../../identity/src/events';
 import { notifierMessaging } from '../../notifier/src/events';
 import { relayMessaging } from '../../relay/src/events';
+import { gatewayMessaging } from '../src/events';
 
 const servicesRoot = path.resolve(__dirname, '../..');
 
@@ -20,6 +21,8 @@ const declarations: Record<string, ServiceMessaging> = {
   channels: channelsMessaging,
   relay: relayMessaging,
   notifier: notifierMessaging,
+  // In front of separate services; all-in-one it runs the five above.
+  gateway: gatewayMessaging,
 };
 
 /**
@@ -43,8 +46,15 @@ interface Use {
 }
 
 /** The subjects a service's code names literally, by the platform function it passes them to. */
-function usesOf(service: string): Record<'publishEvent' | 'audit' | 'onEvent' | 'replyTyped' | 'requestTyped', Use[]> {
-  const uses = { publishEvent: [] as Use[], audit: [] as Use[], onEvent: [] as Use[], replyTyped: [] as Use[], requestTyped: [] as Use[] };
+function usesOf(service: string): Record<'publishEvent' | 'audit' | 'deadLetters' | 'onEvent' | 'replyTyped' | 'requestTyped', Use[]> {
+  const uses = {
+    publishEvent: [] as Use[],
+    audit: [] as Use[],
+    deadLetters: [] as Use[],
+    onEvent: [] as Use[],
+    replyTyped: [] as Use[],
+    requestTyped: [] as Use[],
+  };
   const root = path.join(servicesRoot, service, 'src');
   for (const full of sourceFiles(root)) {
     const file = path.relative(root, full);
@@ -55,6 +65,10 @@ function usesOf(service: string): Record<'publishEvent' | 'audit' | 'onEvent' | 
     // Audit records go through platform's recordAudit/publishAudit, on `<service>.audit.recorded`.
     for (const match of text.matchAll(/\b(?:recordAudit\(\s*\w+,|publishAudit\()\s*[\w.]+,\s*'(\w+)'/g)) {
       uses.audit.push({ file, subject: `${match[1]}.audit.recorded` });
+    }
+    // Dead letters are announced by platform's keepDeadLetters, on `<service>.dead_letter.recorded`.
+    for (const match of text.matchAll(/\bkeepDeadLetters\(\s*[\w.]+,\s*'(\w+)'/g)) {
+      uses.deadLetters.push({ file, subject: `${match[1]}.dead_letter.recorded` });
     }
   }
   return uses;
@@ -72,7 +86,7 @@ describe("services' bus messaging: declared once in events.ts, held to the code"
     });
 
     it('publishes exactly the events it declares', () => {
-      expect(subjects([...uses.publishEvent, ...uses.audit])).toEqual(sorted(declared.publishes));
+      expect(subjects([...uses.publishEvent, ...uses.audit, ...uses.deadLetters])).toEqual(sorted(declared.publishes));
     });
 
     it('consumes only events it declares, and answers exactly the requests it declares', () => {

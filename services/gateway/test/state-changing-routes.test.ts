@@ -99,6 +99,12 @@ const reads = [
   '/api/webhook/deliveries',
   '/api/job/',
   '/api/audit/',
+  // Each service's dead letters (replays and deletions are POST and DELETE).
+  '/api/dead_letter/identity/',
+  '/api/dead_letter/billing/',
+  '/api/dead_letter/channels/',
+  '/api/dead_letter/relay/',
+  '/api/dead_letter/notifier/',
 ];
 
 describe('state changes only on POST, PUT or DELETE (rule R12)', () => {

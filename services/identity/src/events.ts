@@ -4,7 +4,8 @@ import type { UserEntity } from './entities/user.entity.js';
 
 /**
  * What identity says on the bus. It publishes through the functions below, always after the
- * change committed (audit records through platform's recordAudit), mail requests for
+ * change committed (audit records through platform's recordAudit, dead letters through its
+ * keepDeadLetters), mail requests for
  * verification and reset mails included. It consumes its own option updates, to keep replicas in
  * step (options-store.ts), and every service's audit records (audit-trail.ts); it answers in
  * responders.ts and asks billing for balances (balances.ts) and admins' quota changes (user-admin.ts).
@@ -18,6 +19,7 @@ export const identityMessaging = {
     'identity.option.updated',
     'notifier.mail.requested',
     'identity.audit.recorded',
+    'identity.dead_letter.recorded',
   ],
   consumes: ['identity.option.updated', 'identity.audit.recorded', 'billing.audit.recorded', 'channels.audit.recorded', 'notifier.audit.recorded'],
   answers: ['identity.option.snapshot', 'identity.auth.resolve', 'identity.session.step-up', 'identity.user.contacts'],

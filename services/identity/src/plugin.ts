@@ -1,6 +1,15 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { JobName } from '@aigw/contracts';
-import { deriveKey, openDatabase, recordedJob, useAccessControl, type Infrastructure } from '@aigw/platform';
+import {
+  deadLetterEntities,
+  deadLetterRoutes,
+  deriveKey,
+  keepDeadLetters,
+  openDatabase,
+  recordedJob,
+  useAccessControl,
+  type Infrastructure,
+} from '@aigw/platform';
 import type { IdentityContext } from './context.js';
 import { OptionEntity } from './entities/option.entity.js';
 import { SessionEntity } from './entities/session.entity.js';
@@ -64,15 +73,18 @@ const SESSION_SWEEP_EVERY_MS = 3600_000;
 /** Identity: users, sessions, access tokens, invites, groups, options and /api/status. */
 const identityPlugin: FastifyPluginAsync<IdentityPluginOptions> = async (app, options) => {
   useAccessControl(app, 'identity');
-  const { bus, kv, jobs, logger } = options.infra;
+  const { kv, jobs, logger } = options.infra;
   const db = await openDatabase({
     url: options.databaseUrl,
     dataDir: options.dataDir,
     schema: options.schema ?? 'identity',
-    entities: [UserEntity, SessionEntity, OptionEntity, TwoFactorEntity, BackupCodeEntity, PasskeyEntity, AuditRecordEntity],
+    entities: [UserEntity, SessionEntity, OptionEntity, TwoFactorEntity, BackupCodeEntity, PasskeyEntity, AuditRecordEntity, deadLetterEntities.identity],
     migrations: identityMigrations,
     logger,
   });
+  // Every subscription goes through this bus, so what identity's consumers give up stays in its database.
+  const deadLetters = keepDeadLetters(options.infra.bus, 'identity', { db, logger });
+  const { bus } = deadLetters;
   const optionStore = await createOptionStore(db, bus, logger);
   const reachableBeyondLoopback = options.reachableBeyondLoopback ?? true;
   const context: IdentityContext = {
@@ -137,6 +149,7 @@ const identityPlugin: FastifyPluginAsync<IdentityPluginOptions> = async (app, op
   await app.register(oauthRoutes, { context, egress: oauthEgress, endpoints: { ...defaultOAuthEndpoints, ...options.oauthEndpoints } });
   // The audit trail of every service's admin actions: its consumer and GET /api/audit/.
   await app.register(auditTrail, { context });
+  await app.register(deadLetterRoutes, { deadLetters });
 };
 
 export default identityPlugin;

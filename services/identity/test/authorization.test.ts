@@ -358,6 +358,11 @@ const matrix: Row[] = [
 
   // The audit trail of every service's admin actions: root only.
   { method: 'GET', route: '/api/audit/', url: () => '/api/audit/', expect: rootOnly },
+  // Root's view of the events identity's consumers gave up on (no such dead letter: root gets the 404).
+  { method: 'GET', route: '/api/dead_letter/identity/', url: () => '/api/dead_letter/identity/?p=1&page_size=10', expect: rootOnly },
+  { method: 'POST', route: '/api/dead_letter/identity/:id/replay', url: () => '/api/dead_letter/identity/424242/replay', expect: { ...rootOnly, root: 404 } },
+  { method: 'POST', route: '/api/dead_letter/identity/replay_all', url: () => '/api/dead_letter/identity/replay_all', expect: rootOnly },
+  { method: 'DELETE', route: '/api/dead_letter/identity/:id', url: () => '/api/dead_letter/identity/424242', expect: { ...rootOnly, root: 404 } },
 ];
 
 const rowName = (row: Row) => `${row.method} ${row.route}${row.note ? ` (${row.note})` : ''}`;

@@ -1,5 +1,15 @@
 import type { FastifyPluginAsync } from 'fastify';
-import { createOptionsMirror, deriveKey, openDatabase, registerDiagnostics, useAccessControl, type Infrastructure, type Subscription } from '@aigw/platform';
+import {
+  createOptionsMirror,
+  deadLetterRoutes,
+  deriveKey,
+  keepDeadLetters,
+  openDatabase,
+  registerDiagnostics,
+  useAccessControl,
+  type Infrastructure,
+  type Subscription,
+} from '@aigw/platform';
 import type { NotifierContext } from './context.js';
 import { notifierEntities } from './entities/index.js';
 import { notifierMigrations } from './migrations/index.js';
@@ -28,7 +38,7 @@ export interface NotifierPluginOptions {
 /** Notifier: email (SMTP), low-balance warnings, channel alerts and signed webhooks to integrators. */
 const notifierPlugin: FastifyPluginAsync<NotifierPluginOptions> = async (app, options) => {
   useAccessControl(app, 'notifier');
-  const { bus, jobs, kv, logger } = options.infra;
+  const { jobs, kv, logger } = options.infra;
   const db = await openDatabase({
     url: options.databaseUrl,
     dataDir: options.dataDir,
@@ -37,6 +47,9 @@ const notifierPlugin: FastifyPluginAsync<NotifierPluginOptions> = async (app, op
     migrations: notifierMigrations,
     logger,
   });
+  // Every subscription goes through this bus, so what the notifier's consumers give up stays in its database.
+  const deadLetters = keepDeadLetters(options.infra.bus, 'notifier', { db, logger });
+  const { bus } = deadLetters;
   const mirror = await createOptionsMirror({ bus, logger });
   const context: NotifierContext = { db, bus, jobs, kv, logger, options: mirror, keySecret: deriveKey(options.keySecret, 'notifier.key') };
 
@@ -52,6 +65,7 @@ const notifierPlugin: FastifyPluginAsync<NotifierPluginOptions> = async (app, op
 
   registerDiagnostics(app, 'notifier', mirror);
   await app.register(jobRoutes, { context });
+  await app.register(deadLetterRoutes, { deadLetters });
   void context;
 };
 

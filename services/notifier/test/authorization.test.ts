@@ -33,6 +33,11 @@ const matrix: Row[] = [
     expect: { anonymous: 'ok', user: 'ok', admin: 'ok', root: 'ok' },
   },
   { method: 'GET', route: '/internal/notifier/options', url: () => '/internal/notifier/options', expect: rootOnly },
+  // Root's view of the events notifier's consumers gave up on (no such dead letter: root gets the 404).
+  { method: 'GET', route: '/api/dead_letter/notifier/', url: () => '/api/dead_letter/notifier/?p=1&page_size=10', expect: rootOnly },
+  { method: 'POST', route: '/api/dead_letter/notifier/:id/replay', url: () => '/api/dead_letter/notifier/424242/replay', expect: { ...rootOnly, root: 404 } },
+  { method: 'POST', route: '/api/dead_letter/notifier/replay_all', url: () => '/api/dead_letter/notifier/replay_all', expect: rootOnly },
+  { method: 'DELETE', route: '/api/dead_letter/notifier/:id', url: () => '/api/dead_letter/notifier/424242', expect: { ...rootOnly, root: 404 } },
 ];
 
 describe.each(backends)('notifier authorization (%s)', (backend) => {

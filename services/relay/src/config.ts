@@ -49,6 +49,27 @@ export const relayConfigShape = {
    * and translation), in bytes, all files of a request together; larger ones get 413.
    */
   RELAY_UPLOAD_LIMIT_BYTES: z.coerce.number().int().min(1024).default(DEFAULT_UPLOAD_BYTES),
+  /**
+   * Usage events the relay keeps unacknowledged in its outbox (DATA_DIR/usage-outbox/<INSTANCE_NAME>)
+   * while the bus is away; past this (or USAGE_OUTBOX_MAX_BYTES) new requests get 503 rather
+   * than go unbilled.
+   */
+  USAGE_OUTBOX_MAX_RECORDS: z.coerce.number().int().min(1).default(100_000),
+  /** The same bound in bytes of those events. */
+  USAGE_OUTBOX_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .default(256 * 1024 * 1024),
+  /**
+   * The largest answer kept for a retry with the same Idempotency-Key (24 hours, in Redis); the
+   * retry of a larger one is answered 422 (not replayable) rather than run and charged again.
+   */
+  IDEMPOTENCY_MAX_ANSWER_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .default(1024 * 1024),
   /** How often unfinished Midjourney and Suno tasks are asked about upstream (one run at a time across replicas). */
   TASK_POLL_INTERVAL_MS: z.coerce.number().int().min(100).max(3_600_000).default(15_000),
   /** A task unfinished this long after its submit fails, and its charge goes back to the user and the API key. */
@@ -83,6 +104,8 @@ export interface RelaySettings {
   taskTimeoutMs: number;
   /** LIMITS_FAIL_OPEN. */
   limitsFailOpen: Array<'rate' | 'concurrency'>;
+  /** The durable usage outbox: its folder under DATA_DIR/usage-outbox (INSTANCE_NAME, or `local`) and its bounds. */
+  usageOutbox: { name: string; maxRecords: number; maxBytes: number };
 }
 
 /** The plugin settings those fields set. */
@@ -96,6 +119,7 @@ export function relaySettings(config: RelayConfig): RelaySettings {
       maxUpstreamBodyBytes: 64 * 1024 * 1024,
       requestBodyBytes: config.RELAY_BODY_LIMIT_BYTES,
       uploadBytes: config.RELAY_UPLOAD_LIMIT_BYTES,
+      idempotencyAnswerBytes: config.IDEMPOTENCY_MAX_ANSWER_BYTES,
     },
     instanceName: config.INSTANCE_NAME ?? defaultInstanceName(),
     leaseTtlMs: config.HOLD_LEASE_TTL_MS,
@@ -103,6 +127,8 @@ export function relaySettings(config: RelayConfig): RelaySettings {
     taskPollEveryMs: config.TASK_POLL_INTERVAL_MS,
     taskTimeoutMs: config.TASK_TIMEOUT_MINUTES * 60_000,
     limitsFailOpen: config.LIMITS_FAIL_OPEN,
+    // Without INSTANCE_NAME the name has the pid in it: the folder must be one a restart finds again.
+    usageOutbox: { name: config.INSTANCE_NAME ?? 'local', maxRecords: config.USAGE_OUTBOX_MAX_RECORDS, maxBytes: config.USAGE_OUTBOX_MAX_BYTES },
   };
 }
 

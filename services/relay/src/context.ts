@@ -1,4 +1,4 @@
-import type { Bus, EgressClient, Logger, OptionsMirror, QuotaGate } from '@aigw/platform';
+import type { Bus, EgressClient, Kv, Logger, OptionsMirror, QuotaGate } from '@aigw/platform';
 import type { ChannelDirectory } from './channels.js';
 import type { TokenCache } from './token-cache.js';
 import type { UsagePublisher } from './usage-publisher.js';
@@ -28,11 +28,15 @@ export interface RelayLimits {
    * all its files together. Uploads are read whole (a retry on another channel sends them again).
    */
   uploadBytes: number;
+  /** The largest answer kept for an Idempotency-Key retry; a larger one is not replayable. */
+  idempotencyAnswerBytes: number;
 }
 
 /** What the relay's routes and responders work with; built once in plugin.ts. */
 export interface RelayContext {
   bus: Bus;
+  /** The shared key-value store (idempotency keys; the quota gate and the limits have their own handle). */
+  kv: Kv;
   logger: Logger;
   options: OptionsMirror;
   tokens: TokenCache;

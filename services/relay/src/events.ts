@@ -1,4 +1,4 @@
-import type { EventPayload, TaskRefund, TaskUpdate, UsageRecord } from '@aigw/contracts';
+import { USAGE_LEDGER_CONSUMER, type EventPayload, type TaskRefund, type TaskUpdate, type UsageRecord } from '@aigw/contracts';
 import { publishEvent, type Bus, type ServiceMessaging } from '@aigw/platform';
 import type { RelayContext } from './context.js';
 import type { TaskEntity } from './entities/index.js';
@@ -6,14 +6,23 @@ import { chargeRequestsOf } from './tasks/task-store.js';
 
 /**
  * What the relay says on the bus. It publishes through the functions below: the money events
- * through usage-publisher.ts's spool, channel failures as they happen (relay-call.ts). It consumes
+ * through usage-publisher.ts's spool, channel failures as they happen (relay-call.ts), dead letters
+ * through platform's keepDeadLetters. It consumes
  * channels' routing rows (channels.ts) and billing's token and account changes (token-cache.ts),
  * answers channels' test and balance calls (channel-operations.ts), and asks for channel keys,
  * the routing snapshot and token lookups; quota seeds go through platform's quota gate, the
  * options through its options mirror.
  */
 export const relayMessaging = {
-  publishes: ['relay.usage.recorded', 'relay.request.started', 'relay.channel.failed', 'relay.task.updated', 'relay.task.refunded', 'relay.limit.exceeded'],
+  publishes: [
+    'relay.usage.recorded',
+    'relay.request.started',
+    'relay.channel.failed',
+    'relay.task.updated',
+    'relay.task.refunded',
+    'relay.limit.exceeded',
+    'relay.dead_letter.recorded',
+  ],
   consumes: [
     'channels.channel.updated',
     'channels.channel.deleted',
@@ -35,12 +44,13 @@ export const relayMessaging = {
 
 /** A request's one usage record (event id: the request id, so a republish is deduplicated). */
 export async function publishUsageRecorded(bus: Bus, record: UsageRecord): Promise<void> {
-  await publishEvent(bus, 'relay.usage.recorded', record, record.request_id);
+  // Resolves once stored (JetStream), or in-process once billing committed it: only then may the outbox let it go.
+  await publishEvent(bus, 'relay.usage.recorded', record, record.request_id, { confirmedBy: USAGE_LEDGER_CONSUMER });
 }
 
 /** A request still running (event id `started-<request id>`). */
 export async function publishRequestStarted(bus: Bus, started: EventPayload<'relay.request.started'>): Promise<void> {
-  await publishEvent(bus, 'relay.request.started', started, `started-${started.record.request_id}`);
+  await publishEvent(bus, 'relay.request.started', started, `started-${started.record.request_id}`, { confirmedBy: USAGE_LEDGER_CONSUMER });
 }
 
 /** A usage limit refused requests (limits/limit-gate.ts holds these back per limit). */

@@ -1,9 +1,12 @@
+import path from 'node:path';
 import type { FastifyPluginAsync } from 'fastify';
 import { JobName } from '@aigw/contracts';
 import {
   createEgressClient,
   createOptionsMirror,
   createQuotaGate,
+  deadLetterRoutes,
+  keepDeadLetters,
   openDatabase,
   recordedJob,
   registerDiagnostics,
@@ -23,6 +26,7 @@ import { DEFAULT_REQUEST_BODY_BYTES, DEFAULT_UPLOAD_BYTES, defaultInstanceName, 
 import { relayErrorHandler } from './errors.js';
 import { createTokenCache } from './token-cache.js';
 import { createUsagePublisher } from './usage-publisher.js';
+import { UsageOutbox } from './usage-outbox.js';
 import { createStoredObjects } from './stored-objects.js';
 import { createAccessTokens } from './access-tokens.js';
 import { modelRoutes } from './routes/models.js';
@@ -67,7 +71,7 @@ const relayPlugin: FastifyPluginAsync<RelayPluginOptions> = async (app, settings
   useAccessControl(app, 'relay');
   if (preloadTokenizers) preloadEncoders();
   app.setErrorHandler(relayErrorHandler);
-  const { bus, counters, kv, logger } = infra;
+  const { counters, kv, logger } = infra;
   const db = await openDatabase({
     url: settings.databaseUrl,
     dataDir: settings.dataDir,
@@ -76,12 +80,19 @@ const relayPlugin: FastifyPluginAsync<RelayPluginOptions> = async (app, settings
     migrations: relayMigrations,
     logger,
   });
+  // Every subscription goes through this bus, so what the relay's consumers give up stays in its database.
+  const deadLetters = keepDeadLetters(infra.bus, 'relay', { db, logger });
+  const { bus } = deadLetters;
   const options = await createOptionsMirror({ bus, logger });
   const streamIdleTimeoutMs = limits.streamIdleTimeoutMs ?? 60_000;
   const connectTimeoutMs = limits.connectTimeoutMs ?? 10_000;
   const headersTimeoutMs = limits.headersTimeoutMs ?? 300_000;
   const quota = createQuotaGate({ counters, kv, bus, logger, instanceName: settings.instanceName ?? defaultInstanceName(), leaseTtlMs: settings.leaseTtlMs });
-  const usage = createUsagePublisher({ bus, logger });
+  // The outbox, when configured (main.ts and the all-in-one gateway do): what a killed relay left unpublished goes out first.
+  const outbox = settings.usageOutbox
+    ? UsageOutbox.open(path.join(settings.dataDir, 'usage-outbox', settings.usageOutbox.name), settings.usageOutbox, logger)
+    : undefined;
+  const usage = createUsagePublisher({ bus, logger, ...(outbox ? { outbox } : {}) });
   /** Holds of stopped relays go back to the counters, and each leaves its usage record (nothing charged). */
   const releasedHolds = (released: QuotaHold[]) => {
     let published = 0;
@@ -92,8 +103,11 @@ const relayPlugin: FastifyPluginAsync<RelayPluginOptions> = async (app, settings
     }
     return `released ${released.length} hold${released.length === 1 ? '' : 's'} of stopped relays, ${published} usage record${published === 1 ? '' : 's'} published`;
   };
-  // Before serving: the lease is ours, and a previous incarnation's holds are given back.
-  releasedHolds(await quota.start());
+  // Before serving: the lease is ours, and a previous incarnation's holds are given back; then
+  // what the outbox kept goes out (a request whose hold was just released is recorded from it).
+  const swept = await quota.start();
+  releasedHolds(swept);
+  usage.resume(new Set(swept.map((hold) => hold.requestId)));
   const egress = createEgressClient({
     // Every upstream call brings its channel's own flag (channel-egress.ts, rule R2); a call
     // without one is refused private networks.
@@ -106,6 +120,7 @@ const relayPlugin: FastifyPluginAsync<RelayPluginOptions> = async (app, settings
   });
   const context: RelayContext = {
     bus,
+    kv,
     logger,
     options,
     tokens: await createTokenCache({ bus, logger }),
@@ -124,6 +139,7 @@ const relayPlugin: FastifyPluginAsync<RelayPluginOptions> = async (app, settings
       maxUpstreamBodyBytes: limits.maxUpstreamBodyBytes ?? 64 * 1024 * 1024,
       requestBodyBytes: limits.requestBodyBytes ?? DEFAULT_REQUEST_BODY_BYTES,
       uploadBytes: limits.uploadBytes ?? DEFAULT_UPLOAD_BYTES,
+      idempotencyAnswerBytes: limits.idempotencyAnswerBytes ?? 1024 * 1024,
     },
   };
   const subscriptions: Subscription[] = [await registerChannelOperations(context)];
@@ -145,6 +161,7 @@ const relayPlugin: FastifyPluginAsync<RelayPluginOptions> = async (app, settings
 
   app.addHook('onClose', async () => {
     await context.usage.flush(10_000);
+    outbox?.outbox.close();
     await quota.close();
     await Promise.all(subscriptions.map((subscription) => subscription.unsubscribe()));
     await Promise.all([context.tokens.close(), context.channels.close(), options.close()]);
@@ -169,6 +186,7 @@ const relayPlugin: FastifyPluginAsync<RelayPluginOptions> = async (app, settings
   await app.register(sunoRoutes, { context, db });
   await app.register(taskRoutes, { db, context });
   await app.register(limitRoutes, { context });
+  await app.register(deadLetterRoutes, { deadLetters });
 };
 
 export default relayPlugin;

@@ -18,6 +18,7 @@ import { UpstreamAnswerError } from './providers/shared/upstream-error.js';
 import { AccessTokenError } from './access-tokens.js';
 import { socketAnswer } from './upstream-socket.js';
 import { polledAnswer } from './polled-answer.js';
+import { recorderOf } from './idempotency.js';
 import { publishChannelFailed } from './events.js';
 import { channelLines, requestLines } from './limits/limit-rules.js';
 import type { LimitRefusal, LimitTicket } from './limits/limit-gate.js';
@@ -99,7 +100,10 @@ export async function relay(
     const announce = (channelId: number) => {
       if (announced) return;
       announced = true;
-      context.usage.started({ record: usageRecord(unbilled([channelId], orphanNote)), owner: hold.owner, expires_at: hold.expiresAt });
+      const orphan = usageRecord(unbilled([channelId], orphanNote));
+      // In the outbox at once (a local write): a relay killed within the first second still leaves a record when it restarts.
+      context.usage.checkpoint(orphan);
+      context.usage.started({ record: orphan, owner: hold.owner, expires_at: hold.expiresAt });
     };
 
     const forwarded = forwardedHeaders(request, operation);
@@ -491,11 +495,9 @@ async function answer(
   // Answers that go out as received are not re-serialised on the hot path.
   const outgoing = typeof body === 'string' ? body : body === upstream.parsed ? upstream.text : JSON.stringify(body);
   const payload = redactKey(outgoing, attempt.context.key);
-  void reply
-    .status(200)
-    .header('content-type', typeof body === 'string' ? (contentType ?? 'text/plain; charset=utf-8') : 'application/json')
-    .header('x-oneapi-request-id', requestId)
-    .send(payload);
+  const contentTypeOut = typeof body === 'string' ? (contentType ?? 'text/plain; charset=utf-8') : 'application/json';
+  recorderOf(reply.request)?.whole(200, contentTypeOut, payload);
+  void reply.status(200).header('content-type', contentTypeOut).header('x-oneapi-request-id', requestId).send(payload);
   return {
     usage: usage ? saneUsage(usage) : null,
     completionTokens: estimatedCompletion,
@@ -547,16 +549,24 @@ async function pipeBytes(
   raw.writeHead(200, { ...answerHeaders(contentType, requestId), ...(total !== null ? { 'content-length': String(total) } : {}) });
   let bytes = 0;
   let firstResponseMs = -1;
-  const pump = new AnswerPump(context, raw, response, 'answer idle timeout');
+  // Sent with an Idempotency-Key: kept for a retry, and read to its end even if the client leaves.
+  const recorder = recorderOf(reply.request);
+  recorder?.begin(contentType, true);
+  const pump = new AnswerPump(context, raw, response, 'answer idle timeout', recorder !== undefined);
   await pump.run(requestId, 'upstream answer broken', async (buffer) => {
-    if (pump.clientGone) return;
+    recorder?.add(buffer);
+    if (pump.clientGone) {
+      // Kept for the retry: what the upstream sends on is the answer, and charged.
+      if (pump.keepsRunning) bytes += buffer.length;
+      return;
+    }
     if (firstResponseMs < 0) firstResponseMs = Date.now() - started;
     bytes += buffer.length;
     if (!raw.write(buffer)) await drained(raw);
   });
-  const partial = pump.clientGone ? 'client disconnected' : pump.partial;
+  const partial = pump.clientGone && !pump.keepsRunning ? 'client disconnected' : pump.partial;
   if (partial) raw.destroy();
-  else raw.end();
+  else if (!pump.clientGone) raw.end();
   const complete = !partial;
   const usage = bytes > 0 ? usageOf({ bytes, total, complete }) : null;
   return { usage: usage ? saneUsage(usage) : null, completionTokens: 0, firstResponseMs, partial, upstreamModel: attempt.context.upstreamModel };

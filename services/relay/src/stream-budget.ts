@@ -64,6 +64,8 @@ export class StreamBudget {
     if (++this.pieces % CHECKPOINT_EVERY_PIECES !== 0 || this.writing) return;
     const usage = reported ?? { prompt_tokens: this.promptTokens, completion_tokens: counter.total(), cached_tokens: 0 };
     const record = this.recordOf(usage, Math.min(charge(this.quote, usage), this.hold.amount));
+    // Locally first (a restarted relay publishes it), then beside the hold (a sweeper anywhere does).
+    this.context.usage.checkpoint(record);
     this.writing = true;
     void this.context.quota
       .checkpoint(this.hold, record)

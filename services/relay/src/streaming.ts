@@ -7,6 +7,7 @@ import { saneUsage } from './metering.js';
 import { CompletionCounter } from './estimates.js';
 import type { Attempt, ClientStream, StreamPiece } from './operations/types.js';
 import { OUTRAN_BALANCE, type StreamBudget } from './stream-budget.js';
+import { recorderOf } from './idempotency.js';
 
 /** How a relayed answer ended, for settlement. */
 export interface StreamOutcome {
@@ -46,7 +47,8 @@ export function answerHeaders(contentType: string, requestId: string): Record<st
  * held back), in the client's format (the operation's ClientStream). Memory stays bounded:
  * nothing of the answer is kept but a token count. An idle upstream (no chunk within the timeout)
  * is ended with an error frame; a client that leaves cancels the upstream request (no retry after
- * that), and what was streamed until then is what gets charged. With a budget, an answer that
+ * that; with an Idempotency-Key the answer runs on and is kept for the retry instead), and what
+ * was streamed until then is what gets charged. With a budget, an answer that
  * outruns what the user and the key can pay is stopped before the piece that would cross it, with
  * an error event the client's protocol understands, and the upstream call cancelled.
  */
@@ -67,7 +69,10 @@ export async function streamToClient(
 
   const parser = attempt.provider.framing?.() ?? new SseParser();
   const counter = new CompletionCounter(attempt.context.requestedModel);
-  const pump = new AnswerPump(context, raw, response, 'stream idle timeout');
+  // Sent with an Idempotency-Key: the answer is kept for a retry, and runs to its end even if the client leaves.
+  const recorder = recorderOf(request);
+  recorder?.begin(client.contentType, true);
+  const pump = new AnswerPump(context, raw, response, 'stream idle timeout', recorder !== undefined);
   let usage: Usage | null = null;
   let firstResponseMs = -1;
   /** The upstream reported an error inside the stream. */
@@ -77,7 +82,9 @@ export async function streamToClient(
   let outran = false;
 
   const write = async (text: string) => {
-    if (pump.clientGone || text === '') return;
+    if (text === '') return;
+    recorder?.add(text);
+    if (pump.clientGone) return;
     if (firstResponseMs < 0) firstResponseMs = Date.now() - started;
     if (!raw.write(text)) await drained(raw);
   };
@@ -111,18 +118,19 @@ export async function streamToClient(
       await deliver(client.onEvent(event));
     }
   });
-  if (!pump.clientGone && !pump.partial && !streamError && !outran) {
+  /** The answer ended with the client (an answer kept for an Idempotency-Key runs on without it). */
+  const left = pump.clientGone && !pump.keepsRunning;
+  if (!left && !pump.partial && !streamError && !outran) {
     for (const event of parser.end()) if (event.data !== '[DONE]') await deliver(client.onEvent(event));
     await deliver(client.onEnd());
   }
 
-  const clientGone = pump.clientGone;
-  const partial = clientGone ? 'client disconnected' : (streamError ?? pump.partial);
-  if (!clientGone) {
+  const partial = left ? 'client disconnected' : (streamError ?? pump.partial);
+  if (!left) {
     if (outran) await write(client.errorFrame({ message: OUTRAN_BALANCE, type: 'insufficient_quota', code: 'insufficient_quota' }));
     else if (partial) await write(client.errorFrame({ message: partial, type: 'upstream_error', code: 'stream_interrupted' }));
     await write(client.close(partial, counter.total()));
-    raw.end();
+    if (!pump.clientGone) raw.end();
   }
   return {
     usage: usage ? saneUsage(usage) : null,
@@ -151,6 +159,8 @@ export class AnswerPump {
     private readonly raw: FastifyReply['raw'],
     private readonly response: EgressResponse,
     private readonly idleReason: string,
+    /** The answer is read to its end even when the client leaves (it is kept for an Idempotency-Key retry). */
+    readonly keepsRunning = false,
   ) {}
 
   /** Feeds each upstream chunk to `onChunk` until the upstream ends, is cut, or the client leaves. */
@@ -159,7 +169,7 @@ export class AnswerPump {
     const onClose = () => {
       if (!raw.writableEnded) {
         this.clientGone = true;
-        response.body.destroy();
+        if (!this.keepsRunning) response.body.destroy();
       }
     };
     raw.on('close', onClose);
@@ -174,7 +184,7 @@ export class AnswerPump {
       for await (const chunk of response.body) {
         armIdle();
         await onChunk(chunk as Buffer);
-        if (this.clientGone) break;
+        if (this.clientGone && !this.keepsRunning) break;
       }
     } catch (error) {
       if (!this.clientGone && !this.partial) {

@@ -1,6 +1,7 @@
 import type { EventPayload, UsageRecord } from '@aigw/contracts';
 import type { Bus, Logger } from '@aigw/platform';
 import { publishRequestStarted, publishUsageRecorded } from './events.js';
+import type { OutboxEvent, UsageOutbox } from './usage-outbox.js';
 
 /**
  * Publishes the relay's money events with acknowledgement: `relay.usage.recorded` when a request
@@ -11,18 +12,32 @@ import { publishRequestStarted, publishUsageRecorded } from './events.js';
  * hold in Redis carries its record for the sweeper). While the bus is away events wait in one
  * bounded spool, in order, and are retried. When the spool is full the relay refuses new
  * requests (503) rather than serve unbilled traffic (docs/architecture.md section 5, step 6).
+ *
+ * With an outbox (usage-outbox.ts) every event is written to it before it is sent and marked
+ * done once the bus acknowledged it; the outbox bounds the spool then, and what a previous
+ * process left in it is sent first.
  */
 export interface UsagePublisher {
   publish(record: UsageRecord): void;
   started(started: EventPayload<'relay.request.started'>): void;
+  /** Keeps what a running stream delivered so far, for a restart after this process died (the outbox). */
+  checkpoint(record: UsageRecord): void;
   /** False while the spool is full: callers must refuse new requests. */
   accepting(): boolean;
+  /**
+   * Sends what a previous process left in the outbox, before anything new waiting behind it. The
+   * records of unfinished requests (their checkpoints) are skipped for `settledElsewhere`: the
+   * requests whose holds the quota gate's start just released, which published their records
+   * from the hold (the one place the counters were settled by).
+   */
+  resume(settledElsewhere: ReadonlySet<string>): void;
   /** Waits until every event was published (shutdown), at most `timeoutMs`. */
   flush(timeoutMs: number): Promise<void>;
 }
 
-type Outgoing =
-  { subject: 'relay.usage.recorded'; payload: UsageRecord } | { subject: 'relay.request.started'; payload: EventPayload<'relay.request.started'> };
+type Outgoing = { id: string } & (
+  { subject: 'relay.usage.recorded'; payload: UsageRecord } | { subject: 'relay.request.started'; payload: EventPayload<'relay.request.started'> }
+);
 
 /** How long a request runs before billing is told about it. */
 export const ANNOUNCE_AFTER_MS = 1_000;
@@ -33,8 +48,11 @@ export function createUsagePublisher(options: {
   spoolLimit?: number;
   retryDelayMs?: number;
   announceAfterMs?: number;
+  /** Where events are kept until the bus acknowledged them; `recovered`: what a previous process left there. */
+  outbox?: { outbox: UsageOutbox; recovered: OutboxEvent[] };
 }): UsagePublisher {
   const { bus, logger } = options;
+  const outbox = options.outbox?.outbox;
   const spoolLimit = options.spoolLimit ?? 10_000;
   const retryDelayMs = options.retryDelayMs ?? 1_000;
   const announceAfterMs = options.announceAfterMs ?? ANNOUNCE_AFTER_MS;
@@ -44,15 +62,17 @@ export function createUsagePublisher(options: {
   const spool: Outgoing[] = [];
   let inFlight = 0;
   let draining = false;
+  /** Shut down (flush returned): nothing is retried any more; what is left stays in the outbox. */
+  let stopped = false;
 
   const send = async (event: Outgoing): Promise<boolean> => {
     try {
       if (event.subject === 'relay.usage.recorded') await publishUsageRecorded(bus, event.payload);
       else await publishRequestStarted(bus, event.payload);
+      outbox?.acknowledge(event.id);
       return true;
     } catch (error) {
-      const requestId = event.subject === 'relay.usage.recorded' ? event.payload.request_id : event.payload.record.request_id;
-      logger.warn({ err: error, subject: event.subject, requestId }, 'usage event not published yet; spooled');
+      logger.warn({ err: error, subject: event.subject, id: event.id }, 'usage event not published yet; spooled');
       return false;
     }
   };
@@ -60,7 +80,7 @@ export function createUsagePublisher(options: {
   const drain = async () => {
     if (draining) return;
     draining = true;
-    while (spool.length > 0) {
+    while (spool.length > 0 && !stopped) {
       if (!(await send(spool[0]!))) {
         await new Promise((resolve) => setTimeout(resolve, retryDelayMs));
         continue;
@@ -71,6 +91,7 @@ export function createUsagePublisher(options: {
   };
 
   const enqueue = (event: Outgoing) => {
+    outbox?.append(event);
     // Behind a non-empty spool, wait in line: a request's started event stays before its record.
     if (spool.length > 0) {
       spool.push(event);
@@ -87,7 +108,8 @@ export function createUsagePublisher(options: {
       .finally(() => inFlight--);
   };
 
-  const announce = (started: EventPayload<'relay.request.started'>) => enqueue({ subject: 'relay.request.started', payload: started });
+  const announce = (started: EventPayload<'relay.request.started'>) =>
+    enqueue({ id: `started-${started.record.request_id}`, subject: 'relay.request.started', payload: started });
 
   /** Announces what is due; the timer runs only while something waits. */
   const announceDue = (all = false) => {
@@ -104,9 +126,19 @@ export function createUsagePublisher(options: {
   };
 
   return {
+    resume(settledElsewhere) {
+      // In its order, ahead of anything published since (already in the outbox: not appended again).
+      const left = (options.outbox?.recovered ?? []).filter((event) => !(event.fromCheckpoint && settledElsewhere.has(event.id)));
+      for (const event of options.outbox?.recovered ?? []) if (!left.includes(event)) outbox?.acknowledge(event.id);
+      spool.unshift(...(left as Outgoing[]));
+      if (spool.length > 0) void drain();
+    },
     publish(record) {
       deferred.delete(record.request_id);
-      enqueue({ subject: 'relay.usage.recorded', payload: record });
+      enqueue({ id: record.request_id, subject: 'relay.usage.recorded', payload: record });
+    },
+    checkpoint(record) {
+      outbox?.checkpoint(record);
     },
     started(started) {
       deferred.set(started.record.request_id, { started, dueAt: Date.now() + announceAfterMs });
@@ -115,13 +147,18 @@ export function createUsagePublisher(options: {
         announcer.unref();
       }
     },
-    accepting: () => spool.length < spoolLimit,
+    accepting: () => (outbox ? outbox.hasRoom() : spool.length < spoolLimit),
     async flush(timeoutMs) {
       // Still running at shutdown: announce now, so billing keeps them beyond this process.
       announceDue(true);
       const deadline = Date.now() + timeoutMs;
       while ((inFlight > 0 || spool.length > 0) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
-      if (spool.length > 0) logger.error({ spooled: spool.length }, 'usage events still unpublished at shutdown');
+      stopped = true;
+      if (spool.length > 0)
+        logger.error(
+          { spooled: spool.length, kept: outbox !== undefined },
+          'usage events still unpublished at shutdown (kept in the outbox for the next start when there is one)',
+        );
     },
   };
 }

@@ -18,6 +18,13 @@ export interface BusEvent<T = unknown> {
 export interface PublishOptions {
   /** Event id; a second publish with the same id inside the dedupe window is dropped. Default: random UUID. */
   id?: string;
+  /**
+   * The durable consumer whose handling makes the event safe. The in-process bus keeps events in
+   * memory only, so its publish resolves once that consumer handled the event (or kept it as a
+   * dead letter): the relay's usage outbox lets a record go only then. On NATS a publish resolves
+   * once JetStream stored the event, which is durable by itself, and this is not needed.
+   */
+  confirmedBy?: string;
 }
 
 export interface SubscribeOptions {
@@ -27,11 +34,41 @@ export interface SubscribeOptions {
    * gets every event published from the moment it subscribed, and nothing is kept after it goes.
    */
   durable?: string;
-  /** Deliveries before the event is given up (and logged). Default 5. */
+  /** Deliveries before the event is given up (to `deadLetter`, else logged and dropped). Default 5. */
   maxDeliver?: number;
   /** Wait before redelivering an event whose handler threw. Default 1000 ms. */
   retryDelayMs?: number;
+  /**
+   * Where an event goes when this subscriber's handler failed its last delivery, or (on NATS) the
+   * message could not be decoded: the consuming service's dead letters (platform `dead-letters/`).
+   * Awaited before the event is given up; without it, or when it throws, the event is logged and
+   * dropped.
+   */
+  deadLetter?: DeadLetterSink;
 }
+
+/** An event a consumer gave up on, as its dead-letter sink receives it. */
+export interface DeadLetter {
+  /** The event id (an undecodable message: its message id, else `seq-<stream sequence>`). */
+  id: string;
+  subject: string;
+  /** ISO-8601 time of publication. */
+  time: string;
+  /** The event's data as JSON text; an undecodable message's body as received. */
+  payload: string;
+  /** The durable name, or the subscription's subject for a subscription without one. */
+  consumer: string;
+  /** The subject the consumer subscribed to (wildcards included). */
+  pattern: string;
+  /** The last failure's message. */
+  error: string;
+  /** Deliveries made, the failed last one included. */
+  attempts: number;
+  /** ISO-8601 time of the last failure. */
+  failedAt: string;
+}
+
+export type DeadLetterSink = (letter: DeadLetter) => Promise<void>;
 
 export interface RequestOptions {
   /** Give up waiting for a reply after this long. Default 5000 ms. */
@@ -51,7 +88,8 @@ export interface Bus {
   /**
    * Durable subscription. `subject` may use NATS wildcards (`*` one token, `>` the rest).
    * Events of one subject reach one consumer in publication order; a handler that throws
-   * gets the event again after `retryDelayMs`, up to `maxDeliver` times.
+   * gets the event again after `retryDelayMs`, up to `maxDeliver` times, then it goes to the
+   * subscription's `deadLetter` sink.
    */
   subscribe(subject: string, handler: EventHandler, options: SubscribeOptions): Promise<Subscription>;
   /** Sends a request to whoever replies on `subject`; rejects with BusRequestError on timeout, no responder or a lost connection. */

@@ -6,6 +6,7 @@ import { createNatsBus } from './nats-bus.js';
 export * from './bus.js';
 export { createMemoryBus, type MemoryBusOptions } from './memory-bus.js';
 export { createNatsBus, type NatsBusOptions } from './nats-bus.js';
+export * from './nats-permissions.js';
 
 export interface BusOptions {
   /** NATS server with JetStream; without it the bus is in-process (one process, nothing survives a restart). */
@@ -14,12 +15,22 @@ export interface BusOptions {
   namespace?: string;
   /** Copies of each event stream in a JetStream cluster. */
   streamReplicas?: number;
+  /** The NATS user and password this process connects with; unset: no authentication. */
+  natsUser?: string;
+  natsPassword?: string;
   logger: Logger;
 }
 
 /** The adapter follows the configuration: NATS when a URL is set, in-process otherwise. */
 export async function createBus(options: BusOptions): Promise<Bus> {
   if (options.natsUrl)
-    return createNatsBus({ url: options.natsUrl, namespace: options.namespace, streamReplicas: options.streamReplicas, logger: options.logger });
+    return createNatsBus({
+      url: options.natsUrl,
+      namespace: options.namespace,
+      streamReplicas: options.streamReplicas,
+      user: options.natsUser,
+      password: options.natsPassword,
+      logger: options.logger,
+    });
   return createMemoryBus({ logger: options.logger });
 }

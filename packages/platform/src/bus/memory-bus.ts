@@ -4,6 +4,7 @@ import {
   BusRequestError,
   type Bus,
   type BusEvent,
+  type DeadLetterSink,
   type EventHandler,
   type PublishOptions,
   type ReplyHandler,
@@ -11,6 +12,7 @@ import {
   type SubscribeOptions,
   type Subscription,
 } from './bus.js';
+import { giveUp } from './give-up.js';
 import { errorCode, errorMessage, eventDomain } from './subjects.js';
 
 export interface MemoryBusOptions {
@@ -36,14 +38,24 @@ interface Delivery {
   attempt: number;
 }
 
+/** One subscribe call: its handler and where its given-up events go. */
+interface Subscriber {
+  handler: EventHandler;
+  deadLetter?: DeadLetterSink;
+}
+
 /** Like a JetStream consumer with a filter: one per (durable name, subject), or per subscription without a name. */
 interface Consumer {
+  /** The durable name, or the pattern for a subscription without one (what a dead letter names). */
+  name: string;
   pattern: string;
   maxDeliver: number;
   retryDelayMs: number;
   pending: Delivery[];
-  handlers: EventHandler[];
+  subscribers: Subscriber[];
   turn: number;
+  /** Publishers waiting for an event (by sequence) to be handled: PublishOptions.confirmedBy. */
+  confirmations: Map<number, Array<() => void>>;
   /**
    * Deliveries in progress. One subscriber gets one event at a time (the per-subject order);
    * several subscribers under one durable name each take one, like pull subscribers of one
@@ -99,16 +111,17 @@ export function createMemoryBus(options: MemoryBusOptions): Bus {
   }
 
   function pump(consumer: Consumer): void {
-    while (!closed && consumer.running.size < consumer.handlers.length) {
+    while (!closed && consumer.running.size < consumer.subscribers.length) {
       const delivery = consumer.pending.shift();
       if (!delivery) return;
-      const handler = consumer.handlers[consumer.turn++ % consumer.handlers.length]!;
+      const subscriber = consumer.subscribers[consumer.turn++ % consumer.subscribers.length]!;
       const { stored, attempt } = delivery;
       const event: BusEvent = { id: stored.id, subject: stored.subject, time: stored.time, data: parse(stored.json), attempt };
       const run = track(
         Promise.resolve()
-          .then(() => handler(event))
-          .catch((error: unknown) => fail(consumer, delivery, error)),
+          .then(() => subscriber.handler(event))
+          .then(() => confirm(consumer, stored.seq))
+          .catch((error: unknown) => fail(consumer, subscriber, delivery, error)),
       );
       consumer.running.add(run);
       void run.finally(() => {
@@ -118,19 +131,40 @@ export function createMemoryBus(options: MemoryBusOptions): Bus {
     }
   }
 
-  function fail(consumer: Consumer, delivery: Delivery, error: unknown): void {
-    const fields = { err: error, subject: delivery.stored.subject, id: delivery.stored.id, attempt: delivery.attempt };
-    if (delivery.attempt >= consumer.maxDeliver) {
-      logger.error(fields, 'bus: event dropped after its last delivery');
+  /** Runs inside the delivery, so the consumer takes its next event only after the dead letter is stored (as on NATS). */
+  async function fail(consumer: Consumer, subscriber: Subscriber, delivery: Delivery, error: unknown): Promise<void> {
+    const { stored, attempt } = delivery;
+    if (attempt >= consumer.maxDeliver) {
+      const letter = {
+        id: stored.id,
+        subject: stored.subject,
+        time: stored.time,
+        payload: stored.json ?? '',
+        consumer: consumer.name,
+        pattern: consumer.pattern,
+        error: errorMessage(error),
+        attempts: attempt,
+        failedAt: new Date().toISOString(),
+      };
+      await giveUp(logger, subscriber.deadLetter, letter, 'last-delivery', error);
+      confirm(consumer, stored.seq);
       return;
     }
-    logger.warn(fields, 'bus: handler failed, event will be redelivered');
+    logger.warn({ err: error, subject: stored.subject, id: stored.id, attempt }, 'bus: handler failed, event will be redelivered');
     const timer = setTimeout(() => {
       timers.delete(timer);
       // Like a JetStream redelivery: it comes before events not yet delivered.
       enqueue(consumer, { stored: delivery.stored, attempt: delivery.attempt + 1 }, true);
     }, consumer.retryDelayMs);
     timers.add(timer);
+  }
+
+  /** The event was handled (or given up to the dead letters): whoever published it waiting for that may go on. */
+  function confirm(consumer: Consumer, seq: number): void {
+    const waiting = consumer.confirmations.get(seq);
+    if (!waiting) return;
+    consumer.confirmations.delete(seq);
+    for (const resolve of waiting) resolve();
   }
 
   /** A new durable consumer starts from everything retained (JetStream `deliver_policy: all`). */
@@ -143,12 +177,14 @@ export function createMemoryBus(options: MemoryBusOptions): Bus {
           .slice(-maxRetainedEvents)
       : [];
     return {
+      name: subscribeOptions.durable ?? pattern,
       pattern,
       maxDeliver: subscribeOptions.maxDeliver ?? 5,
       retryDelayMs: subscribeOptions.retryDelayMs ?? 1000,
       pending: retained.map((stored) => ({ stored, attempt: 1 })),
-      handlers: [],
+      subscribers: [],
       turn: 0,
+      confirmations: new Map(),
       running: new Set(),
     };
   }
@@ -164,9 +200,16 @@ export function createMemoryBus(options: MemoryBusOptions): Bus {
       log.push(stored);
       if (log.length > maxRetainedEvents) log.shift();
       logs.set(subject, log);
+      const confirmed: Array<Promise<void>> = [];
       for (const consumer of consumers.values()) {
-        if (subjectMatches(consumer.pattern, subject)) enqueue(consumer, { stored, attempt: 1 });
+        if (!subjectMatches(consumer.pattern, subject)) continue;
+        if (consumer.name === publishOptions?.confirmedBy) {
+          confirmed.push(new Promise((resolve) => consumer.confirmations.set(stored.seq, [...(consumer.confirmations.get(stored.seq) ?? []), resolve])));
+        }
+        enqueue(consumer, { stored, attempt: 1 });
       }
+      // Never resolved if the process stops first: the publisher keeps the event (its outbox) for the next start.
+      await Promise.all(confirmed);
       return event;
     },
 
@@ -181,12 +224,13 @@ export function createMemoryBus(options: MemoryBusOptions): Bus {
       // The latest subscriber's settings win, as when a JetStream consumer is updated.
       consumer.maxDeliver = subscribeOptions.maxDeliver ?? 5;
       consumer.retryDelayMs = subscribeOptions.retryDelayMs ?? 1000;
-      consumer.handlers.push(handler);
+      const subscriber: Subscriber = { handler, deadLetter: subscribeOptions.deadLetter };
+      consumer.subscribers.push(subscriber);
       setImmediate(() => pump(consumer));
       return {
         async unsubscribe() {
-          const index = consumer.handlers.indexOf(handler);
-          if (index >= 0) consumer.handlers.splice(index, 1);
+          const index = consumer.subscribers.indexOf(subscriber);
+          if (index >= 0) consumer.subscribers.splice(index, 1);
           if (!durable) consumers.delete(key);
           await Promise.all(consumer.running);
         },

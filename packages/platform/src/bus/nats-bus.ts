@@ -19,6 +19,7 @@ import {
   BusRequestError,
   type Bus,
   type BusEvent,
+  type DeadLetterSink,
   type EventHandler,
   type PublishOptions,
   type ReplyHandler,
@@ -26,6 +27,8 @@ import {
   type SubscribeOptions,
   type Subscription,
 } from './bus.js';
+import { giveUp } from './give-up.js';
+import { natsInboxPrefix } from './nats-permissions.js';
 import { errorCode, errorMessage, eventDomain } from './subjects.js';
 
 export interface NatsBusOptions {
@@ -37,6 +40,10 @@ export interface NatsBusOptions {
   duplicateWindowMs?: number;
   /** Copies of each stream in a JetStream cluster (3 in production: a single node loses acked messages on a crash). Default 1. */
   streamReplicas?: number;
+  /** The NATS user this process connects as (one per service, deploy/nats/authorization.conf); unset: no authentication. */
+  user?: string;
+  /** That user's password. */
+  password?: string;
 }
 
 /** Events older than this leave the stream, so disk use stays bounded; consumers are expected back sooner. */
@@ -64,6 +71,17 @@ interface RunningConsumer {
   stop(): Promise<void>;
 }
 
+/** What handling a message of one subscription needs besides the message. */
+interface Subscriber {
+  handler: EventHandler;
+  /** The durable name, or the pattern for a subscription without one (what a dead letter names). */
+  consumer: string;
+  pattern: string;
+  maxDeliver: number;
+  retryDelayMs: number;
+  deadLetter?: DeadLetterSink;
+}
+
 /**
  * The Bus on NATS: events go to one JetStream stream per domain (first subject token) with the
  * event id as message id; requests use core NATS under `rpc.` so the streams never answer them.
@@ -73,7 +91,9 @@ export async function createNatsBus(options: NatsBusOptions): Promise<Bus> {
   const duplicateWindowMs = options.duplicateWindowMs ?? 2 * 60_000;
   const streamReplicas = options.streamReplicas ?? 1;
   // Keep reconnecting however long NATS is away: giving up would leave a service deaf for good.
-  const nc = await connect({ servers: options.url, name: namespace ? `bus:${namespace}` : 'bus', maxReconnectAttempts: -1 });
+  // A user's inboxes carry its name: the server lets each user read its own replies only (nats-permissions.ts).
+  const credentials = options.user ? { user: options.user, pass: options.password, inboxPrefix: natsInboxPrefix(options.user) } : {};
+  const nc = await connect({ servers: options.url, name: namespace ? `bus:${namespace}` : 'bus', maxReconnectAttempts: -1, ...credentials });
   // While NATS is away a request cannot be answered: refuse it at once instead of after its timeout.
   let connected = true;
   void watchConnection(nc, logger, (up) => (connected = up));
@@ -139,27 +159,54 @@ export async function createNatsBus(options: NatsBusOptions): Promise<Bus> {
     }
   }
 
-  async function handle(message: JsMsg, handler: EventHandler, maxDeliver: number, retryDelayMs: number): Promise<void> {
+  /** The subject as published: without the namespace. */
+  const unqualify = (subject: string): string => (namespace && subject.startsWith(`${namespace}.`) ? subject.slice(namespace.length + 1) : subject);
+
+  async function handle(message: JsMsg, subscriber: Subscriber): Promise<void> {
+    const { consumer, pattern, deadLetter } = subscriber;
+    const body = new TextDecoder().decode(message.data);
     let event: BusEvent;
     try {
-      const envelope = JSON.parse(new TextDecoder().decode(message.data)) as Envelope;
+      const envelope = JSON.parse(body) as Envelope;
       event = { ...envelope, attempt: message.info.deliveryCount };
     } catch (error) {
-      logger.error({ err: error, subject: message.subject, seq: message.seq }, 'bus: undecodable event dropped');
+      // Redelivery cannot fix it: kept as received, so a fixed publisher's data can be looked at.
+      const letter = {
+        id: message.headers?.get('Nats-Msg-Id') || `seq-${message.seq}`,
+        subject: unqualify(message.subject),
+        time: new Date(message.info.timestampNanos / 1e6).toISOString(),
+        payload: body,
+        consumer,
+        pattern,
+        error: `undecodable event: ${errorMessage(error)}`,
+        attempts: message.info.deliveryCount,
+        failedAt: new Date().toISOString(),
+      };
+      await giveUp(logger, deadLetter, letter, 'undecodable', error);
       message.term();
       return;
     }
     try {
-      await handler(event);
+      await subscriber.handler(event);
       message.ack();
     } catch (error) {
-      const fields = { err: error, subject: event.subject, id: event.id, attempt: event.attempt };
-      if (event.attempt >= maxDeliver) {
-        logger.error(fields, 'bus: event dropped after its last delivery');
+      if (event.attempt >= subscriber.maxDeliver) {
+        const letter = {
+          id: event.id,
+          subject: event.subject,
+          time: event.time,
+          payload: JSON.stringify(event.data) ?? '',
+          consumer,
+          pattern,
+          error: errorMessage(error),
+          attempts: event.attempt,
+          failedAt: new Date().toISOString(),
+        };
+        await giveUp(logger, deadLetter, letter, 'last-delivery', error);
         message.term();
       } else {
-        logger.warn(fields, 'bus: handler failed, event will be redelivered');
-        message.nak(retryDelayMs);
+        logger.warn({ err: error, subject: event.subject, id: event.id, attempt: event.attempt }, 'bus: handler failed, event will be redelivered');
+        message.nak(subscriber.retryDelayMs);
       }
     }
   }
@@ -217,10 +264,18 @@ export async function createNatsBus(options: NatsBusOptions): Promise<Bus> {
       }
       const messages = await (await js.consumers.get(stream, name)).consume({ max_messages: pullBatch });
       let stopping: Promise<void> | undefined;
+      const subscriber: Subscriber = {
+        handler,
+        consumer: durable ?? subject,
+        pattern: subject,
+        maxDeliver,
+        retryDelayMs,
+        deadLetter: subscribeOptions.deadLetter,
+      };
       const done = consumeLoop(
         messages,
         () => stopping !== undefined,
-        (message) => handle(message, handler, maxDeliver, retryDelayMs),
+        (message) => handle(message, subscriber),
       );
       const running: RunningConsumer = {
         stop() {

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { BusRequestError, type Bus, type BusEvent } from '../../src/bus/bus.js';
+import { BusRequestError, type Bus, type BusEvent, type DeadLetter } from '../../src/bus/bus.js';
 import { createLogger, type Logger } from '../../src/logger.js';
 
 export interface BusUnderTest {
@@ -139,6 +139,73 @@ export function defineBusContract(name: string, factory: (context: { logger: Log
       await sleep(120);
       expect(attempts).toEqual([1, 2, 3]);
       expect(handled).toEqual([healthy.id]);
+    });
+
+    it("hands an event to the subscriber's dead-letter sink after its last delivery, once, and goes on", async () => {
+      const letters: DeadLetter[] = [];
+      const handled: string[] = [];
+      let fixed = false;
+      await bus.subscribe(
+        `${domain}.invoice.*`,
+        async (event) => {
+          const { n } = event.data as { n: number };
+          if (n === 1 && !fixed) throw new Error(`invoice ${n} cannot be sent`);
+          handled.push(event.id);
+        },
+        { durable: 'mailer', retryDelayMs: 50, maxDeliver: 2, deadLetter: async (letter) => void letters.push(letter) },
+      );
+
+      const poison = await bus.publish(`${domain}.invoice.sent`, { n: 1, lines: ['a'] });
+      const healthy = await bus.publish(`${domain}.invoice.sent`, { n: 2 });
+
+      await waitFor(() => letters.length === 1 && handled.length === 1);
+      expect(letters[0]).toEqual({
+        id: poison.id,
+        subject: `${domain}.invoice.sent`,
+        time: poison.time,
+        payload: JSON.stringify({ n: 1, lines: ['a'] }),
+        consumer: 'mailer',
+        pattern: `${domain}.invoice.*`,
+        error: 'invoice 1 cannot be sent',
+        attempts: 2,
+        failedAt: expect.any(String),
+      });
+      expect(Date.parse(letters[0]!.failedAt)).toBeGreaterThanOrEqual(Date.parse(poison.time));
+      expect(handled).toEqual([healthy.id]);
+      expect(logLines.some((line) => line.id === poison.id && line.level >= 50)).toBe(true);
+      fixed = true;
+      // A fixed wait: a third delivery would come a retryDelayMs later, and nothing marks its absence.
+      await sleep(120);
+      expect(letters).toHaveLength(1);
+      expect(handled).toEqual([healthy.id]);
+    });
+
+    it('names a subscription without a durable name by its subject in a dead letter, and drops the event when the sink fails', async () => {
+      const letters: DeadLetter[] = [];
+      await bus.subscribe(
+        `${domain}.cache.flushed`,
+        async () => {
+          throw new Error('cache is read-only');
+        },
+        { maxDeliver: 1, deadLetter: async (letter) => void letters.push(letter) },
+      );
+      await bus.subscribe(
+        `${domain}.cache.flushed`,
+        async () => {
+          throw new Error('cache is read-only');
+        },
+        {
+          maxDeliver: 1,
+          deadLetter: async () => {
+            throw new Error('database unavailable');
+          },
+        },
+      );
+
+      const event = await bus.publish(`${domain}.cache.flushed`, {});
+
+      await waitFor(() => letters.length === 1 && logLines.some((line) => line.id === event.id && /not stored/.test(line.msg)));
+      expect(letters[0]).toMatchObject({ id: event.id, consumer: `${domain}.cache.flushed`, pattern: `${domain}.cache.flushed`, attempts: 1, payload: '{}' });
     });
 
     it('delivers an event once when it is published twice with the same id', async () => {

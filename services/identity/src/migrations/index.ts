@@ -5,6 +5,7 @@ import { TwoFactor1733200000000 } from './1733200000000-two-factor.js';
 import { UsernameKey1733300000000 } from './1733300000000-username-key.js';
 import { AuditRecords1733400000000 } from './1733400000000-audit-records.js';
 import { UserRateLimits1733700000000 } from './1733700000000-user-rate-limits.js';
+import { IdentityDeadLetters1733900000000 } from './1733900000000-dead-letters.js';
 
 export const identityMigrations = [
   Initial1732300000000,
@@ -14,4 +15,5 @@ export const identityMigrations = [
   UsernameKey1733300000000,
   AuditRecords1733400000000,
   UserRateLimits1733700000000,
+  IdentityDeadLetters1733900000000,
 ];

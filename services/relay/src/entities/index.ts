@@ -1,5 +1,6 @@
+import { deadLetterEntities } from '@aigw/platform';
 import { TaskEntity } from './task.entity.js';
 
 export { TaskEntity };
 
-export const relayEntities = [TaskEntity];
+export const relayEntities = [TaskEntity, deadLetterEntities.relay];

@@ -3,6 +3,7 @@ import type { RelayContext } from '../context.js';
 import { callerOf, requireApiKey } from '../caller.js';
 import { anthropicErrorHandler } from '../errors.js';
 import { relay } from '../relay-call.js';
+import { idempotent } from '../idempotency.js';
 import { messagesOperation } from '../operations/index.js';
 import { jsonBody } from './openai.js';
 
@@ -17,9 +18,9 @@ export const anthropicRoutes: FastifyPluginAsync<{ context: RelayContext }> = as
   app.post(
     '/v1/messages',
     { config: { access: 'public' }, onRequest: requireApiKey(context.tokens), bodyLimit: context.limits.requestBodyBytes },
-    async (request, reply) => {
+    idempotent(context, async (request, reply) => {
       await relay(context, request, reply, callerOf(request), messagesOperation, jsonBody(request.body));
       return reply;
-    },
+    }),
   );
 };

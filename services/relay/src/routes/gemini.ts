@@ -3,6 +3,7 @@ import type { RelayContext } from '../context.js';
 import { callerOf, checkModelAllowed, requireApiKey, type Caller } from '../caller.js';
 import { geminiErrorHandler, RelayError } from '../errors.js';
 import { relay } from '../relay-call.js';
+import { withIdempotency } from '../idempotency.js';
 import {
   geminiBatchEmbedOperation,
   geminiEmbedOperation,
@@ -59,7 +60,8 @@ export const geminiRoutes: FastifyPluginAsync<{ context: RelayContext }> = async
         const operation = operations[method];
         if (!operation) throw new RelayError(404, `method ${method || '(none)'} is not supported for models/${model}`, 'not_found', 'invalid_request_error');
         const call: GeminiCall = { model, request: body, sse: request.query.alt === 'sse' };
-        await relay(context, request, reply, callerOf(request), operation, call);
+        // A retry with the same Idempotency-Key gets the first answer, charged once (idempotency.ts).
+        await withIdempotency(context, request, reply, () => relay(context, request, reply, callerOf(request), operation, call));
         return reply;
       },
     );

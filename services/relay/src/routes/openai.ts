@@ -3,6 +3,7 @@ import type { RelayContext } from '../context.js';
 import { callerOf, requireApiKey } from '../caller.js';
 import { RelayError } from '../errors.js';
 import { relay } from '../relay-call.js';
+import { idempotent } from '../idempotency.js';
 import {
   chatCompletionsOperation,
   completionsOperation,
@@ -32,10 +33,11 @@ export const openAiRoutes: FastifyPluginAsync<{ context: RelayContext }> = async
     app.post(
       path,
       { config: { access: 'public' }, onRequest: requireApiKey(context.tokens), bodyLimit: context.limits.requestBodyBytes },
-      async (request, reply) => {
+      // A retry with the same Idempotency-Key gets the first answer, charged once (idempotency.ts).
+      idempotent(context, async (request, reply) => {
         await relay(context, request, reply, callerOf(request), operation, jsonBody(request.body));
         return reply;
-      },
+      }),
     );
   }
 };

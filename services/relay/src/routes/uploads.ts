@@ -4,6 +4,7 @@ import type { RelayContext } from '../context.js';
 import { callerOf, requireApiKey } from '../caller.js';
 import { RelayError } from '../errors.js';
 import { relay } from '../relay-call.js';
+import { refuseIdempotencyKey } from '../idempotency.js';
 import {
   imageEditsOperation,
   imageVariationsOperation,
@@ -47,6 +48,7 @@ export const uploadRoutes: FastifyPluginAsync<{ context: RelayContext }> = async
   });
   for (const [path, operation] of paths) {
     app.post(path, { config: { access: 'public' }, onRequest: requireApiKey(context.tokens) }, async (request, reply) => {
+      refuseIdempotencyKey(request);
       await relay(context, request, reply, callerOf(request), operation, await formOf(request, context.limits.uploadBytes));
       return reply;
     });

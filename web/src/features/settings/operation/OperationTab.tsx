@@ -1,5 +1,6 @@
 import { ChatCard } from './ChatCard';
 import { DashboardCard } from './DashboardCard';
+import { DeadLettersCard } from './DeadLettersCard';
 import { DrawingCard } from './DrawingCard';
 import { GeneralCard } from './GeneralCard';
 import { GroupCard } from './GroupCard';
@@ -22,6 +23,7 @@ export function OperationTab() {
       <DashboardCard />
       <MonitoringCard />
       <JobsCard />
+      <DeadLettersCard />
       <QuotaCard />
       <ChatCard />
       <GroupCard />

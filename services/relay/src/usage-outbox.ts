@@ -1,0 +1,261 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import type { UsageRecord } from '@aigw/contracts';
+import type { Logger } from '@aigw/platform';
+
+/**
+ * The relay's durable usage outbox (docs/architecture.md section 5.4): every money event is
+ * appended to a local file before the relay forgets its request, published from memory, and
+ * marked done only once the bus acknowledged it. A relay killed while the bus was away (or, on
+ * the in-process bus, before billing committed) finds what was not acknowledged when it starts
+ * again and publishes it; a replay is harmless, as the event id is the request id and billing's
+ * unique key. A stream's checkpoints (what it had delivered) are kept here too: a relay killed
+ * mid-stream publishes the last one as the request's record when it starts again.
+ *
+ * The file is append-only JSON lines in segments: `{"e":event}` an event, `{"a":id}` its
+ * acknowledgement, `{"c":record}` a checkpoint. A segment whose every line is done is deleted
+ * once a newer one is being written. Appends are synchronous writes (the page cache survives a
+ * killed process; no fsync per request: a machine crash is the stream replicas' concern, as it
+ * is JetStream's); acknowledgements are written in batches, since a lost one only replays.
+ */
+
+export type OutboxSubject = 'relay.usage.recorded' | 'relay.request.started';
+
+export interface OutboxEvent {
+  /** The bus event id (the request id, or `started-<request id>`): the dedupe key downstream. */
+  id: string;
+  subject: OutboxSubject;
+  payload: unknown;
+  /** Recovered from a checkpoint of a request that never finished (not an event that was written). */
+  fromCheckpoint?: true;
+}
+
+export interface OutboxLimits {
+  /** Events not yet acknowledged at most (USAGE_OUTBOX_MAX_RECORDS). */
+  maxRecords: number;
+  /** Bytes of those events at most (USAGE_OUTBOX_MAX_BYTES). */
+  maxBytes: number;
+}
+
+/** A segment is closed and a new one begun past this size. */
+const SEGMENT_BYTES = 8 * 1024 * 1024;
+/** How often acknowledgements are written. */
+const ACK_FLUSH_MS = 50;
+
+interface Segment {
+  file: string;
+  /** Lines still needed: event ids not acknowledged, `c:<request id>` checkpoints not superseded. */
+  live: Set<string>;
+}
+
+type Line = { e: OutboxEvent } | { a: string } | { c: UsageRecord };
+
+export class UsageOutbox {
+  private readonly segments: Segment[] = [];
+  /** Which segment holds each live line, and the byte size of each pending event. */
+  private readonly where = new Map<string, { segment: Segment; bytes: number }>();
+  private fd = -1;
+  private written = 0;
+  private pendingBytes = 0;
+  private pendingEvents = 0;
+  private acks: string[] = [];
+  private flusher: NodeJS.Timeout | undefined;
+  private nextSegment = 0;
+
+  private constructor(
+    private readonly dir: string,
+    private readonly limits: OutboxLimits,
+    private readonly logger: Logger,
+  ) {}
+
+  /**
+   * Opens the outbox in `dir` (created when missing), taking it for this process, and returns the
+   * events a previous process left unacknowledged (checkpoints of streams it never finished
+   * become their usage records), in the order they were written. They are carried into a fresh
+   * segment at once, so the old files go.
+   */
+  static open(dir: string, limits: OutboxLimits, logger: Logger): { outbox: UsageOutbox; recovered: OutboxEvent[] } {
+    fs.mkdirSync(dir, { recursive: true });
+    takeLock(dir);
+    const outbox = new UsageOutbox(dir, limits, logger);
+    const old = segmentFiles(dir);
+    const recovered = readLeftovers(
+      old.map((file) => path.join(dir, file)),
+      logger,
+    );
+    outbox.nextSegment = old.length > 0 ? segmentNumber(old[old.length - 1]!) + 1 : 0;
+    outbox.startSegment();
+    for (const event of recovered) outbox.append(event);
+    for (const file of old) fs.rmSync(path.join(dir, file), { force: true });
+    if (recovered.length > 0) logger.warn({ events: recovered.length }, 'usage outbox: events a previous process left unpublished are published again');
+    return { outbox, recovered };
+  }
+
+  /** Whether another event may be taken: false while the unacknowledged ones reach either bound. */
+  hasRoom(): boolean {
+    return this.pendingEvents < this.limits.maxRecords && this.pendingBytes < this.limits.maxBytes;
+  }
+
+  get pending(): { events: number; bytes: number } {
+    return { events: this.pendingEvents, bytes: this.pendingBytes };
+  }
+
+  /** Keeps an event until `acknowledge(id)`. A usage record supersedes its request's checkpoint. */
+  append(event: OutboxEvent): void {
+    if (this.where.has(event.id)) return;
+    const bytes = this.write({ e: event });
+    this.keep(event.id, bytes);
+    this.pendingEvents += 1;
+    this.pendingBytes += bytes;
+    if (event.subject === 'relay.usage.recorded') this.drop(`c:${event.id}`);
+  }
+
+  /** Keeps the latest checkpoint of a running stream (what it delivered so far, as its usage record). */
+  checkpoint(record: UsageRecord): void {
+    const key = `c:${record.request_id}`;
+    this.drop(key);
+    this.keep(key, this.write({ c: record }));
+  }
+
+  /** The bus stored the event: its line is done (written with the next batch). */
+  acknowledge(id: string): void {
+    const kept = this.where.get(id);
+    if (!kept) return;
+    this.pendingEvents -= 1;
+    this.pendingBytes -= kept.bytes;
+    this.drop(id);
+    this.acks.push(id);
+    this.flusher ??= setTimeout(() => this.flushAcks(), ACK_FLUSH_MS);
+  }
+
+  /** Writes what is buffered and lets the file go (what is pending stays for the next process). */
+  close(): void {
+    this.flushAcks();
+    if (this.fd >= 0) fs.closeSync(this.fd);
+    this.fd = -1;
+    fs.rmSync(path.join(this.dir, 'lock'), { force: true });
+    openHere.delete(path.resolve(this.dir));
+  }
+
+  private flushAcks(): void {
+    clearTimeout(this.flusher);
+    this.flusher = undefined;
+    if (this.acks.length === 0 || this.fd < 0) return;
+    const lines = this.acks.map((id) => JSON.stringify({ a: id } satisfies Line)).join('\n') + '\n';
+    this.acks = [];
+    this.writeRaw(lines);
+    this.collect();
+  }
+
+  private keep(key: string, bytes: number): void {
+    const segment = this.segments[this.segments.length - 1]!;
+    segment.live.add(key);
+    this.where.set(key, { segment, bytes });
+  }
+
+  private drop(key: string): void {
+    const kept = this.where.get(key);
+    if (!kept) return;
+    this.where.delete(key);
+    kept.segment.live.delete(key);
+  }
+
+  /** Deletes closed segments with nothing live left (their acknowledgements were written). */
+  private collect(): void {
+    while (this.segments.length > 1 && this.segments[0]!.live.size === 0) {
+      fs.rmSync(this.segments.shift()!.file, { force: true });
+    }
+  }
+
+  private write(line: Line): number {
+    const text = JSON.stringify(line) + '\n';
+    this.writeRaw(text);
+    return Buffer.byteLength(text);
+  }
+
+  private writeRaw(text: string): void {
+    if (this.written >= SEGMENT_BYTES) this.startSegment();
+    // Synchronous: once this returns, a killed process cannot lose the line.
+    this.written += fs.writeSync(this.fd, text);
+  }
+
+  private startSegment(): void {
+    if (this.fd >= 0) fs.closeSync(this.fd);
+    const file = path.join(this.dir, `segment-${String(this.nextSegment++).padStart(8, '0')}.jsonl`);
+    this.fd = fs.openSync(file, 'a');
+    this.written = 0;
+    this.segments.push({ file, live: new Set() });
+  }
+}
+
+/** Outboxes open in this process (two relays of one process must not share one either). */
+const openHere = new Set<string>();
+
+/** One relay per outbox: a second on the same DATA_DIR and INSTANCE_NAME is refused; a dead holder's lock is taken over. */
+function takeLock(dir: string): void {
+  const resolved = path.resolve(dir);
+  if (openHere.has(resolved)) throw new Error(`the usage outbox in ${dir} is already open in this process; give each relay its own INSTANCE_NAME or DATA_DIR`);
+  const lock = path.join(dir, 'lock');
+  const holder = Number(fs.existsSync(lock) ? fs.readFileSync(lock, 'utf8') : NaN);
+  if (Number.isSafeInteger(holder) && holder !== process.pid && isAlive(holder)) {
+    throw new Error(`the usage outbox in ${dir} is in use by process ${holder}; give each relay its own INSTANCE_NAME or DATA_DIR`);
+  }
+  fs.writeFileSync(lock, String(process.pid));
+  openHere.add(resolved);
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+function segmentFiles(dir: string): string[] {
+  return fs
+    .readdirSync(dir)
+    .filter((file) => /^segment-\d+\.jsonl$/.test(file))
+    .sort((a, b) => segmentNumber(a) - segmentNumber(b));
+}
+
+function segmentNumber(file: string): number {
+  return Number(/\d+/.exec(file)![0]);
+}
+
+/** The events of `files` never acknowledged, then the checkpoints of requests with no record, as records. */
+function readLeftovers(files: string[], logger: Logger): OutboxEvent[] {
+  const events = new Map<string, OutboxEvent>();
+  const checkpoints = new Map<string, UsageRecord>();
+  const done = new Set<string>();
+  for (const file of files) {
+    for (const text of fs.readFileSync(file, 'utf8').split('\n')) {
+      if (text === '') continue;
+      let line: Line;
+      try {
+        line = JSON.parse(text) as Line;
+      } catch {
+        // Only a line cut by a machine crash can be torn: the last of its file.
+        logger.warn({ file }, 'usage outbox: an unreadable line skipped');
+        continue;
+      }
+      if ('e' in line) {
+        if (!done.has(line.e.id)) events.set(line.e.id, line.e);
+        if (line.e.subject === 'relay.usage.recorded') checkpoints.delete(line.e.id);
+      } else if ('a' in line) {
+        events.delete(line.a);
+        done.add(line.a);
+      } else if (!events.has(line.c.request_id) && !done.has(line.c.request_id)) {
+        checkpoints.set(line.c.request_id, line.c);
+      }
+    }
+  }
+  const records: OutboxEvent[] = [...checkpoints.values()].map((record) => ({
+    id: record.request_id,
+    subject: 'relay.usage.recorded',
+    payload: record,
+    fromCheckpoint: true,
+  }));
+  return [...events.values(), ...records];
+}
