@@ -2,7 +2,7 @@
 // distributed topology (private PostgreSQL, Redis and NATS with one user per service), the
 // forged usage record, and kill -9 of the all-in-one process on SQLite. Each must keep every
 // money invariant; the scorecard of the run is written to docs/reliability.md and .json.
-import { forgedUsage, runScenario, scenarios, type Scenario } from './harness/scenarios';
+import { forgedUsage, runScenario, runScenarioWithRequests, scenarios, type Scenario } from './harness/scenarios';
 import { kept, writeScorecard } from './harness/scorecard';
 import type { ScenarioResult } from './harness/checks';
 import { startAllInOneWorld, startDistributedWorld, type World } from './harness/world';
@@ -15,6 +15,7 @@ const distributed: Scenario[] = [
   scenarios.gatewayKill,
   scenarios.nats10,
   scenarios.nats60,
+  scenarios.relayKillNatsAway,
   scenarios.redisRestart,
   scenarios.postgresRestart,
   scenarios.upstreamHang,
@@ -45,6 +46,21 @@ describe('distributed topology', () => {
     expect(result).toMatchObject({ lost: 0, doubled: 0, negative: 0, openHolds: 0, refusedCharged: 0, unreconciled: 0 });
     expect(result.recoverySeconds).not.toBeNull();
     expect(kept(result)).toBe(true);
+  });
+
+  it('NATS away past the outbox bound: new requests are refused (503) rather than served unbilled, and nothing is lost', async () => {
+    const scenario = scenarios.outboxFull;
+    try {
+      const { result, sent } = await runScenarioWithRequests(world, scenario);
+      results.push({ result, fault: scenario.fault });
+      expect(sent.filter((request) => request.code === 'usage_spool_full').every((request) => request.status === 503)).toBe(true);
+      expect(sent.some((request) => request.code === 'usage_spool_full')).toBe(true);
+      expect(kept(result)).toBe(true);
+    } finally {
+      // The relay with its usual bound again.
+      await world.kill('relay');
+      await world.restart('relay');
+    }
   });
 
   it('a usage record forged by a service that is not the relay, or by an outsider, is refused and charges nothing', async () => {

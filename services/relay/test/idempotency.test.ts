@@ -25,9 +25,10 @@ describe.each(backends)('idempotency keys (%s)', (backend) => {
     billing = await openBillingDatabase(world.gateway.env);
     await world.addChannel({
       name: 'main',
-      models: 'mock-gpt,mock-slow,mock-huge,mock-broken',
+      models: 'mock-gpt,mock-slow,mock-slow-whole,mock-huge,mock-broken',
       model_mapping: JSON.stringify({
         'mock-slow': 'mock-gpt@chunks=30,delay=30,nousage',
+        'mock-slow-whole': 'mock-gpt@chunks=30,latency=800',
         'mock-huge': 'mock-gpt@chunks=5000',
         'mock-broken': 'mock-gpt@status=400',
       }),
@@ -106,6 +107,27 @@ describe.each(backends)('idempotency keys (%s)', (backend) => {
     await waitFor(async () => (await world.balance()) === 10_000_000 - (await charged()), 10_000, 'charged once');
     expect(await logsOf(requestId)).toHaveLength(1);
     expect(await reconcile(billing)).toEqual([]);
+  });
+
+  it('a client that drops a whole (non-stream) request gets its answer on the retry, charged exactly once', async () => {
+    const key = freshKey();
+    const body = { model: 'mock-slow-whole', stream: false, messages: [{ role: 'user', content: 'whole, once' }] };
+    const before = upstreamCalls();
+    const controller = new AbortController();
+    const first = chat(key, body, controller.signal).catch((error: unknown) => error);
+    // Gone while the upstream still composes the answer (its headers come after 800 ms).
+    await waitFor(async () => upstreamCalls() === before + 1, 10_000, 'the first request upstream');
+    controller.abort();
+    expect(await first).not.toBeInstanceOf(Response);
+    const retry = await chat(key, body);
+    expect(retry.status).toBe(200);
+    expect(retry.headers.get('idempotent-replayed')).toBe('true');
+    const answer = (await retry.json()) as { choices: Array<{ message: { content: string } }> };
+    expect((answer.choices[0]!.message.content.match(/hello/g) ?? []).length).toBe(30);
+    expect(upstreamCalls()).toBe(before + 1);
+    const requestId = retry.headers.get('x-oneapi-request-id')!;
+    await world.usageLog(requestId);
+    expect(await logsOf(requestId)).toHaveLength(1);
   });
 
   it('a retry while the first request still runs waits for it and gets its answer', async () => {

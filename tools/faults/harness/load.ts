@@ -21,6 +21,8 @@ export interface SentRequest {
   /** The HTTP status, or 0 when no answer came (the connection was reset or refused). */
   status: number;
   requestId: string | null;
+  /** The error code of a refusal (`usage_spool_full`, ...). */
+  code?: string;
   /** The answer arrived in full (a stream to its end). */
   complete: boolean;
   /** The client left on purpose at this phase. */
@@ -89,8 +91,9 @@ async function send(
       return sent;
     }
     if (!stream || response.status !== 200) {
-      await response.text();
+      const text = await response.text();
       sent.complete = response.status === 200;
+      if (!sent.complete) sent.code = /"code":"([^"]*)"/.exec(text)?.[1];
       return sent;
     }
     const reader: ReadableStreamDefaultReader<Uint8Array> = response.body!.getReader();

@@ -3,7 +3,7 @@ import { createNatsBus, createSilentLogger, type Bus } from '@aigw/platform';
 import { LogEntity } from '../../../services/billing/src/entities/index';
 import { waitFor } from '@aigw/platform/testing';
 import { settleAndCheck, type ScenarioResult } from './checks';
-import { startLoad, type Load, type LeavePhase, type LoadOptions } from './load';
+import { startLoad, type Load, type LeavePhase, type LoadOptions, type SentRequest } from './load';
 import { faultModels, type World } from './world';
 
 /**
@@ -109,6 +109,37 @@ export const scenarios = {
       return Date.now();
     },
   } satisfies Scenario,
+  relayKillNatsAway: {
+    name: 'relay killed while NATS is away',
+    fault: 'NATS stopped, requests served for 3 s with their usage in the outbox, the relay killed with -9, NATS started, the relay restarted',
+    topology: 'distributed',
+    async run(world, load) {
+      const nats = world.servers.nats!;
+      await busy(load);
+      await nats.stop();
+      await seconds(3);
+      await world.kill('relay');
+      await nats.start();
+      await world.restart('relay');
+      return Date.now();
+    },
+  } satisfies Scenario,
+  outboxFull: {
+    name: 'NATS away past the outbox bound',
+    fault:
+      "the relay's usage outbox bounded to 20 records (USAGE_OUTBOX_MAX_RECORDS), NATS stopped until new requests are refused with 503 usage_spool_full, then started",
+    topology: 'distributed',
+    async run(world, load) {
+      await world.kill('relay');
+      await world.restart('relay', { USAGE_OUTBOX_MAX_RECORDS: '20' });
+      await busy(load);
+      const nats = world.servers.nats!;
+      await nats.stop();
+      await waitFor(async () => load.sent.some((request) => request.code === 'usage_spool_full'), 60_000, 'refused at the outbox bound');
+      await nats.start();
+      return Date.now();
+    },
+  } satisfies Scenario,
   allInOneKill: {
     name: 'kill -9 all-in-one (SQLite)',
     fault: 'the all-in-one process (SQLite, in-process bus and stores) killed with -9 while streams are in flight, then restarted',
@@ -124,6 +155,15 @@ export const scenarios = {
 
 /** Runs one scenario on `world` with four new users, and checks it. */
 export async function runScenario(world: World, scenario: Scenario, options: { workers?: number; tailSeconds?: number } = {}): Promise<ScenarioResult> {
+  return (await runScenarioWithRequests(world, scenario, options)).result;
+}
+
+/** As runScenario, with the requests the load sent (for a scenario's own assertions). */
+export async function runScenarioWithRequests(
+  world: World,
+  scenario: Scenario,
+  options: { workers?: number; tailSeconds?: number } = {},
+): Promise<{ result: ScenarioResult; sent: SentRequest[] }> {
   const users = await world.newUsers(4, 20_000_000);
   const mode: Mode = { model: faultModels.chat };
   const load = startLoad(world, users, { workers: options.workers ?? 6, ...scenario.load?.(mode) });
@@ -138,7 +178,7 @@ export async function runScenario(world: World, scenario: Scenario, options: { w
   } finally {
     await load.stop();
   }
-  return settleAndCheck(world, scenario.name, users, load.sent, healedAt);
+  return { result: await settleAndCheck(world, scenario.name, users, load.sent, healedAt), sent: load.sent };
 }
 
 /**

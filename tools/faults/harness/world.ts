@@ -64,7 +64,8 @@ export interface World {
   servers: Partial<Record<'postgres' | 'redis' | 'nats', PrivateServer>>;
   /** Kills (SIGKILL) and starts again one process of the deployment: `all-in-one` is the whole process. */
   kill(name: ProcessName | 'all-in-one'): Promise<void>;
-  restart(name: ProcessName | 'all-in-one'): Promise<void>;
+  /** Starts a killed process again; `extraEnv` is for this start only. */
+  restart(name: ProcessName | 'all-in-one', extraEnv?: Record<string, string>): Promise<void>;
   /** A publisher on the deployment's NATS with a user that is not the relay's (distributed only). */
   natsCredentials?: { url: string; users: Record<string, string>; namespace: string };
   newUsers(count: number, quota: number): Promise<FaultUser[]>;
@@ -213,7 +214,7 @@ export async function startDistributedWorld(): Promise<World> {
     servers,
     natsCredentials: { url: servers.nats.url, users: passwords, namespace },
     kill: (name) => running.kill(name as ProcessName),
-    restart: (name) => running.restart(name as ProcessName),
+    restart: (name, extraEnv) => running.restart(name as ProcessName, extraEnv),
     newUsers: (count, quota) => makeUsers(world, count, quota),
     logs: () => lines.slice(-60),
     async stop() {
