@@ -1,25 +1,27 @@
 import type { EntityManager } from 'typeorm';
-import { LogType, USAGE_LEDGER_CONSUMER, type EventPayload, type UsageRecord } from '@aigw/contracts';
-import { isPostgres, isUniqueViolation, onEvent, param, queryRows, releaseCommitted, type Subscription } from '@aigw/platform';
+import { USAGE_LEDGER_CONSUMER, type EventPayload, type UsageRecord } from '@aigw/contracts';
+import { onEvent, param, queryRows, releaseCommitted, type Subscription } from '@aigw/platform';
 import type { BillingContext } from './context.js';
-import { LedgerEntryEntity, LedgerKind } from './entities/index.js';
-import { applyToAccount, ensureAccount } from './ledger.js';
-import { recordUsageHour } from './usage-data.js';
+import { applyUsageRecords, type BalanceDrop, type RecordResult } from './usage-batch.js';
 import { publishBalanceDropped } from './events.js';
+
+export type { BalanceDrop } from './usage-batch.js';
 
 /**
  * The usage ledger: persists `relay.usage.recorded` exactly once per request id. Everything one
  * request changes (consume log, account balance + used_quota + request_count through a ledger
- * row, the token's remain/used, the hourly aggregate) is written in ONE transaction, and the
+ * row, the token's remain/used, the hourly aggregate) is written in ONE transaction (with the
+ * rest of its batch, by a fixed number of multi-row statements: usage-batch.ts), and the
  * bus acknowledges the event only after it committed, so a crash can lose nothing and half-apply
  * nothing. The live counters are not moved: the relay settled them before publishing; after
  * commit each charge leaves the user's held counter (see the quota gate: spendable = database
  * balance - held, so a counter re-seeded from the database stays exact).
  *
- * Idempotency: the ledger row's request_id is unique. A redelivered event (or the same request
- * published under another event id) finds its ledger row and is skipped; two deliveries racing
- * on different replicas collide on the unique key, and the loser (its transaction rolled back)
- * checks the winner committed and skips too. No retry can apply twice.
+ * Idempotency: the ledger row's request_id is unique, and the ledger row is inserted first with
+ * ON CONFLICT DO NOTHING. A redelivered event (or the same request published under another event
+ * id) finds its ledger row and changes nothing; of two deliveries racing on different replicas,
+ * the later insert waits for the earlier transaction and skips the row once it committed. No
+ * retry can apply twice, and nothing has to roll back to find out.
  *
  * Batches (group commit): the Bus port acknowledges an event when its handler returns, so a
  * batch cannot be formed by acknowledging early. Instead the consumer subscribes several times
@@ -40,9 +42,9 @@ import { publishBalanceDropped } from './events.js';
  *
  * Low balance: a request that took the account from at or above QuotaRemindThreshold to below it
  * is reported (`billing.balance.dropped`, for the notifier's warning) after its transaction
- * committed and before its event is acknowledged. The balance before is the balance after plus
- * the charge, read from the UPDATE itself, so requests of one user in one batch each see their
- * own step and only the one that crossed reports it.
+ * committed and before its event is acknowledged. The balance before the batch is the balance
+ * the UPDATE returned plus the batch's charges; each request of the user then takes its own step
+ * in batch order, and only the one that crossed reports it.
  */
 
 /** Deliveries in flight at once: the largest batch. */
@@ -52,6 +54,13 @@ export const USAGE_PARALLEL_DELIVERIES = 64;
 export const USAGE_BATCH_WINDOW_MS = 20;
 
 /**
+ * The most events one transaction takes. The bus gives at most twice USAGE_PARALLEL_DELIVERIES at
+ * once; a caller parking more directly still stays far below the bound parameters a statement
+ * may have (the log insert binds 17 per record; PostgreSQL allows 65,535).
+ */
+export const USAGE_MAX_BATCH = 1_000;
+
+/**
  * Usage is money: an event is never given up after a few failures (the database may be away for
  * a while). 1000 deliveries 5 s apart ride out well over an hour of outage.
  */
@@ -59,8 +68,6 @@ const deliveryPolicy = { maxDeliver: 1000, retryDelayMs: 5_000 };
 
 /** 'pending': a started request was kept until its record arrives. */
 export type UsageOutcome = 'applied' | 'duplicate' | 'pending';
-
-export type BalanceDrop = EventPayload<'billing.balance.dropped'>;
 
 export type RequestStarted = EventPayload<'relay.request.started'>;
 
@@ -75,14 +82,12 @@ export interface UsageBatcher {
 type UsageContext = Pick<BillingContext, 'db' | 'options' | 'counters'> & {
   /** Told after commit about each request that took its account below QuotaRemindThreshold. */
   onBalanceDropped?: (drop: BalanceDrop) => Promise<void>;
+  /** Told when a batch's transaction failed and its events are applied one per transaction instead. */
+  onBatchFailed?: (error: unknown, events: number) => void;
 };
 
-interface Applied {
-  outcome: UsageOutcome;
-  dropped?: BalanceDrop;
-  /** The charge committed, to take off the user's held counter. */
-  charge?: { userId: number; quota: number };
-}
+/** A record's result (with the charge to take off the held counter), or a started request's. */
+type Applied = RecordResult | { outcome: 'pending' | 'duplicate' };
 
 interface Parked {
   arrival: Arrival;
@@ -101,6 +106,8 @@ export async function subscribeUsage(context: BillingContext): Promise<Subscript
         logger.error({ err: error, userId: drop.user_id, requestId: drop.request_id }, 'low balance not reported'),
       );
     },
+    // Nothing is lost (each event then gets its own transaction), but a batch should not fail.
+    onBatchFailed: (error, events) => logger.warn({ err: error, events }, 'usage batch failed; applying its events one per transaction'),
   });
   const subscriptions: Subscription[] = [];
   // One after the other: each subscribe creates or updates the same durable consumer.
@@ -131,7 +138,7 @@ export async function subscribeUsage(context: BillingContext): Promise<Subscript
 
 /** Parks events and applies them in serial transactions, each taking everything parked meanwhile. */
 export function createUsageBatcher(context: UsageContext): UsageBatcher {
-  let parked: Parked[] = [];
+  const parked: Parked[] = [];
   let draining = false;
 
   let flushNow: (() => void) | undefined;
@@ -147,9 +154,11 @@ export function createUsageBatcher(context: UsageContext): UsageBatcher {
     });
     flushNow = undefined;
     while (parked.length > 0) {
-      const batch = parked;
-      parked = [];
-      await applyParked(context, batch);
+      await applyParked(context, parked.splice(0, USAGE_MAX_BATCH));
+      // One turn of the event loop lets the deliveries just acknowledged park their next events
+      // (promise chains), so the next batch is all of them rather than the first few: about
+      // twice the events per commit under load.
+      await new Promise((resolve) => setImmediate(resolve));
     }
     draining = false;
   }
@@ -168,39 +177,15 @@ export function createUsageBatcher(context: UsageContext): UsageBatcher {
   };
 }
 
-const userOf = (arrival: Arrival) => (arrival.kind === 'recorded' ? arrival.usage.user_id : arrival.started.record.user_id);
-
 async function applyParked(context: UsageContext, batch: Parked[]): Promise<void> {
   if (batch.length > 1) {
-    // Rows are locked in user order, so two replicas' batches cannot deadlock on each other's accounts.
-    batch.sort((a, b) => userOf(a.arrival) - userOf(b.arrival));
-    // A request started and recorded within one batch never needs its pending row.
-    const recordedIds = batch.flatMap(({ arrival }) => (arrival.kind === 'recorded' ? [arrival.usage.request_id] : []));
-    const recorded = new Set(recordedIds);
+    const arrivals = batch.map(({ arrival }) => arrival);
     let results: Applied[] | undefined;
     try {
-      results = await context.db.transaction(async (manager) => {
-        const applied: Applied[] = [];
-        const started: RequestStarted[] = [];
-        for (const { arrival } of batch) {
-          if (arrival.kind === 'recorded') applied.push(await applyInTransaction(context, manager, arrival.usage));
-          else if (recorded.has(arrival.started.record.request_id)) applied.push({ outcome: 'duplicate' });
-          else {
-            started.push(arrival.started);
-            applied.push({ outcome: 'pending' });
-          }
-        }
-        // Two statements per batch, whatever its size: the pending rows in, the finished ones out.
-        const kept = await keepPending(manager, started);
-        for (const [index, { arrival }] of batch.entries()) {
-          if (arrival.kind === 'started' && applied[index]!.outcome === 'pending' && !kept.has(arrival.started.record.request_id))
-            applied[index] = { outcome: 'duplicate' };
-        }
-        await deletePending(manager, recordedIds);
-        return applied;
-      });
-    } catch {
+      results = await context.db.transaction((manager) => applyArrivals(context, manager, arrivals));
+    } catch (error) {
       // Rolled back whole: one transaction each, so only the failing event is redelivered.
+      context.onBatchFailed?.(error, batch.length);
     }
     if (results) {
       const outcomes = await committed(context, results);
@@ -214,40 +199,45 @@ async function applyParked(context: UsageContext, batch: Parked[]): Promise<void
   }
 }
 
+/** A batch in one transaction: the records (usage-batch.ts), then the pending rows in and out. */
+async function applyArrivals(context: UsageContext, manager: EntityManager, arrivals: Arrival[]): Promise<Applied[]> {
+  const records = arrivals.flatMap((arrival) => (arrival.kind === 'recorded' ? [arrival.usage] : []));
+  const applied = await applyUsageRecords(manager, context.options, records);
+  // A request started and recorded within one batch never needs its pending row.
+  const recordedIds = new Set(records.map((usage) => usage.request_id));
+  const started = arrivals.flatMap((arrival) => (arrival.kind === 'started' && !recordedIds.has(arrival.started.record.request_id) ? [arrival.started] : []));
+  // Two statements per batch, whatever its size: the pending rows in, the finished ones out.
+  const kept = await keepPending(manager, started);
+  await deletePending(manager, [...recordedIds]);
+  let next = 0;
+  return arrivals.map((arrival) => {
+    if (arrival.kind === 'recorded') return applied[next++]!;
+    return { outcome: kept.has(arrival.started.record.request_id) ? 'pending' : 'duplicate' };
+  });
+}
+
 /**
  * After commit: takes the charges off the held counters and reports drops below the threshold,
  * then gives the outcomes. A held counter left too high (Redis away) only errs on the safe side:
  * a later re-seed lets the user spend less, never more.
  */
 async function committed(context: UsageContext, results: Applied[]): Promise<UsageOutcome[]> {
-  const charges = results.flatMap((applied) => (applied.charge ? [applied.charge] : []));
+  const charges = results.flatMap((applied) => (applied.outcome === 'applied' ? [applied.charge] : []));
   await releaseCommitted(context.counters, charges).catch(() => undefined);
-  for (const applied of results) if (applied.dropped) await context.onBalanceDropped?.(applied.dropped);
+  for (const applied of results) if (applied.outcome === 'applied' && applied.dropped) await context.onBalanceDropped?.(applied.dropped);
   return results.map((applied) => applied.outcome);
 }
 
 /**
  * Applies one usage record in its own transaction (its pending row goes with it); 'duplicate'
- * when its request id was applied before.
+ * when its request id was applied before, or by a concurrent delivery that committed first.
  */
 export async function applyUsage(context: UsageContext, usage: UsageRecord): Promise<UsageOutcome> {
-  const { db } = context;
-  let applied: Applied;
-  try {
-    applied = await db.transaction(async (manager) => {
-      const result = await applyInTransaction(context, manager, usage);
-      await deletePending(manager, [usage.request_id]);
-      return result;
-    });
-  } catch (error) {
-    // On PostgreSQL the violation aborted the transaction: decide outside it. A unique violation
-    // with the ledger row present means a concurrent delivery won; anything else is retried.
-    if (isUniqueViolation(error) && (await db.manager.existsBy(LedgerEntryEntity, { request_id: usage.request_id }))) {
-      await deletePending(db.manager, [usage.request_id]);
-      return 'duplicate';
-    }
-    throw error;
-  }
+  const applied = await context.db.transaction(async (manager) => {
+    const [result] = await applyUsageRecords(manager, context.options, [usage]);
+    await deletePending(manager, [usage.request_id]);
+    return result!;
+  });
   return (await committed(context, [applied]))[0]!;
 }
 
@@ -284,90 +274,13 @@ async function keepPending(manager: EntityManager, started: RequestStarted[]): P
   return new Set(rows.map((entry) => entry.record.request_id));
 }
 
-/** Drops the pending rows of requests whose records are applied (in the same transaction). */
+/**
+ * Drops the pending rows of requests whose records are applied (in the same transaction). In
+ * request id order, like the ledger insert, so two batches deleting the same rows queue up.
+ */
 async function deletePending(manager: EntityManager, requestIds: string[]): Promise<void> {
   if (requestIds.length === 0) return;
   const db = manager.connection;
-  await queryRows(manager, `DELETE FROM pending_requests WHERE request_id IN (${requestIds.map((_, index) => param(db, index + 1)).join(', ')})`, requestIds);
-}
-
-async function applyInTransaction(context: Pick<BillingContext, 'options'>, manager: EntityManager, usage: UsageRecord): Promise<Applied> {
-  const { options } = context;
-  const db = manager.connection;
-  // Raw statements throughout: this runs once per relayed request (the query builder's overhead
-  // was most of the cost, and it runs on the event loop in the all-in-one process).
-  if ((await queryRows(manager, `SELECT 1 AS found FROM ledger_entries WHERE request_id = ${param(db, 1)}`, [usage.request_id])).length > 0)
-    return { outcome: 'duplicate' };
-  let account = (await queryRows<{ username: string }>(manager, `SELECT username FROM accounts WHERE user_id = ${param(db, 1)}`, [usage.user_id]))[0];
-  if (!account) {
-    // Usage may outrun the registration event; the identity event fills in the profile later.
-    await ensureAccount(manager, usage.user_id);
-    account = { username: '' };
-  }
-  const quota = usage.quota;
-
-  if (options.get('LogConsumeEnabled')) {
-    const values = [
-      usage.request_id,
-      usage.user_id,
-      account.username,
-      usage.created_at,
-      LogType.Consume,
-      usage.content,
-      usage.token_id,
-      usage.token_name,
-      usage.model_name,
-      quota,
-      usage.prompt_tokens,
-      usage.completion_tokens,
-      Math.floor(usage.use_time_ms / 1000),
-      usage.is_stream,
-      usage.channel_id,
-      usage.group,
-      JSON.stringify(usage.other),
-    ];
-    await queryRows(
-      manager,
-      `INSERT INTO logs (request_id, user_id, username, created_at, type, content, token_id, token_name, model_name, quota, prompt_tokens, ` +
-        `completion_tokens, use_time, is_stream, channel_id, "group", other) VALUES (${values.map((_, index) => param(db, index + 1)).join(', ')})`,
-      values.map((value) => (typeof value === 'boolean' && !isPostgres(db) ? Number(value) : value)),
-    );
-  }
-
-  // No floor: the relay already admitted the request; a charge above its hold is the bounded overdraft.
-  // `0 - quota` rather than `-quota`: a free request must store 0, not -0.
-  const balance = await applyToAccount(manager, {
-    userId: usage.user_id,
-    kind: LedgerKind.Usage,
-    amount: 0 - quota,
-    requestId: usage.request_id,
-    usage: { used: quota, requests: 1 },
-  });
-  const threshold = options.get('QuotaRemindThreshold');
-  const dropped =
-    balance !== null && balance < threshold && balance + quota >= threshold
-      ? { user_id: usage.user_id, quota: balance, threshold, request_id: usage.request_id }
-      : undefined;
-
-  if (usage.token_id > 0) {
-    // remain_quota only moves for limited tokens; the owner check keeps a forged token id harmless.
-    await queryRows(
-      manager,
-      `UPDATE tokens SET remain_quota = CASE WHEN unlimited_quota THEN remain_quota ELSE remain_quota - ${param(db, 1)} END, ` +
-        `used_quota = used_quota + ${param(db, 2)}, accessed_time = ${param(db, 3)} WHERE id = ${param(db, 4)} AND user_id = ${param(db, 5)} RETURNING id`,
-      [quota, quota, Math.floor(Date.now() / 1000), usage.token_id, usage.user_id],
-    );
-  }
-
-  if (options.get('DataExportEnabled')) {
-    await recordUsageHour(manager, {
-      userId: usage.user_id,
-      username: account.username,
-      modelName: usage.model_name,
-      createdAt: usage.created_at,
-      quota,
-      tokens: usage.prompt_tokens + usage.completion_tokens,
-    });
-  }
-  return { outcome: 'applied', dropped, charge: { userId: usage.user_id, quota } };
+  const sorted = [...requestIds].sort();
+  await queryRows(manager, `DELETE FROM pending_requests WHERE request_id IN (${sorted.map((_, index) => param(db, index + 1)).join(', ')})`, sorted);
 }

@@ -1,25 +1,18 @@
 import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
-import { defaultOptionValues, type UsageRecord } from '@aigw/contracts';
+import { defaultOptionValues, MAX_QUOTA, type UsageRecord } from '@aigw/contracts';
 import { counterKeys, createQuotaGate, createSilentLogger, publishEvent, requestTyped, type OptionsMirror } from '@aigw/platform';
-import { backends, testServices, waitFor } from '@aigw/platform/testing';
+import { backends, seededRandom, testServices, waitFor } from '@aigw/platform/testing';
 import { connect } from 'nats';
 import { ROOT_PASSWORD, startGateway, type Session, type TestGateway } from '../../gateway/test/support/gateway';
 import { AccountEntity, LedgerEntryEntity, LogEntity, QuotaDataEntity, TokenEntity } from '../src/entities/index';
 import { reconcile } from '../src/reconcile';
-import { applyUsage, createUsageBatcher } from '../src/usage-consumer';
+import { applyUsage, createUsageBatcher, type BalanceDrop, type UsageOutcome } from '../src/usage-consumer';
 import { openBillingDatabase } from './support/billing-db';
 
 /** A small seeded PRNG (mulberry32), so a failing randomised run can be replayed. */
 function prng(seed: number) {
-  let state = seed >>> 0;
-  const next = () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const next = seededRandom(seed);
   return { next, int: (min: number, max: number) => min + Math.floor(next() * (max - min + 1)) };
 }
 
@@ -176,12 +169,184 @@ describe.each(backends)('usage ledger (%s)', (backend) => {
     const options = defaults;
     const usage = record(carol, { quota: 777 });
     const apply = () => applyUsage({ db, options, counters: gateway.env.infra.counters }, usage);
-    // PostgreSQL: three pooled connections really race (the losers hit the unique key); on
-    // SQLite the platform makes transactions take turns, so the later ones find the ledger row.
+    // PostgreSQL: three pooled connections really race (the later ledger inserts wait for the
+    // first and skip its row); on SQLite the platform makes transactions take turns.
     const outcomes = await Promise.all([apply(), apply(), apply()]);
     expect(outcomes.sort()).toEqual(['applied', 'duplicate', 'duplicate']);
     expect(await applyUsage({ db, options, counters: gateway.env.infra.counters }, usage)).toBe('duplicate');
     expect(await self(carol)).toMatchObject({ quota: 1_000_000 - 777, used_quota: 777, request_count: 1 });
+  });
+
+  /** A batcher as the consumer makes one, that records batches which fell back to one transaction per event. */
+  const batcherOn = (database: DataSource, extra: { onBalanceDropped?: (drop: BalanceDrop) => Promise<void> } = {}) => {
+    const failures: unknown[] = [];
+    const batcher = createUsageBatcher({
+      db: database,
+      options: defaults,
+      counters: gateway.env.infra.counters,
+      onBatchFailed: (error) => failures.push(error),
+      ...extra,
+    });
+    return { batcher, failures };
+  };
+  const ledgerRows = (requestId: string) => db.getRepository(LedgerEntryEntity).countBy({ request_id: requestId });
+  const logRows = (requestId: string) => db.getRepository(LogEntity).countBy({ request_id: requestId });
+
+  it('applies a request once when it comes twice in one batch, and again in a later batch', async () => {
+    const ivan = await newUser('ivan', 1_000_000);
+    const { batcher, failures } = batcherOn(db);
+    const usage = record(ivan, { quota: 300 });
+    const other = record(ivan, { quota: 20 });
+    // Parked in the same tick: one batch. The same object twice, and a copy (a redelivery decoded anew).
+    expect(await Promise.all([usage, { ...usage }, other, usage].map((entry) => batcher.recorded(entry)))).toEqual([
+      'applied',
+      'duplicate',
+      'applied',
+      'duplicate',
+    ]);
+    expect(await Promise.all([{ ...usage }, record(ivan, { quota: 1 })].map((entry) => batcher.recorded(entry)))).toEqual(['duplicate', 'applied']);
+    // And alone (the fallback's and the pending sweep's path).
+    expect(await applyUsage({ db, options: defaults, counters: gateway.env.infra.counters }, { ...usage })).toBe('duplicate');
+    expect(failures).toEqual([]);
+
+    expect([await ledgerRows(usage.request_id), await logRows(usage.request_id)]).toEqual([1, 1]);
+    expect(await self(ivan)).toMatchObject({ quota: 1_000_000 - 321, used_quota: 321, request_count: 3 });
+    expect(await tokenRow(ivan.limitedToken)).toMatchObject({ remain_quota: 5_000_000 - 321, used_quota: 321 });
+  });
+
+  it('applies a mixed batch as one record at a time would: users, token kinds, free requests, a forged token, a new account, one drop', async () => {
+    const judy = await newUser('judy', 5_000);
+    const kim = await newUser('kim', 1_000_000);
+    // Usage may outrun the registration of its user: the account is created, empty, and charged.
+    const unknownUserId = 2_000_000 + Math.floor(Math.random() * 1_000_000);
+    const stranger: TestUser = { ...kim, session: { ...kim.session, id: unknownUserId }, limitedToken: 0, unlimitedToken: 0 };
+    const batch = [
+      record(judy, { quota: 1_500 }), // 5,000 -> 3,500
+      record(judy, { quota: 0 }), // free: counted, charged nothing
+      record(kim, { quota: 700, token_id: kim.unlimitedToken, token_name: 'unlimited', model_name: 'claude-sonnet-4' }),
+      record(judy, { quota: 2_000, token_id: judy.unlimitedToken, token_name: 'unlimited' }), // 3,500 -> 1,500
+      record(kim, { quota: 0, token_id: 0, token_name: '' }), // playground, free
+      record(judy, { quota: 1_000, token_id: 0, token_name: '' }), // 1,500 -> 500: crosses the threshold of 1,000
+      record(kim, { quota: 300 }),
+      record(kim, { quota: 40, token_id: judy.limitedToken }), // a token of another user: kim pays, judy's token is untouched
+      record(judy, { quota: 200 }), // 500 -> 300: already below, no second report
+      record(stranger, { quota: 90, token_id: 0, token_name: '' }),
+    ];
+    const drops: BalanceDrop[] = [];
+    const { batcher, failures } = batcherOn(db, { onBalanceDropped: async (drop) => void drops.push(drop) });
+    expect(await Promise.all(batch.map((usage) => batcher.recorded(usage)))).toEqual(batch.map(() => 'applied'));
+    expect(failures).toEqual([]);
+    expect(drops).toEqual([{ user_id: judy.session.id, quota: 500, threshold: 1000, request_id: batch[5]!.request_id }]);
+
+    expect(await self(judy)).toMatchObject({ quota: 300, used_quota: 4_700, request_count: 5 });
+    expect(await self(kim)).toMatchObject({ quota: 1_000_000 - 1_040, used_quota: 1_040, request_count: 4 });
+    expect(await db.getRepository(AccountEntity).findOneByOrFail({ user_id: unknownUserId })).toMatchObject({
+      username: '',
+      quota: -90,
+      used_quota: 90,
+      request_count: 1,
+    });
+    expect(await tokenRow(judy.limitedToken)).toMatchObject({ remain_quota: 5_000_000 - 1_700, used_quota: 1_700 });
+    expect(await tokenRow(judy.unlimitedToken)).toMatchObject({ remain_quota: 0, used_quota: 2_000 });
+    expect(await tokenRow(kim.limitedToken)).toMatchObject({ remain_quota: 5_000_000 - 300, used_quota: 300 });
+    expect(await tokenRow(kim.unlimitedToken)).toMatchObject({ remain_quota: 0, used_quota: 700 });
+    // Every record has its ledger row (a free one stores 0, not -0) and its log row with its own figures.
+    for (const usage of batch) {
+      expect(await db.getRepository(LedgerEntryEntity).findOneByOrFail({ request_id: usage.request_id })).toMatchObject({
+        user_id: usage.user_id,
+        kind: 'usage',
+        amount: 0 - usage.quota,
+      });
+      expect(await db.getRepository(LogEntity).findOneByOrFail({ request_id: usage.request_id })).toMatchObject({
+        user_id: usage.user_id,
+        username: usage.user_id === judy.session.id ? 'judy' : usage.user_id === kim.session.id ? 'kim' : '',
+        quota: usage.quota,
+        token_id: usage.token_id,
+        model_name: usage.model_name,
+        is_stream: true,
+        use_time: 2,
+      });
+    }
+    const hour = Math.floor(batch[0]!.created_at / 3600) * 3600;
+    const hourly = async (userId: number, model: string) =>
+      db.getRepository(QuotaDataEntity).findOneByOrFail({ user_id: userId, model_name: model, created_at: hour });
+    expect(await hourly(judy.session.id, 'gpt-4o')).toMatchObject({ username: 'judy', count: 5, quota: 4_700, token_used: 7_500 });
+    expect(await hourly(kim.session.id, 'gpt-4o')).toMatchObject({ username: 'kim', count: 3, quota: 340, token_used: 4_500 });
+    expect(await hourly(kim.session.id, 'claude-sonnet-4')).toMatchObject({ count: 1, quota: 700 });
+
+    // The whole batch again (a replica's redelivery): nothing changes, nothing is reported again.
+    expect(await Promise.all(batch.map((usage) => batcher.recorded({ ...usage })))).toEqual(batch.map(() => 'duplicate'));
+    expect(drops).toHaveLength(1);
+    expect((await self(judy)).quota).toBe(300);
+    expect(await reconcile(db)).toEqual([]);
+  });
+
+  it('keeps sums beyond 2^53 exact: ten charges of MAX_QUOTA and one of 1 in one batch', async () => {
+    const leo = await newUser('leo', MAX_QUOTA);
+    const batch = [...Array.from({ length: 10 }, () => record(leo, { quota: MAX_QUOTA, token_id: 0 })), record(leo, { quota: 1, token_id: 0 })];
+    const { batcher, failures } = batcherOn(db);
+    expect(await Promise.all(batch.map((usage) => batcher.recorded(usage)))).toEqual(batch.map(() => 'applied'));
+    expect(failures).toEqual([]);
+    // 10^15 - (10 x 10^15 + 1): summed as doubles the 1 would be lost (10^16 + 1 is not a double).
+    // Read from the table: the console's balance schema stops at -MAX_QUOTA.
+    expect((await db.getRepository(AccountEntity).findOneByOrFail({ user_id: leo.session.id })).quota).toBe(-9_000_000_000_000_001);
+    expect(await reconcile(db)).toEqual([]);
+  });
+
+  it('two replicas racing on overlapping request ids apply each request once, without a failed batch', async () => {
+    const random = prng(20260611);
+    const racers = [] as TestUser[];
+    for (const name of ['race-1', 'race-2', 'race-3', 'race-4']) racers.push(await newUser(name, 10_000_000));
+    const records = Array.from({ length: 240 }, () => {
+      const user = racers[random.int(0, racers.length - 1)]!;
+      const kind = random.int(0, 2); // limited token, unlimited token, playground
+      return record(user, { quota: random.next() < 0.1 ? 0 : random.int(1, 5_000), token_id: [user.limitedToken, user.unlimitedToken, 0][kind]! });
+    });
+    // PostgreSQL: a replica of its own, with its own connection pool, so the transactions really
+    // overlap. SQLite has one writer per file, and one process per SQLite file: two batchers there.
+    const otherDb = backend === 'real' ? await openBillingDatabase(gateway.env) : db;
+    try {
+      const replicas = [batcherOn(db), batcherOn(otherDb)];
+      // Replica 1 gets records 0-179 in order, replica 2 records 60-239 shuffled (a redelivery
+      // after a replica stalled, say): 120 requests come to both. 48 in flight each, as the bus gives them.
+      const shuffled = records.slice(60).sort(() => random.next() - 0.5);
+      const deliveries = [records.slice(0, 180), shuffled];
+      const outcomes = await Promise.all(
+        replicas.map(async ({ batcher }, index) => {
+          const seen: Array<[string, UsageOutcome]> = [];
+          const mine = deliveries[index]!;
+          for (let offset = 0; offset < mine.length; offset += 48) {
+            const slice = mine.slice(offset, offset + 48);
+            const results = await Promise.all(slice.map((usage) => batcher.recorded({ ...usage })));
+            seen.push(...slice.map((usage, position): [string, UsageOutcome] => [usage.request_id, results[position]!]));
+          }
+          return seen;
+        }),
+      );
+      expect(replicas.flatMap(({ failures }) => failures)).toEqual([]);
+      const appliedPerRequest = new Map<string, number>();
+      for (const [requestId, outcome] of outcomes.flat())
+        if (outcome === 'applied') appliedPerRequest.set(requestId, (appliedPerRequest.get(requestId) ?? 0) + 1);
+      expect(appliedPerRequest.size).toBe(records.length);
+      expect([...appliedPerRequest.values()].every((count) => count === 1)).toBe(true);
+    } finally {
+      if (otherDb !== db) await otherDb.destroy();
+    }
+
+    for (const usage of records) expect([await ledgerRows(usage.request_id), await logRows(usage.request_id)]).toEqual([1, 1]);
+    for (const user of racers) {
+      const mine = records.filter((usage) => usage.user_id === user.session.id);
+      const sum = (list: UsageRecord[]) => list.reduce((total, usage) => total + usage.quota, 0);
+      const spent = sum(mine);
+      expect(await self(user)).toMatchObject({ quota: 10_000_000 - spent, used_quota: spent, request_count: mine.length });
+      const limited = sum(mine.filter((usage) => usage.token_id === user.limitedToken));
+      expect(await tokenRow(user.limitedToken)).toMatchObject({ remain_quota: 5_000_000 - limited, used_quota: limited });
+      expect(await tokenRow(user.unlimitedToken)).toMatchObject({
+        remain_quota: 0,
+        used_quota: sum(mine.filter((usage) => usage.token_id === user.unlimitedToken)),
+      });
+    }
+    expect(await reconcile(db)).toEqual([]);
   });
 
   it('reports the one request that took the balance below QuotaRemindThreshold, after its commit, once', async () => {

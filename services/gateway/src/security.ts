@@ -33,8 +33,8 @@ export async function securityHeaders(request: FastifyRequest, reply: FastifyRep
   if (request.url.startsWith('/api/')) reply.header('Cache-Control', 'no-store');
   if (isRelayPath(request.url)) {
     reply.header('Access-Control-Allow-Origin', '*');
-    // Browser clients may read the request id support matches complaints to.
-    reply.header('Access-Control-Expose-Headers', 'X-Oneapi-Request-Id');
+    // Browser clients may read the request id support matches complaints to, and the gateway's own time.
+    reply.header('Access-Control-Expose-Headers', 'X-Oneapi-Request-Id, X-Aigw-Overhead-Ms');
   }
   return payload;
 }

@@ -1,4 +1,4 @@
-import { countText, CompletionCounter } from './tokenizer/index.js';
+import { countText, CompletionCounter, textTokenBound } from './tokenizer/index.js';
 
 export { CompletionCounter };
 
@@ -8,6 +8,15 @@ export function countTexts(value: unknown, model: string): number {
   if (Array.isArray(value))
     return value.reduce((sum: number, item) => sum + (typeof item === 'string' ? countText(item, model) : Array.isArray(item) ? item.length : 0), 0);
   return 0;
+}
+
+/** At least `countTexts(value, model)` for every model, without a tokenizer pass: bytes for the texts' tokens (`textTokenBound`). */
+export function textsTokenBound(value: unknown): number {
+  if (typeof value === 'string') return textTokenBound(value);
+  if (!Array.isArray(value)) return 0;
+  let tokens = 0;
+  for (const item of value as unknown[]) tokens += typeof item === 'string' ? textTokenBound(item) : Array.isArray(item) ? item.length : 0;
+  return tokens;
 }
 
 /** Completion tokens of a whole OpenAI-format answer that came without usage. */

@@ -11,6 +11,7 @@ import type { ProviderDefinition, ProviderError, UpstreamRequest, Usage } from '
 import { providerFor, servesOperation } from './providers/registry.js';
 import { AnswerPump, answerHeaders, drained, streamToClient, type StreamOutcome } from './streaming.js';
 import { OUTRAN_BALANCE, StreamBudget } from './stream-budget.js';
+import { promptTokensOf } from './prompt-tokens.js';
 import { redactKey } from './redact.js';
 import { channelEgress } from './channel-egress.js';
 import { ChannelConfigurationError } from './providers/shared/url.js';
@@ -19,6 +20,7 @@ import { AccessTokenError } from './access-tokens.js';
 import { socketAnswer } from './upstream-socket.js';
 import { polledAnswer } from './polled-answer.js';
 import { recorderOf } from './idempotency.js';
+import { OVERHEAD_HEADER, overheadOf } from './overhead.js';
 import { publishChannelFailed } from './events.js';
 import { channelLines, requestLines } from './limits/limit-rules.js';
 import type { LimitRefusal, LimitTicket } from './limits/limit-gate.js';
@@ -64,12 +66,13 @@ export async function relay(
   const { quote: modelQuote, candidates } = admit(context, caller, model, operation.capability, operation.label, quotePrice);
   const quote = operation.price ? operation.price(modelQuote, body, model) : modelQuote;
 
-  const promptTokens = operation.estimatePrompt(body, model);
+  // Held at its bound (no tokenizer pass); counted exactly only where the upstream's usage does not say it (docs/architecture.md section 5, step 3).
+  const promptTokens = promptTokensOf(operation, body, model);
   // The id every answer carries (X-Oneapi-Request-Id): the usage record and the log row have it too.
   const requestId = request.id;
-  const amount = reservation(quote, promptTokens, bounds.maxTokens, options.get('PreConsumedQuota'), bounds.answers);
+  const amount = reservation(quote, promptTokens.bound, bounds.maxTokens, options.get('PreConsumedQuota'), bounds.answers);
   // Usage limits before anything is held: a refused request reaches no upstream and costs nothing (docs/architecture.md section 5.9).
-  const limitTokens = promptTokens + (bounds.maxTokens ?? 0) * bounds.answers;
+  const limitTokens = promptTokens.bound + (bounds.maxTokens ?? 0) * bounds.answers;
   const slotTtlMs = holdLifetimeMs(context.limits, options.get('RetryTimes'));
   const limitRequest = { id: requestId, tokens: limitTokens, slotTtlMs };
   const about = { userId: caller.userId, tokenId: caller.tokenId, group: caller.group, model };
@@ -83,16 +86,23 @@ export async function relay(
     const unbilled = (tried: number[], note: string): RecordInput => ({ ...recordBase, tried, usage: NO_USAGE, quota: 0, note });
     const orphanNote = 'relay stopped mid-request; nothing was charged';
     const checkpointNote = 'relay stopped mid-stream; charged what was delivered';
-    const reserved = await context.quota.reserve({
-      requestId,
-      userId: caller.userId,
-      tokenId: caller.tokenId,
-      unlimitedToken: caller.unlimitedToken,
-      amount,
-      ttlMs: holdLifetimeMs(context.limits, options.get('RetryTimes')),
-      // Should this process die mid-request, the hold sweeper publishes this (nothing charged).
-      record: usageRecord(unbilled([], orphanNote)),
-    });
+    const reserve = (held: number) =>
+      context.quota.reserve({
+        requestId,
+        userId: caller.userId,
+        tokenId: caller.tokenId,
+        unlimitedToken: caller.unlimitedToken,
+        amount: held,
+        ttlMs: holdLifetimeMs(context.limits, options.get('RetryTimes')),
+        // Should this process die mid-request, the hold sweeper publishes this (nothing charged).
+        record: usageRecord(unbilled([], orphanNote)),
+      });
+    let reserved = await reserve(amount);
+    // Near the end of the money the bound's margin must not refuse what the exact count admits: count once, then.
+    if (!reserved.ok) {
+      const exactAmount = reservation(quote, promptTokens.exact(), bounds.maxTokens, options.get('PreConsumedQuota'), bounds.answers);
+      if (exactAmount < amount) reserved = await reserve(exactAmount);
+    }
     if (!reserved.ok) throw insufficientQuota(reserved.reason);
     const { hold } = reserved;
     let announced = false;
@@ -130,21 +140,24 @@ export async function relay(
           continue;
         }
         announce(channel.id);
-        const result = await send(context, call.attempt, operation, body, requestId);
+        // Waiting for the upstream is not the gateway's time (x-aigw-overhead-ms).
+        const result = await overheadOf(reply).upstream(() => send(context, call.attempt, operation, body, requestId));
         if ('failure' in result) {
           failure = result.failure;
           if (!isRetryable(failure.status, channel.type)) break;
           continue;
         }
         if (stream) {
-          const client = operation.stream!(call.attempt, { injectedUsage: result.injectedUsage, promptTokens, body });
+          const client = operation.stream!(call.attempt, { injectedUsage: result.injectedUsage, promptTokens: promptTokens.exact, body });
           // Metered as it passes: checkpoints for a relay that dies, a stop where the money ends.
           const budget = new StreamBudget(context, hold, quote, promptTokens, (usage, quota) =>
             usageRecord({ ...recordBase, tried: [...tried], usage, quota, estimated: true, note: checkpointNote }),
           );
           outcome = await streamToClient(context, request, reply, call.attempt, result.response, client, requestId, budget);
         } else if (operation.bytes) {
-          outcome = await pipeBytes(context, reply, call.attempt, result.response, requestId, (delivered) => operation.bytes!(body, promptTokens, delivered));
+          outcome = await pipeBytes(context, reply, call.attempt, result.response, requestId, (delivered) =>
+            operation.bytes!(body, promptTokens.exact(), delivered),
+          );
         } else {
           try {
             outcome = await answer(context, reply, call.attempt, operation, result.response, requestId, body);
@@ -182,7 +195,7 @@ export async function relay(
       throw new RelayError(status, message, failure?.error.code || 'upstream_error', 'upstream_error');
     }
 
-    const usage = outcome.usage ?? { prompt_tokens: promptTokens, completion_tokens: outcome.completionTokens, cached_tokens: 0 };
+    const usage = outcome.usage ?? { prompt_tokens: promptTokens.exact(), completion_tokens: outcome.completionTokens, cached_tokens: 0 };
     // Nothing delivered and nothing reported: nothing to charge (a per-call price included).
     const delivered = outcome.usage !== null || outcome.completionTokens > 0 || !outcome.partial;
     // Never more than the user and the key could pay: a charge above the hold takes what was left (settle).
@@ -478,7 +491,9 @@ async function answer(
     late = true;
     response.body.destroy();
   }, context.limits.answerTimeoutMs);
-  const text = await readBounded(response, context.limits.maxUpstreamBodyBytes)
+  const clock = overheadOf(reply);
+  const text = await clock
+    .upstream(() => readBounded(response, context.limits.maxUpstreamBodyBytes))
     .catch((error: unknown) => {
       if (late) throw new RelayError(504, 'the upstream answer took longer than the relay allows', 'upstream_timeout', 'upstream_error');
       throw error;
@@ -488,7 +503,7 @@ async function answer(
   const first = upstreamAnswer(text, response);
   // Most providers answer at once: no await for them.
   const upstream = attempt.provider.passthrough?.follow
-    ? await polledAnswer(context, attempt, operation.capability, first, started + context.limits.answerTimeoutMs)
+    ? await clock.upstream(() => polledAnswer(context, attempt, operation.capability, first, started + context.limits.answerTimeoutMs))
     : first;
   if (!operation.answer) throw new Error(`operation ${operation.name} has neither answer nor bytes`);
   const { body, contentType, usage, estimatedCompletion, objectId, counted } = operation.answer(attempt, upstream, requestBody);
@@ -497,7 +512,7 @@ async function answer(
   const payload = redactKey(outgoing, attempt.context.key);
   const contentTypeOut = typeof body === 'string' ? (contentType ?? 'text/plain; charset=utf-8') : 'application/json';
   recorderOf(reply.request)?.whole(200, contentTypeOut, payload);
-  void reply.status(200).header('content-type', contentTypeOut).header('x-oneapi-request-id', requestId).send(payload);
+  void reply.status(200).header('content-type', contentTypeOut).header('x-oneapi-request-id', requestId).header(OVERHEAD_HEADER, clock.value()).send(payload);
   return {
     usage: usage ? saneUsage(usage) : null,
     completionTokens: estimatedCompletion,
@@ -546,7 +561,7 @@ async function pipeBytes(
   const contentType = String(response.headers['content-type'] ?? 'application/octet-stream');
   const length = Number(response.headers['content-length']);
   const total = Number.isSafeInteger(length) && length >= 0 ? length : null;
-  raw.writeHead(200, { ...answerHeaders(contentType, requestId), ...(total !== null ? { 'content-length': String(total) } : {}) });
+  raw.writeHead(200, { ...answerHeaders(contentType, requestId, overheadOf(reply).value()), ...(total !== null ? { 'content-length': String(total) } : {}) });
   let bytes = 0;
   let firstResponseMs = -1;
   // Sent with an Idempotency-Key: kept for a retry, and read to its end even if the client leaves.

@@ -2,6 +2,7 @@ import type { QuotaHold } from '@aigw/platform';
 import type { UsageRecord } from '@aigw/contracts';
 import type { RelayContext } from './context.js';
 import { charge, type PriceQuote } from './metering.js';
+import type { PromptTokens } from './prompt-tokens.js';
 import type { Usage } from './providers/types.js';
 import type { CompletionCounter } from './tokenizer/completion-counter.js';
 
@@ -19,12 +20,23 @@ export const OUTRAN_BALANCE = 'the balance or the API key quota ran out during t
  * again from the user's and the key's counters (an atomic take), and when they have nothing left
  * the stream must stop, charged everything that was left: a balance never goes below zero.
  *
+ * The meter charges the prompt at its bound (the hold's figure, no tokenizer pass): over its
+ * count, never under, so the hold is extended a little earlier than strictly needed, which costs
+ * nothing (settle gives back what was not used). Only before stopping a stream, when the user and
+ * the key have nothing left, is the prompt counted exactly and the meter run again with it: a
+ * stream is never stopped that the money still covers.
+ *
  * It also writes checkpoints (the record of what was delivered so far, its charge at most the
- * hold), so a relay that dies mid-stream leaves a record that bills what reached the client.
+ * hold), so a relay that dies mid-stream leaves a record that bills what reached the client. A
+ * checkpoint without the upstream's usage takes the exact prompt count, as the final record
+ * would: made once, at the first such checkpoint (32 pieces in, well after the first byte).
  */
 export class StreamBudget {
-  /** Completion tokens the hold pays for, with the prompt (recomputed when it grows). */
+  /** Completion tokens the hold pays for, with the prompt (recomputed when either changes). */
   private covered = 0;
+  /** The prompt as metered: its bound, until the exact count is needed (`covers`). */
+  private promptTokens: number;
+  private exactPrompt = false;
   private pieces = 0;
   private writing = false;
 
@@ -32,10 +44,11 @@ export class StreamBudget {
     private readonly context: RelayContext,
     private readonly hold: QuotaHold,
     private readonly quote: PriceQuote,
-    private readonly promptTokens: number,
+    private readonly prompt: PromptTokens,
     /** The usage record of the request as it stands (a checkpoint). */
     private readonly recordOf: (usage: Usage, quota: number) => UsageRecord,
   ) {
+    this.promptTokens = prompt.bound;
     this.covered = this.completionCovered();
   }
 
@@ -56,13 +69,21 @@ export class StreamBudget {
     // As much again as held (at least what is missing): a long answer extends a few times, not per chunk.
     await this.context.quota.extend(this.hold, Math.max(needed, this.hold.amount, 1));
     this.covered = this.completionCovered();
-    return reported ? charge(this.quote, reported) <= this.hold.amount : counter.total() <= this.covered;
+    if (reported) return charge(this.quote, reported) <= this.hold.amount;
+    const completion = counter.total();
+    if (completion <= this.covered) return true;
+    if (this.exactPrompt) return false;
+    // Out of money by the prompt's bound: by its count the hold may still cover the answer so far.
+    this.exactPrompt = true;
+    this.promptTokens = this.prompt.exact();
+    this.covered = this.completionCovered();
+    return completion <= this.covered;
   }
 
   /** Counts a piece with text; every CHECKPOINT_EVERY_PIECES, the record of what was delivered is kept (one write at a time). */
   delivered(counter: CompletionCounter, reported: Usage | null): void {
     if (++this.pieces % CHECKPOINT_EVERY_PIECES !== 0 || this.writing) return;
-    const usage = reported ?? { prompt_tokens: this.promptTokens, completion_tokens: counter.total(), cached_tokens: 0 };
+    const usage = reported ?? { prompt_tokens: this.prompt.exact(), completion_tokens: counter.total(), cached_tokens: 0 };
     const record = this.recordOf(usage, Math.min(charge(this.quote, usage), this.hold.amount));
     // Locally first (a restarted relay publishes it), then beside the hold (a sweeper anywhere does).
     this.context.usage.checkpoint(record);

@@ -8,6 +8,7 @@ import { CompletionCounter } from './estimates.js';
 import type { Attempt, ClientStream, StreamPiece } from './operations/types.js';
 import { OUTRAN_BALANCE, type StreamBudget } from './stream-budget.js';
 import { recorderOf } from './idempotency.js';
+import { OVERHEAD_HEADER, overheadOf } from './overhead.js';
 
 /** How a relayed answer ended, for settlement. */
 export interface StreamOutcome {
@@ -29,7 +30,7 @@ export interface StreamOutcome {
 }
 
 /** The headers every relay answer carries; a hijacked reply skips onSend hooks, so they are written here. */
-export function answerHeaders(contentType: string, requestId: string): Record<string, string> {
+export function answerHeaders(contentType: string, requestId: string, overheadMs?: string): Record<string, string> {
   return {
     'content-type': contentType,
     'cache-control': 'no-cache',
@@ -38,9 +39,13 @@ export function answerHeaders(contentType: string, requestId: string): Record<st
     'access-control-allow-origin': '*',
     // The usage record's id: support finds the log row of a complaint by it.
     'x-oneapi-request-id': requestId,
-    'access-control-expose-headers': 'X-Oneapi-Request-Id',
+    ...(overheadMs !== undefined ? { [OVERHEAD_HEADER]: overheadMs } : {}),
+    'access-control-expose-headers': `X-Oneapi-Request-Id, ${EXPOSED_OVERHEAD}`,
   };
 }
+
+/** Browsers may read the overhead header too (the console's playground shows it). */
+const EXPOSED_OVERHEAD = 'X-Aigw-Overhead-Ms';
 
 /**
  * Streams an upstream answer to the client event by event, as soon as each arrives (no frame
@@ -65,7 +70,7 @@ export async function streamToClient(
   const started = Date.now();
   const raw = reply.raw;
   reply.hijack();
-  raw.writeHead(200, answerHeaders(client.contentType, requestId));
+  raw.writeHead(200, answerHeaders(client.contentType, requestId, overheadOf(reply).value()));
 
   const parser = attempt.provider.framing?.() ?? new SseParser();
   const counter = new CompletionCounter(attempt.context.requestedModel);

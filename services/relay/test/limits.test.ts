@@ -1,6 +1,7 @@
 import OpenAI from 'openai';
 import type { RateLimits } from '@aigw/contracts';
 import { waitFor } from '@aigw/platform/testing';
+import { chatPromptBound } from '../src/tokenizer/index';
 import { backends, startRelayWorld, type RelayWorld } from './support/relay-world';
 
 jest.setTimeout(90_000);
@@ -96,10 +97,9 @@ describe.each(backends)('usage limits (%s)', (backend) => {
     // Settled right after its usage record: once billing has the record, the limit has the usage.
     await world.usageLog(first.headers.get('x-oneapi-request-id')!);
     expect(first.headers.get('x-ratelimit-limit-tokens')).toBe('1200');
-    // The hold: the relay's own count of the prompt (its chat format included) and max_tokens.
+    // The hold: the prompt's bound (its UTF-8 bytes and the chat format's fixed costs, no tokenizer pass) and max_tokens.
     const held = 1_200 - Number(first.headers.get('x-ratelimit-remaining-tokens'));
-    expect(held).toBeGreaterThan(500);
-    expect(held).toBeLessThan(520);
+    expect(held).toBe(500 + chatPromptBound([{ role: 'user', content: 'hello there' }]));
     const second = await chat(key, 'mock-gpt', { max_tokens: 500 });
     // The first was settled to what it used (the upstream's usage) before the second was held.
     expect(Number(second.headers.get('x-ratelimit-remaining-tokens'))).toBe(1_200 - (prompt + 4) - held);

@@ -1,7 +1,7 @@
 import { In, type DataSource } from 'typeorm';
 import { JobName } from '@aigw/contracts';
 import { createSilentLogger, openDatabase, readJobRuns } from '@aigw/platform';
-import { backends, waitFor } from '@aigw/platform/testing';
+import { backends, seededRandom, waitFor } from '@aigw/platform/testing';
 import { openBillingDatabase } from '../../billing/test/support/billing-db';
 import { reconcile } from '../../billing/src/reconcile';
 import { LedgerEntryEntity, LedgerKind, LogEntity } from '../../billing/src/entities/index';
@@ -38,14 +38,7 @@ const PRICE: Record<string, number> = {
 
 /** A small seeded PRNG (mulberry32), so a failing run can be replayed. */
 function prng(seed: number) {
-  let state = seed >>> 0;
-  const next = () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const next = seededRandom(seed);
   const int = (min: number, max: number) => min + Math.floor(next() * (max - min + 1));
   /** One of the weighted choices. */
   const pick = <T>(choices: ReadonlyArray<readonly [T, number]>): T => {

@@ -85,8 +85,9 @@ export const speechOperation: OperationDefinition = {
     // The pipeline pipes the bytes; `stream` says an SSE answer of the chat kind, which this is not.
     return { model, stream: false, bounds: requestBounds('audio-speech', body) };
   },
-  // The characters are the whole charge, known before the call: the hold is exact.
+  // The characters are the whole charge, known before the call without a tokenizer: the hold is exact.
   estimatePrompt: (body) => speechCharacters(body.input as string),
+  boundPrompt: (body) => speechCharacters(body.input as string),
   upstream: (attempt, body) => ({ request: passthrough(attempt).request('/v1/audio/speech', body, attempt.context), injectedUsage: false }),
   // Characters are what speech costs; the log says so.
   price: (quote) => ({ ...quote, details: { content: 'billed by input characters', other: { speech: true } } }),

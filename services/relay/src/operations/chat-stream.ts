@@ -29,10 +29,16 @@ export function openAiChatStream(attempt: Attempt, options: { injectedUsage: boo
   };
 }
 
-/** A chat stream for an Anthropic-format client (`/v1/messages` on a channel that is not Anthropic's): each OpenAI chunk becomes Messages API events. */
-export function anthropicChatStream(attempt: Attempt, options: { promptTokens: number }): ClientStream {
+/**
+ * A chat stream for an Anthropic-format client (`/v1/messages` on a channel that is not
+ * Anthropic's): each OpenAI chunk becomes Messages API events. message_start tells the client its
+ * input tokens before any usage can come, so this stream counts the prompt exactly when it opens
+ * (the one path that still does before the first byte; the hold took the bound).
+ */
+export function anthropicChatStream(attempt: Attempt, options: { promptTokens: () => number }): ClientStream {
   const converter = chatOf(attempt.provider).stream(attempt.context);
-  const anthropic = new OpenAiToAnthropicStream(attempt.context.requestedModel, options.promptTokens);
+  const promptTokens = options.promptTokens();
+  const anthropic = new OpenAiToAnthropicStream(attempt.context.requestedModel, promptTokens);
   const key = attempt.context.key;
   // The converter needs every chunk, the usage-only one included (message_delta's usage).
   const pieces = (outputs: StreamOutput[]): StreamPiece[] =>
@@ -45,7 +51,7 @@ export function anthropicChatStream(attempt: Attempt, options: { promptTokens: n
     onEvent: (event) => pieces(converter.onEvent(event)),
     onEnd: () => pieces(converter.onEnd()),
     errorFrame: (error) => anthropicErrorEvent(error.type === 'upstream_error' ? 'api_error' : error.type, error.message),
-    close: (partial, completionTokens) => (partial ? '' : anthropic.finish({ input_tokens: options.promptTokens, output_tokens: completionTokens }).join('')),
+    close: (partial, completionTokens) => (partial ? '' : anthropic.finish({ input_tokens: promptTokens, output_tokens: completionTokens }).join('')),
   };
 }
 

@@ -1,7 +1,7 @@
 import { chatOf, type ChatResult, type ProviderContext, type ProviderDefinition } from '../providers/types.js';
 import { foldStream } from '../providers/shared/stream-fold.js';
 import { RelayError } from '../errors.js';
-import { countChatPrompt } from '../tokenizer/index.js';
+import { chatPromptBound, countChatPrompt } from '../tokenizer/index.js';
 import { estimateCompletion } from '../estimates.js';
 import { requestBounds } from '../request-bounds.js';
 import { modelOf } from './model-field.js';
@@ -40,6 +40,7 @@ export function wholeChat(provider: ProviderDefinition, upstream: Pick<UpstreamA
 }
 
 const countPrompt = (body: Record<string, unknown>, model: string) => countChatPrompt(body.messages, model, body.tools);
+const boundPrompt = (body: Record<string, unknown>) => chatPromptBound(body.messages, body.tools);
 
 /** Chat completions (`POST /v1/chat/completions`), converted by each provider to its protocol and back. */
 export const chatCompletionsOperation: OperationDefinition = {
@@ -48,6 +49,7 @@ export const chatCompletionsOperation: OperationDefinition = {
   capability: 'chat',
   inspect: inspectChat,
   estimatePrompt: countPrompt,
+  boundPrompt,
   upstream: chatUpstream,
   answer: chatAnswer,
   stream: openAiChatStream,

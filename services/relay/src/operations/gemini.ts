@@ -1,11 +1,11 @@
 import { z } from 'zod';
 import { RelayError } from '../errors.js';
-import { estimateCompletion, countTexts } from '../estimates.js';
+import { estimateCompletion, countTexts, textsTokenBound } from '../estimates.js';
 import { geminiToOpenAi, OpenAiToGeminiStream, openAiToGemini } from '../formats/gemini-input.js';
 import { generateContentSchema, usageFromGemini } from '../providers/gemini/chat.js';
 import { parseJson } from '../providers/shared/upstream-response.js';
 import { MAX_BATCH_INPUTS, MAX_OUTPUT_TOKENS } from '../request-bounds.js';
-import { countChatPrompt } from '../tokenizer/index.js';
+import { chatPromptBound, countChatPrompt } from '../tokenizer/index.js';
 import { redactKey } from '../redact.js';
 import { chatOf, type ProviderError, type StreamOutput } from '../providers/types.js';
 import { chatAnswer, chatUpstream } from './chat.js';
@@ -71,6 +71,11 @@ function generateOperation(stream: boolean): OperationDefinition {
     estimatePrompt(body, model) {
       const converted = geminiToOpenAi(requestOf(body), model, false);
       return countChatPrompt(converted.messages, model, converted.tools);
+    },
+    // The conversion is cheap beside a tokenizer pass, and bounding what is counted keeps the two in step.
+    boundPrompt(body, model) {
+      const converted = geminiToOpenAi(requestOf(body), model, false);
+      return chatPromptBound(converted.messages, converted.tools);
     },
     upstream(attempt, body) {
       if (isNative(attempt)) {
@@ -151,12 +156,16 @@ function nativeStream(attempt: Attempt, framing: GeminiFraming): ClientStream {
   };
 }
 
-function convertedStream(attempt: Attempt, framing: GeminiFraming, promptTokens: number): ClientStream {
+function convertedStream(attempt: Attempt, framing: GeminiFraming, promptTokens: () => number): ClientStream {
   const converter = chatOf(attempt.provider).stream(attempt.context);
   const gemini = new OpenAiToGeminiStream(attempt.context.requestedModel);
   const key = attempt.context.key;
+  // An output with usage carries it in its chunk too, so the last chunk reports the upstream's
+  // figures; the local count (a tokenizer pass) is made only for a stream that had none.
+  let reported = false;
   const pieces = (outputs: StreamOutput[]): StreamPiece[] =>
     outputs.map((output) => {
+      if (output.usage) reported = true;
       const chunks = output.data === undefined ? [] : gemini.push(redactKey(output.data, key));
       return {
         ...(chunks.length > 0 ? { write: chunks.map((chunk) => framing.element(JSON.stringify(chunk))).join('') } : {}),
@@ -171,7 +180,8 @@ function convertedStream(attempt: Attempt, framing: GeminiFraming, promptTokens:
     onEnd: () => pieces(converter.onEnd()),
     errorFrame: (error) => framing.error(error),
     close: (partial, completionTokens) =>
-      (partial ? '' : framing.element(JSON.stringify(gemini.finish({ prompt: promptTokens, completion: completionTokens })))) + framing.close(),
+      (partial ? '' : framing.element(JSON.stringify(gemini.finish({ prompt: reported ? 0 : promptTokens(), completion: completionTokens })))) +
+      framing.close(),
   };
 }
 
@@ -225,6 +235,7 @@ function embedOperation(batch: boolean): OperationDefinition {
       return { model, stream: false, bounds: { maxTokens: 0, answers: 1 } };
     },
     estimatePrompt: (body, model) => countTexts(texts(body), model),
+    boundPrompt: (body) => textsTokenBound(texts(body)),
     upstream(attempt, body) {
       if (isNative(attempt)) {
         return {

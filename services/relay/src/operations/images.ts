@@ -5,7 +5,7 @@ import { openAiUsageOf } from '../providers/shared/usage.js';
 import type { Usage } from '../providers/types.js';
 import { requestBounds } from '../request-bounds.js';
 import type { UploadedFile } from '../routes/uploads.js';
-import { countText } from '../tokenizer/index.js';
+import { countText, textTokenBound } from '../tokenizer/index.js';
 import { modelOf } from './model-field.js';
 import { passthrough } from './openai-passthrough.js';
 import type { Attempt, Inspected, OperationDefinition, OperationName, UpstreamAnswer } from './types.js';
@@ -289,6 +289,7 @@ function imageOperation(kind: ImageKind, name: OperationName, label: string): Op
       const prompt = body.prompt;
       return typeof prompt === 'string' ? countText(prompt, model) : 0;
     },
+    boundPrompt: (body) => (typeof body.prompt === 'string' ? textTokenBound(body.prompt) : 0),
     price: (quote, body, model) => imagePrice(quote, body, model, kind),
     upstream(attempt: Attempt, body) {
       const adapter = passthrough(attempt);

@@ -1,7 +1,7 @@
 import { RelayError } from '../errors.js';
 import { anthropicToOpenAi, openAiToAnthropicMessage } from '../formats/anthropic-input.js';
 import { MAX_OUTPUT_TOKENS } from '../request-bounds.js';
-import { countChatPrompt } from '../tokenizer/index.js';
+import { chatPromptBound, countChatPrompt } from '../tokenizer/index.js';
 import { estimateCompletion } from '../estimates.js';
 import { anthropicUsageSchema, usageFromAnthropic } from '../providers/anthropic/chat.js';
 import { anthropicChatStream } from './chat-stream.js';
@@ -40,6 +40,11 @@ export const messagesOperation: OperationDefinition = {
   estimatePrompt(body, model) {
     const converted = anthropicToOpenAi(body);
     return countChatPrompt(converted.messages, model, converted.tools);
+  },
+  // The conversion is cheap beside a tokenizer pass, and bounding what is counted keeps the two in step.
+  boundPrompt(body) {
+    const converted = anthropicToOpenAi(body);
+    return chatPromptBound(converted.messages, converted.tools);
   },
   upstream(attempt, body) {
     if (isNative(attempt)) return { request: attempt.provider.messages!.request(body, attempt.context), injectedUsage: false };

@@ -1,5 +1,5 @@
 import { modelOf } from './model-field.js';
-import { estimateCompletion, countTexts } from '../estimates.js';
+import { estimateCompletion, countTexts, textsTokenBound } from '../estimates.js';
 import { requestBounds } from '../request-bounds.js';
 import { openAiChatStream } from './chat-stream.js';
 import type { Attempt, OperationDefinition } from './types.js';
@@ -20,6 +20,7 @@ function passthroughOperation(name: PassthroughName, label: string, input: 'prom
     capability: name,
     inspect: (body) => ({ model: modelOf(body), stream: streams && body.stream === true, bounds: requestBounds(name, body) }),
     estimatePrompt: (body, model) => countTexts(body[input], model),
+    boundPrompt: (body) => textsTokenBound(body[input]),
     upstream: (attempt, body) => ({ request: passthrough(attempt).request(path, body, attempt.context), injectedUsage: false }),
     answer(attempt, upstream, requestBody) {
       const { body, usage } = passthroughAnswer(attempt, path, upstream.json(), requestBody);

@@ -1,4 +1,4 @@
-import { countText } from '../tokenizer/index.js';
+import { countText, textTokenBound } from '../tokenizer/index.js';
 import { requestBounds } from '../request-bounds.js';
 import { modelOf } from './model-field.js';
 import { passthrough, passthroughAnswer } from './openai-passthrough.js';
@@ -20,6 +20,13 @@ export const rerankOperation: OperationDefinition = {
     const query = countText(body.query as string, model);
     return (body.documents as Array<string | { text: string }>).reduce(
       (sum, document) => sum + query + countText(typeof document === 'string' ? document : document.text, model),
+      0,
+    );
+  },
+  boundPrompt(body) {
+    const query = textTokenBound(body.query as string);
+    return (body.documents as Array<string | { text: string }>).reduce(
+      (sum, document) => sum + query + textTokenBound(typeof document === 'string' ? document : document.text),
       0,
     );
   },

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { RelayError } from '../errors.js';
-import { countTexts, estimateCompletion } from '../estimates.js';
+import { countTexts, estimateCompletion, textsTokenBound } from '../estimates.js';
 import { requestBounds } from '../request-bounds.js';
 import type { ProviderError, Usage } from '../providers/types.js';
 import { passthroughStream } from './passthrough-stream.js';
@@ -64,6 +64,7 @@ export const responsesOperation: OperationDefinition = {
     return { model, stream: body.stream === true, bounds: requestBounds('responses', body) };
   },
   estimatePrompt: (body, model) => countTexts(promptTexts([body.instructions, body.input]), model),
+  boundPrompt: (body) => textsTokenBound(promptTexts([body.instructions, body.input])),
   upstream: (attempt, body) => ({ request: passthrough(attempt).request('/v1/responses', body, attempt.context), injectedUsage: false }),
   answer(attempt, upstream) {
     const json = attempt.provider.passthrough?.streamsOnly ? foldResponses(upstream.text) : upstream.json();

@@ -122,8 +122,17 @@ export interface OperationDefinition {
   forwardHeaders?: readonly string[];
   /** Checks what the pipeline relies on; throws a RelayError (400, naming the field) otherwise. */
   inspect(body: Record<string, unknown>): Inspected;
-  /** Prompt tokens counted locally: for the hold, and when the upstream reports no usage. */
+  /**
+   * Prompt tokens counted locally (a tokenizer pass, for most operations): the usage when the
+   * upstream reports none, counted only then, after the answer (relay-call.ts, `PromptTokens`).
+   */
   estimatePrompt(body: Record<string, unknown>, model: string): number;
+  /**
+   * At least `estimatePrompt` for every body, known without a tokenizer pass (a text's UTF-8 bytes
+   * bound its tokens): what the hold and the usage limits take before the upstream call.
+   * test/tokenizer/prompt-bound.test.ts holds every operation to bound >= count.
+   */
+  boundPrompt(body: Record<string, unknown>, model: string): number;
   /**
    * The request's price when it is not the model's plain price: images multiply a per-image
    * price by size, quality and count. Absent: the model's price as quoted.
@@ -133,8 +142,12 @@ export interface OperationDefinition {
   upstream(attempt: Attempt, body: Record<string, unknown>): { request: UpstreamRequest; injectedUsage: boolean };
   /** A whole answer: the client's body and the usage (every operation but those with `bytes`). */
   answer?(attempt: Attempt, upstream: UpstreamAnswer, body: Record<string, unknown>): Answer;
-  /** A streamed answer, for the operations whose `inspect` may say `stream` (the others never stream). */
-  stream?(attempt: Attempt, options: { injectedUsage: boolean; promptTokens: number; body: Record<string, unknown> }): ClientStream;
+  /**
+   * A streamed answer, for the operations whose `inspect` may say `stream` (the others never
+   * stream). `promptTokens` is the exact count, made on the first call (a tokenizer pass): call it
+   * only for what the client is told, and only when the upstream's usage does not say it.
+   */
+  stream?(attempt: Attempt, options: { injectedUsage: boolean; promptTokens: () => number; body: Record<string, unknown> }): ClientStream;
   /**
    * Present when the answer is bytes passed through as they come (speech audio): the usage of
    * what was delivered. Such an operation has no `answer`.

@@ -60,14 +60,26 @@ export function countText(text: string, model: string): number {
   while (run) {
     const end = run.index + run[0].length;
     for (let cut = run.index + MAX_RUN; cut < end; cut += MAX_RUN) {
-      // Never between the two halves of a surrogate pair.
-      if (isHighSurrogate(text.charCodeAt(cut - 1))) cut += 1;
+      // Never between the two halves of a surrogate pair (a lone high surrogate before a pair
+      // must not push the cut into that pair: its halves would each count as U+FFFD, three bytes).
+      if (isHighSurrogate(text.charCodeAt(cut - 1)) && isLowSurrogate(text.charCodeAt(cut))) cut += 1;
       tokens += countPart(text.slice(start, cut), name);
       start = cut;
     }
     run = longRuns.exec(text);
   }
   return tokens + countPart(text.slice(start), name);
+}
+
+/**
+ * At least `countText(text, model)` for every model, without a tokenizer pass: the text's UTF-8
+ * bytes. Both encodings are byte-level BPE, and every token stands for at least one byte of the
+ * piece it was encoded from; the pieces (the pre-tokenizer's, and countText's parts of long runs)
+ * never split a surrogate pair, so their bytes add up to the text's (a lone surrogate is three
+ * bytes either way: U+FFFD). Buffer.byteLength is native and makes no copy.
+ */
+export function textTokenBound(text: string): number {
+  return Buffer.byteLength(text, 'utf8');
 }
 
 /** Longest run of one character class counted as one piece (see countText). */
@@ -80,6 +92,7 @@ const MAX_RUN = 32;
 const longRuns = new RegExp(`[\\p{L}\\p{M}]{${MAX_RUN + 1},}|[^\\s\\p{L}\\p{N}]{${MAX_RUN + 1},}|\\s{${MAX_RUN + 1},}`, 'gu');
 
 const isHighSurrogate = (code: number) => code >= 0xd800 && code <= 0xdbff;
+const isLowSurrogate = (code: number) => code >= 0xdc00 && code <= 0xdfff;
 
 function countPart(text: string, name: EncodingName): number {
   if (text.length > SHORT_TEXT) return encoder(name).encode(text, [], []).length;
