@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { MAX_QUOTA, type UsageRecord } from '@aigw/contracts';
+import { eventExamples, MAX_QUOTA, type UsageRecord } from '@aigw/contracts';
 import { replyTyped } from '../src/messaging.js';
 import {
   counterKeys,
@@ -19,25 +19,9 @@ import { BusRequestError, type Subscription } from '../src/bus/bus.js';
 
 const holdTtlMs = 30_000;
 
-/** A usage record of `quota` for a hold (what a stream's checkpoint carries). */
+/** A usage record of `quota` for a hold (what a stream's checkpoint carries), from the catalogue's example. */
 function usageRecordFor(hold: QuotaHold, quota: number): UsageRecord {
-  return {
-    request_id: hold.requestId,
-    user_id: hold.userId,
-    token_id: hold.tokenId,
-    token_name: 'key',
-    model_name: 'gpt-4o-mini',
-    group: 'default',
-    channel_id: 1,
-    prompt_tokens: 10,
-    completion_tokens: quota,
-    quota,
-    use_time_ms: 5,
-    is_stream: true,
-    created_at: Math.floor(Date.now() / 1000),
-    content: 'checkpoint',
-    other: {},
-  };
+  return { ...eventExamples['relay.usage.recorded'], request_id: hold.requestId, user_id: hold.userId, token_id: hold.tokenId, quota, content: 'checkpoint' };
 }
 
 /** The same suite on the in-memory counters/kv/bus and on Redis + NATS. */

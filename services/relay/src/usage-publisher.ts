@@ -128,9 +128,12 @@ export function createUsagePublisher(options: {
   return {
     resume(settledElsewhere) {
       // In its order, ahead of anything published since (already in the outbox: not appended again).
-      const left = (options.outbox?.recovered ?? []).filter((event) => !(event.fromCheckpoint && settledElsewhere.has(event.id)));
-      for (const event of options.outbox?.recovered ?? []) if (!left.includes(event)) outbox?.acknowledge(event.id);
-      spool.unshift(...(left as Outgoing[]));
+      const left: Outgoing[] = [];
+      for (const event of options.outbox?.recovered ?? []) {
+        if (event.fromCheckpoint && settledElsewhere.has(event.id)) outbox?.acknowledge(event.id);
+        else left.push(event as Outgoing);
+      }
+      spool.unshift(...left);
       if (spool.length > 0) void drain();
     },
     publish(record) {

@@ -6,7 +6,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { UsageRecord } from '@aigw/contracts';
+import { eventExamples, type UsageRecord } from '@aigw/contracts';
 import { createSilentLogger, type Bus, type BusEvent } from '@aigw/platform';
 import { waitFor } from '@aigw/platform/testing';
 import { UsageOutbox, type OutboxEvent } from '../src/usage-outbox';
@@ -26,24 +26,9 @@ afterAll(() => {
   for (const dir of dirs) fs.rmSync(dir, { recursive: true, force: true });
 });
 
+/** A usage record from the catalogue's example. */
 function record(requestId: string, quota: number): UsageRecord {
-  return {
-    request_id: requestId,
-    user_id: 7,
-    token_id: 3,
-    token_name: 'key',
-    model_name: 'gpt-4o-mini',
-    group: 'default',
-    channel_id: 1,
-    prompt_tokens: 10,
-    completion_tokens: quota,
-    quota,
-    use_time_ms: 5,
-    is_stream: true,
-    created_at: 1_700_000_000,
-    content: 'test',
-    other: {},
-  };
+  return { ...eventExamples['relay.usage.recorded'], request_id: requestId, quota };
 }
 
 const usageEvent = (requestId: string, quota = 1): OutboxEvent => ({ id: requestId, subject: 'relay.usage.recorded', payload: record(requestId, quota) });
