@@ -40,7 +40,7 @@ export async function createInfrastructure(config: InfrastructureConfig, logger:
     natsPassword: config.NATS_PASSWORD,
     logger,
   });
-  const jobs = createJobs({ redisUrl: config.REDIS_URL, prefix: namespace ? `aigw-${namespace}` : 'aigw', logger });
+  const jobs = await createJobs({ redisUrl: config.REDIS_URL, prefix: namespace ? `aigw-${namespace}` : 'aigw', logger });
   const stores = createStores({ redisUrl: config.REDIS_URL, prefix: namespace ? `aigw:${namespace}` : 'aigw', logger });
   logger.info(
     {

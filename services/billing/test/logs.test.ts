@@ -159,7 +159,7 @@ describe.each(backends)('logs (%s)', (backend) => {
       expect((await gateway.call('PUT', '/api/option/', { session: root, body: { key: 'LogRetentionDays', value: '7' } })).json().success).toBe(true);
       await waitFor(() => mirror.get('LogRetentionDays') === 7, 5_000, 'option mirrored');
       // The job runs once on registration, then daily.
-      const jobs = createJobs({ prefix: 'retention-test', logger: createSilentLogger() });
+      const jobs = await createJobs({ prefix: 'retention-test', logger: createSilentLogger() });
       try {
         await registerLogRetention({ ...context, jobs });
         await waitFor(async () => !(await db.getRepository(LogEntity).existsBy({ id: ids.old })), 5_000, 'old log deleted');

@@ -40,8 +40,6 @@ export interface GatewayOptions {
   version: string;
   /** Folder of the built console. */
   webDistDir?: string;
-  /** Build the relay's tokenizers at start rather than on the first request (production). */
-  preloadTokenizers?: boolean;
   /** Database schema per service (tests isolate themselves with their own). */
   schemas?: Partial<Record<'identity' | 'billing' | 'channels' | 'relay' | 'notifier', string>>;
   /** All-in-one: where identity reaches GitHub and LinuxDO. Only tests set it (a loopback fake). */
@@ -144,7 +142,7 @@ export async function buildGateway(options: GatewayOptions): Promise<App> {
     });
     await app.register(billingPlugin, { ...storage, schema: options.schemas?.billing, ...billingSettings(services) });
     await app.register(channelsPlugin, { ...storage, schema: options.schemas?.channels, ...channelsSettings(services) });
-    await app.register(relayPlugin, { ...storage, schema: options.schemas?.relay, preloadTokenizers: options.preloadTokenizers, ...relaySettings(services) });
+    await app.register(relayPlugin, { ...storage, schema: options.schemas?.relay, ...relaySettings(services) });
     await app.register(notifierPlugin, { ...storage, schema: options.schemas?.notifier, ...notifierSettings(services) });
   }
   await registerConsole(app, options.webDistDir);

@@ -13,7 +13,6 @@ const app = await buildGateway({
   logger,
   infra,
   version: '0.1.0',
-  preloadTokenizers: true,
   webDistDir: config.WEB_DIST_DIR ?? path.join(repositoryRoot, 'web', 'dist'),
 });
 await app.listen({ host: config.HOST, port: config.PORT });

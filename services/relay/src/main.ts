@@ -11,7 +11,6 @@ await runService({
     databaseUrl: config.DATABASE_URL,
     dataDir: config.DATA_DIR,
     schema: config.NAMESPACE ? `${config.NAMESPACE}_relay` : undefined,
-    preloadTokenizers: true,
     ...relaySettings(config),
   }),
 });

@@ -19,7 +19,6 @@ import { createChannelDirectory } from './channels.js';
 import { LimitGate } from './limits/limit-gate.js';
 import { relayEntities } from './entities/index.js';
 import { relayMigrations } from './migrations/index.js';
-import { preloadEncoders } from './tokenizer/index.js';
 import { registerChannelOperations } from './channel-operations.js';
 import type { RelayContext } from './context.js';
 import { DEFAULT_REQUEST_BODY_BYTES, DEFAULT_UPLOAD_BYTES, defaultInstanceName, type RelaySettings } from './config.js';
@@ -57,8 +56,6 @@ export interface RelayPluginOptions extends Partial<Omit<RelaySettings, 'limits'
   /** Database schema (PostgreSQL); tests pass their own. */
   schema?: string;
   limits?: Partial<RelaySettings['limits']>;
-  /** Build the tokenizers at start (about 1.7 s and 110 MB) instead of on the first request. */
-  preloadTokenizers?: boolean;
 }
 
 /**
@@ -67,9 +64,8 @@ export interface RelayPluginOptions extends Partial<Omit<RelaySettings, 'limits'
  * and write.
  */
 const relayPlugin: FastifyPluginAsync<RelayPluginOptions> = async (app, settings) => {
-  const { infra, limits = {}, preloadTokenizers = false } = settings;
+  const { infra, limits = {} } = settings;
   useAccessControl(app, 'relay');
-  if (preloadTokenizers) preloadEncoders();
   app.setErrorHandler(relayErrorHandler);
   const { counters, kv, logger } = infra;
   const db = await openDatabase({

@@ -1,11 +1,10 @@
 import type { Logger } from '../logger.js';
 import type { Bus } from './bus.js';
 import { createMemoryBus } from './memory-bus.js';
-import { createNatsBus } from './nats-bus.js';
 
 export * from './bus.js';
 export { createMemoryBus, type MemoryBusOptions } from './memory-bus.js';
-export { createNatsBus, type NatsBusOptions } from './nats-bus.js';
+export type { NatsBusOptions } from './nats-bus.js';
 export * from './nats-permissions.js';
 
 export interface BusOptions {
@@ -21,9 +20,13 @@ export interface BusOptions {
   logger: Logger;
 }
 
-/** The adapter follows the configuration: NATS when a URL is set, in-process otherwise. */
+/**
+ * The adapter follows the configuration: NATS when a URL is set, in-process otherwise. The NATS
+ * client is loaded only when used: the all-in-one process never carries it.
+ */
 export async function createBus(options: BusOptions): Promise<Bus> {
-  if (options.natsUrl)
+  if (options.natsUrl) {
+    const { createNatsBus } = await import('./nats-bus.js');
     return createNatsBus({
       url: options.natsUrl,
       namespace: options.namespace,
@@ -32,5 +35,6 @@ export async function createBus(options: BusOptions): Promise<Bus> {
       password: options.natsPassword,
       logger: options.logger,
     });
+  }
   return createMemoryBus({ logger: options.logger });
 }

@@ -46,8 +46,14 @@ export class CompletionCounter {
     return this.counted + 3 * this.pending.length;
   }
 
-  /** Tokens of everything added so far. */
+  /**
+   * Tokens of everything added so far. What is pending up to its last safe cut is counted for good
+   * first, so a meter that asks after every chunk counts each piece of text once, not the whole
+   * pending text again each time (what is left, a word or so, is counted on every call).
+   */
   total(): number {
+    const cut = safeCut(this.pending);
+    if (cut > 0) this.flushBefore(cut);
     return this.counted + countText(this.pending, this.model);
   }
 

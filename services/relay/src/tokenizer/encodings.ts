@@ -1,6 +1,5 @@
-import { Tiktoken } from 'js-tiktoken/lite';
-import cl100kBase from 'js-tiktoken/ranks/cl100k_base';
-import o200kBase from 'js-tiktoken/ranks/o200k_base';
+import { createRequire } from 'node:module';
+import { Tiktoken, type TiktokenBPE } from 'js-tiktoken/lite';
 
 export type EncodingName = 'o200k_base' | 'cl100k_base';
 
@@ -13,16 +12,51 @@ export function encodingNameForModel(model: string): EncodingName {
   return o200kPrefixes.some((prefix) => name.startsWith(prefix)) ? 'o200k_base' : 'cl100k_base';
 }
 
-// Building an encoder parses a multi-megabyte rank table, blocking the event loop: measured here
-// about 0.6 s for cl100k_base and 1.1 s for o200k_base, together about 110 MB of heap. Done on
-// first use, once per process, and shared by every request; `preloadEncoders` moves it to boot.
+// Building an encoder parses a multi-megabyte rank table, blocking the event loop once (about
+// 0.3 s for cl100k_base and 0.5 s for o200k_base here), and keeps 15 MB. Done on first use, once
+// per process, shared by every request: a process only ever holds the encodings its traffic
+// needs, and most requests need none (the upstream reports usage; docs/architecture.md 5.3).
 const encoders = new Map<EncodingName, Tiktoken>();
+const require = createRequire(import.meta.url);
 
 function encoder(name: EncodingName): Tiktoken {
   let built = encoders.get(name);
   if (!built) {
-    built = new Tiktoken(name === 'o200k_base' ? o200kBase : cl100kBase);
+    // Required, not imported: the rank table's source text (up to 5 MB) goes once it is parsed.
+    const file = require.resolve(`js-tiktoken/ranks/${name}`);
+    built = leanEncoder(require(file) as TiktokenBPE);
+    delete require.cache[file];
     encoders.set(name, built);
+  }
+  return built;
+}
+
+/**
+ * An encoder with only the table encoding uses (bytes -> rank). js-tiktoken's constructor also
+ * builds the decoding table (a Uint8Array per token, three quarters of its heap) and an object of
+ * every token on the way: together 218 MB of resident memory that the process never gives back,
+ * for 30 MB of tables. So the library builds the encoder from the ranks without their table, and
+ * the table is read here into its `rankMap`, keyed exactly as its `encode` looks pieces up (the
+ * bytes joined by commas). `lean-encoder.test.ts` holds it equal to the library's own on both
+ * encodings. The table's lines are `! <first rank> <base64 token> <base64 token> ...`.
+ */
+function leanEncoder(ranks: TiktokenBPE): Tiktoken {
+  const built = new Tiktoken({ ...ranks, bpe_ranks: '' });
+  const table = (built as unknown as { rankMap: Map<string, number> }).rankMap;
+  const text = ranks.bpe_ranks;
+  for (let line = 0; line < text.length;) {
+    let end = text.indexOf('\n', line);
+    if (end < 0) end = text.length;
+    const offsetStart = text.indexOf(' ', line) + 1;
+    let token = text.indexOf(' ', offsetStart) + 1;
+    let rank = Number.parseInt(text.slice(offsetStart, token - 1), 10);
+    while (token > 0 && token < end) {
+      let tokenEnd = text.indexOf(' ', token);
+      if (tokenEnd < 0 || tokenEnd > end) tokenEnd = end;
+      table.set(Buffer.from(text.slice(token, tokenEnd), 'base64').join(','), rank++);
+      token = tokenEnd + 1;
+    }
+    line = end + 1;
   }
   return built;
 }
@@ -31,7 +65,7 @@ export function encoderFor(model: string): Tiktoken {
   return encoder(encodingNameForModel(model));
 }
 
-/** Builds both encoders now, so the first request that counts tokens does not stall the process. */
+/** Builds both encoders now (tests that time their cases). */
 export function preloadEncoders(): void {
   encoder('cl100k_base');
   encoder('o200k_base');
