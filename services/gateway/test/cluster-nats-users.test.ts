@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { eventExamples } from '@aigw/contracts';
-import { createNatsBus, createSilentLogger, natsPasswordVariable, renderNatsAuthorization } from '@aigw/platform';
+import { createBus, createSilentLogger, natsPasswordVariable, renderNatsAuthorization } from '@aigw/platform';
 import { createTestEnvironment, waitFor, type TestEnvironment } from '@aigw/platform/testing';
 import { startMockUpstream, type MockUpstream } from '../../../tools/mock-upstream/server.mjs';
 import type { Cluster } from '../../../tools/cluster/cluster.mjs';
@@ -96,14 +96,14 @@ describe('the cluster on NATS with a user per service', () => {
     const forged = { ...eventExamples['relay.usage.recorded'], user_id: alice.userId!, request_id: 'forged-request', quota: 9_000_000 };
     const logger = createSilentLogger();
     for (const user of serviceUsers.filter((user) => user !== 'relay')) {
-      const bus = await createNatsBus({ url: nats.url, namespace: environment.namespace, user, password: passwords[user], logger });
+      const bus = await createBus({ natsUrl: nats.url, namespace: environment.namespace, natsUser: user, natsPassword: passwords[user], logger });
       try {
         await expect(bus.publish('relay.usage.recorded', forged, { id: forged.request_id })).rejects.toThrow(/permissions violation/i);
       } finally {
         await bus.close();
       }
     }
-    await expect(createNatsBus({ url: nats.url, namespace: environment.namespace, logger })).rejects.toThrow(/authorization violation/i);
+    await expect(createBus({ natsUrl: nats.url, namespace: environment.namespace, logger })).rejects.toThrow(/authorization violation/i);
 
     const before = { usage: await usage(), balance: await balance() };
     expect((await chat()).status).toBe(200);

@@ -4,7 +4,7 @@
 // can put a usage record on the bus, and what is refused fails at once with a permissions error.
 import { randomBytes } from 'node:crypto';
 import { AckPolicy, connect, type NatsConnection } from 'nats';
-import { createNatsBus, createSilentLogger, natsInboxPrefix, natsPasswordVariable, type Bus, type ServiceMessaging } from '@aigw/platform';
+import { createBus, createSilentLogger, natsInboxPrefix, natsPasswordVariable, type Bus, type ServiceMessaging } from '@aigw/platform';
 import { waitFor } from '@aigw/platform/testing';
 import { authorizationFiles, operatorUser, serviceMessaging, serviceUsers, type ServiceUser } from './support/nats-authorization';
 import { startThrowawayNats, type ThrowawayNats } from './support/throwaway-nats';
@@ -24,7 +24,7 @@ const opened: Array<{ close(): Promise<void> }> = [];
 
 /** A service's bus, as its process opens it (NATS_USER and NATS_PASSWORD). */
 async function busOf(user: string, password = passwords[user]): Promise<Bus> {
-  const bus = await createNatsBus({ url: server.url, user, password, logger });
+  const bus = await createBus({ natsUrl: server.url, natsUser: user, natsPassword: password, logger });
   opened.push(bus);
   return bus;
 }
@@ -117,7 +117,7 @@ describe('NATS users per service (deploy/nats/authorization.conf)', () => {
   });
 
   it('refuse a connection without credentials, with a wrong password or as a user nobody made', async () => {
-    await expect(createNatsBus({ url: server.url, logger })).rejects.toThrow(/authorization violation/i);
+    await expect(createBus({ natsUrl: server.url, logger })).rejects.toThrow(/authorization violation/i);
     await expect(busOf('relay', 'not-the-password')).rejects.toThrow(/authorization violation/i);
     await expect(busOf('mallory', 'n0123456789abcdef')).rejects.toThrow(/authorization violation/i);
   });

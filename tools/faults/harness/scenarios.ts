@@ -1,5 +1,5 @@
 import { In } from 'typeorm';
-import { createNatsBus, createSilentLogger, type Bus } from '@aigw/platform';
+import { createBus, createSilentLogger, type Bus } from '@aigw/platform';
 import { LogEntity } from '../../../services/billing/src/entities/index';
 import { waitFor } from '@aigw/platform/testing';
 import { settleAndCheck, type ScenarioResult } from './checks';
@@ -213,12 +213,12 @@ export async function forgedUsage(world: World): Promise<ScenarioResult> {
     forgedIds.push(id);
     let bus: Bus | undefined;
     try {
-      bus = await createNatsBus({
-        url: credentials.url,
+      bus = await createBus({
+        natsUrl: credentials.url,
         namespace: credentials.namespace,
         logger: createSilentLogger(),
-        user,
-        password: credentials.users[user],
+        natsUser: user,
+        natsPassword: credentials.users[user],
       });
       await bus.publish('relay.usage.recorded', forged(id), { id });
     } catch {
@@ -229,7 +229,7 @@ export async function forgedUsage(world: World): Promise<ScenarioResult> {
   }
   // No user at all: the server refuses the connection.
   try {
-    const bus = await createNatsBus({ url: credentials.url, namespace: credentials.namespace, logger: createSilentLogger() });
+    const bus = await createBus({ natsUrl: credentials.url, namespace: credentials.namespace, logger: createSilentLogger() });
     await bus.close();
   } catch {
     refused += 1;
