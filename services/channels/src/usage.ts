@@ -1,20 +1,49 @@
-import { onEvent, param, queryRows, type Subscription } from '@aigw/platform';
+import { groupCommit, onEvent, param, queryRows, type Subscription } from '@aigw/platform';
 import type { ChannelsContext } from './context.js';
+
+/** Deliveries taken at once, so one statement covers what arrived while the last one ran. */
+const PARALLEL_DELIVERIES = 16;
+/** How long a group of charges collects before it is written. */
+const WINDOW_MS = 50;
 
 /**
  * A channel's `used_quota` (the console's "used" column) follows the relay's usage records. It
  * is a statistic, not money (billing's ledger is): a rare double count on a redelivery after a
  * lost acknowledgement is accepted rather than keeping a ledger of request ids here too.
+ *
+ * One UPDATE per record cost the all-in-one process more than the relay's own work on a busy
+ * channel (measured: a statement per request, 1,347 of them in 7 s of the bench). So charges are
+ * group-committed: summed per channel over a short window, one statement for the group, and the
+ * events acknowledged after it.
  */
-export function subscribeUsage(context: ChannelsContext): Promise<Subscription> {
+export async function subscribeUsage(context: ChannelsContext): Promise<Subscription> {
   const { bus, db, logger } = context;
-  return onEvent(
-    bus,
-    'relay.usage.recorded',
-    async ({ channel_id, quota }) => {
-      if (channel_id <= 0 || quota <= 0) return;
-      await queryRows(db, `UPDATE channels SET used_quota = used_quota + ${param(db, 1)} WHERE id = ${param(db, 2)} RETURNING id`, [quota, channel_id]);
+  const charges = groupCommit<{ channel: number; quota: number }>(
+    async (items) => {
+      const sums = new Map<number, number>();
+      for (const { channel, quota } of items) sums.set(channel, (sums.get(channel) ?? 0) + quota);
+      const rows = [...sums];
+      const values = rows.map((_, index) => `(CAST(${param(db, 2 * index + 1)} AS INTEGER), CAST(${param(db, 2 * index + 2)} AS BIGINT))`).join(', ');
+      await queryRows(
+        db,
+        `WITH charged (id, quota) AS (VALUES ${values}) UPDATE channels SET used_quota = channels.used_quota + charged.quota FROM charged WHERE channels.id = charged.id RETURNING channels.id`,
+        rows.flat(),
+      );
     },
-    { durable: 'channels-usage', logger },
+    { windowMs: WINDOW_MS, maxItems: 500 },
   );
+  const subscriptions: Subscription[] = [];
+  for (let index = 0; index < PARALLEL_DELIVERIES; index++) {
+    subscriptions.push(
+      await onEvent(
+        bus,
+        'relay.usage.recorded',
+        async ({ channel_id, quota }) => {
+          if (channel_id > 0 && quota > 0) await charges.add({ channel: channel_id, quota });
+        },
+        { durable: 'channels-usage', logger },
+      ),
+    );
+  }
+  return { unsubscribe: async () => void (await Promise.all(subscriptions.map((subscription) => subscription.unsubscribe()))) };
 }

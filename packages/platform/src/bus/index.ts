@@ -6,6 +6,7 @@ export * from './bus.js';
 export { createMemoryBus, type MemoryBusOptions } from './memory-bus.js';
 export type { NatsBusOptions } from './nats-bus.js';
 export * from './nats-permissions.js';
+export * from './group-commit.js';
 
 export interface BusOptions {
   /** NATS server with JetStream; without it the bus is in-process (one process, nothing survives a restart). */
