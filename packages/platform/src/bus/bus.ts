@@ -13,6 +13,11 @@ export interface BusEvent<T = unknown> {
   data: T;
   /** 1 on first delivery, then 2, 3, ... on redelivery after a handler failure. */
   attempt: number;
+  /**
+   * Published in this process with PublishOptions.validated: `data` passed its schema at publish
+   * and is that validated object, frozen (the in-process bus only; never across a network).
+   */
+  validated?: true;
 }
 
 export interface PublishOptions {
@@ -25,6 +30,12 @@ export interface PublishOptions {
    * once JetStream stored the event, which is durable by itself, and this is not needed.
    */
   confirmedBy?: string;
+  /**
+   * `data` was validated against its subject's schema by the publisher (platform's publishEvent),
+   * which made it a copy of its own: the in-process bus hands that object, frozen, to every
+   * consumer, who need not validate it again.
+   */
+  validated?: boolean;
 }
 
 export interface SubscribeOptions {

@@ -3,7 +3,8 @@
 // PostgreSQL schema), with BullMQ's lock and stalled check shortened so that a mail whose worker
 // was killed is taken over in about a second rather than 30 s. Sends one mail at a time.
 // It says 'ready' over IPC once it consumes; SIGTERM closes it cleanly.
-import { createApp, createBullJobs, createBus, createSilentLogger, createStores } from '@aigw/platform';
+import { createApp, createBus, createSilentLogger, createStores } from '@aigw/platform';
+import { createBullJobs } from '@aigw/platform/testing';
 import notifierPlugin from '@aigw/notifier/plugin';
 
 const { NAMESPACE: namespace, NATS_URL: natsUrl, REDIS_URL: redisUrl, DATABASE_URL: databaseUrl, DATA_DIR: dataDir } = process.env;
