@@ -1,7 +1,8 @@
 import 'reflect-metadata';
 import fs from 'node:fs';
 import path from 'node:path';
-import { DataSource, type EntityManager, type EntitySchema, type MixedList } from 'typeorm';
+import { DataSource, QueryFailedError, QueryResult, type EntityManager, type EntitySchema, type MixedList } from 'typeorm';
+import { sqliteThread, type SqliteAnswer, type SqliteThread } from './sqlite-thread.js';
 import type { Logger } from '../logger.js';
 
 /**
@@ -37,14 +38,23 @@ export async function openDatabase(options: DatabaseOptions): Promise<DataSource
   if (!identifier.test(options.schema)) throw new Error(`database schema name '${options.schema}' is not a valid identifier`);
   const dataSource = options.url ? postgres(options) : sqlite(options);
   await dataSource.initialize();
-  if (!options.url) serializeTransactions(dataSource);
+  const thread = options.url ? undefined : sqliteThread(sqliteFile(options.dataDir), SQLITE_BUSY_TIMEOUT_MS);
   try {
     if (options.url) await migratePostgres(dataSource, options.schema);
-    else await dataSource.runMigrations({ transaction: 'each' });
+    // On TypeORM's own connection, alone: what the thread was given runs first, and its next
+    // statements wait (another writer between a migration's read and its write would fail it at
+    // once with SQLITE_BUSY).
+    else
+      await thread!.turn({}, async () => {
+        await thread!.run('SELECT 1', []);
+        return dataSource.runMigrations({ transaction: 'each' });
+      });
   } catch (error) {
+    await thread?.release();
     await dataSource.destroy();
     throw error;
   }
+  if (thread) onThread(dataSource, thread);
   options.logger.debug({ schema: options.schema, type: dataSource.options.type }, 'database ready');
   return dataSource;
 }
@@ -62,19 +72,24 @@ function postgres(options: DatabaseOptions): DataSource {
   });
 }
 
+/** How long a statement waits for another connection's write (a migrating service at start). */
+const SQLITE_BUSY_TIMEOUT_MS = 10_000;
+
+const sqliteFile = (dataDir: string) => path.resolve(dataDir, 'app.db');
+
 function sqlite(options: DatabaseOptions): DataSource {
   fs.mkdirSync(options.dataDir, { recursive: true });
   return new DataSource({
     type: 'better-sqlite3',
-    database: path.join(options.dataDir, 'app.db'),
+    database: sqliteFile(options.dataDir),
     entities: options.entities,
     migrations: options.migrations,
     migrationsTableName: `${options.schema}_migrations`,
     enableWAL: true,
-    // Several services share the file in the all-in-one process: wait for a writer instead of failing.
-    timeout: 10_000,
+    // Used for migrations only (then the thread's connection): wait for a writer instead of failing.
+    timeout: SQLITE_BUSY_TIMEOUT_MS,
     // In WAL mode NORMAL never corrupts and survives a process crash; only an OS crash may lose the
-    // last commits. FULL would fsync on every commit, blocking the event loop for each usage record.
+    // last commits. FULL would fsync on every commit (the thread's connection does the same).
     prepareDatabase: (db: { pragma(statement: string): unknown }) => {
       db.pragma('synchronous = NORMAL');
     },
@@ -82,58 +97,77 @@ function sqlite(options: DatabaseOptions): DataSource {
 }
 
 /**
- * TypeORM's better-sqlite3 driver has one connection for everything. Two transactions begun
- * together would nest (or fail), and a statement from elsewhere run while a transaction is open
- * would become part of it, undone by its rollback. So on SQLite transactions take turns, and a
- * statement from outside the open transaction waits until it ends (SQLite allows one writer at
- * a time anyway). PostgreSQL gives each transaction its own connection and needs none of this.
+ * On SQLite the process has one connection per file, in a worker thread (sqlite-thread.ts): after
+ * TypeORM's migrations (on its own connection, at start), every statement of this DataSource is
+ * posted to that thread. So the relay's event loop never waits for SQL, a commit or a WAL
+ * checkpoint (docs/architecture.md section 4.2).
  *
- * Whose statement it is comes from the query runner: the driver's single shared runner is
- * replaced by one per caller (all on the one connection, sharing one prepared-statement cache),
- * and a transaction runs on a runner of its own. No AsyncLocalStorage: on Node 20 it installs
- * promise hooks that tax every promise in the process, the relay's included (about 4% of its
- * CPU under load, measured with the bench's profile).
+ * One connection for every service: two transactions begun together would nest (or fail), and a
+ * statement from elsewhere run while a transaction is open would become part of it, undone by its
+ * rollback. So transactions take turns (the thread's `turn`, shared by its DataSources), and a
+ * statement from outside the open transaction waits until it ends (SQLite allows one writer at a
+ * time anyway). PostgreSQL gives each transaction its own connection and needs none of this.
+ *
+ * Whose statement it is comes from the query runner: TypeORM's single shared runner is replaced by
+ * one per caller, and a transaction runs on a runner of its own. No AsyncLocalStorage: on Node 20
+ * it installs promise hooks that tax every promise in the process, the relay's included (about 4%
+ * of its CPU under load, measured with the bench's profile).
  */
-function serializeTransactions(dataSource: DataSource): void {
-  type Runner = ReturnType<DataSource['createQueryRunner']> & { stmtCache: Map<string, unknown> };
-  const driver = dataSource.driver as unknown as { createQueryRunner(mode: string): Runner; queryRunner?: Runner };
-  const shared = driver.createQueryRunner('master');
-  const Runner = shared.constructor as new (driverArgument: unknown) => Runner;
-  let tail: Promise<unknown> = Promise.resolve();
-  let open: { runner: Runner; ended: Promise<unknown> } | undefined;
+function onThread(dataSource: DataSource, thread: SqliteThread): void {
+  type Runner = ReturnType<DataSource['createQueryRunner']>;
+  const driver = dataSource.driver as unknown as { createQueryRunner(mode: string): Runner };
+  const Runner = driver.createQueryRunner('master').constructor as new (driverArgument: unknown) => Runner;
 
-  const gated = (runner: Runner): Runner => {
-    const query = runner.query.bind(runner) as (...args: unknown[]) => Promise<unknown>;
-    runner.query = (async (...args: unknown[]) => {
-      while (open && open.runner !== runner) await open.ended;
-      return query(...args);
-    }) as typeof runner.query;
-    return runner;
-  };
-  gated(shared);
   driver.createQueryRunner = () => {
     const runner = new Runner(driver);
-    runner.stmtCache = shared.stmtCache;
-    return gated(runner);
+    runner.query = (async (sql: string, parameters: unknown[] = [], structured = false) => {
+      for (let open = thread.blocking(runner); open; open = thread.blocking(runner)) await open;
+      // Posted in the same tick as the last check: the thread runs statements in the order posted.
+      const bound = parameters.map((value) => (typeof value === 'boolean' ? Number(value) : value));
+      let answer: SqliteAnswer;
+      try {
+        answer = await thread.run(sql, bound);
+      } catch (error) {
+        throw new QueryFailedError(sql, bound, error as Error);
+      }
+      // The shapes TypeORM's own better-sqlite3 runner returns.
+      const result = new QueryResult();
+      if (answer.rows) result.raw = result.records = answer.rows;
+      else [result.affected, result.raw] = [answer.changes, answer.lastInsertRowid];
+      return (structured ? result : result.raw) as unknown;
+    }) as Runner['query'];
+    return inTurns(runner);
   };
 
-  const manager = dataSource.manager;
-  const begin = (runner: Runner, args: unknown[]) => {
-    const own = runner.manager;
-    return (own.transaction as (...args: unknown[]) => Promise<unknown>).apply(own, args);
-  };
-  manager.transaction = ((...args: unknown[]) => {
-    const runner = dataSource.createQueryRunner() as Runner;
-    const turn = tail.then(() => {
-      const run = begin(runner, args).finally(() => runner.release());
-      open = { runner, ended: run.catch(() => undefined) };
-      return run.finally(() => {
-        if (open?.runner === runner) open = undefined;
+  /**
+   * A transaction holds the connection's turn from its BEGIN to its COMMIT or ROLLBACK, however it
+   * was begun: `manager.transaction`, or TypeORM's own around a save.
+   */
+  const inTurns = (runner: Runner): Runner => {
+    const [start, commit, rollback] = [runner.startTransaction.bind(runner), runner.commitTransaction.bind(runner), runner.rollbackTransaction.bind(runner)];
+    let endTurn: (() => void) | undefined;
+    const ended = () => {
+      if (runner.isTransactionActive || !endTurn) return;
+      endTurn();
+      endTurn = undefined;
+    };
+    runner.startTransaction = async (level) => {
+      endTurn ??= await thread.acquire(runner);
+      await start(level).catch((error: unknown) => {
+        ended();
+        throw error;
       });
-    });
-    tail = turn.catch(() => undefined);
-    return turn;
-  });
+    };
+    runner.commitTransaction = () => commit().finally(ended);
+    runner.rollbackTransaction = () => rollback().finally(ended);
+    return runner;
+  };
+
+  const destroy = dataSource.destroy.bind(dataSource);
+  dataSource.destroy = async () => {
+    await thread.release();
+    await destroy();
+  };
 }
 
 async function migratePostgres(dataSource: DataSource, schema: string): Promise<void> {

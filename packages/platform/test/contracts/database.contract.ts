@@ -135,6 +135,59 @@ export function defineDatabaseContract(name: string, target: () => Promise<Datab
       expect(await db.getRepository(Item).existsBy({ name: 'doomed' })).toBe(false);
     });
 
+    it('keeps the transactions and writes of two DataSources on one database apart (the all-in-one services share it)', async () => {
+      const other = await open();
+      try {
+        let inside!: () => void;
+        const entered = new Promise<void>((resolve) => (inside = resolve));
+        const failing = db.transaction(async (manager) => {
+          await manager.insert(Item, { name: 'doomed-2', amount: 1 });
+          inside();
+          await new Promise((resolve) => setTimeout(resolve, 20)); // the transaction stays open a moment: the scenario, not a wait
+          throw new Error('roll back');
+        });
+        await entered;
+        const [written] = await Promise.all([
+          other.getRepository(Item).insert({ name: 'bystander-2', amount: 1 }),
+          other.transaction((manager) => manager.insert(Item, { name: 'committed-2', amount: 1 })),
+        ]);
+        expect(written.identifiers).toHaveLength(1);
+        await expect(failing).rejects.toThrow('roll back');
+        expect(await db.getRepository(Item).existsBy({ name: 'bystander-2' })).toBe(true);
+        expect(await db.getRepository(Item).existsBy({ name: 'committed-2' })).toBe(true);
+        expect(await db.getRepository(Item).existsBy({ name: 'doomed-2' })).toBe(false);
+      } finally {
+        await other.destroy();
+      }
+    });
+
+    it("runs many saves at once, each in TypeORM's own transaction, a failing one undoing only itself", async () => {
+      const repository = db.getRepository(Item);
+      await repository.save({ name: 'save-taken', amount: 1 });
+      const saves = Array.from({ length: 30 }, (_, index) => repository.save({ name: index === 7 ? 'save-taken' : `save-${index}`, amount: index }));
+      const results = await Promise.allSettled(saves);
+      expect(results.filter((result) => result.status === 'rejected')).toHaveLength(1);
+      expect(isUniqueViolation((results[7] as PromiseRejectedResult).reason)).toBe(true);
+      const [row] = await queryRows<{ n: number | string }>(db, "SELECT count(*) AS n FROM contract_items WHERE name LIKE 'save-%'");
+      expect(Number(row!.n)).toBe(30);
+    });
+
+    it('never stops the event loop while a statement runs', async () => {
+      let ticks = 0;
+      const timer = setInterval(() => (ticks += 1), 5);
+      try {
+        const [row] = await queryRows<{ n: number | string }>(
+          db,
+          'WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 2000000) SELECT count(*) AS n FROM c',
+        );
+        expect(Number(row!.n)).toBe(2_000_000);
+      } finally {
+        clearInterval(timer);
+      }
+      // Two million rows take a few hundred milliseconds: on the event loop, no timer could fire meanwhile.
+      expect(ticks).toBeGreaterThan(5);
+    });
+
     it('refuses a schema name that is not an identifier', async () => {
       await expect(openDatabase({ ...settings, schema: 'bad;drop', entities: [Item], migrations: [], logger: createSilentLogger() })).rejects.toThrow(
         /not a valid identifier/,

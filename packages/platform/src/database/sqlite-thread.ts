@@ -1,0 +1,180 @@
+import { createRequire } from 'node:module';
+import { Worker } from 'node:worker_threads';
+
+/**
+ * The all-in-one process's SQLite connection, owned by a worker thread (docs/architecture.md
+ * section 4.2). better-sqlite3 is synchronous: on the main thread every statement, every commit
+ * and every WAL checkpoint (which syncs the file to disk) stopped the relay's requests for as long
+ * as it took. Here the main thread posts the SQL and goes on; the worker runs it and answers.
+ *
+ * One thread and one connection per database file, shared by every DataSource on it (all the
+ * services of the process): statements run in the order they were posted, and transactions take
+ * turns (`turn`), since one connection has one transaction at a time.
+ */
+export interface SqliteAnswer {
+  /** A statement that returns rows (SELECT, RETURNING): them. */
+  rows?: unknown[];
+  /** Otherwise: rows changed, and the last inserted row id. */
+  changes?: number;
+  lastInsertRowid?: number;
+}
+
+/** A statement SQLite refused: its message and code (`SQLITE_CONSTRAINT_UNIQUE`, ...), as better-sqlite3 gives them. */
+export class SqliteError extends Error {
+  constructor(
+    message: string,
+    readonly code: string | undefined,
+  ) {
+    super(message);
+    this.name = 'SqliteError';
+  }
+}
+
+export interface SqliteThread {
+  run(sql: string, parameters: unknown[]): Promise<SqliteAnswer>;
+  /**
+   * Runs `work` when every earlier turn ended, as `owner`'s: until it ends, `blocking` holds every
+   * other owner's statements back. Transactions of every DataSource on this file take turns here
+   * (data-source.ts), and so do migrations, which run on TypeORM's own connection.
+   */
+  turn<T>(owner: object, work: () => Promise<T>): Promise<T>;
+  /** A turn for `owner` that lasts until the function it resolves to is called. */
+  acquire(owner: object): Promise<() => void>;
+  /** While another owner's turn is open: its end, to wait for before `owner` posts a statement. */
+  blocking(owner: object): Promise<unknown> | undefined;
+  /** One DataSource less; the thread stops with the last. */
+  release: () => Promise<void>;
+}
+
+type Message = { id: number; rows?: unknown[]; changes?: number; lastInsertRowid?: number; error?: { message: string; code?: string } };
+
+const threads = new Map<string, { thread: SqliteThread; users: number }>();
+
+/** The thread of `file`, started by its first user (after that user's migrations ran on TypeORM's own connection). */
+export function sqliteThread(file: string, busyTimeoutMs: number): SqliteThread {
+  const existing = threads.get(file);
+  if (existing) {
+    existing.users += 1;
+    return existing.thread;
+  }
+  const entry = { thread: startThread(file, busyTimeoutMs, () => threads.delete(file)), users: 1 };
+  threads.set(file, entry);
+  const release = entry.thread.release;
+  entry.thread.release = async () => {
+    entry.users -= 1;
+    if (entry.users === 0) await release();
+  };
+  return entry.thread;
+}
+
+function startThread(file: string, busyTimeoutMs: number, onStop: () => void): SqliteThread {
+  const driver = createRequire(import.meta.url).resolve('better-sqlite3');
+  // The worker's code is the function below, as compiled: one file, whether run from dist or (tests) from sources.
+  const worker = new Worker(`(${sqliteWorker.toString()})()`, {
+    eval: true,
+    workerData: { driver, file, busyTimeoutMs },
+    resourceLimits: { maxYoungGenerationSizeMb: 2, maxOldGenerationSizeMb: 64 },
+  });
+  // The thread keeps the process alive only while an answer is awaited (an idle connection does not).
+  worker.unref();
+  const waiting = new Map<number, { resolve: (answer: SqliteAnswer) => void; reject: (error: Error) => void }>();
+  let nextId = 1;
+  let failure: Error | undefined;
+  let tail: Promise<unknown> = Promise.resolve();
+  let open: { owner: object; ended: Promise<unknown> } | undefined;
+  const failAll = (error: Error) => {
+    failure = error;
+    for (const { reject } of waiting.values()) reject(error);
+    waiting.clear();
+  };
+  worker.on('message', (message: Message) => {
+    const pending = waiting.get(message.id);
+    if (!pending) return;
+    waiting.delete(message.id);
+    if (waiting.size === 0) worker.unref();
+    if (message.error) pending.reject(new SqliteError(message.error.message, message.error.code));
+    else pending.resolve(message);
+  });
+  worker.on('error', (error) => failAll(error));
+  worker.on('exit', () => {
+    onStop();
+    failAll(failure ?? new Error('the SQLite thread stopped'));
+  });
+  return {
+    run(sql, parameters) {
+      if (failure) return Promise.reject(failure);
+      const id = nextId++;
+      return new Promise((resolve, reject) => {
+        if (waiting.size === 0) worker.ref();
+        waiting.set(id, { resolve, reject });
+        worker.postMessage({ id, sql, parameters });
+      });
+    },
+    turn(owner, work) {
+      const turn = tail.then(() => {
+        const run = work();
+        open = { owner, ended: run.catch(() => undefined) };
+        return run.finally(() => {
+          if (open?.owner === owner) open = undefined;
+        });
+      });
+      tail = turn.catch(() => undefined);
+      return turn;
+    },
+    acquire(owner) {
+      return new Promise((granted) => void this.turn(owner, () => new Promise<void>((end) => granted(end))));
+    },
+    blocking(owner) {
+      return open && open.owner !== owner ? open.ended : undefined;
+    },
+    release: async () => {
+      onStop();
+      await worker.terminate();
+    },
+  };
+}
+
+/**
+ * Runs in the worker (plain JavaScript once compiled; it may use nothing from this module). It
+ * opens the connection as TypeORM's driver does (foreign keys on, WAL, NORMAL sync: see
+ * data-source.ts), keeps prepared statements, and answers each message in order.
+ */
+function sqliteWorker(): void {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const threads = require('node:worker_threads') as typeof import('node:worker_threads');
+  const parentPort = threads.parentPort;
+  const { driver, file, busyTimeoutMs } = threads.workerData as { driver: string; file: string; busyTimeoutMs: number };
+  type Statement = {
+    reader: boolean;
+    all(...parameters: unknown[]): unknown[];
+    run(...parameters: unknown[]): { changes: number; lastInsertRowid: number | bigint };
+  };
+  type Connection = { pragma(source: string): unknown; prepare(sql: string): Statement };
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const Database = require(driver) as new (file: string, options: { timeout: number }) => Connection;
+  const db = new Database(file, { timeout: busyTimeoutMs });
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = NORMAL');
+  db.pragma('foreign_keys = ON');
+  const statements = new Map<string, Statement>();
+  parentPort!.on('message', ({ id, sql, parameters }: { id: number; sql: string; parameters: unknown[] }) => {
+    try {
+      let statement = statements.get(sql);
+      if (!statement) {
+        statement = db.prepare(sql);
+        statements.set(sql, statement);
+        // Oldest first out: a Map iterates in insertion order.
+        if (statements.size > 500) statements.delete(statements.keys().next().value!);
+      }
+      if (statement.reader) {
+        parentPort!.postMessage({ id, rows: statement.all(...parameters) });
+      } else {
+        const { changes, lastInsertRowid } = statement.run(...parameters);
+        parentPort!.postMessage({ id, changes, lastInsertRowid: Number(lastInsertRowid) });
+      }
+    } catch (error) {
+      const { message, code } = error as { message: string; code?: string };
+      parentPort!.postMessage({ id, error: { message, code } });
+    }
+  });
+}
