@@ -62,12 +62,15 @@ export function createApp(options: CreateAppOptions): App {
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   app.decorateRequest('auth', null);
+  app.decorateRequest('signedIp', null);
   app.decorate('outageLog', createOutageLog());
 
   const secret = options.internalSecret;
   if (secret) {
     app.addHook('onRequest', async (request) => {
-      request.auth = verifyIdentity(secret, request)?.auth ?? null;
+      const identity = verifyIdentity(secret, request);
+      request.auth = identity?.auth ?? null;
+      request.signedIp = identity?.ip ?? null;
     });
   }
 

@@ -12,7 +12,7 @@ import {
   type AuditTarget,
   type AuditValues,
 } from '@aigw/contracts';
-import { internalHeaders, requireAuth } from './auth.js';
+import { requireAuth } from './auth.js';
 import type { Bus } from './bus/bus.js';
 import { publishEvent } from './messaging.js';
 
@@ -39,24 +39,15 @@ export interface AuditEntry {
 }
 
 /**
- * The client's IP as the gateway saw it. All-in-one, that is the request's own IP (the gateway's
- * TRUST_PROXY decides whether a proxy's X-Forwarded-For counts). Between processes the service
- * sees the gateway's address; the gateway signs the client's IP into the identity headers beside
- * the caller (auth.ts), and a request whose `auth` is set there was verified from those very
- * headers (createApp), which the all-in-one gateway strips from clients. So with `auth` set, the
- * IP in the headers is the gateway's word.
+ * The client's IP. All-in-one, that is the request's own IP (TRUST_PROXY decides whether a proxy's
+ * X-Forwarded-For counts). Between processes a request the gateway forwarded comes from the
+ * gateway's address; the gateway signs the client's IP into the identity headers (auth.ts), for
+ * anonymous callers and API keys too, and createApp keeps it once the signature verified. A
+ * request that came straight from the ingress (the relay's own paths in deploy/k8s) has none:
+ * its IP is the connection's, or X-Forwarded-For's under the service's TRUST_PROXY.
  */
 export function clientIpOf(request: FastifyRequest): string {
-  const signed = request.headers[internalHeaders.identity];
-  if (request.auth && typeof signed === 'string') {
-    try {
-      const { ip } = JSON.parse(Buffer.from(signed, 'base64url').toString('utf8')) as { ip?: unknown };
-      if (typeof ip === 'string' && ip) return ip;
-    } catch {
-      // Not ours: fall back to the connection's address.
-    }
-  }
-  return request.ip;
+  return request.signedIp ?? request.ip;
 }
 
 /** The source of an authenticated console request's records. */

@@ -27,6 +27,8 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** Set by the gateway (in-process) or from the signed internal headers; null when anonymous. */
     auth: AuthContext | null;
+    /** The client's IP the gateway signed into the internal headers (between processes); null without them. */
+    signedIp: string | null;
   }
   interface FastifyContextConfig {
     /** Who may call the route (rule R11: every service route declares it). */

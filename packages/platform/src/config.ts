@@ -46,6 +46,15 @@ export const baseConfigShape = {
     .default(20 * 1024 * 1024),
   /** Time allowed for in-flight requests to finish after SIGTERM. */
   SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(30_000),
+  /**
+   * Trust X-Forwarded-For / -Proto from an ingress or load balancer in front: the gateway's, and
+   * the relay's where the ingress sends the relay's paths straight to it (deploy/k8s). Only for a
+   * process clients cannot reach but through that proxy, or they could claim any address.
+   */
+  TRUST_PROXY: z
+    .enum(['true', 'false'])
+    .default('false')
+    .transform((value) => value === 'true'),
 };
 
 export const baseConfigSchema = z.object(baseConfigShape).superRefine(checkNatsCredentials);

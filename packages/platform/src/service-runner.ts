@@ -35,6 +35,7 @@ export interface ServiceConfig {
   INTERNAL_SECRET: string;
   BODY_LIMIT_BYTES: number;
   SHUTDOWN_GRACE_MS: number;
+  TRUST_PROXY: boolean;
 }
 
 export interface RunServiceOptions<C extends ServiceConfig, P extends FastifyPluginOptions> {
@@ -52,7 +53,7 @@ export async function runService<C extends ServiceConfig, P extends FastifyPlugi
   const { config, name } = options;
   const logger = createLogger({ level: config.LOG_LEVEL, service: name });
   const infra = await createInfrastructure(config, logger);
-  const app = createApp({ logger, bodyLimitBytes: config.BODY_LIMIT_BYTES, internalSecret: config.INTERNAL_SECRET });
+  const app = createApp({ logger, bodyLimitBytes: config.BODY_LIMIT_BYTES, internalSecret: config.INTERNAL_SECRET, trustProxy: config.TRUST_PROXY });
   // An unknown path is answered as it arrives, in the path's shape: its body is never read.
   app.addHook('onRequest', async (request, reply) => {
     if (!request.is404) return;

@@ -92,8 +92,8 @@ describe('the client IP of a record', () => {
   const secret = 'internal-secret-for-the-audit-test-0123';
   const root: AuthContext = { userId: 1, username: 'root', role: 100, group: 'default' };
 
-  const build = (internalSecret?: string) => {
-    const app = createApp({ logger: createSilentLogger(), bodyLimitBytes: 1024, internalSecret });
+  const build = (internalSecret?: string, trustProxy?: boolean) => {
+    const app = createApp({ logger: createSilentLogger(), bodyLimitBytes: 1024, internalSecret, trustProxy });
     app.get('/api/who', { config: { access: 'public' } }, async (request) => ({
       ip: clientIpOf(request),
       source: request.auth ? auditSourceOf(request) : null,
@@ -107,12 +107,24 @@ describe('the client IP of a record', () => {
     expect(answer.json()).toEqual({ ip: '198.51.100.9', source: { actor: { user_id: 1, username: 'root', role: 100 }, ip: '198.51.100.9' } });
   });
 
-  it("is the connection's when the identity is not the gateway's (anonymous, or a forged signature)", async () => {
+  it('is the one the gateway signed for an anonymous caller too (an API key: the relay checks its IP allow list with it)', async () => {
+    const app = build(secret);
+    const anonymous = signIdentity(secret, 'GET', '/api/who', null, '198.51.100.9');
+    expect((await app.inject({ method: 'GET', url: '/api/who', headers: anonymous })).json()).toEqual({ ip: '198.51.100.9', source: null });
+  });
+
+  it("is the connection's when the identity is not the gateway's (a forged signature, or one for another URL)", async () => {
     const app = build(secret);
     const forged = signIdentity('another-secret-entirely-0123456789', 'GET', '/api/who', root, '198.51.100.9');
     expect((await app.inject({ method: 'GET', url: '/api/who', headers: forged })).json()).toEqual({ ip: '127.0.0.1', source: null });
-    const anonymous = signIdentity(secret, 'GET', '/api/who', null, '198.51.100.9');
-    expect((await app.inject({ method: 'GET', url: '/api/who', headers: anonymous })).json()).toMatchObject({ ip: '127.0.0.1' });
+    const elsewhere = signIdentity(secret, 'GET', '/api/other', null, '198.51.100.9');
+    expect((await app.inject({ method: 'GET', url: '/api/who', headers: elsewhere })).json()).toEqual({ ip: '127.0.0.1', source: null });
+  });
+
+  it("is X-Forwarded-For's from a trusted proxy (the ingress in front of the relay), never without TRUST_PROXY", async () => {
+    const forwarded = { 'x-forwarded-for': '203.0.113.50' };
+    expect((await build(secret, true).inject({ method: 'GET', url: '/api/who', headers: forwarded })).json()).toEqual({ ip: '203.0.113.50', source: null });
+    expect((await build(secret).inject({ method: 'GET', url: '/api/who', headers: forwarded })).json()).toEqual({ ip: '127.0.0.1', source: null });
   });
 
   it("is the request's own IP in the all-in-one process", async () => {

@@ -51,11 +51,6 @@ export const gatewayConfigSchema = z
     NOTIFIER_URL: serviceUrl,
     /** Folder of the built console; a placeholder page is served when it does not exist. */
     WEB_DIST_DIR: z.string().optional(),
-    /** Trust X-Forwarded-For / -Proto from an ingress or load balancer in front. */
-    TRUST_PROXY: z
-      .enum(['true', 'false'])
-      .default('false')
-      .transform((value) => value === 'true'),
     /** Login, registration, verification, reset and third-party login (`/api/oauth/*`) calls allowed per IP per window. */
     CRITICAL_RATE_LIMIT: z.coerce.number().int().min(0).default(20),
     CRITICAL_RATE_LIMIT_WINDOW_MS: z.coerce

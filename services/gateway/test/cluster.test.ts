@@ -3,6 +3,7 @@
 // register, login, admin user management and option changes work across processes, that a
 // revocation reaches the gateway over the bus, and that an option change reaches billing.
 import crypto from 'node:crypto';
+import http from 'node:http';
 import OpenAI from 'openai';
 import { GoogleGenAI } from '@google/genai';
 import WebSocket from 'ws';
@@ -289,6 +290,38 @@ describe('the distributed cluster, through the gateway', () => {
     } finally {
       await mock.close();
     }
+  });
+
+  test("a key's IP allow list sees the client's address, through the gateway and at the relay's own port", async () => {
+    const token = await alice.call('POST', '/api/token/', { name: 'from-127.0.0.2', unlimited_quota: true, allow_ips: '127.0.0.2' });
+    const key = token.body.data[0].key as string;
+    /** A chat from a loopback address of our choosing (the gateway reaches the relay from 127.0.0.1). */
+    const chat = (base: string, localAddress: string, headers: Record<string, string> = {}) =>
+      new Promise<{ status: number; body: string }>((resolve, reject) => {
+        const body = JSON.stringify({ model: 'mock-gpt', messages: [{ role: 'user', content: 'where am I' }] });
+        const request = http.request(`${base}/v1/chat/completions`, {
+          method: 'POST',
+          localAddress,
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${key}`, ...headers },
+        });
+        request.on('response', (response) => {
+          let text = '';
+          response.on('data', (chunk: Buffer) => (text += chunk.toString()));
+          response.on('end', () => resolve({ status: response.statusCode ?? 0, body: text }));
+        });
+        request.once('error', reject);
+        request.end(body);
+      });
+    const relay = cluster!.servicesUrls.relay;
+    // The channel's mock stopped with the test before: a key the allow list lets through gets as
+    // far as the upstream (502), one it refuses gets 403 before.
+    const passed = { status: 502, body: expect.stringContaining('upstream_unreachable') };
+    const refused = { status: 403, body: expect.stringContaining('ip_not_allowed') };
+    expect(await chat(cluster!.gatewayUrl, '127.0.0.2')).toMatchObject(passed);
+    expect(await chat(cluster!.gatewayUrl, '127.0.0.1')).toMatchObject(refused);
+    expect(await chat(relay, '127.0.0.2')).toMatchObject(passed);
+    // Without TRUST_PROXY the relay does not take a client's word for its address.
+    expect(await chat(relay, '127.0.0.1', { 'x-forwarded-for': '127.0.0.2' })).toMatchObject(refused);
   });
 
   test('logout ends the session', async () => {

@@ -1,5 +1,5 @@
 import { parseSkKey, Role, TokenStatus, UserStatus, type ResolvedToken, type RateLimits } from '@aigw/contracts';
-import { announcesBody, compileAllowList } from '@aigw/platform';
+import { announcesBody, clientIpOf, compileAllowList } from '@aigw/platform';
 import type { FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import { RelayError } from './errors.js';
 import type { TokenCache } from './token-cache.js';
@@ -47,7 +47,7 @@ export async function authenticateToken(request: FastifyRequest, tokens: TokenCa
   const parsed = parseSkKey(presented);
   const token = parsed ? await tokens.resolve(parsed.key) : null;
   if (!parsed || !token) throw new RelayError(401, 'invalid API key', 'invalid_api_key', 'authentication_error');
-  checkToken(token, request.ip);
+  checkToken(token, clientIpOf(request));
   if (parsed.channelId !== undefined && token.owner_role < Role.Admin) {
     throw new RelayError(403, 'ordinary users cannot pick a channel', 'channel_pin_forbidden', 'permission_error');
   }
