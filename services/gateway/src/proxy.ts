@@ -60,6 +60,9 @@ export async function registerProxies(app: App, upstreams: Record<ServiceName, s
           upstream: upstreams[service],
           prefix,
           rewritePrefix: prefix,
+          // A connection per request in flight, however many: a stream holds its connection for
+          // minutes, and reply-from's default pool of 128 queued every stream past the 128th.
+          undici: { connections: null },
           config: { access: 'public' },
           replyOptions: {
             rewriteRequestHeaders: (request, headers: IncomingHttpHeaders) => {

@@ -64,6 +64,7 @@ describe('config: one declaration per service, composed by the gateway', () => {
       UPSTREAM_CONNECT_TIMEOUT_MS: '1234',
       UPSTREAM_HEADERS_TIMEOUT_MS: '5678',
       UPSTREAM_ANSWER_TIMEOUT_MS: '9012',
+      UPSTREAM_CONNECTIONS_PER_ORIGIN: '24',
       STREAMING_TIMEOUT_MS: '3456',
       STEP_UP_TTL_MS: '7000',
       SCHEDULE_MINUTE_MS: '500',
@@ -71,7 +72,13 @@ describe('config: one declaration per service, composed by the gateway', () => {
       TWO_FACTOR_KEY_SECRET: 'x'.repeat(32),
       CHANNEL_KEY_SECRET: 'y'.repeat(32),
     });
-    expect(relaySettings(config).limits).toMatchObject({ connectTimeoutMs: 1234, headersTimeoutMs: 5678, answerTimeoutMs: 9012, streamIdleTimeoutMs: 3456 });
+    expect(relaySettings(config).limits).toMatchObject({
+      connectTimeoutMs: 1234,
+      headersTimeoutMs: 5678,
+      answerTimeoutMs: 9012,
+      connectionsPerOrigin: 24,
+      streamIdleTimeoutMs: 3456,
+    });
     expect(identitySettings({ ...config, TWO_FACTOR_KEY_SECRET: config.TWO_FACTOR_KEY_SECRET! })).toEqual({
       initialRootPassword: 'a-root-password',
       twoFactorKeySecret: 'x'.repeat(32),

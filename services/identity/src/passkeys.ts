@@ -1,13 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import type { DataSource } from 'typeorm';
-import {
-  generateAuthenticationOptions,
-  generateRegistrationOptions,
-  verifyAuthenticationResponse,
-  verifyRegistrationResponse,
-  type AuthenticationResponseJSON,
-  type RegistrationResponseJSON,
-} from '@simplewebauthn/server';
+import type { AuthenticationResponseJSON, RegistrationResponseJSON } from '@simplewebauthn/server';
 import type { PasskeyView, WebAuthnResponse } from '@aigw/contracts';
 import { isUniqueViolation, UserError } from '@aigw/platform';
 import type { OptionStore } from './options-store.js';
@@ -88,7 +81,9 @@ export function createPasskeyService(db: DataSource, options: OptionStore): Pass
       const existing = await passkeys.findBy({ user_id: user.id });
       if (existing.length >= PASSKEYS_MAX) throw new UserError(`at most ${PASSKEYS_MAX} passkeys per account; remove one first`);
       const attachment = options.get('passkey.attachment_preference');
-      const generated = await generateRegistrationOptions({
+      const generated = await (
+        await webAuthn()
+      ).generateRegistrationOptions({
         rpName: rp.name,
         rpID: rp.id,
         userName: user.username,
@@ -108,7 +103,9 @@ export function createPasskeyService(db: DataSource, options: OptionStore): Pass
     async register(rp, userId, response, challenge, name) {
       let verified;
       try {
-        verified = await verifyRegistrationResponse({
+        verified = await (
+          await webAuthn()
+        ).verifyRegistrationResponse({
           response: response as unknown as RegistrationResponseJSON,
           expectedChallenge: challenge,
           expectedOrigin: rp.origins,
@@ -142,7 +139,9 @@ export function createPasskeyService(db: DataSource, options: OptionStore): Pass
     async authenticationOptions(rp, userId) {
       const allow = userId === undefined ? [] : await passkeys.findBy({ user_id: userId });
       if (userId !== undefined && allow.length === 0) throw new UserError('no passkey is registered for this account');
-      const generated = await generateAuthenticationOptions({
+      const generated = await (
+        await webAuthn()
+      ).generateAuthenticationOptions({
         rpID: rp.id,
         allowCredentials: allow.map((row) => ({ id: row.credential_id, transports: transportsOf(row) })),
         userVerification: options.get('passkey.user_verification'),
@@ -155,7 +154,9 @@ export function createPasskeyService(db: DataSource, options: OptionStore): Pass
       if (!row || (userId !== undefined && row.user_id !== userId)) throw new UserError('passkey verification failed: this passkey is not registered here');
       let verified;
       try {
-        verified = await verifyAuthenticationResponse({
+        verified = await (
+          await webAuthn()
+        ).verifyAuthenticationResponse({
           response: response as unknown as AuthenticationResponseJSON,
           expectedChallenge: challenge,
           expectedOrigin: rp.origins,
@@ -179,3 +180,9 @@ export function createPasskeyService(db: DataSource, options: OptionStore): Pass
     },
   };
 }
+
+/**
+ * The WebAuthn library, loaded with the first passkey call: with its certificate and CBOR parsers
+ * it is 11 MB of resident memory that a process whose users never use passkeys does not carry.
+ */
+const webAuthn = () => import('@simplewebauthn/server');

@@ -26,6 +26,12 @@ export const relayConfigShape = {
    */
   UPSTREAM_ANSWER_TIMEOUT_MS: z.coerce.number().int().positive().default(3_600_000),
   /**
+   * Connections kept open to one upstream origin (undici's pool per origin; 0: as many as requests
+   * in flight). A stream holds its connection to the end, so a bound queues every request past it:
+   * set one only to spare an upstream (or a small file-descriptor limit) at that cost.
+   */
+  UPSTREAM_CONNECTIONS_PER_ORIGIN: z.coerce.number().int().min(0).default(0),
+  /**
    * This process's name on its quota holds' lease: stable for one slot (a pod's name) and unique
    * among the relays running. A restart under the same name releases the previous holds at once.
    * Default: the host name and process id.
@@ -116,6 +122,7 @@ export function relaySettings(config: RelayConfig): RelaySettings {
       connectTimeoutMs: config.UPSTREAM_CONNECT_TIMEOUT_MS,
       headersTimeoutMs: config.UPSTREAM_HEADERS_TIMEOUT_MS,
       answerTimeoutMs: config.UPSTREAM_ANSWER_TIMEOUT_MS,
+      connectionsPerOrigin: config.UPSTREAM_CONNECTIONS_PER_ORIGIN,
       maxUpstreamBodyBytes: 64 * 1024 * 1024,
       requestBodyBytes: config.RELAY_BODY_LIMIT_BYTES,
       uploadBytes: config.RELAY_UPLOAD_LIMIT_BYTES,

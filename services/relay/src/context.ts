@@ -16,6 +16,8 @@ export interface RelayLimits {
   headersTimeoutMs: number;
   /** The longest an answer may take to arrive in full after its headers; longer ones are cut. */
   answerTimeoutMs: number;
+  /** Connections per upstream origin (0: unbounded). */
+  connectionsPerOrigin: number;
   /** Largest upstream answer read whole (non-streaming). */
   maxUpstreamBodyBytes: number;
   /**

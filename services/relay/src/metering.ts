@@ -79,11 +79,20 @@ export function charge(quote: PriceQuote, usage: Usage): number {
   });
 }
 
-/** The log row's content line and the pricing part of `other`. */
-export function priceDetails(quote: PriceQuote): { content: string; other: Record<string, number | boolean> } {
-  const base = basePriceDetails(quote);
-  if (!quote.details) return base;
-  return { content: `${base.content}, ${quote.details.content}`, other: { ...base.other, ...quote.details.other } };
+type PriceDetails = { content: string; other: Readonly<Record<string, number | boolean>> };
+
+/** A request's records (the hold's, the first call's, the last) share its quote: its text is made once. */
+const detailsByQuote = new WeakMap<PriceQuote, PriceDetails>();
+
+/** The log row's content line and the pricing part of `other` (read-only: callers spread it). */
+export function priceDetails(quote: PriceQuote): PriceDetails {
+  let details = detailsByQuote.get(quote);
+  if (!details) {
+    const base = basePriceDetails(quote);
+    details = quote.details ? { content: `${base.content}, ${quote.details.content}`, other: { ...base.other, ...quote.details.other } } : base;
+    detailsByQuote.set(quote, details);
+  }
+  return details;
 }
 
 /** Two decimals, as the established product writes prices, or all of them below a cent (0.0025, not 0.00). */

@@ -113,6 +113,7 @@ const relayPlugin: FastifyPluginAsync<RelayPluginOptions> = async (app, settings
     // The stream's own idle guard answers the client; this one only frees a dead socket.
     bodyTimeoutMs: streamIdleTimeoutMs * 2,
     keepAliveTimeoutMs: 60_000,
+    ...(limits.connectionsPerOrigin ? { connections: limits.connectionsPerOrigin } : {}),
   });
   const context: RelayContext = {
     bus,
@@ -132,6 +133,7 @@ const relayPlugin: FastifyPluginAsync<RelayPluginOptions> = async (app, settings
       connectTimeoutMs,
       headersTimeoutMs,
       answerTimeoutMs: limits.answerTimeoutMs ?? 3_600_000,
+      connectionsPerOrigin: limits.connectionsPerOrigin ?? 0,
       maxUpstreamBodyBytes: limits.maxUpstreamBodyBytes ?? 64 * 1024 * 1024,
       requestBodyBytes: limits.requestBodyBytes ?? DEFAULT_REQUEST_BODY_BYTES,
       uploadBytes: limits.uploadBytes ?? DEFAULT_UPLOAD_BYTES,
