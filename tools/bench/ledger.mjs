@@ -12,6 +12,8 @@
 // second, from the first publish until every request is in the ledger. Then the run checks what
 // was written (one ledger and one log row per request, every balance, used quota, request count
 // and token exact, reconcile() clean) and removes the namespace: streams, keys and schema.
+// The figures go to stdout and to tools/bench/results/ledger.json, which `npm run bench` reads
+// for its targets.
 //
 // Knobs (env): BENCH_LEDGER_EVENTS (20000), BENCH_LEDGER_USERS (200), BENCH_LEDGER_DUPLICATES
 // (0.02), BENCH_LEDGER_PUBLISH_WINDOW (512 publishes in flight), BENCH_LEDGER_BACKLOG (unset:
@@ -245,6 +247,16 @@ function machine() {
   return `${os.availableParallelism()} CPUs (${cpu}), ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}`;
 }
 
+/** The figures, for `npm run bench`'s targets: tools/bench/results/ledger.json. */
+function writeResult(figures) {
+  const file = path.join(root, 'tools/bench/results/ledger.json');
+  const { watchdogMs: _, billingDist, ...settings } = config;
+  const result = { date: new Date().toISOString(), machine: machine(), config: { ...settings, billingDist: path.relative(root, billingDist) }, ...figures };
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, `${JSON.stringify(result, null, 2)}\n`);
+  log(`wrote ${path.relative(root, file)}`);
+}
+
 async function main() {
   const services = await testServices();
   const logger = createLogger({ level: env.LOG_LEVEL ?? 'warn', service: 'bench-ledger' });
@@ -312,6 +324,7 @@ async function main() {
     );
     for (const problem of problems.slice(0, 20)) console.log(`  - ${problem}`);
     failed = problems.length > 0;
+    writeResult({ eventsPerSecond: rate, seconds: Math.round(seconds * 10) / 10, publishEventsPerSecond: publishRate, cpuPercent: cpu, problems });
   } catch (error) {
     log(`failed: ${error.stack ?? error}`);
     failed = true;
