@@ -44,11 +44,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<DataSource
     // On TypeORM's own connection, alone: what the thread was given runs first, and its next
     // statements wait (another writer between a migration's read and its write would fail it at
     // once with SQLITE_BUSY).
-    else
-      await thread!.turn({}, async () => {
-        await thread!.run('SELECT 1', []);
-        return dataSource.runMigrations({ transaction: 'each' });
-      });
+    else await migrateAlone(dataSource, thread!);
   } catch (error) {
     await thread?.release();
     await dataSource.destroy();
@@ -104,7 +100,7 @@ function sqlite(options: DatabaseOptions): DataSource {
  *
  * One connection for every service: two transactions begun together would nest (or fail), and a
  * statement from elsewhere run while a transaction is open would become part of it, undone by its
- * rollback. So transactions take turns (the thread's `turn`, shared by its DataSources), and a
+ * rollback. So transactions take turns (the thread's `acquire`, shared by its DataSources), and a
  * statement from outside the open transaction waits until it ends (SQLite allows one writer at a
  * time anyway). PostgreSQL gives each transaction its own connection and needs none of this.
  *
@@ -168,6 +164,16 @@ function onThread(dataSource: DataSource, thread: SqliteThread): void {
     await thread.release();
     await destroy();
   };
+}
+
+async function migrateAlone(dataSource: DataSource, thread: SqliteThread): Promise<void> {
+  const end = await thread.acquire({});
+  try {
+    await thread.run('SELECT 1', []); // what the thread was given before runs first
+    await dataSource.runMigrations({ transaction: 'each' });
+  } finally {
+    end();
+  }
 }
 
 async function migratePostgres(dataSource: DataSource, schema: string): Promise<void> {

@@ -9,7 +9,7 @@ import { Worker } from 'node:worker_threads';
  *
  * One thread and one connection per database file, shared by every DataSource on it (all the
  * services of the process): statements run in the order they were posted, and transactions take
- * turns (`turn`), since one connection has one transaction at a time.
+ * turns (`acquire`), since one connection has one transaction at a time.
  */
 export interface SqliteAnswer {
   /** A statement that returns rows (SELECT, RETURNING): them. */
@@ -33,12 +33,11 @@ export class SqliteError extends Error {
 export interface SqliteThread {
   run(sql: string, parameters: unknown[]): Promise<SqliteAnswer>;
   /**
-   * Runs `work` when every earlier turn ended, as `owner`'s: until it ends, `blocking` holds every
-   * other owner's statements back. Transactions of every DataSource on this file take turns here
-   * (data-source.ts), and so do migrations, which run on TypeORM's own connection.
+   * The connection's turn for `owner`, once every earlier turn ended; it lasts until the function
+   * it resolves to is called, and meanwhile `blocking` holds every other owner's statements back.
+   * Transactions of every DataSource on this file take turns here (data-source.ts), and so do
+   * migrations, which run on TypeORM's own connection.
    */
-  turn<T>(owner: object, work: () => Promise<T>): Promise<T>;
-  /** A turn for `owner` that lasts until the function it resolves to is called. */
   acquire(owner: object): Promise<() => void>;
   /** While another owner's turn is open: its end, to wait for before `owner` posts a statement. */
   blocking(owner: object): Promise<unknown> | undefined;
@@ -110,19 +109,18 @@ function startThread(file: string, busyTimeoutMs: number, onStop: () => void): S
         worker.postMessage({ id, sql, parameters });
       });
     },
-    turn(owner, work) {
-      const turn = tail.then(() => {
-        const run = work();
-        open = { owner, ended: run.catch(() => undefined) };
-        return run.finally(() => {
-          if (open?.owner === owner) open = undefined;
-        });
-      });
-      tail = turn.catch(() => undefined);
-      return turn;
-    },
     acquire(owner) {
-      return new Promise((granted) => void this.turn(owner, () => new Promise<void>((end) => granted(end))));
+      let end!: () => void;
+      const ended = new Promise<void>((resolve) => (end = resolve));
+      const granted = tail.then(() => {
+        open = { owner, ended };
+        return () => {
+          if (open?.owner === owner) open = undefined;
+          end();
+        };
+      });
+      tail = ended;
+      return granted;
     },
     blocking(owner) {
       return open && open.owner !== owner ? open.ended : undefined;
