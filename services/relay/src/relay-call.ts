@@ -125,6 +125,13 @@ export async function relay(
     let refreshed = false;
     /** Channels routing skipped at their own limits (never tried), and why, for the 429 when none had room. */
     const full = { skipped: new Set<number>(), refusals: [] as LimitRefusal[] };
+    /**
+     * The upstream exchange is over: its concurrency slots are freed before the client's last byte,
+     * so a client that saw its answer end finds its slot free (both releases are idempotent).
+     */
+    const upstreamDone = async () => {
+      await Promise.all([ticket.release(), channelTicket?.release()]);
+    };
     try {
       for (let attempt = 0; attempt < attempts && !outcome; attempt++) {
         // The previous attempt failed: its channel's hold on the channel limits goes back.
@@ -153,14 +160,14 @@ export async function relay(
           const budget = new StreamBudget(context, hold, quote, promptTokens, (usage, quota) =>
             usageRecord({ ...recordBase, tried: [...tried], usage, quota, estimated: true, note: checkpointNote }),
           );
-          outcome = await streamToClient(context, request, reply, call.attempt, result.response, client, requestId, budget);
+          outcome = await streamToClient(context, request, reply, call.attempt, result.response, client, requestId, upstreamDone, budget);
         } else if (operation.bytes) {
-          outcome = await pipeBytes(context, reply, call.attempt, result.response, requestId, (delivered) =>
+          outcome = await pipeBytes(context, reply, call.attempt, result.response, requestId, upstreamDone, (delivered) =>
             operation.bytes!(body, promptTokens.exact(), delivered),
           );
         } else {
           try {
-            outcome = await answer(context, reply, call.attempt, operation, result.response, requestId, body);
+            outcome = await answer(context, reply, call.attempt, operation, result.response, requestId, body, upstreamDone);
           } catch (error) {
             // An error inside a 2xx answer (Baidu, Tencent, Zhipu): that channel failed, as with a non-2xx one.
             if (!(error instanceof UpstreamAnswerError)) throw error;
@@ -483,6 +490,7 @@ async function answer(
   response: EgressResponse,
   requestId: string,
   requestBody: Record<string, unknown>,
+  upstreamDone: () => Promise<void>,
 ): Promise<StreamOutcome> {
   const started = Date.now();
   // The whole answer has a deadline, so no request outlives its quota hold.
@@ -512,6 +520,7 @@ async function answer(
   const payload = redactKey(outgoing, attempt.context.key);
   const contentTypeOut = typeof body === 'string' ? (contentType ?? 'text/plain; charset=utf-8') : 'application/json';
   recorderOf(reply.request)?.whole(200, contentTypeOut, payload);
+  await upstreamDone();
   void reply.status(200).header('content-type', contentTypeOut).header('x-oneapi-request-id', requestId).header(OVERHEAD_HEADER, clock.value()).send(payload);
   return {
     usage: usage ? saneUsage(usage) : null,
@@ -553,6 +562,7 @@ async function pipeBytes(
   attempt: Attempt,
   response: EgressResponse,
   requestId: string,
+  upstreamDone: () => Promise<void>,
   usageOf: (delivered: { bytes: number; total: number | null; complete: boolean }) => Usage | null,
 ): Promise<StreamOutcome> {
   const started = Date.now();
@@ -580,6 +590,7 @@ async function pipeBytes(
     if (!raw.write(buffer)) await drained(raw);
   });
   const partial = pump.clientGone && !pump.keepsRunning ? 'client disconnected' : pump.partial;
+  await upstreamDone();
   if (partial) raw.destroy();
   else if (!pump.clientGone) raw.end();
   const complete = !partial;

@@ -65,6 +65,8 @@ export async function streamToClient(
   response: EgressResponse,
   client: ClientStream,
   requestId: string,
+  /** Called once the upstream's stream is over, before the client's last byte. */
+  upstreamDone: () => Promise<void>,
   budget?: StreamBudget,
 ): Promise<StreamOutcome> {
   const started = Date.now();
@@ -131,6 +133,7 @@ export async function streamToClient(
   }
 
   const partial = left ? 'client disconnected' : (streamError ?? pump.partial);
+  await upstreamDone();
   if (!left) {
     if (outran) await write(client.errorFrame({ message: OUTRAN_BALANCE, type: 'insufficient_quota', code: 'insufficient_quota' }));
     else if (partial) await write(client.errorFrame({ message: partial, type: 'upstream_error', code: 'stream_interrupted' }));
