@@ -11,7 +11,7 @@ import { FakeApi } from './fake-api';
 export const testStatus: Status = {
   version: '0.1.0',
   start_time: 0,
-  system_name: 'New API',
+  system_name: 'AI Gateway',
   logo: '',
   footer_html: '',
   server_address: 'http://localhost:3000',

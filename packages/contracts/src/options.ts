@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { PRODUCT_NAME } from './status.js';
 import { groupRateLimitsSchema, modelRateLimitsSchema, modelRequestRateLimitGroupSchema, rateLimitsSchema } from './limits.js';
 
 /**
@@ -373,7 +374,7 @@ export const optionDefinitions = {
     'Authenticators offered at registration: any, built-in (platform) or security keys (cross-platform).',
   ),
   // content (other tab)
-  SystemName: define('string', z.string().max(64))('content', 'New API', 'Name shown in the console.'),
+  SystemName: define('string', z.string().max(64))('content', PRODUCT_NAME, 'Name shown in the console (a migrated value wins).'),
   Logo: text('content', '', 'Logo URL.'),
   Footer: text('content', '', 'Footer HTML (sanitized by the console).'),
   Notice: text('content', '', 'Notice (markdown).'),

@@ -1,5 +1,8 @@
 import { z } from 'zod';
 
+/** This product's name: the default SystemName, the console's fallback title, the app name upstreams are told (OpenRouter). */
+export const PRODUCT_NAME = 'AI Gateway';
+
 /** GET /api/status `data`: what the console caches about the server (docs/product.md section 2). */
 export const statusSchema = z.object({
   version: z.string(),

@@ -20,7 +20,7 @@ describe.each(backends)('accounts (%s)', (backend) => {
   it('answers /api/status with the envelope', async () => {
     const response = await gateway.call('GET', '/api/status');
     expect(response.statusCode).toBe(200);
-    expect(response.json()).toMatchObject({ success: true, data: { system_name: 'New API', quota_per_unit: 500000, setup: true } });
+    expect(response.json()).toMatchObject({ success: true, data: { system_name: 'AI Gateway', quota_per_unit: 500000, setup: true } });
   });
 
   it('registers, refuses bad input naming the field, and writes nothing on failure', async () => {

@@ -1,3 +1,4 @@
+import { PRODUCT_NAME } from '@aigw/contracts';
 import { Button, Dropdown, Flex, Layout, Menu, Segmented, Space, theme, Typography } from 'antd';
 import { GlobalOutlined, LogoutOutlined, MenuOutlined, MoonOutlined, SunOutlined, DesktopOutlined, UserOutlined } from '@ant-design/icons';
 import { useIntl } from 'react-intl';
@@ -70,7 +71,7 @@ export function HeaderBar({ onOpenMenu }: { onOpenMenu?: () => void }) {
         <img src={status?.logo || '/logo.svg'} alt="" width={28} height={28} style={{ borderRadius: 6 }} />
         {!isMobile && (
           <Typography.Text strong style={{ fontSize: 16 }}>
-            {status?.system_name || 'New API'}
+            {status?.system_name || PRODUCT_NAME}
           </Typography.Text>
         )}
       </Link>

@@ -1,3 +1,4 @@
+import { PRODUCT_NAME } from '@aigw/contracts';
 import { Card, Skeleton, Typography } from 'antd';
 import { useIntl } from 'react-intl';
 import { useStatus } from '../../app/hooks';
@@ -21,7 +22,7 @@ export function AboutPage() {
           defaultMessage: '管理员未设置关于内容，可在 设置 → 其他设置 中填写（支持 Markdown、HTML 或一个网址）。',
         })}
       </Typography.Paragraph>
-      {status?.version && <Typography.Text type="secondary">{`${status.system_name || 'New API'} v${status.version}`}</Typography.Text>}
+      {status?.version && <Typography.Text type="secondary">{`${status.system_name || PRODUCT_NAME} v${status.version}`}</Typography.Text>}
     </Card>
   );
 }

@@ -1,3 +1,4 @@
+import { PRODUCT_NAME } from '@aigw/contracts';
 import { Button, Card, Flex, Skeleton, Typography } from 'antd';
 import { useIntl } from 'react-intl';
 import { useNavigate } from 'react-router';
@@ -29,7 +30,7 @@ export function HomePage() {
     <Flex justify="center" style={{ paddingTop: 48 }}>
       <NoticeModal />
       <Card style={{ maxWidth: 720, width: '100%' }}>
-        <Typography.Title level={2}>{status?.system_name || 'New API'}</Typography.Title>
+        <Typography.Title level={2}>{status?.system_name || PRODUCT_NAME}</Typography.Title>
         <Typography.Paragraph>
           {intl.formatMessage({ id: 'pages.home.intro', defaultMessage: '统一的 AI 模型接口：用 OpenAI 的格式访问众多模型服务，按量计费。' })}
         </Typography.Paragraph>

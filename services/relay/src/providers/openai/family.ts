@@ -1,4 +1,4 @@
-import { ChannelType, channelDefaultBaseUrls } from '@aigw/contracts';
+import { ChannelType, PRODUCT_NAME, channelDefaultBaseUrls } from '@aigw/contracts';
 import { openAiCompatible } from './compatible.js';
 import { deepSeekBalance, openRouterBalance, siliconFlowBalance } from '../shared/balance.js';
 import { OPENAI_FORMAT_OPERATIONS } from '../types.js';
@@ -23,7 +23,7 @@ export const openRouterProvider = openAiCompatible({
   defaultBaseUrl: base(ChannelType.OpenRouter),
   // OpenRouter attributes traffic to an app by these two optional headers (its app rankings). The
   // product has no public site yet, so the referer is a reserved placeholder domain.
-  extraHeaders: { 'HTTP-Referer': 'https://ai-gateway.invalid', 'X-Title': 'AI Gateway' },
+  extraHeaders: { 'HTTP-Referer': 'https://ai-gateway.invalid', 'X-Title': PRODUCT_NAME },
   streamUsage: false,
   balance: openRouterBalance(base(ChannelType.OpenRouter)),
 });
