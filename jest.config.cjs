@@ -15,11 +15,15 @@ const swcReact = ['@swc/jest', swcOptions(true)];
 
 // ESM-only packages that jest on Node 20 cannot require(): let swc transform them.
 const esmOnly = ['cookie', 'content-disposition', '@fastify/cookie', 'react-intl', '@formatjs', 'intl-messageformat', 'marked', '@ant-design/colors', 'jose'];
-const transformIgnorePatterns = [`/node_modules/(?!(${esmOnly.join('|')})/)`];
+// Packages that load node builtins with a dynamic import(), which jest cannot run without
+// --experimental-vm-modules: swc turns it into require() (the OTLP exporter's HTTP transport).
+const dynamicImports = ['@opentelemetry/otlp-exporter-base'];
+const transformIgnorePatterns = [`/node_modules/(?!(${[...esmOnly, ...dynamicImports].join('|')})/)`];
 
 const workspaceSources = {
   '^@aigw/(contracts|platform)$': '<rootDir>/packages/$1/src/index.ts',
   '^@aigw/platform/testing$': '<rootDir>/packages/platform/src/testing/index.ts',
+  '^@aigw/platform/tracing$': '<rootDir>/packages/platform/src/tracing/index.ts',
   '^@aigw/([a-z]+)/plugin$': '<rootDir>/services/$1/src/plugin.ts',
   '^(\\.{1,2}/.*)\\.js$': '$1',
 };

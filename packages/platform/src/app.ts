@@ -8,6 +8,7 @@ import { shapedErrorHandler } from './error-handler.js';
 import { createOutageLog, type OutageLog } from './outage-log.js';
 import { jsonShapeProblem } from './json-limits.js';
 import { UserError } from './errors.js';
+import { collectOpenApiRoutes } from './openapi/openapi.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -47,7 +48,8 @@ function requestId(request: SignedRequest, internalSecret: string | undefined): 
 /**
  * A Fastify app with what every service stands on: the zod type provider, request ids (sent back
  * as X-Oneapi-Request-Id on every answer), the error handler answering in the path's shape,
- * `request.auth`, and a body limit. Service plugins register on it.
+ * `request.auth`, a body limit, and the route collection of its OpenAPI document. Service plugins
+ * register on it.
  */
 export function createApp(options: CreateAppOptions): App {
   const app = Fastify({
@@ -61,6 +63,8 @@ export function createApp(options: CreateAppOptions): App {
 
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
+  // Before any plugin: swagger collects the routes as they are registered (the OpenAPI document).
+  collectOpenApiRoutes(app);
   app.decorateRequest('auth', null);
   app.decorateRequest('signedIp', null);
   app.decorate('outageLog', createOutageLog());

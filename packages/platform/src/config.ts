@@ -47,6 +47,11 @@ export const baseConfigShape = {
   /** Time allowed for in-flight requests to finish after SIGTERM. */
   SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(30_000),
   /**
+   * Port of the Prometheus endpoint (`GET /metrics` on a listener of its own on HOST, never the
+   * public port): unset, no listener; 0, any free port. The Kubernetes manifests use 9464.
+   */
+  METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+  /**
    * Trust X-Forwarded-For / -Proto from an ingress or load balancer in front: the gateway's, and
    * the relay's where the ingress sends the relay's paths straight to it (deploy/k8s). Only for a
    * process clients cannot reach but through that proxy, or they could claim any address.

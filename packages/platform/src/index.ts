@@ -26,3 +26,5 @@ export * from './net/loopback.js';
 export * from './egress/index.js';
 export * from './database/columns.js';
 export * from './dead-letters/index.js';
+export * from './openapi/index.js';
+export * from './metrics/index.js';

@@ -1,4 +1,5 @@
 import { pino, type Logger, type LoggerOptions } from 'pino';
+import { traceIds, tracingEnabled } from './tracing/tracing.js';
 
 export type { Logger } from 'pino';
 
@@ -44,6 +45,8 @@ export function createLogger(config: LoggerConfig, destination?: pino.Destinatio
   const options: LoggerOptions = {
     level: config.level,
     base: { service: config.service },
+    // With tracing on, each line names the trace and span it was written in.
+    ...(tracingEnabled() ? { mixin: traceIds } : {}),
     redact: { paths: redactPaths, censor: '[redacted]' },
     hooks: {
       logMethod(args, method) {

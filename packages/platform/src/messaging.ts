@@ -9,6 +9,7 @@ import {
 } from '@aigw/contracts';
 import type { Bus, BusEvent, PublishOptions, RequestOptions, SubscribeOptions, Subscription } from './bus/bus.js';
 import type { Logger } from './logger.js';
+import { currentTraceparent, inSpan, tracingEnabled } from './tracing/tracing.js';
 
 /**
  * Typed access to the bus through the contracts' event and request maps: payloads are checked
@@ -42,7 +43,8 @@ export function publishEvent<S extends EventSubject>(
 ): Promise<BusEvent> {
   // Parsed once, here: a copy of the producer's object with nothing the schema does not name.
   const data = eventSchemas[subject].parse(payload);
-  return bus.publish(subject, data, { ...options, ...(id ? { id } : {}), validated: true });
+  const trace = options?.trace ?? currentTraceparent();
+  return bus.publish(subject, data, { ...options, ...(id ? { id } : {}), ...(trace ? { trace } : {}), validated: true });
 }
 
 /** Subscribes with validation; an invalid payload is logged and acknowledged (redelivery cannot fix it). */
@@ -53,20 +55,26 @@ export function onEvent<S extends EventSubject>(
   options: SubscribeOptions & { logger: Logger },
 ): Promise<Subscription> {
   const { logger, ...subscribeOptions } = options;
-  return bus.subscribe(
-    subject,
-    async (event) => {
-      // Validated by its publisher in this process (the in-process bus): not parsed again per consumer.
-      if (event.validated) return handler(event.data as EventPayload<S>, event);
-      const parsed = eventSchemas[subject].safeParse(event.data);
-      if (!parsed.success) {
-        logger.error({ subject, eventId: event.id, issues: parsed.error.issues }, 'dropped an invalid event');
-        return;
-      }
-      await handler(parsed.data as EventPayload<S>, event);
-    },
-    subscribeOptions,
-  );
+  const consume = async (event: BusEvent) => {
+    // Validated by its publisher in this process (the in-process bus): not parsed again per consumer.
+    if (event.validated) return handler(event.data as EventPayload<S>, event);
+    const parsed = eventSchemas[subject].safeParse(event.data);
+    if (!parsed.success) {
+      logger.error({ subject, eventId: event.id, issues: parsed.error.issues }, 'dropped an invalid event');
+      return;
+    }
+    await handler(parsed.data as EventPayload<S>, event);
+  };
+  // With tracing on, each delivery is a consumer span continuing the publisher's trace.
+  const traced = (event: BusEvent) =>
+    inSpan(
+      `${subject} process`,
+      'consumer',
+      { 'messaging.destination.name': subject, 'messaging.operation.type': 'process' },
+      () => consume(event),
+      event.trace,
+    );
+  return bus.subscribe(subject, tracingEnabled() ? traced : consume, subscribeOptions);
 }
 
 export async function requestTyped<S extends RequestSubject>(

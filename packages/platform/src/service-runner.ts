@@ -1,12 +1,16 @@
 import type { FastifyPluginAsync, FastifyPluginOptions } from 'fastify';
 import { z } from 'zod';
-import { createApp } from './app.js';
+import { createApp, type App } from './app.js';
 import { announcesBody } from './body-limits.js';
 import { NotFoundError } from './errors.js';
 import { baseConfigShape, checkNatsCredentials, loadConfig } from './config.js';
 import { createInfrastructure, type Infrastructure } from './infrastructure.js';
 import { reportSchedules } from './jobs/schedules-report.js';
 import { createLogger } from './logger.js';
+import { stopTracing } from './tracing/tracing.js';
+import { registerHttpMetrics } from './metrics/http.js';
+import { startMetricsServer } from './metrics/server.js';
+import { serveServiceOpenApi } from './openapi/openapi.js';
 
 /** Config every standalone service process reads: the base fields plus its port. */
 export function serviceConfigSchema<T extends z.ZodRawShape>(defaultPort: number, extra: T) {
@@ -36,6 +40,7 @@ export interface ServiceConfig {
   BODY_LIMIT_BYTES: number;
   SHUTDOWN_GRACE_MS: number;
   TRUST_PROXY: boolean;
+  METRICS_PORT?: number;
 }
 
 export interface RunServiceOptions<C extends ServiceConfig, P extends FastifyPluginOptions> {
@@ -45,15 +50,27 @@ export interface RunServiceOptions<C extends ServiceConfig, P extends FastifyPlu
   pluginOptions: (infra: Infrastructure) => P;
 }
 
+/** A standalone service as startService leaves it: listening, its metrics too when METRICS_PORT is set. */
+export interface RunningService {
+  app: App;
+  infra: Infrastructure;
+  /** The metrics listener's port (the one chosen for METRICS_PORT=0); undefined without METRICS_PORT. */
+  metricsPort?: number;
+  /** Drains: /readyz answers 503, the app closes (plugins' onClose hooks included), then the metrics listener and the ports. */
+  close(): Promise<void>;
+}
+
 /**
- * The standalone entry every service's main.ts calls: logger, ports, the app with signed
- * identities, the plugin, health routes, listen, and a graceful drain on SIGTERM/SIGINT.
+ * A standalone service, started: logger, ports, the app with signed identities and HTTP metrics,
+ * the plugin, health routes, its part of the OpenAPI document, listen, and the metrics listener
+ * (METRICS_PORT). runService adds the signals; tests start one directly.
  */
-export async function runService<C extends ServiceConfig, P extends FastifyPluginOptions>(options: RunServiceOptions<C, P>): Promise<void> {
+export async function startService<C extends ServiceConfig, P extends FastifyPluginOptions>(options: RunServiceOptions<C, P>): Promise<RunningService> {
   const { config, name } = options;
   const logger = createLogger({ level: config.LOG_LEVEL, service: name });
   const infra = await createInfrastructure(config, logger);
   const app = createApp({ logger, bodyLimitBytes: config.BODY_LIMIT_BYTES, internalSecret: config.INTERNAL_SECRET, trustProxy: config.TRUST_PROXY });
+  registerHttpMetrics(app);
   // An unknown path is answered as it arrives, in the path's shape: its body is never read.
   app.addHook('onRequest', async (request, reply) => {
     if (!request.is404) return;
@@ -66,20 +83,44 @@ export async function runService<C extends ServiceConfig, P extends FastifyPlugi
   app.get('/readyz', { config: { access: 'public' } }, async (_request, reply) =>
     draining ? reply.status(503).send({ status: 'draining', service: name }) : { status: 'ready', service: name, schedules: await reportSchedules(infra.jobs) },
   );
+  serveServiceOpenApi(app, name);
   await app.register(options.plugin, options.pluginOptions(infra));
   await app.listen({ host: config.HOST, port: config.PORT });
+  const metrics = config.METRICS_PORT === undefined ? undefined : await startMetricsServer({ host: config.HOST, port: config.METRICS_PORT, logger });
 
+  return {
+    app,
+    infra,
+    ...(metrics ? { metricsPort: metrics.port } : {}),
+    async close() {
+      draining = true;
+      // Plugins' onClose hooks still use the ports (unsubscribe, last publishes): close them after.
+      await app.close();
+      await metrics?.close();
+      await infra.close();
+    },
+  };
+}
+
+/**
+ * The standalone entry every service's main.ts calls: startService, and a graceful drain on
+ * SIGTERM/SIGINT.
+ */
+export async function runService<C extends ServiceConfig, P extends FastifyPluginOptions>(options: RunServiceOptions<C, P>): Promise<void> {
+  const service = await startService(options);
+  const { logger } = service.infra;
+  let stopping = false;
   const shutdown = async (signal: string) => {
-    if (draining) return;
-    draining = true;
+    if (stopping) return;
+    stopping = true;
     logger.info({ signal }, 'draining');
     const deadline = setTimeout(() => {
       logger.warn('drain deadline reached, exiting');
       process.exit(1);
-    }, config.SHUTDOWN_GRACE_MS).unref();
-    // Plugins' onClose hooks still use the ports (unsubscribe, last publishes): close them after.
-    await app.close();
-    await infra.close();
+    }, options.config.SHUTDOWN_GRACE_MS).unref();
+    await service.close();
+    // The last spans (the drain's own) are exported before the process goes.
+    await stopTracing();
     clearTimeout(deadline);
     process.exit(0);
   };

@@ -1,9 +1,11 @@
 import type { EntityManager } from 'typeorm';
 import { USAGE_LEDGER_CONSUMER, type EventPayload, type UsageRecord } from '@aigw/contracts';
 import { onEvent, param, queryRows, releaseCommitted, type Subscription } from '@aigw/platform';
+import { currentTraceparent, inSpan } from '@aigw/platform/tracing';
 import type { BillingContext } from './context.js';
 import { applyUsageRecords, type BalanceDrop, type RecordResult } from './usage-batch.js';
 import { publishBalanceDropped } from './events.js';
+import { measuredCommit, observeUsageEvent } from './metrics.js';
 
 export type { BalanceDrop } from './usage-batch.js';
 
@@ -91,6 +93,8 @@ type Applied = RecordResult | { outcome: 'pending' | 'duplicate' };
 
 interface Parked {
   arrival: Arrival;
+  /** The delivery's trace (tracing on): the batch's span continues the first and links the rest. */
+  trace: string | undefined;
   resolve: (outcome: UsageOutcome) => void;
   reject: (error: unknown) => void;
 }
@@ -116,8 +120,10 @@ export async function subscribeUsage(context: BillingContext): Promise<Subscript
       await onEvent(
         bus,
         'relay.usage.recorded',
-        async (usage) => {
-          if ((await apply.recorded(usage)) === 'duplicate') logger.debug({ requestId: usage.request_id }, 'usage already applied; redelivery skipped');
+        async (usage, event) => {
+          const outcome = await apply.recorded(usage);
+          observeUsageEvent('recorded', outcome, event.time);
+          if (outcome === 'duplicate') logger.debug({ requestId: usage.request_id }, 'usage already applied; redelivery skipped');
         },
         { durable: USAGE_LEDGER_CONSUMER, logger, ...deliveryPolicy },
       ),
@@ -126,8 +132,8 @@ export async function subscribeUsage(context: BillingContext): Promise<Subscript
       await onEvent(
         bus,
         'relay.request.started',
-        async (started) => {
-          await apply.started(started);
+        async (started, event) => {
+          observeUsageEvent('started', await apply.started(started), event.time);
         },
         { durable: USAGE_LEDGER_CONSUMER, logger, ...deliveryPolicy },
       ),
@@ -154,7 +160,10 @@ export function createUsageBatcher(context: UsageContext): UsageBatcher {
     });
     flushNow = undefined;
     while (parked.length > 0) {
-      await applyParked(context, parked.splice(0, USAGE_MAX_BATCH));
+      const batch = parked.splice(0, USAGE_MAX_BATCH);
+      // Traced: a span under the first delivery's, linked to the others'.
+      const traces = batch.map((entry) => entry.trace);
+      await inSpan('billing usage batch', 'internal', { 'aigw.batch.size': batch.length }, () => applyParked(context, batch), traces[0], traces.slice(1));
       // One turn of the event loop lets the deliveries just acknowledged park their next events
       // (promise chains), so the next batch is all of them rather than the first few: about
       // twice the events per commit under load.
@@ -165,7 +174,7 @@ export function createUsageBatcher(context: UsageContext): UsageBatcher {
 
   const park = (arrival: Arrival) =>
     new Promise<UsageOutcome>((resolve, reject) => {
-      parked.push({ arrival, resolve, reject });
+      parked.push({ arrival, resolve, reject, trace: currentTraceparent() });
       if (parked.length >= USAGE_PARALLEL_DELIVERIES) flushNow?.();
       if (draining) return;
       draining = true;
@@ -182,7 +191,7 @@ async function applyParked(context: UsageContext, batch: Parked[]): Promise<void
     const arrivals = batch.map(({ arrival }) => arrival);
     let results: Applied[] | undefined;
     try {
-      results = await context.db.transaction((manager) => applyArrivals(context, manager, arrivals));
+      results = await measuredCommit(batch.length, () => context.db.transaction((manager) => applyArrivals(context, manager, arrivals)));
     } catch (error) {
       // Rolled back whole: one transaction each, so only the failing event is redelivered.
       context.onBatchFailed?.(error, batch.length);
@@ -233,17 +242,19 @@ async function committed(context: UsageContext, results: Applied[]): Promise<Usa
  * when its request id was applied before, or by a concurrent delivery that committed first.
  */
 export async function applyUsage(context: UsageContext, usage: UsageRecord): Promise<UsageOutcome> {
-  const applied = await context.db.transaction(async (manager) => {
-    const [result] = await applyUsageRecords(manager, context.options, [usage]);
-    await deletePending(manager, [usage.request_id]);
-    return result!;
-  });
+  const applied = await measuredCommit(1, () =>
+    context.db.transaction(async (manager) => {
+      const [result] = await applyUsageRecords(manager, context.options, [usage]);
+      await deletePending(manager, [usage.request_id]);
+      return result!;
+    }),
+  );
   return (await committed(context, [applied]))[0]!;
 }
 
 /** Keeps a started request as a pending row in its own transaction. */
 async function keepStarted(context: UsageContext, started: RequestStarted): Promise<UsageOutcome> {
-  const kept = await context.db.transaction((manager) => keepPending(manager, [started]));
+  const kept = await measuredCommit(1, () => context.db.transaction((manager) => keepPending(manager, [started])));
   return kept.size > 0 ? 'pending' : 'duplicate';
 }
 

@@ -7,6 +7,7 @@ import { decideDisable, decideEnable, slowTestFailure, type ChannelFailureFacts 
 import { nowSeconds, withStatusReason } from './domain/channel-fields.js';
 import { keyStates, liveKeys, setKeyState, withKeyStates } from './domain/multi-key.js';
 import type { ChannelEntity } from './entities/index.js';
+import { observeAutoDisabled, observeAutoEnabled } from './metrics.js';
 
 /**
  * Automatic disable and enable. The decision is domain/auto-disable.ts; here it is taken on the
@@ -47,7 +48,10 @@ export async function applyFailure(context: ChannelsContext, channelId: number, 
     return { status: ChannelStatus.AutoDisabled, other_info: withStatusReason(row.other_info, decision.reason, time) };
   });
   const channel = changed[0];
+  // Committed: a key of a multi-key channel alone, or the channel.
+  if (channel && !disabled) observeAutoDisabled(channelId, 'key');
   if (!channel || !disabled) return changed.length > 0;
+  observeAutoDisabled(channelId, 'channel');
   logger.warn({ channelId, name: channel.name }, 'channel disabled automatically');
   await publishDisabled(context, channel, disabled);
   return true;
@@ -74,7 +78,10 @@ export async function applySuccess(context: ChannelsContext, channelId: number, 
     context.logger.info({ channelId, keyIndex }, 'channel key enabled automatically');
     return { channel_info: withKeyStates(row.channel_info, setKeyState(states, keyIndex, null)), ...enable(row) };
   });
-  if (changed[0]) context.logger.info({ channelId, name: changed[0].name }, 'channel enabled automatically');
+  if (changed[0]) {
+    observeAutoEnabled(channelId, keyIndex === undefined ? 'channel' : 'key');
+    context.logger.info({ channelId, name: changed[0].name }, 'channel enabled automatically');
+  }
   return changed.length > 0;
 }
 

@@ -8,6 +8,7 @@ import {
   isLoopbackHost,
   OperationalError,
   readCookie,
+  registerHttpMetrics,
   reportSchedules,
   sendError,
   SESSION_COOKIE,
@@ -24,7 +25,7 @@ import notifierPlugin, { notifierSettings } from '@aigw/notifier/plugin';
 import relayPlugin, { relaySettings } from '@aigw/relay/plugin';
 import { isDistributed, withGeneratedSecrets, type GatewayConfig } from './config.js';
 import { createCredentialResolver, type CredentialResolver } from './credentials.js';
-import { registerMetrics } from './metrics.js';
+import { registerOpenApiRoutes } from './openapi.js';
 import { registerProxies } from './proxy.js';
 import { registerUpgradeProxy } from './upgrade-proxy.js';
 import { allow, isCriticalPath, isGloballyLimited } from './rate-limit.js';
@@ -53,6 +54,8 @@ export interface GatewayOptions {
 export async function buildGateway(options: GatewayOptions): Promise<App> {
   const { config, logger, infra } = options;
   const app = createApp({ logger, bodyLimitBytes: config.BODY_LIMIT_BYTES, trustProxy: config.TRUST_PROXY });
+  // Every answer of the process, the services' routes included all-in-one (metrics on METRICS_PORT only: main.ts).
+  registerHttpMetrics(app);
   const resolver = await createCredentialResolver({ bus: infra.bus, logger, ttlMs: config.CREDENTIAL_CACHE_TTL_MS });
   let draining = false;
 
@@ -114,7 +117,6 @@ export async function buildGateway(options: GatewayOptions): Promise<App> {
   app.addHook('preClose', async () => {
     draining = true;
   });
-  registerMetrics(app);
 
   if (isDistributed(config)) {
     await registerProxies(
@@ -145,6 +147,7 @@ export async function buildGateway(options: GatewayOptions): Promise<App> {
     await app.register(relayPlugin, { ...storage, schema: options.schemas?.relay, ...relaySettings(services) });
     await app.register(notifierPlugin, { ...storage, schema: options.schemas?.notifier, ...notifierSettings(services) });
   }
+  await registerOpenApiRoutes(app, config, options.version);
   await registerConsole(app, options.webDistDir);
   app.addHook('onClose', () => resolver.close());
   return app;

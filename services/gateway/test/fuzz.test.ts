@@ -381,11 +381,15 @@ describe('fuzz: bad input never answers 5xx', () => {
   });
 
   it('answers every route with < 500 for every bad input, and stays up', async () => {
-    // The services' routes as registered, and the gateway's own (health, metrics, the console's fallback, unknown paths).
+    // The services' routes as registered, and the gateway's own (health, the OpenAPI document and its page, the console's fallback, unknown paths).
     const gatewayRoutes: DeclaredRoute[] = [
       ['GET', '/healthz'],
       ['GET', '/readyz'],
-      ['GET', '/metrics'],
+      ['GET', '/api/openapi.json'],
+      ['GET', '/api/docs/'],
+      ['GET', '/api/docs/json'],
+      ['GET', '/api/docs/yaml'],
+      ['GET', '/api/docs/static/*'],
       ['GET', '/*'],
       ['POST', '/v1/*'],
       ['PUT', '/api/*'],

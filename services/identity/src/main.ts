@@ -1,3 +1,4 @@
+import './tracing.js';
 import { isLoopbackHost, loadConfig, runService, serviceConfigSchema } from '@aigw/platform';
 import identityPlugin, { identityConfigShape, identitySettings } from './plugin.js';
 import { version } from './version.js';

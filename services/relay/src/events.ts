@@ -43,9 +43,9 @@ export const relayMessaging = {
 } as const satisfies ServiceMessaging;
 
 /** A request's one usage record (event id: the request id, so a republish is deduplicated). */
-export async function publishUsageRecorded(bus: Bus, record: UsageRecord): Promise<void> {
+export async function publishUsageRecorded(bus: Bus, record: UsageRecord, trace?: string): Promise<void> {
   // Resolves once stored (JetStream), or in-process once billing committed it: only then may the outbox let it go.
-  await publishEvent(bus, 'relay.usage.recorded', record, record.request_id, { confirmedBy: USAGE_LEDGER_CONSUMER });
+  await publishEvent(bus, 'relay.usage.recorded', record, record.request_id, { confirmedBy: USAGE_LEDGER_CONSUMER, ...(trace ? { trace } : {}) });
 }
 
 /** A request still running (event id `started-<request id>`). */

@@ -1,3 +1,4 @@
+import './tracing.js';
 import { loadConfig, runService, serviceConfigSchema } from '@aigw/platform';
 import relayPlugin, { relayConfigShape, relaySettings } from './plugin.js';
 

@@ -25,6 +25,7 @@ import { DEFAULT_REQUEST_BODY_BYTES, DEFAULT_UPLOAD_BYTES, defaultInstanceName, 
 import { relayErrorHandler } from './errors.js';
 import { createTokenCache } from './token-cache.js';
 import { createUsagePublisher } from './usage-publisher.js';
+import { countingHolds, watchOutbox } from './metrics.js';
 import { UsageOutbox } from './usage-outbox.js';
 import { createStoredObjects } from './stored-objects.js';
 import { createAccessTokens } from './access-tokens.js';
@@ -83,12 +84,15 @@ const relayPlugin: FastifyPluginAsync<RelayPluginOptions> = async (app, settings
   const streamIdleTimeoutMs = limits.streamIdleTimeoutMs ?? 60_000;
   const connectTimeoutMs = limits.connectTimeoutMs ?? 10_000;
   const headersTimeoutMs = limits.headersTimeoutMs ?? 300_000;
-  const quota = createQuotaGate({ counters, kv, bus, logger, instanceName: settings.instanceName ?? defaultInstanceName(), leaseTtlMs: settings.leaseTtlMs });
+  const quota = countingHolds(
+    createQuotaGate({ counters, kv, bus, logger, instanceName: settings.instanceName ?? defaultInstanceName(), leaseTtlMs: settings.leaseTtlMs }),
+  );
   // The outbox, when configured (main.ts and the all-in-one gateway do): what a killed relay left unpublished goes out first.
   const outbox = settings.usageOutbox
     ? UsageOutbox.open(path.join(settings.dataDir, 'usage-outbox', settings.usageOutbox.name), settings.usageOutbox, logger)
     : undefined;
   const usage = createUsagePublisher({ bus, logger, ...(outbox ? { outbox } : {}) });
+  const unwatchOutbox = outbox ? watchOutbox(outbox.outbox) : undefined;
   /** Holds of stopped relays go back to the counters, and each leaves its usage record (nothing charged). */
   const releasedHolds = (released: QuotaHold[]) => {
     let published = 0;
@@ -160,6 +164,7 @@ const relayPlugin: FastifyPluginAsync<RelayPluginOptions> = async (app, settings
   app.addHook('onClose', async () => {
     await context.usage.flush(10_000);
     outbox?.outbox.close();
+    unwatchOutbox?.();
     await quota.close();
     await Promise.all(subscriptions.map((subscription) => subscription.unsubscribe()));
     await Promise.all([context.tokens.close(), context.channels.close(), options.close()]);

@@ -26,6 +26,8 @@ import { channelLines, requestLines } from './limits/limit-rules.js';
 import type { LimitRefusal, LimitTicket } from './limits/limit-gate.js';
 import type { PickedKey } from './channels.js';
 import type { Attempt as OperationAttempt, OperationDefinition, OperationName, UpstreamAnswer } from './operations/types.js';
+import { RelaySpan } from './relay-span.js';
+import { errorOutcome, failedOutcome, observeChannelFailure, observeRecord, observeRefusal, observeUpstream, type RelayOutcome } from './metrics.js';
 
 export interface Attempt extends OperationAttempt {
   channel: RoutingChannel;
@@ -56,6 +58,25 @@ export async function relay(
   operation: OperationDefinition,
   body: Record<string, unknown>,
 ): Promise<void> {
+  /** The channels tried: none when the relay refused the request before any upstream call (a forwarded one is observed where it is recorded). */
+  const tried: number[] = [];
+  try {
+    await relayTrying(context, request, reply, caller, operation, body, tried);
+  } catch (error) {
+    if (tried.length === 0) observeRefusal(context, caller, operation.name, body, error);
+    throw error;
+  }
+}
+
+async function relayTrying(
+  context: RelayContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  caller: Caller,
+  operation: OperationDefinition,
+  body: Record<string, unknown>,
+  tried: number[],
+): Promise<void> {
   const startedAt = Date.now();
   const { options } = context;
   if (!context.usage.accepting()) throw new RelayError(503, 'usage recording is backed up; try again shortly', 'usage_spool_full');
@@ -80,9 +101,11 @@ export async function relay(
   setLimitHeaders(reply, ticket.headers);
   /** The served (or last tried) channel's admission under its own limits. */
   let channelTicket: LimitTicket | null = null;
+  // Traced (tracing on): the request's GenAI span, parent of its upstream calls (relay-span.ts).
+  const span = RelaySpan.start(operation.name, model, requestId);
   try {
     // What every record of this request says, charged or not.
-    const recordBase = { caller, model, requestId, startedAt, quote, stream };
+    const recordBase = { caller, model, requestId, startedAt, quote, stream, operation: operation.name, span };
     const unbilled = (tried: number[], note: string): RecordInput => ({ ...recordBase, tried, usage: NO_USAGE, quota: 0, note });
     const orphanNote = 'relay stopped mid-request; nothing was charged';
     const checkpointNote = 'relay stopped mid-stream; charged what was delivered';
@@ -117,10 +140,11 @@ export async function relay(
     };
 
     const forwarded = forwardedHeaders(request, operation);
-    const tried: number[] = [];
     const attempts = caller.pinnedChannelId !== null ? 1 : options.get('RetryTimes') + 1;
     let failure: Failure | null = null;
     let outcome: StreamOutcome | null = null;
+    /** When the last upstream attempt answered (its headers): a stream's first token comes after. */
+    let answeredAt = 0;
     /** A cached access token was refreshed after the upstream refused it (once per request). */
     let refreshed = false;
     /** Channels routing skipped at their own limits (never tried), and why, for the 429 when none had room. */
@@ -148,7 +172,11 @@ export async function relay(
         }
         announce(channel.id);
         // Waiting for the upstream is not the gateway's time (x-aigw-overhead-ms).
-        const result = await overheadOf(reply).upstream(() => send(context, call.attempt, operation, body, requestId));
+        const sentAt = Date.now();
+        const sending = () => send(context, call.attempt, operation, body, requestId);
+        const result = await overheadOf(reply).upstream(() => span?.around(sending) ?? sending());
+        answeredAt = Date.now();
+        observeUpstream(channel.id, answeredAt - sentAt, 'failure' in result);
         if ('failure' in result) {
           failure = result.failure;
           if (!isRetryable(failure.status, channel.type)) break;
@@ -187,13 +215,13 @@ export async function relay(
       }
     } catch (error) {
       await context.quota.release(hold);
-      if (tried.length > 0) record(context, unbilled(tried, 'relay error'));
+      if (tried.length > 0) record(context, { ...unbilled(tried, 'relay error'), outcome: errorOutcome(error) });
       throw error;
     }
 
     if (!outcome) {
       await context.quota.release(hold);
-      if (tried.length > 0) record(context, unbilled(tried, 'upstream error'));
+      if (tried.length > 0) record(context, { ...unbilled(tried, 'upstream error'), outcome: failedOutcome(failure?.status ?? 0) });
       // No channel was tried because every one was at its limit: the client's 429 (nothing was forwarded, nothing charged).
       if (tried.length === 0 && full.refusals.length > 0) throw context.limitGate.channelsFull(full.refusals, { ...about, requestId });
       const status = failure?.status && failure.status >= 400 ? failure.status : 502;
@@ -217,10 +245,16 @@ export async function relay(
       estimated: outcome.usage === null || outcome.counted === true,
       upstreamModel: outcome.upstreamModel,
       note: outcome.outranBalance ? OUTRAN_BALANCE : outcome.partial ? outcome.partial : undefined,
+      answeredAt,
+      outcome: outcome.partial || outcome.outranBalance ? 'partial' : 'ok',
     });
     // The token limits settled with what the request used (its hold was counted), a success counted.
     const used = { tokens: usage.prompt_tokens + usage.completion_tokens, success: !outcome.partial };
     await Promise.all([ticket.finish(used), channelTicket?.finish(used)]);
+    span?.end();
+  } catch (error) {
+    span?.end(error);
+    throw error;
   } finally {
     // Every exit path settles an unfinished request at nothing used and frees its concurrency slots (a crashed relay's expire by themselves).
     await Promise.all([closeTicket(ticket), closeTicket(channelTicket)]);
@@ -452,6 +486,7 @@ async function encoded(upstream: UpstreamRequest): Promise<{ headers: Record<str
 export type FailedOn = Pick<Attempt, 'channel' | 'keyIndex'>;
 
 export function reportFailure(context: RelayContext, on: FailedOn, requestId: string, failure: Failure, message: string): void {
+  observeChannelFailure(on.channel.id, failure.status);
   void publishChannelFailed(context.bus, {
     channel_id: on.channel.id,
     ...(on.keyIndex !== undefined ? { key_index: on.keyIndex } : {}),
@@ -612,11 +647,32 @@ export interface RecordInput {
   estimated?: boolean;
   upstreamModel?: string;
   note?: string;
+  /** The operation served (the metrics' label). */
+  operation?: OperationName;
+  /** The request's span (tracing on): the record's outcome is set on it, and its context goes to billing with the record. */
+  span?: RelaySpan | null;
+  /** Epoch ms the served attempt's upstream answered (its headers): with firstResponseMs, a stream's time to first token. */
+  answeredAt?: number;
 }
 
-/** Exactly one usage record per forwarded request (docs/architecture.md section 5, step 6). */
-export function record(context: RelayContext, input: RecordInput): void {
-  context.usage.publish(usageRecord(input));
+/** Exactly one usage record per forwarded request (docs/architecture.md section 5, step 6), and its metrics. */
+export function record(context: RelayContext, input: RecordInput & { outcome: RelayOutcome }): void {
+  const record = usageRecord(input);
+  context.usage.publish(record, input.span?.traceparent());
+  observeRecord(context, input);
+  input.span?.recorded({
+    system: systemOf(context, record.channel_id),
+    channelId: record.channel_id,
+    upstreamModel: input.upstreamModel,
+    usage: input.usage,
+    quota: input.quota,
+  });
+}
+
+/** The provider of the channel that served (its `gen_ai.system`); looked up only when tracing. */
+function systemOf(context: RelayContext, channelId: number): string | undefined {
+  const channel = channelId ? context.channels.index.get(channelId) : undefined;
+  return channel ? providerFor(channel.type).id : undefined;
 }
 
 export function usageRecord(input: RecordInput): UsageRecord {

@@ -26,6 +26,8 @@ export interface OutboxEvent {
   id: string;
   subject: OutboxSubject;
   payload: unknown;
+  /** The request's W3C traceparent, when tracing is on (kept so a republished record still links to its trace). */
+  trace?: string;
   /** Recovered from a checkpoint of a request that never finished (not an event that was written). */
   fromCheckpoint?: true;
 }

@@ -18,7 +18,8 @@ import type { OutboxEvent, UsageOutbox } from './usage-outbox.js';
  * process left in it is sent first.
  */
 export interface UsagePublisher {
-  publish(record: UsageRecord): void;
+  /** `trace`: the request's W3C traceparent (tracing on), carried to billing in the message's headers. */
+  publish(record: UsageRecord, trace?: string): void;
   started(started: EventPayload<'relay.request.started'>): void;
   /** Keeps what a running stream delivered so far, for a restart after this process died (the outbox). */
   checkpoint(record: UsageRecord): void;
@@ -35,7 +36,7 @@ export interface UsagePublisher {
   flush(timeoutMs: number): Promise<void>;
 }
 
-type Outgoing = { id: string } & (
+type Outgoing = { id: string; trace?: string } & (
   { subject: 'relay.usage.recorded'; payload: UsageRecord } | { subject: 'relay.request.started'; payload: EventPayload<'relay.request.started'> }
 );
 
@@ -67,7 +68,7 @@ export function createUsagePublisher(options: {
 
   const send = async (event: Outgoing): Promise<boolean> => {
     try {
-      if (event.subject === 'relay.usage.recorded') await publishUsageRecorded(bus, event.payload);
+      if (event.subject === 'relay.usage.recorded') await publishUsageRecorded(bus, event.payload, event.trace);
       else await publishRequestStarted(bus, event.payload);
       outbox?.acknowledge(event.id);
       return true;
@@ -136,9 +137,9 @@ export function createUsagePublisher(options: {
       spool.unshift(...left);
       if (spool.length > 0) void drain();
     },
-    publish(record) {
+    publish(record, trace) {
       deferred.delete(record.request_id);
-      enqueue({ id: record.request_id, subject: 'relay.usage.recorded', payload: record });
+      enqueue({ id: record.request_id, subject: 'relay.usage.recorded', payload: record, ...(trace ? { trace } : {}) });
     },
     checkpoint(record) {
       outbox?.checkpoint(record);

@@ -18,6 +18,8 @@ export interface BusEvent<T = unknown> {
    * and is that validated object, frozen (the in-process bus only; never across a network).
    */
   validated?: true;
+  /** The publisher's W3C traceparent (tracing on): the consumer's span continues its trace. */
+  trace?: string;
 }
 
 export interface PublishOptions {
@@ -36,6 +38,8 @@ export interface PublishOptions {
    * consumer, who need not validate it again.
    */
   validated?: boolean;
+  /** W3C traceparent to carry (a NATS message header); platform's publishEvent sets the active one. */
+  trace?: string;
 }
 
 export interface SubscribeOptions {

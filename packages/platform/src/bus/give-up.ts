@@ -1,5 +1,6 @@
 import type { Logger } from '../logger.js';
 import type { DeadLetter, DeadLetterSink } from './bus.js';
+import { busMetrics } from './bus-metrics.js';
 
 /** Why a consumer gives an event up. */
 export type GiveUpReason = 'last-delivery' | 'undecodable';
@@ -20,6 +21,7 @@ const kept: Record<GiveUpReason, string> = {
  */
 export async function giveUp(logger: Logger, sink: DeadLetterSink | undefined, letter: DeadLetter, reason: GiveUpReason, cause: unknown): Promise<void> {
   const fields = { subject: letter.subject, id: letter.id, consumer: letter.consumer, attempt: letter.attempts };
+  busMetrics.deadLettered(letter.subject, reason);
   if (!sink) {
     logger.error({ ...fields, err: cause }, dropped[reason]);
     return;

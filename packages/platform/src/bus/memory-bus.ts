@@ -12,6 +12,7 @@ import {
   type SubscribeOptions,
   type Subscription,
 } from './bus.js';
+import { busMetrics } from './bus-metrics.js';
 import { giveUp } from './give-up.js';
 import { errorCode, errorMessage, eventDomain } from './subjects.js';
 
@@ -36,6 +37,7 @@ interface StoredEvent {
   time: string;
   data: unknown;
   validated: boolean;
+  trace?: string;
 }
 
 interface Delivery {
@@ -121,8 +123,10 @@ export function createMemoryBus(options: MemoryBusOptions): Bus {
       if (!delivery) return;
       const subscriber = consumer.subscribers[consumer.turn++ % consumer.subscribers.length]!;
       const { stored, attempt } = delivery;
+      if (attempt > 1) busMetrics.redelivered(stored.subject);
       const event: BusEvent = { id: stored.id, subject: stored.subject, time: stored.time, data: stored.data, attempt };
       if (stored.validated) event.validated = true;
+      if (stored.trace) event.trace = stored.trace;
       const run = track(
         Promise.resolve()
           .then(() => subscriber.handler(event))
@@ -200,7 +204,10 @@ export function createMemoryBus(options: MemoryBusOptions): Bus {
       assertOpen();
       eventDomain(subject, false);
       const event: BusEvent = { id: publishOptions?.id ?? randomUUID(), subject, time: new Date().toISOString(), data, attempt: 1 };
-      if (isDuplicate(event.id)) return event;
+      if (isDuplicate(event.id)) {
+        busMetrics.published(subject);
+        return event;
+      }
       // Validated by the publisher: already its own copy. Anything else is copied, as the wire would.
       const own = publishOptions?.validated ? data : parse(JSON.stringify(data));
       const stored: StoredEvent = {
@@ -210,6 +217,7 @@ export function createMemoryBus(options: MemoryBusOptions): Bus {
         time: event.time,
         data: deepFreeze(own),
         validated: publishOptions?.validated === true,
+        ...(publishOptions?.trace ? { trace: publishOptions.trace } : {}),
       };
       const log = logs.get(subject) ?? [];
       log.push(stored);
@@ -223,6 +231,7 @@ export function createMemoryBus(options: MemoryBusOptions): Bus {
         }
         enqueue(consumer, { stored, attempt: 1 });
       }
+      busMetrics.published(subject);
       // Never resolved if the process stops first: the publisher keeps the event (its outbox) for the next start.
       await Promise.all(confirmed);
       return event;

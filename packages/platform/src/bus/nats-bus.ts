@@ -6,6 +6,7 @@ import {
   Events,
   StorageType,
   connect,
+  headers as natsHeaders,
   nanos,
   type ConsumerConfig,
   type ConsumerMessages,
@@ -27,6 +28,7 @@ import {
   type SubscribeOptions,
   type Subscription,
 } from './bus.js';
+import { busMetrics } from './bus-metrics.js';
 import { giveUp } from './give-up.js';
 import { natsInboxPrefix } from './nats-permissions.js';
 import { errorCode, errorMessage, eventDomain } from './subjects.js';
@@ -169,6 +171,8 @@ export async function createNatsBus(options: NatsBusOptions): Promise<Bus> {
     try {
       const envelope = JSON.parse(body) as Envelope;
       event = { ...envelope, attempt: message.info.deliveryCount };
+      const trace = message.headers?.get('traceparent');
+      if (trace) event.trace = trace;
     } catch (error) {
       // Redelivery cannot fix it: kept as received, so a fixed publisher's data can be looked at.
       const letter = {
@@ -186,6 +190,7 @@ export async function createNatsBus(options: NatsBusOptions): Promise<Bus> {
       message.term();
       return;
     }
+    if (event.attempt > 1) busMetrics.redelivered(event.subject);
     try {
       await subscriber.handler(event);
       message.ack();
@@ -240,7 +245,12 @@ export async function createNatsBus(options: NatsBusOptions): Promise<Bus> {
       assertOpen();
       await ensureStream(eventDomain(subject, false));
       const envelope: Envelope = { id: publishOptions?.id ?? randomUUID(), subject, time: new Date().toISOString(), data };
-      await js.publish(qualify(subject), encodeJson(envelope), { msgID: envelope.id });
+      // The trace context travels as a header (W3C traceparent), beside the envelope, as on any traced message.
+      const trace = publishOptions?.trace;
+      const traceHeaders = trace ? natsHeaders() : undefined;
+      traceHeaders?.set('traceparent', trace!);
+      await js.publish(qualify(subject), encodeJson(envelope), { msgID: envelope.id, ...(traceHeaders ? { headers: traceHeaders } : {}) });
+      busMetrics.published(subject);
       return { ...envelope, attempt: 1 };
     },
 

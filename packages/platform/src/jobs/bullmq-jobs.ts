@@ -2,6 +2,7 @@ import { Queue, Worker, type Job as BullJob } from 'bullmq';
 import { Redis } from 'ioredis';
 import { OperationalError } from '../errors.js';
 import type { Logger } from '../logger.js';
+import { measuredHandler } from './job-metrics.js';
 import type { Jobs, ScheduleStatus } from './jobs.js';
 
 // BullMQ refuses ':' in queue names and job ids, and all-digit job ids; encoding keeps any name
@@ -172,10 +173,11 @@ export function createBullJobs(options: BullJobsOptions): Jobs {
     },
 
     async work(name, handler, workOptions = {}) {
+      const measured = measuredHandler(name, handler);
       const worker = new Worker(
         queueNameOf(name),
         async (job: BullJob) =>
-          handler({
+          measured({
             id: decodeJobId(job.id!),
             name,
             data: job.data,

@@ -1,4 +1,5 @@
 import type { Logger } from '../logger.js';
+import { measuredHandler } from './job-metrics.js';
 import type { JobHandler, JobOptions, Jobs, ScheduleStatus } from './jobs.js';
 
 interface QueuedJob {
@@ -168,7 +169,7 @@ export function createMemoryJobs(options: { logger: Logger }): Jobs {
     async work(name, handler, workOptions = {}) {
       if (closed) throw new Error('jobs: work after close');
       const queue = queueOf(name);
-      queue.workers.push({ handler, concurrency: workOptions.concurrency ?? 1, running: 0 });
+      queue.workers.push({ handler: measuredHandler(name, handler), concurrency: workOptions.concurrency ?? 1, running: 0 });
       dispatch(queue);
     },
 

@@ -55,6 +55,16 @@ export function defineBusContract(name: string, factory: (context: { logger: Log
       expect(new Date(event!.time).toISOString()).toBe(event!.time);
     });
 
+    it("carries a publisher's trace context to the consumer (a header on the wire), and none when none was given", async () => {
+      const received: BusEvent[] = [];
+      await bus.subscribe(`${domain}.order.traced`, async (event) => void received.push(event), { durable: 'worker' });
+      const traceparent = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
+      await bus.publish(`${domain}.order.traced`, { n: 1 }, { trace: traceparent });
+      await bus.publish(`${domain}.order.traced`, { n: 2 });
+      await waitFor(() => received.length === 2);
+      expect(received.map((event) => event.trace)).toEqual([traceparent, undefined]);
+    });
+
     it('matches `*` to one token and `>` to the rest, and refuses wildcards when publishing', async () => {
       const oneToken: string[] = [];
       const rest: string[] = [];

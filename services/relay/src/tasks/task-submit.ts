@@ -7,6 +7,7 @@ import { holdLifetimeMs, type RelayContext } from '../context.js';
 import { chooseChannel, isRetryable, mappedStatus } from '../domain/channel-choice.js';
 import { RelayError } from '../errors.js';
 import { charge, quotePrice } from '../metering.js';
+import { errorOutcome, failedOutcome } from '../metrics.js';
 import { channelEgress } from '../channel-egress.js';
 import {
   admit,
@@ -93,6 +94,7 @@ export async function submitTask(
     usage: NO_USAGE,
     quota,
     note,
+    operation: platform.platform,
   });
   // Usage limits count a submit like any request, before anything is held (docs/architecture.md section 5.9).
   const about = { userId: caller.userId, tokenId: caller.tokenId, group: caller.group, model };
@@ -147,7 +149,7 @@ export async function submitTask(
       }
     } catch (error) {
       await context.quota.release(hold);
-      if (tried.length > 0) record(context, recordOf(tried, 0, 'relay error; nothing was charged'));
+      if (tried.length > 0) record(context, { ...recordOf(tried, 0, 'relay error; nothing was charged'), outcome: errorOutcome(error) });
       throw error;
     }
 
@@ -155,13 +157,16 @@ export async function submitTask(
       await context.quota.settle(hold, price);
       await ticket.finish({ tokens: 0, success: true });
       const { taskId, code } = accepted.outcome;
-      record(context, recordOf(tried, price, `${submission.action}${taskId ? ` task ${taskId}` : ''}, submit code ${code}`));
+      record(context, { ...recordOf(tried, price, `${submission.action}${taskId ? ` task ${taskId}` : ''}, submit code ${code}`), outcome: 'ok' });
       void reply.status(200).header('x-oneapi-request-id', requestId).send(accepted.outcome.answer);
       return;
     }
     await context.quota.release(hold);
-    if (tried.length > 0)
-      record(context, recordOf(tried, 0, refused || channelRefusal ? 'refused by the upstream; nothing was charged' : 'upstream error; nothing was charged'));
+    if (tried.length > 0) {
+      const note = refused || channelRefusal ? 'refused by the upstream; nothing was charged' : 'upstream error; nothing was charged';
+      // Refused by the upstream itself (the prompt, the parameters): the client's; a channel's own refusal or failure: the upstream's.
+      record(context, { ...recordOf(tried, 0, note), outcome: refused ? 'client_error' : failedOutcome(failure?.status ?? 0) });
+    }
     const refusal = refused ?? (failure && channelRefusal && failure.error === channelRefusal.failure ? channelRefusal : null);
     if (refusal) {
       void reply.status(refusal.status).header('x-oneapi-request-id', requestId).send(refusal.answer);
