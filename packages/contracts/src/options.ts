@@ -66,9 +66,10 @@ const nonNegativeInt = define('number', z.number().int().min(0));
 const positiveNumber = define('number', z.number().positive());
 const nonNegativeNumber = define('number', z.number().min(0));
 const text = define('string', z.string().max(65536));
+/** An http(s) URL or empty, its trailing slashes dropped: every client can use it as a base (a `ftp:` or `javascript:` one none can). */
 const url = define(
   'string',
-  z.union([z.literal(''), z.url().max(2048)]).transform((value) => value.replace(/\/+$/, '')),
+  z.union([z.literal(''), z.url({ protocol: /^https?$/, error: 'expected an http(s) URL' }).max(2048)]).transform((value) => value.replace(/\/+$/, '')),
 );
 /** A host name or IP address, nothing around it (no scheme, port or path): what SMTP connects to. */
 const host = define(

@@ -156,7 +156,23 @@ describe.each(backends)('accounts (%s)', (backend) => {
 
   it('verifies emails with a code kept in kv, and resets passwords with a one-time link', async () => {
     const root = await gateway.login('root', ROOT_PASSWORD);
+    // No mail server: no verification to turn on, and no code or link to ask for (refused at once, not a success that never arrives).
+    expect((await gateway.call('PUT', '/api/option/', { session: root, body: { key: 'EmailVerificationEnabled', value: 'true' } })).json()).toEqual({
+      success: false,
+      message: 'EmailVerificationEnabled: set SMTPServer first',
+    });
+    for (const route of ['/api/verification', '/api/reset_password']) {
+      expect((await gateway.call('POST', route, { body: { email: 'erin@example.com' } })).json()).toEqual({
+        success: false,
+        message: 'this server cannot send mail: no SMTP server is set; ask the administrator',
+      });
+    }
+    expect((await gateway.call('PUT', '/api/option/', { session: root, body: { key: 'SMTPServer', value: '93.184.216.34' } })).json().success).toBe(true);
     await gateway.call('PUT', '/api/option/', { session: root, body: { key: 'EmailVerificationEnabled', value: 'true' } });
+    // The mail server cannot go while verification needs it.
+    expect((await gateway.call('PUT', '/api/option/', { session: root, body: { key: 'SMTPServer', value: '' } })).json().message).toMatch(
+      /^SMTPServer: turn EmailVerificationEnabled off first/,
+    );
     const withoutCode = (await gateway.register('erin', 'erin-pass-12', { email: 'erin@example.com' })).json();
     expect(withoutCode.message).toMatch(/verification_code/);
 

@@ -35,6 +35,11 @@ describe.each(backends)('options (%s)', (backend) => {
     expect((await put('RegisterEnabled', 'maybe')).json().message).toBe('RegisterEnabled: expected true or false');
     expect((await put('QuotaForNewUser', 'lots')).json().message).toBe('QuotaForNewUser: expected a number');
     expect((await put('GroupRatio', '{bad json')).json().message).toBe('GroupRatio: not a legal JSON string');
+    // Address options take http(s) URLs only: a client can use nothing else as a base.
+    for (const bad of ['ftp://x', 'javascript:alert(1)', 'gw.example.com']) {
+      expect((await put('ServerAddress', bad)).json().message).toBe('ServerAddress: expected an http(s) URL');
+    }
+    expect((await put('CustomCallbackAddress', 'file:///etc/passwd')).json().message).toBe('CustomCallbackAddress: expected an http(s) URL');
     expect((await put('GroupRatio', '{"vip":-1}')).json().message).toMatch(/^GroupRatio\.vip: /);
     expect((await put('GitHubOAuthEnabled', 'true')).json().message).toMatch(/GitHubClientId, GitHubClientSecret/);
     expect((await gateway.call('PUT', '/api/option/', { session: root, body: { value: 'x' } })).json().message).toMatch(/^key/);

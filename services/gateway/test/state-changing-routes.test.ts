@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { declaredRoutes } from '@aigw/platform';
 import { waitFor } from '@aigw/platform/testing';
-import { startGateway, type TestGateway } from './support/gateway';
+import { ROOT_PASSWORD, startGateway, type TestGateway } from './support/gateway';
 
 const securityDoc = fs.readFileSync(path.join(__dirname, '../../../docs/security.md'), 'utf8');
 const exceptionsSection = securityDoc.slice(securityDoc.indexOf('## Compatibility exceptions'));
@@ -153,6 +153,9 @@ describe('state changes only on POST, PUT or DELETE (rule R12)', () => {
     await gateway.env.infra.bus.subscribe('notifier.mail.requested', async (event) => void mails.push(event), {});
     await gateway.register('gina', 'gina-password');
     const session = await gateway.login('gina', 'gina-password');
+    // A mail server is set (a public address, never connected to here): the verification POST below queues a mail.
+    const root = await gateway.login('root', ROOT_PASSWORD);
+    expect((await gateway.call('PUT', '/api/option/', { session: root, body: { key: 'SMTPServer', value: '93.184.216.34' } })).json().success).toBe(true);
     const token = (await gateway.call('POST', '/api/user/token', { session })).json().data as string;
     const viaToken = { authorization: token, 'new-api-user': String(session.id) };
 

@@ -96,10 +96,18 @@ export async function createOptionStore(db: DataSource, bus: Bus, logger: Logger
   };
 }
 
-/** Switching a login method on needs its configuration first (docs/product.md section 5). */
+/**
+ * Switching a login method on needs its configuration first (docs/product.md section 5); email
+ * verification needs a mail server, which cannot go while verification is on (a code that can
+ * never arrive would close registration).
+ */
 function checkPrerequisites(key: OptionKey, value: unknown, current: (key: OptionKey) => unknown): void {
+  if (key === 'SMTPServer' && value === '' && current('EmailVerificationEnabled') === true) {
+    throw new UserError('SMTPServer: turn EmailVerificationEnabled off first (registration would wait for codes that cannot be sent)');
+  }
   if (value !== true) return;
   const needs: Partial<Record<OptionKey, OptionKey[]>> = {
+    EmailVerificationEnabled: ['SMTPServer'],
     GitHubOAuthEnabled: ['GitHubClientId', 'GitHubClientSecret'],
     LinuxDOOAuthEnabled: ['LinuxDOClientId', 'LinuxDOClientSecret'],
     WeChatAuthEnabled: ['WeChatServerAddress', 'WeChatServerToken'],

@@ -77,8 +77,14 @@ export async function registerWithPassword(context: IdentityContext, body: Regis
   await publishUserRegistered(context.bus, user, 'register');
 }
 
+/** No mail server set: refused at once, rather than answered with success for a mail that can never go. */
+function refuseWithoutMailServer(context: IdentityContext): void {
+  if (!context.options.get('SMTPServer')) throw new UserError('this server cannot send mail: no SMTP server is set; ask the administrator', 'mail_unavailable');
+}
+
 /** Mails a verification code to an address no user has, that the email rules allow. */
 export async function sendVerificationCode(context: IdentityContext, email: string, locale: Locale): Promise<void> {
+  refuseWithoutMailServer(context);
   const rejected = emailProblem(context, email);
   if (rejected) throw new UserError(`email: ${rejected}`);
   await ensureEmailFree(context.db.manager, email);
@@ -96,6 +102,7 @@ export async function sendVerificationCode(context: IdentityContext, email: stri
 /** Mails a reset link when the address is a user's; the caller answers the same either way (no account enumeration). */
 export async function sendPasswordReset(context: IdentityContext, email: string, locale: Locale): Promise<void> {
   const { options, kv } = context;
+  refuseWithoutMailServer(context);
   await lockResend(context, email, 'reset');
   const user = await context.db.manager.findOneBy(UserEntity, { email });
   if (!user || user.deleted_at !== null) return;

@@ -3,7 +3,7 @@
 // changes (a new transporter), and a repeated cause (one mail). Short retries through the gateway's
 // MAIL_ATTEMPTS / MAIL_BACKOFF_MS; both backends (in-process jobs, BullMQ).
 import { defaultOptionValues } from '@aigw/contracts';
-import { createSilentLogger, type JobOptions, type OptionsMirror } from '@aigw/platform';
+import { createSilentLogger, publishEvent, type JobOptions, type OptionsMirror } from '@aigw/platform';
 import { backends, waitFor } from '@aigw/platform/testing';
 import { DeliveryEntity } from '../src/entities/index';
 import { defaultMailSettings, queueMail } from '../src/mail/deliveries';
@@ -51,7 +51,19 @@ describe.each(backends)('mail delivery (%s)', (backend) => {
     const failures = await collectEvents(world.gateway.env.infra.bus, 'notifier.delivery.failed');
     await setOptions(world.gateway, world.root, { SMTPServer: '' });
     const address = `unset-${backend}@example.com`;
-    await askCode(address);
+    // A user asking for a code hears at once that no mail can go (nothing is queued for them)...
+    expect((await world.gateway.call('POST', '/api/verification', { body: { email: address } })).json()).toEqual({
+      success: false,
+      message: 'this server cannot send mail: no SMTP server is set; ask the administrator',
+    });
+    expect(await rowTo(address)).toBeUndefined();
+    // ...while a mail another service asks for (a low-balance warning, say) is queued, and fails in the open.
+    await publishEvent(world.gateway.env.infra.bus, 'notifier.mail.requested', {
+      to: address,
+      template: 'verification_code',
+      params: { code: 'abc123', minutes: '5', system_name: 'AI Gateway' },
+      locale: 'en-US',
+    });
     await waitFor(() => failures.some((event) => (event.data as { target: string }).target === address), 10_000, 'the failure announced');
 
     const row = (await rowTo(address))!;
