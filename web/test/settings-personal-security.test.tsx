@@ -248,7 +248,7 @@ describe('personal settings: deleting the own account', () => {
     expect(localStorage.getItem('user')).toBeNull();
     expect(store.getState().api.queries).toEqual({});
     expect(await screen.findByText('账户已删除！')).toBeInTheDocument();
-    expect(screen.getByText('login page')).toBeInTheDocument();
+    expect(await screen.findByText('login page')).toBeInTheDocument();
   });
 
   it('stays when the server refuses, showing its message', async () => {

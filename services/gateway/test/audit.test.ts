@@ -222,7 +222,7 @@ describe.each(backends)('audit trail of admin actions (%s)', (backend) => {
       service: 'identity',
       actor: rootActor(),
       target: { type: 'option', id: 'SystemName', label: 'SystemName' },
-      before: { SystemName: 'New API' },
+      before: { SystemName: 'AI Gateway' },
       after: { SystemName: 'Audited Gateway' },
     });
     await ok(gateway.call('PUT', '/api/option/', { session: root, body: { key: 'SMTPToken', value: SMTP_TOKEN } }));

@@ -70,7 +70,8 @@ export async function startRelayWorld(backend: Backend, options: { userQuota?: n
     const created = (await gateway.call('POST', '/api/token/', { session: user, body: { name: 'relay-test', unlimited_quota: true } })).json();
     if (!created.success) throw new Error(`token: ${created.message}`);
 
-    let billing: DataSource | undefined;
+    /** Opened once, by the first caller: concurrent callers share it (each opening its own left all but one open). */
+    let billing: Promise<DataSource> | undefined;
     const world: RelayWorld = {
       gateway,
       mock,
@@ -106,13 +107,13 @@ export async function startRelayWorld(backend: Backend, options: { userQuota?: n
         return (await gateway.call('GET', '/api/user/self', { session: user })).json().data.quota as number;
       },
       async usageLog(requestId) {
-        billing ??= await openBillingDatabase(gateway.env);
-        const logs = billing.getRepository(LogEntity);
+        billing ??= openBillingDatabase(gateway.env);
+        const logs = (await billing).getRepository(LogEntity);
         await waitFor(async () => (await logs.countBy({ request_id: requestId, type: 2 })) > 0, 10_000, `usage log of ${requestId}`);
         return logs.findOneByOrFail({ request_id: requestId, type: 2 });
       },
       async close() {
-        await billing?.destroy();
+        await (await billing)?.destroy();
         await gateway.close();
         await mock.close();
       },
