@@ -5,6 +5,7 @@ import {
   counterKeys,
   createQuotaGate,
   HOLD_GRACE_MS,
+  holdAmountKey,
   holdKey,
   leaseKey,
   leaseState,
@@ -285,13 +286,85 @@ describe.each(backends)('quota gate (%s)', (backend) => {
     expect(await leaseState(env.infra.kv, after.owner)).toBe('missing');
   });
 
+  it('a relay killed between any two of its steps leaves nothing taken that no hold accounts for', async () => {
+    const userId = freshId();
+    database.users.set(userId, 1000);
+    const name = `killed-${env.namespace}`;
+    /** A gate whose process dies right after its `step`-th store call of `method` went through (the reply never read). */
+    const dyingAt = (method: 'reserve' | 'drain' | 'setIfAbsent' | 'delete', step = 1) => {
+      let calls = 0;
+      const die = <T>(result: T): T => {
+        if (++calls === step) throw new Error('killed');
+        return result;
+      };
+      const counters = new Proxy(env.infra.counters, {
+        get: (target, key) =>
+          key === method && key !== 'setIfAbsent' && key !== 'delete'
+            ? async (...args: unknown[]) => die(await (target as unknown as Record<string, (...a: unknown[]) => Promise<unknown>>)[method]!(...args))
+            : Reflect.get(target, key),
+      });
+      const kv = new Proxy(env.infra.kv, {
+        get: (target, key) =>
+          key === method && (key === 'setIfAbsent' || key === 'delete')
+            ? async (...args: unknown[]) => die(await (target as unknown as Record<string, (...a: unknown[]) => Promise<unknown>>)[method]!(...args))
+            : Reflect.get(target, key),
+      });
+      return createQuotaGate({ ...env.infra, counters, kv, logger: createSilentLogger(), instanceName: name });
+    };
+    const successorSweeps = async () => {
+      const successor = createQuotaGate({ ...env.infra, logger: createSilentLogger(), instanceName: name });
+      try {
+        return await successor.start();
+      } finally {
+        await successor.close();
+      }
+    };
+
+    await gate.release(held(await reserve(userId, 0, 1)));
+    // Killed after writing the hold's details, before the take: nothing was taken, nothing is recorded.
+    const beforeTake = dyingAt('setIfAbsent');
+    await beforeTake.start();
+    await expect(reserve(userId, 0, 300, false, randomUUID(), beforeTake)).rejects.toThrow('killed');
+    expect(await successorSweeps()).toEqual([]);
+    expect(await counter(counterKeys.user(userId))).toBe(1000);
+    expect(await counter(counterKeys.userHeld(userId))).toBe(0);
+
+    // Killed right after the take: the successor gives the whole amount back.
+    const afterTake = dyingAt('reserve');
+    await afterTake.start();
+    await expect(reserve(userId, 0, 300, false, randomUUID(), afterTake)).rejects.toThrow('killed');
+    expect(await counter(counterKeys.user(userId))).toBe(700);
+    expect((await successorSweeps()).map((hold) => hold.amount)).toEqual([300]);
+    expect(await counter(counterKeys.user(userId))).toBe(1000);
+    expect(await counter(counterKeys.userHeld(userId))).toBe(0);
+
+    // Killed inside settle, after the drain: the charge stays held for billing, nothing is given back twice.
+    const inSettle = dyingAt('drain');
+    await inSettle.start();
+    const settling = held(await reserve(userId, 0, 300, false, randomUUID(), inSettle));
+    await expect(inSettle.settle(settling, 120)).rejects.toThrow('killed');
+    expect(await successorSweeps()).toEqual([]);
+    expect(await counter(counterKeys.user(userId))).toBe(880);
+    expect(await counter(counterKeys.userHeld(userId))).toBe(120);
+    await releaseCommitted(env.infra.counters, [{ userId, quota: 120 }]);
+
+    // Killed inside an extension, after the take: the extension is given back with the hold.
+    const inExtend = dyingAt('reserve', 2);
+    await inExtend.start();
+    const extending = held(await reserve(userId, 0, 100, false, randomUUID(), inExtend));
+    await expect(inExtend.extend(extending, 50)).rejects.toThrow('killed');
+    expect((await successorSweeps()).map((hold) => hold.amount)).toEqual([150]);
+    expect(await counter(counterKeys.user(userId))).toBe(880);
+    expect(await counter(counterKeys.userHeld(userId))).toBe(0);
+  });
+
   it('after the store lost everything, counters re-seed from the database and in-flight settles still charge', async () => {
     const userId = freshId();
     database.users.set(userId, 1000);
     const inFlight = held(await reserve(userId, 0, 400));
     // Redis comes back empty (restart without persistence): this file's keys vanish.
     if (backend === 'real') await deleteRedisKeys(env.processEnv().REDIS_URL!, `aigw:${env.namespace}:*`);
-    else for (const key of [counterKeys.user(userId), counterKeys.userHeld(userId)]) await env.infra.counters.delete(key);
+    else for (const key of [counterKeys.user(userId), counterKeys.userHeld(userId), holdAmountKey(inFlight.requestId)]) await env.infra.counters.delete(key);
     if (backend === 'in-process') await env.infra.kv.delete(holdKey(inFlight.requestId));
     // The next request re-seeds from the database (which does not know the in-flight request yet).
     const next = held(await reserve(userId, 0, 100));

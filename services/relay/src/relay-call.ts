@@ -233,21 +233,22 @@ async function relayTrying(
     const usage = outcome.usage ?? { prompt_tokens: promptTokens.exact(), completion_tokens: outcome.completionTokens, cached_tokens: 0 };
     // Nothing delivered and nothing reported: nothing to charge (a per-call price included).
     const delivered = outcome.usage !== null || outcome.completionTokens > 0 || !outcome.partial;
-    // Never more than the user and the key could pay: a charge above the hold takes what was left (settle).
-    const { charged: quota } = await context.quota.settle(hold, delivered ? charge(quote, usage) : 0);
-    if (outcome.objectId) context.objects.remember(outcome.objectId, { channel_id: tried[tried.length - 1]!, user_id: caller.userId });
-    record(context, {
+    const finished: RecordInput = {
       ...recordBase,
       tried,
       usage,
-      quota,
+      quota: delivered ? charge(quote, usage) : 0,
       firstResponseMs: outcome.firstResponseMs,
       estimated: outcome.usage === null || outcome.counted === true,
       upstreamModel: outcome.upstreamModel,
       note: outcome.outranBalance ? OUTRAN_BALANCE : outcome.partial ? outcome.partial : undefined,
       answeredAt,
-      outcome: outcome.partial || outcome.outranBalance ? 'partial' : 'ok',
-    });
+    };
+    keepBeforeSettle(context, finished);
+    // Never more than the user and the key could pay: a charge above the hold takes what was left (settle).
+    const { charged: quota } = await context.quota.settle(hold, finished.quota);
+    record(context, { ...finished, quota, outcome: outcome.partial || outcome.outranBalance ? 'partial' : 'ok' });
+    if (outcome.objectId) context.objects.remember(outcome.objectId, { channel_id: tried[tried.length - 1]!, user_id: caller.userId });
     // The token limits settled with what the request used (its hold was counted), a success counted.
     const used = { tokens: usage.prompt_tokens + usage.completion_tokens, success: !outcome.partial };
     await Promise.all([ticket.finish(used), channelTicket?.finish(used)]);
@@ -653,6 +654,16 @@ export interface RecordInput {
   span?: RelaySpan | null;
   /** Epoch ms the served attempt's upstream answered (its headers): with firstResponseMs, a stream's time to first token. */
   answeredAt?: number;
+}
+
+/**
+ * A charged request's record, kept in the outbox (as its checkpoint) before its hold is settled:
+ * settle moves the charge to the held sum in one atomic step, and a relay killed between that
+ * step and `record` would leave a charge no record explains. Its restart publishes this instead
+ * (docs/architecture.md section 5.2). A local write; nothing when the request costs nothing.
+ */
+export function keepBeforeSettle(context: RelayContext, input: RecordInput): void {
+  if (input.quota > 0) context.usage.checkpoint(usageRecord(input));
 }
 
 /** Exactly one usage record per forwarded request (docs/architecture.md section 5, step 6), and its metrics. */

@@ -38,7 +38,7 @@ export function writeScorecard(results: Array<{ result: ScenarioResult; fault: s
     `from its own users and keys, injects its fault while requests are in flight, heals it, waits for the system to`,
     `settle, and checks the invariants (docs/architecture.md section 5.4). **Lost**: requests that reached the upstream`,
     `without exactly one usage record. **Doubled**: a request recorded twice, a record without a request, or a forged`,
-    `record that was applied. **Below zero**: balances or key quotas under zero. **Open holds**: quota still held`,
+    `record that was applied (a record charging nothing for a request a killed relay never forwarded is neither). **Below zero**: balances or key quotas under zero. **Open holds**: quota still held`,
     `once settled (or a live counter that is not the database balance). **Refused, charged**: quota charged to`,
     `requests the client saw refused. **Recovery**: seconds from the heal until the first request started after it`,
     `succeeded. Every balance is also reconciled with the ledger (all ${results.filter(({ result }) => result.unreconciled === 0).length} of ${results.length} clean).`,

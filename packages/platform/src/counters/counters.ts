@@ -21,6 +21,14 @@ export interface CounterDelta {
   create?: boolean;
 }
 
+/** Where `drain` moves what a counter held above its kept part. */
+export interface DrainMove {
+  key: string;
+  /** 1: add it (a balance given back); -1: take it off (a sum of what is held). */
+  sign: 1 | -1;
+  create?: boolean;
+}
+
 export type ReserveResult =
   | { ok: true; /** Values after the reservation, in the order of the lines. */ balances: number[] }
   | { ok: false; /** First line that failed. */ key: string; reason: 'insufficient' | 'missing' };
@@ -104,6 +112,13 @@ export interface Counters {
    * can interleave (one Lua call in Redis).
    */
   reserve(lines: ReserveLine[], credits?: CounterDelta[]): Promise<ReserveResult>;
+  /**
+   * Empties a counter into others in one atomic step (a hold given back): deletes `key` and
+   * moves what it held above `keep` (never below 0) to each of `moves`, added times its sign (a
+   * missing move key stays missing unless `create`). Returns the value `key` held, or null when
+   * it was missing (nothing changes): of two callers draining one key, exactly one gets it.
+   */
+  drain(key: string, keep: number, moves: DrainMove[]): Promise<number | null>;
   delete(key: string): Promise<void>;
   /**
    * All-or-nothing usage limits: every line is checked against `now` (epoch ms; a parameter so

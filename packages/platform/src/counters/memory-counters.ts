@@ -1,4 +1,4 @@
-import type { CounterDelta, Counters, Kv, KvSetOptions, LimitLine, LimitResult, LimitState, ReserveLine, ReserveResult } from './counters.js';
+import type { CounterDelta, Counters, DrainMove, Kv, KvSetOptions, LimitLine, LimitResult, LimitState, ReserveLine, ReserveResult } from './counters.js';
 import { requireLimitLines, windowAt, windowEstimate, windowRetryAfterMs } from './sliding-window.js';
 
 /**
@@ -23,6 +23,11 @@ export function requireReserveLines(lines: ReserveLine[]): void {
     if (seen.has(line.key)) throw new RangeError(`key ${line.key} appears twice in one reservation`);
     seen.add(line.key);
   }
+}
+
+export function requireDrain(keep: number, moves: DrainMove[]): void {
+  if (!Number.isSafeInteger(keep) || keep < 0) throw new TypeError(`keep must be a non-negative integer, got ${keep}`);
+  for (const move of moves) if (move.sign !== 1 && move.sign !== -1) throw new TypeError(`a move's sign must be 1 or -1, got ${String(move.sign)}`);
 }
 
 export function requireDeltas(deltas: CounterDelta[]): void {
@@ -182,6 +187,15 @@ export function createMemoryCounters(): Counters {
       });
       for (const credit of credits) apply({ ...credit, create: true });
       return { ok: true, balances };
+    },
+    async drain(key, keep, moves) {
+      requireDrain(keep, moves);
+      const value = values.get(key);
+      if (value === undefined) return null;
+      values.delete(key);
+      const back = value - keep;
+      if (back > 0) for (const move of moves) apply({ key: move.key, delta: move.sign * back, create: move.create });
+      return value;
     },
     async delete(key) {
       values.delete(key);

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { Counters, Kv, KvSetOptions, LimitResult, ReserveResult } from './counters.js';
-import { requireDeltas, requireInteger, requireReserveLines, requireTtl } from './memory-counters.js';
+import { requireDeltas, requireDrain, requireInteger, requireReserveLines, requireTtl } from './memory-counters.js';
 import { requireLimitLines, windowAt } from './sliding-window.js';
 
 interface Script {
@@ -68,6 +68,21 @@ for i, key in ipairs(KEYS) do
   end
 end
 return reply
+`);
+
+// KEYS[1] is drained; ARGV[1] is the kept part, then (sign, create) pairs for KEYS[2..].
+const drainScript = script(`
+local value = redis.call('GET', KEYS[1])
+if not value then return false end
+redis.call('DEL', KEYS[1])
+local back = tonumber(value) - tonumber(ARGV[1])
+if back <= 0 then return value end
+for i = 2, #KEYS do
+  if ARGV[2 * i - 1] == '1' or redis.call('EXISTS', KEYS[i]) == 1 then
+    if ARGV[2 * i - 2] == '-1' then redis.call('DECRBY', KEYS[i], back) else redis.call('INCRBY', KEYS[i], back) end
+  end
+end
+return value
 `);
 
 const adjustScript = script(`
@@ -248,6 +263,12 @@ export function createRedisCounters(redis: Redis, prefix: string): Counters {
       const [status, ...rest] = (await run(redis, reserveScript, keys, args)) as [string, ...number[]];
       if (status === 'ok') return { ok: true, balances: rest };
       return { ok: false, key: lines[rest[0]! - 1]!.key, reason: status as 'missing' | 'insufficient' };
+    },
+    async drain(key, keep, moves) {
+      requireDrain(keep, moves);
+      const args = [keep, ...moves.flatMap((move) => [move.sign, move.create ? 1 : 0])];
+      const reply = await run(redis, drainScript, [keyOf(key), ...moves.map((move) => keyOf(move.key))], args);
+      return reply === null ? null : Number(reply);
     },
     async delete(key) {
       await redis.del(keyOf(key));

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { MAX_QUOTA, type UsageRecord } from '@aigw/contracts';
 import type { Bus } from '../bus/bus.js';
-import type { CounterDelta, Counters, Kv, ReserveLine } from '../counters/counters.js';
+import type { CounterDelta, Counters, DrainMove, Kv, ReserveLine } from '../counters/counters.js';
 import type { Logger } from '../logger.js';
 import { requestTyped } from '../messaging.js';
 
@@ -20,8 +20,12 @@ import { requestTyped } from '../messaging.js';
  * held, and a counter (re)loaded from the database is exact: seeding and an admin's absolute
  * balance store `balance - held` (Counters.seed / rebase with `minus`).
  *
- * Holds and owners. A hold lives in the Kv under `quota:hold:<requestId>` with the relay
- * instance that owns it (`name#incarnation`). Each instance keeps a lease, `quota:lease:<name>`
+ * Holds and owners. A hold is two entries: its amount, a counter `quota:hold-amount:<requestId>`
+ * that the reservation creates in the same atomic step that takes the amount (and that settle
+ * or a sweeper drains in one atomic step that gives back what was not charged), and its details
+ * in the Kv under `quota:hold:<requestId>` (written before the take, deleted after the drain),
+ * among them the relay instance that owns it (`name#incarnation`). So a relay killed at any
+ * point leaves nothing taken that no hold accounts for: the amount moves with the counters. Each instance keeps a lease, `quota:lease:<name>`
  * = its incarnation, renewed while it runs. `sweep` releases holds whose owner is gone (lease
  * missing, or held by a newer incarnation of the same name: the process restarted) or whose
  * expiry passed (a request can never outlive it: the relay cuts answers before). `start` writes
@@ -33,7 +37,7 @@ import { requestTyped } from '../messaging.js';
  * request still running after a second is also announced to billing (`relay.request.started`),
  * which keeps it in its database until the real record comes (billing's pending sweep).
  *
- * Once. Whoever takes a hold from the Kv (the request's own settle, or a sweeper) applies it.
+ * Once. Whoever drains a hold's amount (the request's own settle, or a sweeper) applies it.
  * A settle that finds its hold gone (swept, or Redis lost its data) still charges the actual
  * amount to the counters: the sweeper gave the hold back, or the counter was re-seeded from a
  * database that does not know this request yet. The caller settles each request once.
@@ -47,8 +51,11 @@ export const counterKeys = {
   userHeld: (userId: number) => `quota:held:user:${userId}`,
 };
 
-/** Kv key of a request's hold. */
+/** Kv key of a request's hold (its details; the amount is the counter `holdAmountKey`). */
 export const holdKey = (requestId: string) => `quota:hold:${requestId}`;
+
+/** Counter key of what a request's hold has taken (created with the take, drained at settle). */
+export const holdAmountKey = (requestId: string) => `quota:hold-amount:${requestId}`;
 
 /**
  * Kv key of a stream's latest checkpoint: the usage record (with its charge) of what the stream
@@ -139,7 +146,7 @@ export interface QuotaGate {
   /**
    * Takes up to `amount` more for a running request (a stream that outran its hold): all of it
    * when the user and the key can pay it, else what they have left. Adds the granted amount to
-   * `hold.amount` (and to the stored hold, so a sweeper gives it back too) and returns it; 0 when
+   * `hold.amount` (and, in the same atomic step, to its stored amount, so a sweeper gives it back too) and returns it; 0 when
    * nothing is left or the hold is gone.
    */
   extend(hold: QuotaHold, amount: number): Promise<number>;
@@ -196,6 +203,14 @@ function requireId(value: number, what: string, allowZero: boolean): void {
 
 type StoredHold = Omit<QuotaHold, 'requestId'>;
 
+/** Where a drained hold's unused amount goes: back to the user's and the key's counters, off the held sum. */
+function refundMoves(hold: StoredHold): DrainMove[] {
+  const moves: DrainMove[] = [{ key: counterKeys.user(hold.userId), sign: 1 }];
+  if (hold.tokenId > 0) moves.push({ key: counterKeys.token(hold.tokenId), sign: 1 });
+  moves.push({ key: counterKeys.userHeld(hold.userId), sign: -1 });
+  return moves;
+}
+
 /** The counter changes that move `delta` back to a hold's counters (negative: a further charge). */
 function refund(hold: StoredHold, delta: number, createHeld: boolean): CounterDelta[] {
   if (delta === 0) return [];
@@ -246,11 +261,13 @@ export function createQuotaGate(options: QuotaGateOptions): QuotaGate {
     await kv.set(leaseKey(instanceName), incarnation, { ttlMs: leaseTtlMs });
   }
 
-  /** The counter lines and the held credit of `amount` more for a hold's owner. */
-  function holdLines(hold: StoredHold, amount: number): { lines: ReserveLine[]; credits: CounterDelta[] } {
+  /** The counter lines and the held credit of `amount` more for a hold's owner (and its amount, when the hold is open). */
+  function holdLines(hold: StoredHold, amount: number, requestId?: string): { lines: ReserveLine[]; credits: CounterDelta[] } {
     const lines: ReserveLine[] = [{ key: counterKeys.user(hold.userId), amount }];
     if (hold.tokenId > 0) lines.push({ key: counterKeys.token(hold.tokenId), amount });
-    return { lines, credits: [{ key: counterKeys.userHeld(hold.userId), delta: amount }] };
+    const credits: CounterDelta[] = [{ key: counterKeys.userHeld(hold.userId), delta: amount }];
+    if (requestId) credits.push({ key: holdAmountKey(requestId), delta: amount });
+    return { lines, credits };
   }
 
   /**
@@ -259,10 +276,10 @@ export function createQuotaGate(options: QuotaGateOptions): QuotaGate {
    * what was read, so it reads and tries again. Null when a counter is not loaded (Redis lost
    * it): nothing can be taken, the database learns the charge from the record.
    */
-  async function takeUpTo(hold: StoredHold, amount: number): Promise<number | null> {
+  async function takeUpTo(hold: StoredHold, amount: number, requestId?: string): Promise<number | null> {
     let wanted = amount;
     for (let tries = 0; tries < 5 && wanted > 0; tries++) {
-      const { lines, credits } = holdLines(hold, wanted);
+      const { lines, credits } = holdLines(hold, wanted, requestId);
       const result = await counters.reserve(lines, credits);
       if (result.ok) return wanted;
       if (result.reason === 'missing') return null;
@@ -274,21 +291,22 @@ export function createQuotaGate(options: QuotaGateOptions): QuotaGate {
 
   async function settle(hold: QuotaHold, actualQuota: number): Promise<SettleOutcome> {
     requireAmount(actualQuota, 'actualQuota');
-    const raw = await kv.take(holdKey(hold.requestId));
-    const found = raw !== null;
-    const stored: StoredHold = found ? (JSON.parse(raw) as StoredHold) : { ...hold, amount: 0 };
-    // Deltas only, never a written balance: a concurrent top-up's adjust is never overwritten.
-    const withinHold = Math.min(actualQuota, stored.amount);
-    await counters.adjustMany(refund(stored, stored.amount - withinHold, false));
-    let charged = withinHold;
-    const above = actualQuota - withinHold;
+    // One atomic step: the hold's amount drained, what was not charged given back.
+    const drained = await counters.drain(holdAmountKey(hold.requestId), actualQuota, refundMoves(hold));
+    const found = drained !== null;
+    // Not awaited: the caller records the charge at once (a relay killed before that loses it),
+    // and details left behind without an amount are dropped by the next sweep.
+    if (found) void kv.delete(holdKey(hold.requestId)).catch(() => undefined);
+    const held = drained ?? 0;
+    let charged = Math.min(actualQuota, held);
+    const above = actualQuota - charged;
     if (above > 0) {
       if (!found) logger.warn({ requestId: hold.requestId, userId: hold.userId }, 'quota: hold gone at settle (swept or lost); charging the counters');
       // Above the hold: what the user and the key can still pay, never below zero.
-      const taken = await takeUpTo(stored, above);
+      const taken = await takeUpTo(hold, above);
       if (taken === null) {
         // A counter is not loaded (Redis lost it): the database learns the whole charge from the record.
-        await counters.adjustMany(refund(stored, 0 - above, true));
+        await counters.adjustMany(refund(hold, 0 - above, true));
         charged = actualQuota;
       } else {
         charged += taken;
@@ -296,26 +314,18 @@ export function createQuotaGate(options: QuotaGateOptions): QuotaGate {
           logger.warn({ requestId: hold.requestId, userId: hold.userId, actualQuota, charged }, 'quota: charge above what was left; took the rest');
       }
     }
-    return { delta: stored.amount - charged, found, charged };
-  }
-
-  /** Rewrites a stored hold (a sweeper that took it meanwhile wins: then nothing is written and false comes back). */
-  async function rewriteHold(requestId: string, change: (stored: StoredHold) => StoredHold): Promise<boolean> {
-    const raw = await kv.take(holdKey(requestId));
-    if (raw === null) return false;
-    const stored = change(JSON.parse(raw) as StoredHold);
-    await kv.set(holdKey(requestId), JSON.stringify(stored), { ttlMs: Math.max(stored.expiresAt - Date.now(), 1) + HOLD_GRACE_MS });
-    return true;
+    return { delta: held - charged, found, charged };
   }
 
   async function extend(hold: QuotaHold, amount: number): Promise<number> {
     requireAmount(amount, 'amount');
     if (amount === 0) return 0;
-    const granted = (await takeUpTo(hold, amount)) ?? 0;
+    // Taken with the hold's amount in one step, so a relay killed right after leaves it accounted for.
+    const granted = (await takeUpTo(hold, amount, hold.requestId)) ?? 0;
     if (granted === 0) return 0;
-    if (!(await rewriteHold(hold.requestId, (stored) => ({ ...stored, amount: stored.amount + granted })))) {
+    if ((await kv.get(holdKey(hold.requestId))) === null) {
       // Swept meanwhile (this relay's lease was lost): the request is over for billing, give it back.
-      await counters.adjustMany(refund(hold, granted, false));
+      await counters.drain(holdAmountKey(hold.requestId), 0, refundMoves(hold));
       return 0;
     }
     hold.amount += granted;
@@ -335,13 +345,15 @@ export function createQuotaGate(options: QuotaGateOptions): QuotaGate {
         if ((await owners.get(hold.owner)) === 'alive') continue;
       }
       const requestId = key.slice(prefix.length);
-      // Taken once: a settle or another sweeper that got there first wins.
-      if ((await kv.take(key)) === null) continue;
       // A stream's checkpoint: what it delivered is charged (at most the hold), the rest goes back.
       const checkpoint = await readCheckpoint(kv, requestId);
-      const charged = checkpoint ? Math.min(checkpoint.quota, hold.amount) : 0;
-      await counters.adjustMany(refund(hold, hold.amount - charged, false));
-      swept.push({ ...hold, requestId, ...(checkpoint ? { record: { ...checkpoint, quota: charged } } : {}) });
+      // Drained once, atomically: a settle or another sweeper that got there first wins. Missing:
+      // settled already (its details are about to go), or never taken (a relay killed before the take).
+      const amount = await counters.drain(holdAmountKey(requestId), checkpoint?.quota ?? 0, refundMoves(hold));
+      await kv.delete(key);
+      if (amount === null) continue;
+      const charged = checkpoint ? Math.min(checkpoint.quota, amount) : 0;
+      swept.push({ ...hold, requestId, amount, ...(checkpoint ? { record: { ...checkpoint, quota: charged } } : {}) });
     }
     if (swept.length)
       logger.warn(
@@ -375,29 +387,28 @@ export function createQuotaGate(options: QuotaGateOptions): QuotaGate {
       requireAmount(amount, 'amount');
       if (!Number.isSafeInteger(ttlMs) || ttlMs <= 0) throw new TypeError(`ttlMs must be a positive integer, got ${ttlMs}`);
       const limitedToken = tokenId > 0 && !unlimitedToken ? tokenId : 0;
-      const lines: ReserveLine[] = [{ key: counterKeys.user(userId), amount }];
-      if (limitedToken) lines.push({ key: counterKeys.token(limitedToken), amount });
-
+      const stored: StoredHold = { userId, tokenId: limitedToken, amount, expiresAt: Date.now() + ttlMs, owner, ...(record ? { record } : {}) };
+      // The details first: a relay killed before the take leaves details with no amount (a sweeper drops them).
+      if (!(await kv.setIfAbsent(holdKey(requestId), JSON.stringify(stored), { ttlMs: ttlMs + HOLD_GRACE_MS }))) {
+        throw new Error(`quota: request ${requestId} already holds a reservation`);
+      }
       let remaining: { user: number | null; token: number | null } = { user: null, token: null };
-      // A zero reservation (free model, trust bypass: the relay's policy) takes nothing; the
-      // counters cannot take 0, and settle charges the actual amount either way.
       if (amount > 0) {
-        const result = await take(lines, [{ key: counterKeys.userHeld(userId), delta: amount }], userId, limitedToken);
+        // One atomic step: the amount off the user's and the key's counters, onto the held sum and
+        // the hold's own amount. Should it throw, whether it was applied is unknown: the details
+        // stay, and a sweeper settles the hold at its expiry either way.
+        const { lines, credits } = holdLines(stored, amount, requestId);
+        const result = await take(lines, credits, userId, limitedToken);
         if (!result.ok) {
+          await kv.delete(holdKey(requestId));
           return { ok: false, reason: result.key === counterKeys.user(userId) ? 'insufficient_user_quota' : 'insufficient_token_quota' };
         }
         remaining = { user: result.balances[0]!, token: limitedToken ? result.balances[1]! : null };
+      } else {
+        // A zero reservation (free model, trust bypass: the relay's policy) takes nothing, but its
+        // amount exists (0), so settle finds it; settle charges the actual amount either way.
+        await counters.adjustMany([{ key: holdAmountKey(requestId), delta: 0, create: true }]);
       }
-
-      const stored: StoredHold = { userId, tokenId: limitedToken, amount, expiresAt: Date.now() + ttlMs, owner, ...(record ? { record } : {}) };
-      let kept = false;
-      try {
-        kept = await kv.setIfAbsent(holdKey(requestId), JSON.stringify(stored), { ttlMs: ttlMs + HOLD_GRACE_MS });
-      } finally {
-        // Without a stored hold nobody could settle it: give the amount back at once.
-        if (!kept && amount > 0) await counters.adjustMany(refund(stored, amount, false));
-      }
-      if (!kept) throw new Error(`quota: request ${requestId} already holds a reservation`);
       return { ok: true, hold: { requestId, ...stored }, remaining };
     },
 
@@ -411,8 +422,8 @@ export function createQuotaGate(options: QuotaGateOptions): QuotaGate {
     },
 
     async getHold(requestId) {
-      const raw = await kv.get(holdKey(requestId));
-      return raw === null ? null : { requestId, ...(JSON.parse(raw) as StoredHold) };
+      const [raw, amount] = await Promise.all([kv.get(holdKey(requestId)), counters.get(holdAmountKey(requestId))]);
+      return raw === null || amount === null ? null : { requestId, ...(JSON.parse(raw) as StoredHold), amount };
     },
 
     sweep,

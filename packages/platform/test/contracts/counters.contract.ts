@@ -85,6 +85,33 @@ export function defineCountersContract(name: string, factory: () => Promise<Coun
       expect(await counters.get('a')).toBe(7);
     });
 
+    it('drain empties a counter into others beyond its kept part, once', async () => {
+      await counters.set('hold', 30);
+      await counters.set('user', 100);
+      await counters.set('held', 30);
+      const moves = [
+        { key: 'user', sign: 1 as const },
+        { key: 'token-lost', sign: 1 as const },
+        { key: 'held', sign: -1 as const },
+      ];
+      // Of two concurrent drains, exactly one gets the value.
+      const results = await Promise.all([counters.drain('hold', 12, moves), counters.drain('hold', 12, moves)]);
+      expect(results.sort()).toEqual([30, null]);
+      expect(await counters.get('hold')).toBeNull();
+      expect(await counters.get('user')).toBe(118);
+      expect(await counters.get('held')).toBe(12);
+      expect(await counters.get('token-lost')).toBeNull();
+      // Kept above the value: nothing moves (never a negative refund); create makes a missing key.
+      await counters.set('hold', 5);
+      expect(await counters.drain('hold', 9, moves)).toBe(5);
+      expect(await counters.get('user')).toBe(118);
+      await counters.set('hold', 7);
+      expect(await counters.drain('hold', 0, [{ key: 'fresh', sign: -1, create: true }])).toBe(7);
+      expect(await counters.get('fresh')).toBe(-7);
+      await expect(counters.drain('hold', -1, moves)).rejects.toThrow(TypeError);
+      await expect(counters.drain('hold', 0.5, moves)).rejects.toThrow(TypeError);
+    });
+
     it('reserve applies its credits only when it succeeds, creating them when missing', async () => {
       await counters.set('user', 10);
       expect(await counters.reserve([{ key: 'user', amount: 4 }], [{ key: 'held', delta: 4 }])).toEqual({ ok: true, balances: [6] });

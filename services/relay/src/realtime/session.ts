@@ -318,14 +318,7 @@ export class RealtimeSession {
         hold = zero.hold;
       }
       const billed = usage ?? estimatedUsage(context.options.get('PreConsumedQuota'));
-      let quota = responseCharge(quote, billed);
-      try {
-        // Never more than the user and the key could pay (settle takes what was left).
-        quota = (await context.quota.settle(hold, quota)).charged;
-      } catch (error) {
-        context.logger.error({ err: error, requestId: hold.requestId }, 'realtime: hold not settled; the usage record still charges billing');
-      }
-      context.usage.publish(
+      const recordOf = (quota: number) =>
         responseRecord(
           {
             caller: request.caller,
@@ -340,8 +333,17 @@ export class RealtimeSession {
             ...(usage === null ? { note: 'the upstream reported no usage; charged the amount held for a response' } : {}),
           },
           billed,
-        ),
-      );
+        );
+      let quota = responseCharge(quote, billed);
+      // In the outbox before the counters settle (relay-call.ts keepBeforeSettle: a relay killed between the two leaves this record).
+      if (quota > 0) context.usage.checkpoint(recordOf(quota));
+      try {
+        // Never more than the user and the key could pay (settle takes what was left).
+        quota = (await context.quota.settle(hold, quota)).charged;
+      } catch (error) {
+        context.logger.error({ err: error, requestId: hold.requestId }, 'realtime: hold not settled; the usage record still charges billing');
+      }
+      context.usage.publish(recordOf(quota));
       if (this.state !== 'running') return;
       let next: ReserveOutcome;
       try {

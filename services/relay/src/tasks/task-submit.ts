@@ -13,6 +13,7 @@ import {
   admit,
   closeTicket,
   insufficientQuota,
+  keepBeforeSettle,
   readBounded,
   record,
   reportFailure,
@@ -154,10 +155,12 @@ export async function submitTask(
     }
 
     if (accepted) {
-      await context.quota.settle(hold, price);
-      await ticket.finish({ tokens: 0, success: true });
       const { taskId, code } = accepted.outcome;
-      record(context, { ...recordOf(tried, price, `${submission.action}${taskId ? ` task ${taskId}` : ''}, submit code ${code}`), outcome: 'ok' });
+      const submitted = recordOf(tried, price, `${submission.action}${taskId ? ` task ${taskId}` : ''}, submit code ${code}`);
+      keepBeforeSettle(context, submitted);
+      await context.quota.settle(hold, price);
+      record(context, { ...submitted, outcome: 'ok' });
+      await ticket.finish({ tokens: 0, success: true });
       void reply.status(200).header('x-oneapi-request-id', requestId).send(accepted.outcome.answer);
       return;
     }
