@@ -79,6 +79,7 @@ describe('system tab', () => {
       '配置 GitHub OAuth App',
       '配置 WeChat Server',
       '配置 Telegram 登录',
+      '配置 WxPusher 与用户通知',
       '配置 Turnstile',
       '配置 Linux DO OAuth',
       '配置 OIDC',

@@ -24,8 +24,11 @@ function token(overrides: Partial<TokenView> = {}): TokenView {
     model_limits_enabled: false,
     model_limits: '',
     allow_ips: '',
+    deny_ips: '',
     group: '',
     rate_limits: {},
+    rate_limit_message: '',
+    drawing_modes: [],
     ...overrides,
   };
 }
@@ -81,7 +84,10 @@ describe('token form: create', () => {
       model_limits_enabled: false,
       model_limits: '',
       allow_ips: '',
+      deny_ips: '',
       rate_limits: {},
+      rate_limit_message: '',
+      drawing_modes: [],
       group: 'default',
       count: 1,
     });
@@ -273,6 +279,63 @@ describe('token form: rate limits', () => {
   });
 });
 
+describe('token form: deny list, rate limit message, drawing modes', () => {
+  it('sends the deny list, the rate limit with its message and the drawing modes on create', async () => {
+    const drawer = await openCreate();
+    fill(field(drawer, '名称'), 'guarded');
+    fill(field(drawer, 'IP 黑名单'), '203.0.113.0/24\n2001:db8:bad::/48\n');
+    fill(field(drawer, '每分钟请求数 (RPM)'), '3');
+    fill(field(drawer, '限流提示内容'), '  CI keys take 3 requests a minute ');
+    await userEvent.click(field(drawer, '允许的绘图模式'));
+    await userEvent.click(await screen.findByTitle('慢速（relax）'));
+    await userEvent.click(await screen.findByTitle('极速（turbo）'));
+    await submit(drawer);
+    await waitFor(() => expect(posted()).toHaveLength(1));
+    expect(posted()[0]!.body).toMatchObject({
+      deny_ips: '203.0.113.0/24\n2001:db8:bad::/48',
+      rate_limits: { rpm: 3 },
+      rate_limit_message: 'CI keys take 3 requests a minute',
+      drawing_modes: ['relax', 'turbo'],
+    });
+  });
+
+  it('refuses a rate limit message longer than the server takes', async () => {
+    const drawer = await openCreate();
+    fill(field(drawer, '名称'), 'wordy');
+    fill(field(drawer, '限流提示内容'), 'x'.repeat(256));
+    await submit(drawer);
+    expect(await within(drawer).findByText('提示内容不能超过 255 个字符')).toBeInTheDocument();
+    expect(posted()).toHaveLength(0);
+  });
+
+  it('shows the stored fields when editing and sends the changes', async () => {
+    fake.ok('GET', '/api/token/', { items: [token()], total: 1, page: 1, page_size: 10 });
+    fake.ok('GET', '/api/token/5', token({ deny_ips: '198.51.100.7', rate_limits: { rpm: 5 }, rate_limit_message: 'five a minute', drawing_modes: ['fast'] }));
+    fake.on('PUT', '/api/token/', () => ({ body: { success: true, message: '', data: token() } }));
+    renderPage(<TokensPage />, { user });
+    const row = (await screen.findByText('existing')).closest('tr') as HTMLElement;
+    await userEvent.click(within(row).getByRole('button', { name: /编\s*辑/ }));
+    const drawer = await screen.findByRole('dialog');
+    await waitFor(() => expect(field(drawer, 'IP 黑名单')).toHaveValue('198.51.100.7'));
+    expect(field(drawer, '限流提示内容')).toHaveValue('five a minute');
+    expect(within(drawer).getByTitle('快速（fast）')).toBeInTheDocument();
+    fill(field(drawer, 'IP 黑名单'), '198.51.100.0/24');
+    fill(field(drawer, '限流提示内容'), '');
+    await userEvent.click(field(drawer, '允许的绘图模式'));
+    await userEvent.click(await screen.findByTitle('慢速（relax）'));
+    await submit(drawer);
+    await waitFor(() => expect(fake.callsTo('PUT', '/api/token/')).toHaveLength(1));
+    expect(fake.callsTo('PUT', '/api/token/')[0]!.body).toMatchObject({
+      id: 5,
+      deny_ips: '198.51.100.0/24',
+      rate_limit_message: '',
+      drawing_modes: ['fast', 'relax'],
+    });
+    // The limits themselves did not change, so they are not sent again.
+    expect(fake.callsTo('PUT', '/api/token/')[0]!.body.rate_limits).toBeUndefined();
+  });
+});
+
 describe('token form: update', () => {
   it('loads the token, has no count, and sends the edit with its id', async () => {
     fake.ok('GET', '/api/token/', { items: [token()], total: 1, page: 1, page_size: 10 });
@@ -298,6 +361,9 @@ describe('token form: update', () => {
       model_limits_enabled: true,
       model_limits: 'gpt-4o,claude-3',
       allow_ips: '10.0.0.1',
+      deny_ips: '',
+      rate_limit_message: '',
+      drawing_modes: [],
     });
     expect(fake.callsTo('PUT', '/api/token/')[0]!.query.get('status_only')).toBeNull();
   });

@@ -24,8 +24,11 @@ function token(overrides: Partial<TokenView>): TokenView {
     model_limits_enabled: false,
     model_limits: '',
     allow_ips: '',
+    deny_ips: '',
     group: '',
     rate_limits: {},
+    rate_limit_message: '',
+    drawing_modes: [],
     ...overrides,
   };
 }

@@ -28,6 +28,29 @@ export const TOKEN_NAME_MAX = 50;
 export const TOKEN_BATCH_MAX = 100;
 export const REDEMPTION_NAME_MAX = 20;
 export const REDEMPTION_BATCH_MAX = 100;
+/** The longest custom text a key's rate-limit refusal may carry. */
+export const RATE_LIMIT_MESSAGE_MAX = 255;
+
+/**
+ * Midjourney's speed modes, as clients pick them: the route prefix (`/mj-fast/mj`,
+ * `/mj-relax/mj`, `/mj-turbo/mj`) or the prompt's `--fast`, `--relax`, `--turbo`. A key's
+ * `drawing_modes` lists those it may draw in (none listed: every mode).
+ */
+export const DRAWING_MODES = ['fast', 'relax', 'turbo'] as const;
+export type DrawingMode = (typeof DRAWING_MODES)[number];
+export const drawingModesSchema = z
+  .array(z.enum(DRAWING_MODES, { error: 'each mode must be fast, relax or turbo' }), {
+    error: 'drawing_modes must be a list of modes (fast, relax, turbo)',
+  })
+  .max(DRAWING_MODES.length * 4, 'drawing_modes has too many entries');
+
+/** The custom text of a key's rate-limit refusals ('' = the default text). */
+const rateLimitMessageSchema = z
+  .string({ error: 'rate_limit_message must be text' })
+  .trim()
+  .max(RATE_LIMIT_MESSAGE_MAX, `rate_limit_message must be at most ${RATE_LIMIT_MESSAGE_MAX} characters`)
+  // eslint-disable-next-line no-control-regex
+  .regex(/^[^\u0000-\u001f\u007f]*$/, 'rate_limit_message must be one line of text without control characters');
 
 /** The token as its owner sees it: the key masked (`sk-abcd…wxyz`), never whole. */
 export const tokenViewSchema = z.object({
@@ -45,9 +68,15 @@ export const tokenViewSchema = z.object({
   model_limits_enabled: z.boolean(),
   model_limits: z.string(),
   allow_ips: z.string(),
+  /** Client addresses refused (one IP or CIDR per line); a match wins over `allow_ips`. */
+  deny_ips: z.string(),
   group: z.string(),
   /** Requests and tokens per minute and day, requests at once (0 or absent = unlimited). */
   rate_limits: rateLimitsSchema,
+  /** The text a refusal by `rate_limits` answers with ('' = the default text). */
+  rate_limit_message: z.string(),
+  /** The Midjourney modes the key may draw in ([] = every mode). */
+  drawing_modes: z.array(z.enum(DRAWING_MODES)),
 });
 export type TokenView = z.infer<typeof tokenViewSchema>;
 
@@ -62,9 +91,13 @@ const tokenFields = {
   model_limits: z.string().max(4096).default(''),
   /** One IP or CIDR per line (commas accepted). */
   allow_ips: z.string().max(4096).default(''),
+  /** Refused client addresses, written like `allow_ips`; a match wins over `allow_ips`. */
+  deny_ips: z.string().max(4096).default(''),
   /** '' means the owner's own group. */
   group: z.string().trim().max(64).default(''),
   rate_limits: rateLimitsSchema.default({}),
+  rate_limit_message: rateLimitMessageSchema.default(''),
+  drawing_modes: drawingModesSchema.default([]),
 };
 
 /** POST /api/token/: `count` > 1 creates extras named `<name>-xxxxxx`. */
@@ -84,8 +117,11 @@ export const updateTokenBodySchema = z.object({
   model_limits_enabled: z.boolean().optional(),
   model_limits: z.string().max(4096).optional(),
   allow_ips: z.string().max(4096).optional(),
+  deny_ips: z.string().max(4096).optional(),
   group: z.string().trim().max(64).optional(),
   rate_limits: rateLimitsSchema.optional(),
+  rate_limit_message: rateLimitMessageSchema.optional(),
+  drawing_modes: drawingModesSchema.optional(),
   /** Only `?status_only=true` applies it (1 or 2); a full edit echoes the shown status (1-4) and it is ignored. */
   status: z.number().int().min(1).max(4).optional(),
 });
@@ -347,6 +383,8 @@ export const resolvedTokenSchema = z.object({
   model_limits_enabled: z.boolean(),
   model_limits: z.array(z.string()),
   allow_ips: z.array(z.string()),
+  /** Refused client addresses (IPs and CIDR ranges); absent from an older publisher: none. */
+  deny_ips: z.array(z.string()).default([]),
   /** The token's group, or the owner's group when the token has none. */
   group: z.string(),
   owner_status: z.number().int(),
@@ -355,6 +393,10 @@ export const resolvedTokenSchema = z.object({
   owner_role: z.number().int(),
   /** The key's usage limits; absent from an older publisher: none. */
   rate_limits: rateLimitsSchema.default({}),
+  /** The text a refusal by the key's own limits answers with ('' or absent: the default text). */
+  rate_limit_message: z.string().default(''),
+  /** The Midjourney modes the key may draw in ([] or absent: every mode). */
+  drawing_modes: z.array(z.enum(DRAWING_MODES)).default([]),
   /** The owner's own limits (the user editor's); the relay adds the group's and the default. */
   owner_rate_limits: rateLimitsSchema.default({}),
 });

@@ -5,6 +5,7 @@ import { MAX_MODEL_NAME_LENGTH, resolvedTokenSchema, usageRecordSchema } from '.
 import { channelFailureSchema, channelOperationSchema, routingChannelSchema } from './channels.js';
 import { deadLetterRecordedSchema } from './dead-letters.js';
 import { taskRefundSchema, taskUpdateSchema } from './tasks.js';
+import { defaultNotificationSettings, notificationSettingsSchema } from './notifications.js';
 
 /**
  * The bus event map: subject -> payload schema. Subjects are `domain.noun.past-tense-verb`.
@@ -87,16 +88,17 @@ export const eventSchemas = {
     locale: localeSchema.default('zh-CN'),
   }),
   /**
-   * Published by the notifier when a mail or webhook delivery failed for good (after its
-   * retries). Root sees these in the console; integrators may alert on them.
+   * Published by the notifier when a mail, webhook or user notice (Bark, Gotify, WxPusher, a
+   * user's webhook) delivery failed for good (after its retries). Root sees these in the console;
+   * integrators may alert on them.
    */
   'notifier.delivery.failed': z.object({
-    kind: z.enum(['mail', 'webhook']),
+    kind: z.enum(['mail', 'webhook', 'notice']),
     /** The notifier's delivery record id. */
     delivery_id: z.number().int(),
-    /** Mail: the recipient address. Webhook: the endpoint URL. */
+    /** Mail: the recipient address. Webhook: the endpoint URL. Notice: the method and host (`bark api.day.app`). */
     target: z.string(),
-    /** Mail: the template. Webhook: the event subject. */
+    /** Mail: the template. Webhook: the event subject. Notice: its kind (`low_balance`). */
     topic: z.string(),
     attempts: z.number().int().min(1),
     error: z.string(),
@@ -337,8 +339,10 @@ export const requestSchemas = {
     response: z.object({ verified_at: z.number().int().nullable() }),
   },
   /**
-   * Answered by identity: how to reach users (the notifier's mails): the listed users, and every
-   * enabled super admin when `roots` is set. Users without an email are still listed (email '').
+   * Answered by identity: how to reach users (the notifier's mails and notices): the listed users,
+   * and every enabled super admin when `roots` is set. Users without an email are still listed
+   * (email ''). `notification` is the user's own settings (`PUT /api/user/setting`) with their
+   * secrets: only the notifier asks (bus permissions).
    */
   'identity.user.contacts': {
     request: z.object({ user_ids: z.array(z.number().int()).max(100).default([]), roots: z.boolean().default(false) }),
@@ -351,9 +355,21 @@ export const requestSchemas = {
           email: z.string(),
           role: z.number().int(),
           locale: localeSchema,
+          notification: notificationSettingsSchema.default(defaultNotificationSettings),
         }),
       ),
     }),
+  },
+  /**
+   * Answered by the notifier: how the first attempt of the mail a `notifier.mail.requested` event
+   * (`cause`: its id) ordered went, waiting for it at most `wait_ms`. `failed`: the first attempt
+   * failed (`error`: the mail server's answer; the delivery is still retried), or it was given up;
+   * `pending`: no attempt finished within the wait. Identity asks it so that a user who asked for a
+   * verification code learns at once that it cannot arrive.
+   */
+  'notifier.mail.outcome': {
+    request: z.object({ cause: z.string().min(1).max(256), wait_ms: z.number().int().min(0).max(15_000) }),
+    response: z.object({ status: z.enum(['sent', 'failed', 'pending']), error: z.string() }),
   },
   /**
    * Answered by billing: balances of up to 100 users, for identity's user rows. A user without an

@@ -15,6 +15,7 @@ export * from './channel-keys.js';
 export * from './limits.js';
 export * from './pricing.js';
 export * from './webhooks.js';
+export * from './notifications.js';
 export * from './event-catalogue.js';
 export * from './jobs.js';
 export * from './tasks.js';

@@ -29,6 +29,8 @@ export const optionGroups = [
   'oidc',
   'wechat',
   'telegram',
+  'wxpusher',
+  'notify',
   'turnstile',
   'content',
   'model',
@@ -333,6 +335,23 @@ export const optionDefinitions = {
   TelegramOAuthEnabled: bool('telegram', false, 'Telegram login widget.'),
   TelegramBotToken: secret('telegram', 'Telegram bot token.'),
   TelegramBotName: text('telegram', '', 'Telegram bot name.'),
+  // WxPusher (users' WeChat notices) and the per-user notice limit
+  WxPusherAppToken: secret('wxpusher', "The WxPusher application's token (AT_...): binds users' WeChat by QR code and sends their notices."),
+  WxPusherBaseUrl: url(
+    'wxpusher',
+    'https://wxpusher.zjiecode.com',
+    "WxPusher's API base URL (its public service; a mirror or proxy of the same API otherwise).",
+  ),
+  NotifyLimitCount: define('number', z.number().int().min(1).max(1000))(
+    'notify',
+    2,
+    'Notices of one kind one user gets at most per NotificationLimitDurationMinute (the established product: NOTIFY_LIMIT_COUNT); the rest are dropped.',
+  ),
+  NotificationLimitDurationMinute: define('number', z.number().int().min(1).max(10080))(
+    'notify',
+    10,
+    'The window of NotifyLimitCount, in minutes, counted per user and kind across replicas.',
+  ),
   TurnstileCheckEnabled: bool('turnstile', false, 'Human-check widget on login, register, verification and reset.'),
   TurnstileSiteKey: text('turnstile', '', 'Turnstile site key.'),
   TurnstileSecretKey: secret('turnstile', 'Turnstile secret key.'),

@@ -163,7 +163,8 @@ export const webhookTestResultSchema = z.object({
 });
 export type WebhookTestResult = z.infer<typeof webhookTestResultSchema>;
 
-export const deliveryKinds = ['mail', 'webhook'] as const;
+/** `notice`: a user's own notice by the method they chose (Bark, Gotify, WxPusher, their webhook). */
+export const deliveryKinds = ['mail', 'webhook', 'notice'] as const;
 export const deliveryStatuses = ['pending', 'sent', 'failed'] as const;
 
 /** A mail or webhook delivery as root sees it (the payload is not shown: mails carry codes and links). */

@@ -1,4 +1,4 @@
-import { compileAllowList, ipAllowed, parseAllowIps } from '../src/net/ip-allow.js';
+import { compileAllowList, compileDenyList, ipAllowed, parseAllowIps } from '../src/net/ip-allow.js';
 
 describe('allowed IPs', () => {
   it('accepts IPv4 and IPv6 addresses and ranges, one per line or comma separated, deduplicated', () => {
@@ -58,5 +58,23 @@ describe('allowed IPs', () => {
   it('compiles once for many checks', () => {
     const allowed = compileAllowList(['192.168.0.0/16']);
     expect(['192.168.0.1', '192.168.255.255', '192.169.0.1'].map(allowed)).toEqual([true, true, false]);
+  });
+
+  it('names the list a bad entry is in', () => {
+    expect(parseAllowIps('10.0.0.0/8\nnope', 'deny_ips')).toEqual({ ok: false, message: 'deny_ips: "nope" is not an IP address or CIDR range' });
+    expect(parseAllowIps('nope')).toEqual({ ok: false, message: 'allow_ips: "nope" is not an IP address or CIDR range' });
+  });
+
+  it('matches a deny list like an allow list, except that an empty one matches no one', () => {
+    expect(['1.2.3.4', '::1', 'garbage'].map(compileDenyList([]))).toEqual([false, false, false]);
+    const denied = compileDenyList(['203.0.113.0/24', '2001:db8:bad::/48']);
+    expect(['203.0.113.9', '::ffff:203.0.113.9', '203.0.114.1', '2001:db8:bad::1', '2001:db8:bae::1', 'garbage'].map(denied)).toEqual([
+      true,
+      true,
+      false,
+      true,
+      false,
+      false,
+    ]);
   });
 });

@@ -1,10 +1,12 @@
 import { Brackets, In, type EntityManager } from 'typeorm';
 import {
+  DRAWING_MODES,
   TOKEN_NAME_MAX,
   TokenStatus,
   parseRateLimits,
   storedRateLimits,
   type CreateTokenBody,
+  type DrawingMode,
   type Page,
   type ResolvedToken,
   type RevealedKey,
@@ -55,8 +57,11 @@ export function toTokenView(row: TokenEntity, now = nowSeconds()): TokenView {
     model_limits_enabled: row.model_limits_enabled,
     model_limits: row.model_limits,
     allow_ips: row.allow_ips,
+    deny_ips: row.deny_ips,
     group: row.group,
     rate_limits: parseRateLimits(row.rate_limits),
+    rate_limit_message: row.rate_limit_message,
+    drawing_modes: parseDrawingModes(row.drawing_modes),
   };
 }
 
@@ -72,10 +77,21 @@ export function normaliseModelLimits(text: string): string {
   ].join(',');
 }
 
-function normaliseAllowIps(text: string): string {
-  const parsed = parseAllowIps(text);
+function normaliseIps(text: string, field: 'allow_ips' | 'deny_ips'): string {
+  const parsed = parseAllowIps(text, field);
   if (!parsed.ok) throw new UserError(parsed.message);
   return parsed.entries.join('\n');
+}
+
+/** The modes as stored: deduplicated, in their fixed order, comma-separated ('' = every mode). */
+function storedDrawingModes(modes: readonly DrawingMode[]): string {
+  return DRAWING_MODES.filter((mode) => modes.includes(mode)).join(',');
+}
+
+/** Stored modes read leniently: an unknown word (a mode since withdrawn) is dropped. */
+function parseDrawingModes(text: string): DrawingMode[] {
+  const stored = text.split(',');
+  return DRAWING_MODES.filter((mode) => stored.includes(mode));
 }
 
 /** '' (the owner's group), the owner's own group, or one the admin lets users pick that has a ratio. */
@@ -108,9 +124,12 @@ export async function createTokens(context: BillingContext, owner: TokenOwner, b
     used_quota: 0,
     model_limits_enabled: body.model_limits_enabled,
     model_limits: normaliseModelLimits(body.model_limits),
-    allow_ips: normaliseAllowIps(body.allow_ips),
+    allow_ips: normaliseIps(body.allow_ips, 'allow_ips'),
+    deny_ips: normaliseIps(body.deny_ips, 'deny_ips'),
     group: body.group,
     rate_limits: storedRateLimits(body.rate_limits),
+    rate_limit_message: body.rate_limit_message,
+    drawing_modes: storedDrawingModes(body.drawing_modes),
   };
   // Extras keep the base short enough that their name still passes the name rule when edited.
   const base = body.name.slice(0, TOKEN_NAME_MAX - SUFFIX_LENGTH - 1);
@@ -165,8 +184,11 @@ export async function updateToken(context: BillingContext, owner: TokenOwner, bo
       if (body.unlimited_quota !== undefined) changes.unlimited_quota = body.unlimited_quota;
       if (body.model_limits_enabled !== undefined) changes.model_limits_enabled = body.model_limits_enabled;
       if (body.model_limits !== undefined) changes.model_limits = normaliseModelLimits(body.model_limits);
-      if (body.allow_ips !== undefined) changes.allow_ips = normaliseAllowIps(body.allow_ips);
+      if (body.allow_ips !== undefined) changes.allow_ips = normaliseIps(body.allow_ips, 'allow_ips');
+      if (body.deny_ips !== undefined) changes.deny_ips = normaliseIps(body.deny_ips, 'deny_ips');
       if (body.rate_limits !== undefined) changes.rate_limits = storedRateLimits(body.rate_limits);
+      if (body.rate_limit_message !== undefined) changes.rate_limit_message = body.rate_limit_message;
+      if (body.drawing_modes !== undefined) changes.drawing_modes = storedDrawingModes(body.drawing_modes);
       if (body.group !== undefined && body.group !== row.group) {
         checkGroup(context, body.group, owner.group); // an unchanged group stays valid even if the admin withdrew it since
         changes.group = body.group;
@@ -302,11 +324,14 @@ function toResolved(row: TokenEntity, account: AccountEntity): ResolvedToken {
     model_limits_enabled: row.model_limits_enabled,
     model_limits: row.model_limits ? row.model_limits.split(',') : [],
     allow_ips: row.allow_ips ? row.allow_ips.split('\n') : [],
+    deny_ips: row.deny_ips ? row.deny_ips.split('\n') : [],
     group: row.group || account.group,
     owner_status: account.status,
     owner_group: account.group,
     owner_role: account.role,
     rate_limits: parseRateLimits(row.rate_limits),
+    rate_limit_message: row.rate_limit_message,
+    drawing_modes: parseDrawingModes(row.drawing_modes),
     owner_rate_limits: parseRateLimits(account.rate_limits),
   };
 }

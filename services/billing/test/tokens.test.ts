@@ -138,6 +138,14 @@ describe.each(backends)('API tokens (%s)', (backend) => {
       [{ expired_time: 1e13 }, /^expired_time: /],
       [{ allow_ips: '1.2.3.4\nnot-an-ip' }, /^allow_ips: "not-an-ip" is not an IP address or CIDR range$/],
       [{ allow_ips: '10.0.0.0/33' }, /^allow_ips: "10.0.0.0\/33"/],
+      [{ deny_ips: '10.0.0.0/8\nbad-host' }, /^deny_ips: "bad-host" is not an IP address or CIDR range$/],
+      [{ deny_ips: '2001:db8::/129' }, /^deny_ips: "2001:db8::\/129" is not an IP address or CIDR range$/],
+      [{ rate_limit_message: 'x'.repeat(256) }, /^rate_limit_message: rate_limit_message must be at most 255 characters$/],
+      [{ rate_limit_message: 'two\nlines' }, /^rate_limit_message: rate_limit_message must be one line of text/],
+      [{ rate_limit_message: 42 }, /^rate_limit_message: /],
+      [{ drawing_modes: ['relax', 'slow'] }, /^drawing_modes\.1: each mode must be fast, relax or turbo$/],
+      [{ drawing_modes: 'relax' }, /^drawing_modes: drawing_modes must be a list of modes/],
+      [{ rate_limits: { rpm: -1 } }, /^rate_limits\.rpm: rpm must be a whole number/],
       [{ group: 'svip' }, /^group: "svip" is not a group you may use$/],
       [{ group: 'made-up' }, /^group: /],
       [{ name: '' }, /^name: name is required/],
@@ -239,6 +247,53 @@ describe.each(backends)('API tokens (%s)', (backend) => {
     // Turning unlimited on drops the counter: the relay reseeds it from the database when needed.
     await put(alice, { id: token.id, unlimited_quota: true });
     expect(await counters.get(key)).toBeNull();
+  });
+
+  it('keeps a deny list, a rate limit with its own text and the drawing modes through create, get, list, edit and resolve', async () => {
+    const token = await createOne(alice, {
+      name: 'guarded',
+      deny_ips: '203.0.113.7, 198.51.100.0/24\n2001:DB8:BAD::/48\n203.0.113.7',
+      rate_limits: { rpm: 3 },
+      rate_limit_message: '  CI keys take 3 requests a minute  ',
+      drawing_modes: ['turbo', 'relax', 'relax'],
+    });
+    const expected = {
+      deny_ips: '203.0.113.7\n198.51.100.0/24\n2001:db8:bad::/48',
+      rate_limits: { rpm: 3 },
+      rate_limit_message: 'CI keys take 3 requests a minute',
+      drawing_modes: ['relax', 'turbo'],
+    };
+    expect(token).toMatchObject(expected);
+    expect((await gateway.call('GET', `/api/token/${token.id}`, { session: alice })).json().data).toMatchObject(expected);
+    expect((await list(alice)).items.find((item: { id: number }) => item.id === token.id)).toMatchObject(expected);
+    const stored = (await storedRows()).find((row) => Number(row.id) === token.id)!;
+    expect(stored).toMatchObject({ deny_ips: expected.deny_ips, rate_limit_message: expected.rate_limit_message, drawing_modes: 'relax,turbo' });
+
+    const resolve = async () =>
+      (await gateway.env.infra.bus.request<{ token: Record<string, unknown> | null }>('billing.token.resolve', { key_hash: sha256(bare(token.key)) })).token;
+    await waitFor(async () => (await resolve()) !== null, 5_000, 'account opened');
+    expect(await resolve()).toMatchObject({
+      deny_ips: ['203.0.113.7', '198.51.100.0/24', '2001:db8:bad::/48'],
+      rate_limits: { rpm: 3 },
+      rate_limit_message: expected.rate_limit_message,
+      drawing_modes: ['relax', 'turbo'],
+    });
+
+    // An edit that leaves them out keeps them; one that names them replaces them, '' and [] clear them.
+    expect((await put(alice, { id: token.id, name: 'guarded-2' })).data).toMatchObject(expected);
+    const edited = await put(alice, { id: token.id, deny_ips: '::ffff:0:0/96', rate_limit_message: '', drawing_modes: [] });
+    expect(edited.data).toMatchObject({ deny_ips: '::ffff:0.0.0.0/96', rate_limit_message: '', drawing_modes: [] });
+    expect(await resolve()).toMatchObject({ deny_ips: ['::ffff:0.0.0.0/96'], rate_limit_message: '', drawing_modes: [] });
+    const forToken = () => updated.filter((event) => (event.data as { token_id: number }).token_id === token.id);
+    await waitFor(() => forToken().length >= 3, 5_000, 'token events');
+    expect(forToken()[0]!.data).toMatchObject({
+      deny_ips: expect.any(Array),
+      rate_limit_message: expected.rate_limit_message,
+      drawing_modes: ['relax', 'turbo'],
+    });
+    // A bad entry on edit names the list and changes nothing.
+    expect((await put(alice, { id: token.id, deny_ips: '10.0.0.0/8 nope' })).message).toBe('deny_ips: "nope" is not an IP address or CIDR range');
+    expect((await gateway.call('GET', `/api/token/${token.id}`, { session: alice })).json().data.deny_ips).toBe('::ffff:0.0.0.0/96');
   });
 
   it('reveals the full key to its owner only', async () => {
@@ -397,11 +452,14 @@ describe.each(backends)('API tokens (%s)', (backend) => {
         model_limits_enabled: false,
         model_limits: ['gpt-4o', 'o3'],
         allow_ips: ['1.2.3.4', '10.0.0.0/8'],
+        deny_ips: [],
         group: 'default',
         owner_status: 1,
         owner_group: 'default',
         owner_role: 1,
         rate_limits: {},
+        rate_limit_message: '',
+        drawing_modes: [],
         owner_rate_limits: {},
       },
     });

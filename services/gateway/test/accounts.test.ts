@@ -1,5 +1,6 @@
 import { backends, waitFor } from '@aigw/platform/testing';
 import type { BusEvent } from '@aigw/platform';
+import { createSmtpReceiver } from '../../notifier/test/support/smtp-receiver';
 import { ROOT_PASSWORD, startGateway, type TestGateway } from './support/gateway';
 
 describe.each(backends)('accounts (%s)', (backend) => {
@@ -167,7 +168,16 @@ describe.each(backends)('accounts (%s)', (backend) => {
         message: 'this server cannot send mail: no SMTP server is set; ask the administrator',
       });
     }
-    expect((await gateway.call('PUT', '/api/option/', { session: root, body: { key: 'SMTPServer', value: '93.184.216.34' } })).json().success).toBe(true);
+    // A mail server on loopback: asking for a code waits for the mail server to take it.
+    const receiver = await createSmtpReceiver();
+    await receiver.start();
+    for (const [key, value] of [
+      ['AllowPrivateNetworkSmtp', 'true'],
+      ['SMTPPort', String(receiver.port)],
+      ['SMTPFrom', 'gate@example.com'],
+      ['SMTPServer', '127.0.0.1'],
+    ])
+      expect((await gateway.call('PUT', '/api/option/', { session: root, body: { key, value } })).json().success).toBe(true);
     await gateway.call('PUT', '/api/option/', { session: root, body: { key: 'EmailVerificationEnabled', value: 'true' } });
     // The mail server cannot go while verification needs it.
     expect((await gateway.call('PUT', '/api/option/', { session: root, body: { key: 'SMTPServer', value: '' } })).json().message).toMatch(
@@ -197,5 +207,7 @@ describe.each(backends)('accounts (%s)', (backend) => {
     expect(reset).toMatchObject({ success: true, data: expect.stringMatching(/^[A-Za-z0-9]{12}$/) });
     expect((await gateway.call('POST', '/api/user/reset', { body: { email: 'erin@example.com', token } })).json().success).toBe(false);
     await gateway.login('erin', reset.data);
+    expect((await receiver.waitForMails(2)).map((mail) => mail.to)).toEqual([['erin@example.com'], ['erin@example.com']]);
+    await receiver.stop();
   });
 });

@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { declaredRoutes } from '@aigw/platform';
 import { waitFor } from '@aigw/platform/testing';
+import { createSmtpReceiver } from '../../notifier/test/support/smtp-receiver';
 import { ROOT_PASSWORD, startGateway, type TestGateway } from './support/gateway';
 
 const securityDoc = fs.readFileSync(path.join(__dirname, '../../../docs/security.md'), 'utf8');
@@ -43,6 +44,9 @@ const reads = [
   '/api/user/self',
   '/api/user/aff',
   '/api/user/self/groups',
+  '/api/user/setting',
+  // Asks WxPusher for a fresh QR code (remembered in the Kv until it expires); the binding itself is a POST.
+  '/api/user/wxpusher/qrcode',
   '/api/user/',
   '/api/user/search',
   '/api/user/:id',
@@ -153,9 +157,17 @@ describe('state changes only on POST, PUT or DELETE (rule R12)', () => {
     await gateway.env.infra.bus.subscribe('notifier.mail.requested', async (event) => void mails.push(event), {});
     await gateway.register('gina', 'gina-password');
     const session = await gateway.login('gina', 'gina-password');
-    // A mail server is set (a public address, never connected to here): the verification POST below queues a mail.
+    // A mail server is set (on loopback): the verification POST below sends a mail.
     const root = await gateway.login('root', ROOT_PASSWORD);
-    expect((await gateway.call('PUT', '/api/option/', { session: root, body: { key: 'SMTPServer', value: '93.184.216.34' } })).json().success).toBe(true);
+    const receiver = await createSmtpReceiver();
+    await receiver.start();
+    for (const [key, value] of [
+      ['AllowPrivateNetworkSmtp', 'true'],
+      ['SMTPPort', String(receiver.port)],
+      ['SMTPFrom', 'gate@example.com'],
+      ['SMTPServer', '127.0.0.1'],
+    ])
+      expect((await gateway.call('PUT', '/api/option/', { session: root, body: { key, value } })).json().success).toBe(true);
     const token = (await gateway.call('POST', '/api/user/token', { session })).json().data as string;
     const viaToken = { authorization: token, 'new-api-user': String(session.id) };
 
@@ -182,5 +194,7 @@ describe('state changes only on POST, PUT or DELETE (rule R12)', () => {
     expect((await gateway.call('POST', '/api/user/logout', { session })).json()).toEqual({ success: true, message: '' });
     await waitFor(async () => (await gateway.call('GET', '/api/user/self', { session })).statusCode === 401, 5_000, 'signed out');
     expect(mails).toHaveLength(1);
+    expect(receiver.mails.map((mail) => mail.to)).toEqual([['gina@example.com']]);
+    await receiver.stop();
   });
 });

@@ -19,6 +19,8 @@ export interface IdentityContext {
   passkeys: PasskeyService;
   /** The step-up window of console sessions (`POST /api/verify`). */
   stepUp: StepUpStore;
+  /** 32-byte key sealing the secrets of users' notification settings at rest. */
+  notificationKey: Buffer;
   /** The server listens beyond loopback (rule R8: the factory root password locks root until changed). */
   reachableBeyondLoopback: boolean;
   /** Shown in /api/status. */

@@ -23,7 +23,7 @@ export const identityMessaging = {
   ],
   consumes: ['identity.option.updated', 'identity.audit.recorded', 'billing.audit.recorded', 'channels.audit.recorded', 'notifier.audit.recorded'],
   answers: ['identity.option.snapshot', 'identity.auth.resolve', 'identity.session.step-up', 'identity.user.contacts'],
-  asks: ['billing.account.balances', 'billing.account.set_quota'],
+  asks: ['billing.account.balances', 'billing.account.set_quota', 'notifier.mail.outcome'],
 } as const satisfies ServiceMessaging;
 
 export function userSnapshot(user: UserEntity): EventPayload<'identity.user.updated'> {

@@ -36,6 +36,7 @@ import { groupRoutes } from './routes/groups.js';
 import { optionRoutes } from './routes/options.js';
 import { telegramRoutes } from './routes/telegram.js';
 import { oauthRoutes } from './routes/oauth.js';
+import { notificationRoutes } from './routes/notifications.js';
 import { AuditRecordEntity } from './entities/audit-record.entity.js';
 import { auditTrail } from './audit-trail.js';
 import { createOAuthEgress, defaultOAuthEndpoints, type OAuthEndpoints } from './oauth-providers.js';
@@ -100,6 +101,8 @@ const identityPlugin: FastifyPluginAsync<IdentityPluginOptions> = async (app, op
       hash: deriveKey(options.twoFactorKeySecret, 'identity.backup-codes'),
     }),
     passkeys: createPasskeyService(db, optionStore),
+    // Derived from the 2FA secret: every identity replica has it, and it never changes.
+    notificationKey: deriveKey(options.twoFactorKeySecret, 'identity.notification-settings'),
     stepUp: createStepUpStore(kv, options.stepUpTtlMs ?? STEP_UP_TTL_MS_DEFAULT),
     version: options.version,
     startTime: Math.floor(Date.now() / 1000),
@@ -147,6 +150,8 @@ const identityPlugin: FastifyPluginAsync<IdentityPluginOptions> = async (app, op
     await app.register(routes, { context });
   }
   await app.register(oauthRoutes, { context, egress: oauthEgress, endpoints: { ...defaultOAuthEndpoints, ...options.oauthEndpoints } });
+  // Users' notification URLs are judged like third-party logins' (rule R1), and WxPusher is called the same way.
+  await app.register(notificationRoutes, { context, egress: oauthEgress });
   // The audit trail of every service's admin actions: its consumer and GET /api/audit/.
   await app.register(auditTrail, { context });
   await app.register(deadLetterRoutes, { deadLetters });

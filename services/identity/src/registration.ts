@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import type { Locale, RegisterBody } from '@aigw/contracts';
-import { UserError, type Kv } from '@aigw/platform';
+import { requestTyped, UserError, type Kv } from '@aigw/platform';
 import type { IdentityContext } from './context.js';
 import { UserEntity } from './entities/user.entity.js';
 import { checkEmail } from './domain/email-rules.js';
@@ -43,10 +43,37 @@ function emailProblem(context: IdentityContext, email: string): string | null {
   });
 }
 
+const resendKey = (email: string, purpose: string) => `identity:resend:${purpose}:${email.toLowerCase()}`;
+
 async function lockResend(context: IdentityContext, email: string, purpose: string): Promise<void> {
-  if (!(await context.kv.setIfAbsent(`identity:resend:${purpose}:${email.toLowerCase()}`, '1', { ttlMs: RESEND_LOCK_MS }))) {
+  if (!(await context.kv.setIfAbsent(resendKey(email, purpose), '1', { ttlMs: RESEND_LOCK_MS }))) {
     throw new UserError('please wait 30 seconds before asking again');
   }
+}
+
+/** How long asking for a code waits to hear whether its mail went: a mail server answers well within it. */
+const MAIL_OUTCOME_WAIT_MS = 5_000;
+
+/**
+ * Waits (at most MAIL_OUTCOME_WAIT_MS) for the first attempt of the mail `cause` ordered: when the
+ * mail server did not take it (down, wrong credentials, the address refused), the user hears so
+ * now, with its answer, and may ask again at once. A slower attempt, or a notifier that does not
+ * answer (the order waits on the bus), counts as sent.
+ */
+async function confirmMailed(context: IdentityContext, cause: string, email: string, purpose: string): Promise<void> {
+  let outcome;
+  try {
+    outcome = await requestTyped(context.bus, 'notifier.mail.outcome', { cause, wait_ms: MAIL_OUTCOME_WAIT_MS }, { timeoutMs: MAIL_OUTCOME_WAIT_MS + 2_000 });
+  } catch (error) {
+    context.logger.warn({ err: error }, 'mail outcome unknown: the notifier did not answer');
+    return;
+  }
+  if (outcome.status !== 'failed') return;
+  await context.kv.delete(resendKey(email, purpose));
+  throw new UserError(
+    `the mail server did not take the mail (${outcome.error || 'no reason given'}); it is tried again, but check the address or ask the administrator`,
+    'mail_failed',
+  );
 }
 
 /**
@@ -91,15 +118,20 @@ export async function sendVerificationCode(context: IdentityContext, email: stri
   await lockResend(context, email, 'verification');
   const code = crypto.randomBytes(3).toString('hex');
   await context.kv.set(verificationKey(email), code, { ttlMs: VERIFICATION_TTL_MS });
-  await requestMail(context.bus, {
+  const ordered = await requestMail(context.bus, {
     to: email,
     template: 'verification_code',
     params: { code, minutes: String(VERIFICATION_TTL_MS / 60_000), system_name: context.options.get('SystemName') },
     locale,
   });
+  await confirmMailed(context, ordered.id, email, 'verification');
 }
 
-/** Mails a reset link when the address is a user's; the caller answers the same either way (no account enumeration). */
+/**
+ * Mails a reset link when the address is a user's; the caller answers the same either way (no
+ * account enumeration, so a failed send is not waited for: the answer would tell the address has
+ * an account; root sees it among the deliveries).
+ */
 export async function sendPasswordReset(context: IdentityContext, email: string, locale: Locale): Promise<void> {
   const { options, kv } = context;
   refuseWithoutMailServer(context);

@@ -3,12 +3,13 @@ import { localeSchema, Role, UserStatus, type ResponsePayload } from '@aigw/cont
 import { replyTyped, type Subscription } from '@aigw/platform';
 import type { IdentityContext } from './context.js';
 import { UserEntity } from './entities/user.entity.js';
+import { readNotificationSettings } from './notification-settings.js';
 
 type Contact = ResponsePayload<'identity.user.contacts'>['contacts'][number];
 
 /**
  * Identity's request-reply answers: option snapshots for other services, credential lookups for
- * the gateway, and how to reach users for the notifier's mails.
+ * the gateway, and how to reach users (their addresses and notification settings) for the notifier.
  */
 export async function registerResponders(context: IdentityContext): Promise<Subscription[]> {
   const { bus, options, sessions } = context;
@@ -37,5 +38,6 @@ async function findContacts(context: IdentityContext, userIds: number[], roots: 
       role: user.role,
       // '' (never seen) or anything unexpected reads as the default language.
       locale: localeSchema.catch('zh-CN').parse(user.language),
+      notification: readNotificationSettings(user, context.notificationKey),
     }));
 }

@@ -141,6 +141,18 @@ const matrix: Row[] = [
   },
   { method: 'POST', route: '/api/oauth/wechat/bind', url: () => '/api/oauth/wechat/bind', body: () => ({ code: 'matrix' }), expect: signedIn },
   { method: 'POST', route: '/api/oauth/telegram/bind', url: () => '/api/oauth/telegram/bind', body: () => telegramAnswer, expect: signedIn },
+  // Each caller's own notification settings and WxPusher binding (WxPusher is pointed at a refused address: no call leaves).
+  { method: 'GET', route: '/api/user/setting', url: () => '/api/user/setting', expect: signedIn },
+  {
+    method: 'PUT',
+    route: '/api/user/setting',
+    url: () => '/api/user/setting',
+    body: () => ({ notify_type: 'email', quota_warning_threshold: 1000 }),
+    expect: signedIn,
+  },
+  { method: 'GET', route: '/api/user/wxpusher/qrcode', url: () => '/api/user/wxpusher/qrcode', expect: signedIn },
+  { method: 'POST', route: '/api/user/wxpusher/bind', url: () => '/api/user/wxpusher/bind', body: () => ({ code: 'matrix' }), expect: signedIn },
+  { method: 'DELETE', route: '/api/user/wxpusher', url: () => '/api/user/wxpusher', expect: signedIn },
 
   // User management (admin), with the level rules: nobody reaches the same or a higher level.
   { method: 'GET', route: '/api/group/', url: () => '/api/group/', expect: adminOnly },
@@ -415,6 +427,8 @@ describe.each(backends)('identity authorization (%s)', (backend) => {
       await succeed(gateway.call('PUT', '/api/option/', { session: sessions.root, body: { key, value: `${SECRET_SENTINEL}${index}` } }), `secret ${key}`);
     }
     await succeed(gateway.call('PUT', '/api/option/', { session: sessions.root, body: { key: 'Notice', value: NOTICE } }), 'notice');
+    // A port the egress guard refuses before connecting: the QR code row never calls out.
+    await succeed(gateway.call('PUT', '/api/option/', { session: sessions.root, body: { key: 'WxPusherBaseUrl', value: 'http://127.0.0.1:9' } }), 'WxPusher');
 
     // Throw-away targets of the user management rows; demote and peer are admins.
     const target = {} as Ids['target'];

@@ -1,3 +1,4 @@
+import { defaultNotificationSettings } from '@aigw/contracts';
 import { requestTyped } from '@aigw/platform';
 import { backends } from '@aigw/platform/testing';
 import { ROOT_PASSWORD, startGateway, type Session, type TestGateway } from '../../gateway/test/support/gateway';
@@ -31,8 +32,16 @@ describe.each(backends)('user contacts and languages for the notifier (%s)', (ba
     const silent = await register('lang-none');
     await gateway.call('PUT', '/api/user/', { session: root, body: { id: english.id, email: 'lang-en@example.com' } });
     expect((await contacts({ user_ids: [english.id, silent.id] })).contacts).toEqual([
-      { user_id: english.id, username: 'lang-en', display_name: 'lang-en', email: 'lang-en@example.com', role: 1, locale: 'en-US' },
-      { user_id: silent.id, username: 'lang-none', display_name: 'lang-none', email: '', role: 1, locale: 'zh-CN' },
+      {
+        user_id: english.id,
+        username: 'lang-en',
+        display_name: 'lang-en',
+        email: 'lang-en@example.com',
+        role: 1,
+        locale: 'en-US',
+        notification: defaultNotificationSettings,
+      },
+      { user_id: silent.id, username: 'lang-none', display_name: 'lang-none', email: '', role: 1, locale: 'zh-CN', notification: defaultNotificationSettings },
     ]);
 
     // A sign-in from a console set to another language moves the user's mails to it; one without the header changes nothing.

@@ -13,7 +13,7 @@ import {
 import type { NotifierContext } from './context.js';
 import { notifierEntities } from './entities/index.js';
 import { notifierMigrations } from './migrations/index.js';
-import { registerWebhooks, type WebhookSettings } from './webhooks/index.js';
+import { defaultWebhookSettings, registerWebhooks, type WebhookSettings } from './webhooks/index.js';
 import { registerMail, type MailSettings } from './mail/index.js';
 import { jobRoutes } from './routes/jobs.js';
 
@@ -35,7 +35,7 @@ export interface NotifierPluginOptions {
   mail?: Partial<MailSettings>;
 }
 
-/** Notifier: email (SMTP), low-balance warnings, channel alerts and signed webhooks to integrators. */
+/** Notifier: email (SMTP), users' notices (low balance, channel alerts) by their chosen method, and signed webhooks to integrators. */
 const notifierPlugin: FastifyPluginAsync<NotifierPluginOptions> = async (app, options) => {
   useAccessControl(app, 'notifier');
   const { jobs, kv, logger } = options.infra;
@@ -55,7 +55,9 @@ const notifierPlugin: FastifyPluginAsync<NotifierPluginOptions> = async (app, op
 
   const subscriptions: Subscription[] = [];
   subscriptions.push(...(await registerWebhooks(app, context, options.webhooks)));
-  subscriptions.push(...(await registerMail(app, context, options.mail)));
+  // Users' notices call URLs as webhooks do, with the same tunables.
+  const { timeoutMs, attempts, backoffMs, concurrency } = { ...defaultWebhookSettings, ...options.webhooks };
+  subscriptions.push(...(await registerMail(app, context, options.mail, { timeoutMs, attempts, backoffMs, concurrency })));
 
   app.addHook('onClose', async () => {
     await Promise.all(subscriptions.map((subscription) => subscription.unsubscribe()));

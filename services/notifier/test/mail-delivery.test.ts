@@ -30,9 +30,13 @@ describe.each(backends)('mail delivery (%s)', (backend) => {
     expect((await world.gateway.call('POST', '/api/verification', { body: { email: address } })).json().success).toBe(true);
   const rowTo = async (address: string) => (await world.deliveries()).find((row) => row.target === address);
 
-  it('SMTP down: the mail stays queued and is retried, and arrives (once) when the server is back', async () => {
+  it('SMTP down: the user hears at once; the mail stays queued and is retried, and arrives (once) when the server is back', async () => {
     const address = `down-${backend}@example.com`;
-    await askCode(address);
+    const asked = (await world.gateway.call('POST', '/api/verification', { body: { email: address } })).json();
+    expect(asked).toMatchObject({
+      success: false,
+      message: expect.stringMatching(/^the mail server did not take the mail \(.*ECONNREFUSED.*\); it is tried again/),
+    });
     await waitFor(async () => ((await rowTo(address))?.attempts ?? 0) >= 2, 10_000, 'two failed sends');
     const failing = (await rowTo(address))!;
     expect(failing).toMatchObject({ status: 'pending', topic: 'verification_code' });
@@ -45,6 +49,27 @@ describe.each(backends)('mail delivery (%s)', (backend) => {
     // A fixed wait: a second copy (a retry of a send that did arrive) would come later, and nothing marks its absence.
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect(world.mailsTo(address)).toHaveLength(1);
+  });
+
+  it('an address the mail server refuses: the user hears so at once, with its answer, and may ask again', async () => {
+    const address = `nobody-${backend}@example.com`;
+    await world.receiver.start();
+    world.receiver.refuseRecipient = (to) => to === address;
+    try {
+      for (let round = 0; round < 2; round++) {
+        const asked = (await world.gateway.call('POST', '/api/verification', { body: { email: address } })).json();
+        // Not "please wait 30 seconds" the second time: a refused mail frees the resend lock.
+        expect(asked).toMatchObject({
+          success: false,
+          message: expect.stringMatching(/^the mail server did not take the mail \(.*550.*mailbox unavailable.*\)/),
+        });
+      }
+      // A good address still gets its code, and the answer says it went.
+      await askCode(`somebody-${backend}@example.com`);
+      expect(world.mailsTo(`somebody-${backend}@example.com`)).toHaveLength(1);
+    } finally {
+      world.receiver.refuseRecipient = undefined;
+    }
   });
 
   it('SMTP not configured: each attempt fails with a clear error; after the last the mail is failed, announced and listed for root', async () => {
@@ -86,7 +111,9 @@ describe.each(backends)('mail delivery (%s)', (backend) => {
     const failures = await collectEvents(world.gateway.env.infra.bus, 'notifier.delivery.failed');
     await setOptions(world.gateway, world.root, smtpOptions(await freePort()));
     const address = `dead-${backend}@example.com`;
-    await askCode(address);
+    // The user hears at once; the mail is retried all the same, and given up after the last attempt.
+    const asked = (await world.gateway.call('POST', '/api/verification', { body: { email: address } })).json();
+    expect(asked).toMatchObject({ success: false, message: expect.stringMatching(/ECONNREFUSED/) });
     await waitFor(() => failures.length === 1, 10_000, 'the failure announced');
     expect(failures[0]!.data).toMatchObject({ kind: 'mail', target: address, attempts: ATTEMPTS, error: expect.stringMatching(/ECONNREFUSED/) });
     expect(await rowTo(address)).toMatchObject({ status: 'failed', attempts: ATTEMPTS });

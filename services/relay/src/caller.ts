@@ -1,5 +1,5 @@
-import { parseSkKey, Role, TokenStatus, UserStatus, type ResolvedToken, type RateLimits } from '@aigw/contracts';
-import { announcesBody, clientIpOf, compileAllowList } from '@aigw/platform';
+import { parseSkKey, Role, TokenStatus, UserStatus, type DrawingMode, type ResolvedToken, type RateLimits } from '@aigw/contracts';
+import { announcesBody, clientIpOf, compileAllowList, compileDenyList } from '@aigw/platform';
 import type { FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import { RelayError } from './errors.js';
 import type { TokenCache } from './token-cache.js';
@@ -20,6 +20,10 @@ export interface Caller {
   tokenLimits: RateLimits;
   /** The owner's own limits (the group's and the default fill the fields these leave unset). */
   userLimits: RateLimits;
+  /** The text a refusal by the key's own limits answers with; absent or '' (the playground, no key): the default text. */
+  rateLimitMessage?: string;
+  /** The Midjourney modes the key may draw in; absent or null: every mode (docs/architecture.md section 5.11). */
+  drawingModes?: ReadonlySet<DrawingMode> | null;
 }
 
 /**
@@ -61,10 +65,14 @@ export async function authenticateToken(request: FastifyRequest, tokens: TokenCa
     pinnedChannelId: parsed.channelId ?? null,
     tokenLimits: token.rate_limits,
     userLimits: token.owner_rate_limits,
+    rateLimitMessage: token.rate_limit_message,
+    drawingModes: token.drawing_modes.length > 0 ? new Set(token.drawing_modes) : null,
   };
 }
 
+/** Each cached token's lists, compiled once (a token event replaces the object, and with it these). */
 const allowLists = new WeakMap<ResolvedToken, ReturnType<typeof compileAllowList>>();
+const denyLists = new WeakMap<ResolvedToken, ReturnType<typeof compileDenyList>>();
 
 function checkToken(token: ResolvedToken, ip: string): void {
   if (token.owner_status !== UserStatus.Enabled) throw new RelayError(403, 'the user is banned or deregistered', 'user_disabled', 'permission_error');
@@ -72,6 +80,12 @@ function checkToken(token: ResolvedToken, ip: string): void {
     throw new RelayError(401, 'the API key has expired', 'token_expired', 'authentication_error');
   }
   if (token.status === TokenStatus.Disabled) throw new RelayError(401, 'the API key is disabled', 'token_disabled', 'authentication_error');
+  // The deny list first: an address on both lists is refused.
+  if (token.deny_ips.length > 0) {
+    let denied = denyLists.get(token);
+    if (!denied) denyLists.set(token, (denied = compileDenyList(token.deny_ips)));
+    if (denied(ip)) throw new RelayError(403, `the API key may not be used from ${ip}: the address is on its deny list`, 'ip_denied', 'permission_error');
+  }
   if (token.allow_ips.length > 0) {
     let allowed = allowLists.get(token);
     if (!allowed) allowLists.set(token, (allowed = compileAllowList(token.allow_ips)));

@@ -52,6 +52,19 @@ async function listening(port: number, timeoutMs: number, what: string, child: (
   }
 }
 
+async function healthy(url: string, timeoutMs: number, what: string): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const ok = await fetch(url, { signal: AbortSignal.timeout(1_000) }).then(
+      (response) => response.ok,
+      () => false,
+    );
+    if (ok) return;
+    if (Date.now() > deadline) throw new Error(`${what} did not report healthy at ${url} within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
 function exited(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
   return new Promise((resolve) => child.once('exit', () => resolve()));
@@ -65,6 +78,8 @@ function processServer(
   dir: string,
   command: () => ChildProcess,
   stopSignal: NodeJS.Signals = 'SIGTERM',
+  /** Resolves once the server serves, beyond listening (NATS: JetStream recovered its streams). */
+  ready?: () => Promise<void>,
 ): PrivateServer {
   let child: ChildProcess | undefined;
   const server: PrivateServer = {
@@ -75,6 +90,7 @@ function processServer(
       child.stderr?.resume();
       child.stdout?.resume();
       await listening(port, 20_000, name, () => child);
+      await ready?.();
     },
     async stop() {
       if (!child) return;
@@ -112,9 +128,18 @@ export async function startRedis(): Promise<PrivateServer> {
 export async function startNats(options: { config?: string; env?: Record<string, string> } = {}): Promise<PrivateServer> {
   const port = await freePort();
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'aigw-faults-nats-'));
-  const args = ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', dir, ...(options.config ? ['-c', options.config] : [])];
-  const server = processServer('nats', `nats://127.0.0.1:${port}`, port, dir, () =>
-    spawn('nats-server', args, { stdio: 'pipe', env: { PATH: process.env.PATH, ...options.env } }),
+  const monitor = await freePort();
+  const args = ['-a', '127.0.0.1', '-p', String(port), '-m', String(monitor), '-js', '-sd', dir, ...(options.config ? ['-c', options.config] : [])];
+  const server = processServer(
+    'nats',
+    `nats://127.0.0.1:${port}`,
+    port,
+    dir,
+    () => spawn('nats-server', args, { stdio: 'pipe', env: { PATH: process.env.PATH, ...options.env } }),
+    'SIGTERM',
+    // A restarted server listens before JetStream has recovered its streams: a client starting
+    // then is refused its consumers. /healthz answers 200 only once JetStream is ready.
+    () => healthy(`http://127.0.0.1:${monitor}/healthz`, 20_000, 'nats'),
   );
   await server.start();
   return server;

@@ -214,7 +214,20 @@ export async function startDistributedWorld(): Promise<World> {
     servers,
     natsCredentials: { url: servers.nats.url, users: passwords, namespace },
     kill: (name) => running.kill(name as ProcessName),
-    restart: (name, extraEnv) => running.restart(name as ProcessName, extraEnv),
+    async restart(name, extraEnv) {
+      try {
+        await running.restart(name as ProcessName, extraEnv);
+      } catch (error) {
+        // What the process said before it gave up is the diagnosis.
+        throw new Error(
+          `${(error as Error).message}\n${lines
+            .filter((line) => line.startsWith(`[${name}]`))
+            .slice(-20)
+            .join('\n')}`,
+          { cause: error },
+        );
+      }
+    },
     newUsers: (count, quota) => makeUsers(world, count, quota),
     logs: () => lines.slice(-60),
     async stop() {

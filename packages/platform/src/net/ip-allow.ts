@@ -1,9 +1,10 @@
 import net from 'node:net';
 
 /**
- * A token's allowed client addresses: one IP or CIDR range per line (commas and spaces are
- * tolerated), IPv4 and IPv6. Billing validates and normalises the text when a token is saved;
- * the relay checks each request with `ipAllowed`. Pure: no Fastify, no database.
+ * A token's allowed and denied client addresses (`allow_ips`, `deny_ips`): one IP or CIDR range
+ * per line (commas and spaces are tolerated), IPv4 and IPv6. Billing validates and normalises the
+ * text when a token is saved; the relay checks each request with `ipAllowed` and the compiled
+ * lists. Pure: no Fastify, no database.
  */
 
 export type AllowIpsResult = { ok: true; entries: string[] } | { ok: false; message: string };
@@ -11,16 +12,19 @@ export type AllowIpsResult = { ok: true; entries: string[] } | { ok: false; mess
 /** Guards the parser against huge lists; the field is already bounded to 4096 characters. */
 export const MAX_ALLOW_IP_ENTRIES = 256;
 
-/** Splits, validates and deduplicates; an empty text means every address is allowed. */
-export function parseAllowIps(text: string): AllowIpsResult {
+/**
+ * Splits, validates and deduplicates; an empty text means every address is allowed (or, for a
+ * deny list, none is refused). `field` names the list in the error message.
+ */
+export function parseAllowIps(text: string, field: 'allow_ips' | 'deny_ips' = 'allow_ips'): AllowIpsResult {
   const entries: string[] = [];
   for (const raw of text.split(/[\s,]+/)) {
     if (!raw) continue;
     const entry = normaliseEntry(raw);
-    if (!entry) return { ok: false, message: `allow_ips: "${raw.slice(0, 64)}" is not an IP address or CIDR range` };
+    if (!entry) return { ok: false, message: `${field}: "${raw.slice(0, 64)}" is not an IP address or CIDR range` };
     if (!entries.includes(entry)) entries.push(entry);
   }
-  if (entries.length > MAX_ALLOW_IP_ENTRIES) return { ok: false, message: `allow_ips: at most ${MAX_ALLOW_IP_ENTRIES} entries` };
+  if (entries.length > MAX_ALLOW_IP_ENTRIES) return { ok: false, message: `${field}: at most ${MAX_ALLOW_IP_ENTRIES} entries` };
   return { ok: true, entries };
 }
 
@@ -54,6 +58,16 @@ export function ipAllowed(entries: readonly string[], ip: string): boolean {
 /** A reusable matcher (the relay compiles once per cached token). Invalid entries are skipped. */
 export function compileAllowList(entries: readonly string[]): (ip: string) => boolean {
   if (entries.length === 0) return () => true;
+  return compileIpList(entries);
+}
+
+/** A deny list's matcher: true when `ip` is in one of the entries; an empty list matches nothing. */
+export function compileDenyList(entries: readonly string[]): (ip: string) => boolean {
+  if (entries.length === 0) return () => false;
+  return compileIpList(entries);
+}
+
+function compileIpList(entries: readonly string[]): (ip: string) => boolean {
   const list = new net.BlockList();
   for (const entry of entries) {
     const [address, prefix] = entry.split('/');

@@ -58,8 +58,13 @@ export class TokenEntity {
   @Column({ type: 'text', default: '' })
   model_limits: string;
 
+  /** Allowed client addresses, one IP or CIDR range per line ('' allows every address). */
   @Column({ type: 'text', default: '' })
   allow_ips: string;
+
+  /** Refused client addresses, one IP or CIDR range per line; a match wins over `allow_ips`. */
+  @Column({ type: 'text', default: '' })
+  deny_ips: string;
 
   @Column({ type: 'varchar', length: 64, default: '' })
   group: string;
@@ -67,4 +72,12 @@ export class TokenEntity {
   /** The key's usage limits as JSON text (contracts' RateLimits; '' limits nothing). */
   @Column({ type: 'text', default: '' })
   rate_limits: string;
+
+  /** The text a refusal by `rate_limits` answers with ('' = the default text). */
+  @Column({ type: 'varchar', length: 255, default: '' })
+  rate_limit_message: string;
+
+  /** The Midjourney modes the key may draw in, comma-separated (`relax,turbo`; '' = every mode). */
+  @Column({ type: 'varchar', length: 64, default: '' })
+  drawing_modes: string;
 }

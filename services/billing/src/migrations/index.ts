@@ -5,6 +5,7 @@ import { PendingRequests1733000000000 } from './1733000000000-pending-requests.j
 import { LedgerActor1733100000000 } from './1733100000000-ledger-actor.js';
 import { RateLimits1733700000000 } from './1733700000000-rate-limits.js';
 import { BillingDeadLetters1733900000000 } from './1733900000000-dead-letters.js';
+import { TokenGuards1734300000000 } from './1734300000000-token-guards.js';
 
 export const billingMigrations = [
   BillingInitial1732400000000,
@@ -14,4 +15,5 @@ export const billingMigrations = [
   LedgerActor1733100000000,
   RateLimits1733700000000,
   BillingDeadLetters1733900000000,
+  TokenGuards1734300000000,
 ];

@@ -44,6 +44,10 @@ export class UserEntity {
   @Column({ type: 'varchar', length: 64, default: '' })
   linux_do_id: string;
 
+  /** The WxPusher uid the user bound by scanning a QR code ('' unbound): where WxPusher notices go. */
+  @Column({ type: 'varchar', length: 64, default: '' })
+  wxpusher_uid: string;
+
   /** The OIDC provider's `sub`; not shown in the API (the console has no row for it). */
   @Column({ type: 'varchar', length: 64, default: '' })
   oidc_id: string;
@@ -60,6 +64,13 @@ export class UserEntity {
   /** The user's own usage limits as JSON text (contracts' RateLimits; '' for none), set by admins. */
   @Column({ type: 'text', default: '' })
   rate_limits: string;
+
+  /**
+   * The user's notification settings (notification-settings.ts) as JSON text, `webhook_secret` and
+   * `gotify_token` sealed; '' for the defaults (mail to the account's address).
+   */
+  @Column({ type: 'text', default: '' })
+  notification_settings: string;
 
   @Column({ type: 'varchar', length: 32, unique: true })
   aff_code: string;

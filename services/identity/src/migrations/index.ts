@@ -6,6 +6,7 @@ import { UsernameKey1733300000000 } from './1733300000000-username-key.js';
 import { AuditRecords1733400000000 } from './1733400000000-audit-records.js';
 import { UserRateLimits1733700000000 } from './1733700000000-user-rate-limits.js';
 import { IdentityDeadLetters1733900000000 } from './1733900000000-dead-letters.js';
+import { NotificationSettings1734100000000 } from './1734100000000-notification-settings.js';
 
 export const identityMigrations = [
   Initial1732300000000,
@@ -16,4 +17,5 @@ export const identityMigrations = [
   AuditRecords1733400000000,
   UserRateLimits1733700000000,
   IdentityDeadLetters1733900000000,
+  NotificationSettings1734100000000,
 ];

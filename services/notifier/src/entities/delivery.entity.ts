@@ -1,7 +1,8 @@
 import { Column, Entity, PrimaryGeneratedColumn } from 'typeorm';
 import { bigintNumber } from '@aigw/platform';
 
-export type DeliveryKind = 'mail' | 'webhook';
+/** notice: a user's own notice by the method they chose (Bark, Gotify, WxPusher, their webhook). */
+export type DeliveryKind = 'mail' | 'webhook' | 'notice';
 /** pending: queued or being retried; sent: accepted by the SMTP server or answered 2xx; failed: given up after its retries. */
 export type DeliveryStatus = 'pending' | 'sent' | 'failed';
 
@@ -18,7 +19,7 @@ export class DeliveryEntity {
   @Column({ type: 'varchar', length: 16 })
   kind: DeliveryKind;
 
-  /** Mail: the recipient address. Webhook: the endpoint URL. */
+  /** Mail: the recipient address. Webhook: the endpoint URL. Notice: the method and host (no secret). */
   @Column({ type: 'varchar', length: 2048 })
   target: string;
 
@@ -34,7 +35,7 @@ export class DeliveryEntity {
   @Column({ type: 'integer', default: 0 })
   webhook_id: number;
 
-  /** Mail: the rendered message (JSON: subject, text, html). Webhook: the request body. */
+  /** Mail: the rendered message (JSON: subject, text, html). Webhook: the request body. Notice: its request, sealed (it may hold the user's token). */
   @Column({ type: 'text', default: '' })
   payload: string;
 

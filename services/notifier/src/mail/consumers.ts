@@ -3,6 +3,7 @@ import type { EventPayload } from '@aigw/contracts';
 import { onEvent, requestTyped, type BusEvent, type Subscription } from '@aigw/platform';
 import { queueMail, type MailRuntime } from './deliveries.js';
 import { checkParams, formatQuota, formatTime } from './templates.js';
+import { notifyUser, noticeRoute, type NoticeDispatch } from '../notices/index.js';
 
 /** The durable consumer name: notifier replicas share the events. */
 const CONSUMER = 'notifier-mail';
@@ -15,16 +16,19 @@ const recipientSchema = z.email().max(254);
 
 /**
  * What makes mail: services' mail requests (identity's codes and reset links), billing's balance
- * drops (a warning to the user) and channels' automatic disables (an alert to every root). Each
- * handler only records and queues (deliveries.ts), so SMTP trouble never holds the bus up.
+ * drops (a warning to the user) and channels' automatic disables (an alert to every root). The
+ * last two are users' own notices: they go by each user's chosen method, within the notification
+ * limit (notices/dispatch.ts). Each handler only records and queues, so SMTP or an endpoint in
+ * trouble never holds the bus up.
  */
-export function subscribeMail(runtime: MailRuntime): Promise<Subscription[]> {
+export function subscribeMail(dispatch: NoticeDispatch): Promise<Subscription[]> {
+  const runtime = dispatch.mail;
   const { bus, logger } = runtime.context;
   const options = { durable: CONSUMER, logger, ...deliveryPolicy };
   return Promise.all([
     onEvent(bus, 'notifier.mail.requested', (payload, event) => mailRequested(runtime, payload, event), options),
-    onEvent(bus, 'billing.balance.dropped', (payload, event) => balanceDropped(runtime, payload, event), options),
-    onEvent(bus, 'channels.channel.disabled', (payload, event) => channelDisabled(runtime, payload, event), options),
+    onEvent(bus, 'billing.balance.dropped', (payload, event) => balanceDropped(dispatch, payload, event), options),
+    onEvent(bus, 'channels.channel.disabled', (payload, event) => channelDisabled(dispatch, payload, event), options),
   ]);
 }
 
@@ -43,11 +47,12 @@ async function mailRequested(runtime: MailRuntime, request: EventPayload<'notifi
   await queueMail(runtime, { cause: event.id, to: request.to, template: request.template, locale: request.locale, params: checked.params });
 }
 
-async function balanceDropped(runtime: MailRuntime, drop: EventPayload<'billing.balance.dropped'>, event: BusEvent): Promise<void> {
-  const { bus, kv, logger, options } = runtime.context;
+async function balanceDropped(dispatch: NoticeDispatch, drop: EventPayload<'billing.balance.dropped'>, event: BusEvent): Promise<void> {
+  const { bus, kv, logger, options } = dispatch.mail.context;
   const [contact] = (await requestTyped(bus, 'identity.user.contacts', { user_ids: [drop.user_id], roots: false })).contacts;
-  if (!contact || !recipientSchema.safeParse(contact.email).success) {
-    logger.debug({ userId: drop.user_id }, 'low balance: the user has no email to warn');
+  const route = contact ? noticeRoute(contact) : null;
+  if (!contact || !route) {
+    logger.debug({ userId: drop.user_id }, 'low balance: the user has no address or method to warn by');
     return;
   }
   // The first drop to claim the user's window owns it; that same drop delivered again goes on
@@ -58,11 +63,9 @@ async function balanceDropped(runtime: MailRuntime, drop: EventPayload<'billing.
     return;
   }
   const display = { inCurrency: options.get('DisplayInCurrencyEnabled'), quotaPerUnit: options.get('QuotaPerUnit') };
-  await queueMail(runtime, {
+  await notifyUser(dispatch, contact, route, {
     cause: event.id,
-    to: contact.email,
     template: 'low_balance',
-    locale: contact.locale,
     params: {
       username: contact.display_name || contact.username,
       quota: formatQuota(drop.quota, display),
@@ -73,18 +76,17 @@ async function balanceDropped(runtime: MailRuntime, drop: EventPayload<'billing.
   });
 }
 
-async function channelDisabled(runtime: MailRuntime, alert: EventPayload<'channels.channel.disabled'>, event: BusEvent): Promise<void> {
-  const { bus, logger, options } = runtime.context;
-  const roots = (await requestTyped(bus, 'identity.user.contacts', { user_ids: [], roots: true })).contacts.filter(
-    (contact) => recipientSchema.safeParse(contact.email).success,
-  );
-  if (roots.length === 0) logger.warn({ channelId: alert.channel_id }, 'channel disabled, but no root has an email to alert');
-  for (const root of roots) {
-    await queueMail(runtime, {
+async function channelDisabled(dispatch: NoticeDispatch, alert: EventPayload<'channels.channel.disabled'>, event: BusEvent): Promise<void> {
+  const { bus, logger, options } = dispatch.mail.context;
+  const roots = (await requestTyped(bus, 'identity.user.contacts', { user_ids: [], roots: true })).contacts.flatMap((contact) => {
+    const route = noticeRoute(contact);
+    return route ? [{ contact, route }] : [];
+  });
+  if (roots.length === 0) logger.warn({ channelId: alert.channel_id }, 'channel disabled, but no root has an address or method to alert');
+  for (const { contact, route } of roots) {
+    await notifyUser(dispatch, contact, route, {
       cause: event.id,
-      to: root.email,
       template: 'channel_disabled',
-      locale: root.locale,
       params: { name: alert.name, id: String(alert.channel_id), reason: alert.reason, time: formatTime(alert.time), system_name: options.get('SystemName') },
     });
   }

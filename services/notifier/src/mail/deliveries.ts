@@ -54,7 +54,7 @@ export interface MailOrder<T extends MailTemplate> {
 const ERROR_MAX = 500;
 
 /** The dedupe column holds 128 characters; a longer cause is kept as its digest. */
-function causeKey(cause: string): string {
+export function causeKey(cause: string): string {
   return cause.length <= 128 ? cause : `sha256:${createHash('sha256').update(cause).digest('hex')}`;
 }
 

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
-import { createEgressClient, type Subscription } from '@aigw/platform';
+import type { Subscription } from '@aigw/platform';
 import type { NotifierContext } from '../context.js';
+import { outboundEgress } from '../outbound.js';
 import { webhookRoutes } from '../routes/webhooks.js';
 import { deliveryRoutes } from '../routes/deliveries.js';
 import { createWebhookDirectory } from './directory.js';
@@ -19,13 +20,7 @@ export async function registerWebhooks(app: FastifyInstance, context: NotifierCo
     context,
     settings,
     // Webhooks get their own pool with their own timeouts; the address rule is the relay's (the root option).
-    egress: createEgressClient({
-      allowPrivateNetwork: () => context.options.get('AllowPrivateNetworkUpstreams'),
-      connectTimeoutMs: Math.min(settings.timeoutMs, 5_000),
-      headersTimeoutMs: settings.timeoutMs,
-      bodyTimeoutMs: settings.timeoutMs,
-      keepAliveTimeoutMs: 30_000,
-    }),
+    egress: outboundEgress(context, settings.timeoutMs),
     directory: await createWebhookDirectory({ db: context.db, logger: context.logger, refreshMs: settings.refreshMs }),
   };
   app.addHook('onClose', async () => {

@@ -28,7 +28,9 @@ export interface SmtpReceiver {
    */
   holdWhen?: (mail: ReceivedMail) => boolean;
   held: ReceivedMail[];
-  /** Starts listening on `port` (again, after `stop`). */
+  /** Recipients refused at RCPT TO with `550 5.1.1 <address>: mailbox unavailable` (as a server without that mailbox). */
+  refuseRecipient?: (address: string) => boolean;
+  /** Starts listening on `port` (again, after `stop`; nothing while it listens). */
   start(): Promise<void>;
   /** Stops listening and drops open connections: the SMTP server is down. */
   stop(): Promise<void>;
@@ -58,6 +60,7 @@ export async function createSmtpReceiver(port?: number): Promise<SmtpReceiver> {
     mails: [],
     held: [],
     async start() {
+      if (server) return;
       server = new SMTPServer({
         authOptional: true,
         allowInsecureAuth: true,
@@ -66,6 +69,14 @@ export async function createSmtpReceiver(port?: number): Promise<SmtpReceiver> {
         closeTimeout: 50,
         onConnect(_session, callback) {
           receiver.connections++;
+          callback();
+        },
+        onRcptTo(address, _session, callback) {
+          if (receiver.refuseRecipient?.(address.address)) {
+            const refusal = Object.assign(new Error(`5.1.1 <${address.address}>: mailbox unavailable`), { responseCode: 550 });
+            callback(refusal);
+            return;
+          }
           callback();
         },
         onAuth(auth, session, callback) {

@@ -139,7 +139,7 @@ export class LimitGate {
     if ('ticket' in admitted) return admitted.ticket;
     const { rule, state, retryAfterMs } = admitted.refused;
     void this.announce({ ...about, scope: rule.scope === 'channel' ? 'channels' : rule.scope, rule, retryAfterMs, requestId: member });
-    throw refusalError(rule, state, retryAfterMs);
+    throw refusalError(rule, state, retryAfterMs, rule.scope === 'key' ? planned.keyMessage : undefined);
   }
 
   /** Every channel that could serve was at its limit: the client's 429, waiting for the soonest. */
@@ -239,9 +239,14 @@ export class LimitGate {
   }
 }
 
-/** The 429 of a refused line, worded as OpenAI words its own. */
-export function refusalError(rule: LimitRule, state: LimitState, retryAfterMs: number): RateLimitedError {
+/**
+ * The 429 of a refused line, worded as OpenAI words its own, or with the key owner's own text
+ * (`customMessage`, a key's `rate_limit_message`); the headers are the same either way.
+ */
+export function refusalError(rule: LimitRule, state: LimitState, retryAfterMs: number, customMessage?: string): RateLimitedError {
   const seconds = retryAfterSeconds(retryAfterMs);
-  const message = `Rate limit reached for ${scopeNames[rule.scope]} on ${fieldNames[rule.field]}: Limit ${rule.limit}, Used ${state.used}. Please try again in ${describeWait(retryAfterMs)}.`;
+  const message =
+    customMessage ||
+    `Rate limit reached for ${scopeNames[rule.scope]} on ${fieldNames[rule.field]}: Limit ${rule.limit}, Used ${state.used}. Please try again in ${describeWait(retryAfterMs)}.`;
   return new RateLimitedError(message, seconds, { ...limitHeaders([rule], [state]), 'retry-after': String(seconds) });
 }

@@ -49,11 +49,15 @@ export interface LimitSubject {
   model: string;
   tokenLimits: RateLimits;
   userLimits: RateLimits;
+  /** The key's custom refusal text ('' or absent: the default). */
+  rateLimitMessage?: string;
 }
 
 export interface PlannedLines {
   lines: LimitLine[];
   rules: LimitRule[];
+  /** What a refusal by one of the key's own lines says instead of the default text (the token's `rate_limit_message`). */
+  keyMessage?: string;
 }
 
 /**
@@ -100,6 +104,7 @@ export function linesOf(
 export function requestLines(subject: LimitSubject, settings: LimitSettings, request: { id: string; tokens: number; slotTtlMs: number }): PlannedLines {
   const planned: PlannedLines = { lines: [], rules: [] };
   if (subject.tokenId > 0) linesOf(planned, 'key', `limit:key:${subject.tokenId}`, subject.tokenLimits, request);
+  if (subject.tokenId > 0 && subject.rateLimitMessage) planned.keyMessage = subject.rateLimitMessage;
   linesOf(planned, 'user', `limit:user:${subject.userId}`, userLimitsOf(subject, settings), request);
   const model = settings.models[subject.model];
   if (model) {

@@ -13,6 +13,7 @@ import { submitTask, type TaskSubmission } from '../tasks/task-submit.js';
 import { byTaskId, byTaskIds, TaskPlatform, TaskStatus } from '../tasks/task-store.js';
 import { imageSignature, linkKey, notifySecret, proxiedImagePath, secretMatches } from '../tasks/task-links.js';
 import { pollChannel, DEFAULT_TASK_POLL } from '../tasks/task-poller.js';
+import { drawingModeRefusal, MJ_VALIDATION_CODE, requestedModes } from '../tasks/drawing-modes.js';
 import { jsonBody } from './openai.js';
 
 /**
@@ -133,9 +134,17 @@ export const midjourneyRoutes: FastifyPluginAsync<{ context: RelayContext; db: D
     return task;
   };
 
-  const submit = (path: string) => async (request: FastifyRequest, reply: FastifyReply) => {
+  const submit = (prefix: string, path: string) => async (request: FastifyRequest, reply: FastifyReply) => {
     const body = jsonBody(request.body);
     const caller = callerOf(request);
+    // The key's drawing modes, before anything is read, held or sent; refused in midjourney-proxy's own shape.
+    const modeRefusal = drawingModeRefusal(caller.drawingModes, requestedModes(prefix, body));
+    if (modeRefusal) {
+      return reply
+        .status(403)
+        .header('x-oneapi-request-id', request.id)
+        .send({ code: MJ_VALIDATION_CODE, description: modeRefusal, type: 'drawing_mode_not_allowed', result: null, properties: {} });
+    }
     const known = SUBMITS[path]!;
     let submission: TaskSubmission;
     if (known === 'follow-up') {
@@ -180,7 +189,7 @@ export const midjourneyRoutes: FastifyPluginAsync<{ context: RelayContext; db: D
   };
 
   for (const prefix of MIDJOURNEY_PREFIXES) {
-    for (const path of Object.keys(SUBMITS)) app.post(`${prefix}${path}`, auth, submit(path));
+    for (const path of Object.keys(SUBMITS)) app.post(`${prefix}${path}`, auth, submit(prefix, path));
 
     app.get<{ Params: { id: string } }>(
       `${prefix}/task/:id/fetch`,

@@ -59,6 +59,25 @@ describe.each(backends)('the usage-limit gate (%s)', (backend) => {
     expect(later.headers).toMatchObject({ 'x-ratelimit-remaining-tokens': '800' });
   });
 
+  it("answers a refusal of the key's own limits with its text, and any other refusal with the default one", async () => {
+    const gate = gateWith({ DefaultUserRateLimits: { rpm: 1 } });
+    const limits = subject({ tokenId: 105, userId: 105, tokenLimits: { rpm: 1, concurrency: 5 }, rateLimitMessage: 'one a minute, please' });
+    const plan = (id: string) => requestLines(limits, gate.settings(), { id, tokens: 1, slotTtlMs: 60_000 });
+    await gate.admit(plan('k1'), 'k1', about);
+    const byKey = await gate.admit(plan('k2'), 'k2', about).catch((error: RateLimitedError) => error);
+    expect(byKey).toMatchObject({
+      statusCode: 429,
+      message: 'one a minute, please',
+      headers: { 'x-ratelimit-limit-requests': '1', 'retry-after': expect.any(String) },
+    });
+    // The user's own limit is not the key's: its refusal keeps the default words.
+    const other = subject({ tokenId: 106, userId: 105, tokenLimits: { rpm: 10 }, rateLimitMessage: 'one a minute, please' });
+    const byUser = await gate
+      .admit(requestLines(other, gate.settings(), { id: 'k3', tokens: 1, slotTtlMs: 60_000 }), 'k3', about)
+      .catch((error: RateLimitedError) => error);
+    expect((byUser as RateLimitedError).message).toMatch(/^Rate limit reached for your account on requests per minute \(RPM\)/);
+  });
+
   it('shares one count between two relay instances', async () => {
     const [one, two] = [gateWith(), gateWith()];
     const limits = subject({ tokenId: 102, tokenLimits: { rpm: 10 } });

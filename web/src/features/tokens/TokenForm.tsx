@@ -2,10 +2,13 @@ import { useMemo } from 'react';
 import { Alert, App, AutoComplete, Button, Divider, Form, Input, Select, Space, Switch, Tag, Typography } from 'antd';
 import { RateLimitFields, rateLimitsFromForm, sameRateLimits, type RateLimitValues } from '../../components/RateLimitFields';
 import {
+  DRAWING_MODES,
   MAX_QUOTA,
+  RATE_LIMIT_MESSAGE_MAX,
   TOKEN_BATCH_MAX,
   TOKEN_NAME_MAX,
   type CreateTokenBody,
+  type DrawingMode,
   type LimitUse,
   type TokenView,
   type UpdateTokenBody,
@@ -29,8 +32,13 @@ interface TokenFormValues {
   model_limits_enabled: boolean;
   model_limits: string[];
   allow_ips: string;
+  deny_ips: string;
   /** Requests and tokens per minute and day, requests at once (blank = unlimited). */
   rate_limits: RateLimitValues;
+  /** What a refusal by those limits says (blank = the default text). */
+  rate_limit_message: string;
+  /** The Midjourney modes the key may draw in (none = every mode). */
+  drawing_modes: DrawingMode[];
 }
 
 interface TokenFormProps {
@@ -44,6 +52,13 @@ interface TokenFormProps {
   models: string[];
   onDone: () => void;
 }
+
+/** The drawing modes' names. */
+const drawingModeNames: Record<DrawingMode, { id: string; defaultMessage: string }> = {
+  fast: { id: 'pages.tokens.form.drawingModes.fast', defaultMessage: '快速（fast）' },
+  relax: { id: 'pages.tokens.form.drawingModes.relax', defaultMessage: '慢速（relax）' },
+  turbo: { id: 'pages.tokens.form.drawingModes.turbo', defaultMessage: '极速（turbo）' },
+};
 
 /** The token form (docs/product.md section 7). */
 export function TokenForm({ token, use, groups, models, onDone }: TokenFormProps) {
@@ -84,7 +99,10 @@ export function TokenForm({ token, use, groups, models, onDone }: TokenFormProps
       model_limits_enabled: token?.model_limits_enabled ?? false,
       model_limits: token?.model_limits ? token.model_limits.split(',').filter(Boolean) : [],
       allow_ips: token?.allow_ips ?? '',
+      deny_ips: token?.deny_ips ?? '',
       rate_limits: { ...(token?.rate_limits ?? {}) },
+      rate_limit_message: token?.rate_limit_message ?? '',
+      drawing_modes: token?.drawing_modes ?? [],
     };
   }, [token, userGroup, noneAllowed, groups]);
 
@@ -121,6 +139,9 @@ export function TokenForm({ token, use, groups, models, onDone }: TokenFormProps
       model_limits_enabled: values.model_limits_enabled,
       model_limits: values.model_limits.join(','),
       allow_ips: values.allow_ips.trim(),
+      deny_ips: values.deny_ips.trim(),
+      rate_limit_message: values.rate_limit_message.trim(),
+      drawing_modes: values.drawing_modes,
     };
     const rateLimits = rateLimitsFromForm(values.rate_limits);
     if (token) {
@@ -247,10 +268,43 @@ export function TokenForm({ token, use, groups, models, onDone }: TokenFormProps
           placeholder={t('pages.tokens.form.allowIps.placeholder', '允许的 IP，一行一个，不填写则不限制')}
         />
       </Form.Item>
+      <Form.Item name="deny_ips" label={t('pages.tokens.form.denyIps', 'IP 黑名单')}>
+        <Input.TextArea
+          autoSize={{ minRows: 2, maxRows: 8 }}
+          placeholder={t('pages.tokens.form.denyIps.placeholder', '拒绝的 IP 或网段（CIDR，IPv4 或 IPv6），一行一个；同时在白名单中时以黑名单为准')}
+        />
+      </Form.Item>
       <Divider titlePlacement="start" plain>
         {t('pages.tokens.form.rateLimits', '速率限制')}
       </Divider>
       <RateLimitFields name="rate_limits" use={use} />
+      <Form.Item
+        name="rate_limit_message"
+        label={t('pages.tokens.form.rateLimitMessage', '限流提示内容')}
+        rules={[
+          {
+            max: RATE_LIMIT_MESSAGE_MAX,
+            message: t('pages.tokens.form.rateLimitMessage.max', '提示内容不能超过 {max} 个字符', { max: RATE_LIMIT_MESSAGE_MAX }),
+          },
+        ]}
+      >
+        <Input placeholder={t('pages.tokens.form.rateLimitMessage.placeholder', '超出本令牌的速率限制时返回给调用方的提示，留空则使用默认提示')} />
+      </Form.Item>
+      <Divider titlePlacement="start" plain>
+        {t('pages.tokens.form.drawing', '绘图设置')}
+      </Divider>
+      <Form.Item
+        name="drawing_modes"
+        label={t('pages.tokens.form.drawingModes', '允许的绘图模式')}
+        extra={t('pages.tokens.form.drawingModes.hint', '不选择则允许全部模式；限制后，绘图请求须用 /mj-relax/mj 等路径或提示词中的 --relax 等参数指明模式')}
+      >
+        <Select
+          mode="multiple"
+          allowClear
+          placeholder={t('pages.tokens.form.drawingModes.placeholder', '全部模式')}
+          options={DRAWING_MODES.map((mode) => ({ value: mode, label: t(drawingModeNames[mode].id, drawingModeNames[mode].defaultMessage) }))}
+        />
+      </Form.Item>
       <Space>
         <Button type="primary" htmlType="submit" loading={creating || updating}>
           {t('pages.tokens.form.submit', '提交')}

@@ -118,4 +118,13 @@ export default {
   'pages.settings.system.worker.url': 'Worker address',
   'pages.settings.system.worker.url.help': 'Used to fetch images and other outside resources through a proxy; leave empty to fetch directly',
   'pages.settings.system.worker.url.placeholder': 'e.g. https://workername.yourdomain.workers.dev',
+  // WxPusher and user notices
+  'pages.settings.system.wxpusher.title': 'WxPusher and user notices',
+  'pages.settings.system.wxpusher.save': 'Save WxPusher and notice settings',
+  'pages.settings.system.wxpusher.help':
+    'Users can bind WxPusher by QR code to get low-balance warnings and other notices in WeChat: create an application in WxPusher and enter its AppToken',
+  'pages.settings.system.wxpusher.appToken': 'WxPusher AppToken',
+  'pages.settings.system.wxpusher.baseUrl': 'WxPusher API URL',
+  'pages.settings.system.notify.limitCount': 'Notices of one kind per user at most',
+  'pages.settings.system.notify.limitMinutes': 'Window of that limit (minutes)',
 } satisfies MessagesOf<typeof zh>;

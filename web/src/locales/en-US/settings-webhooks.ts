@@ -26,6 +26,7 @@ export default {
   'pages.settings.webhooks.deliveries.column.time': 'Time',
   'pages.settings.webhooks.deliveries.kind.mail': 'Mail',
   'pages.settings.webhooks.deliveries.kind.webhook': 'Webhook',
+  'pages.settings.webhooks.deliveries.kind.notice': 'User notice',
   'pages.settings.webhooks.deliveries.refresh': 'Refresh',
   'pages.settings.webhooks.deliveries.status.failed': 'Failed',
   'pages.settings.webhooks.deliveries.status.pending': 'Pending / retrying',

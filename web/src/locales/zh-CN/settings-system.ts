@@ -113,4 +113,12 @@ export default {
   'pages.settings.system.worker.url': 'Worker 地址',
   'pages.settings.system.worker.url.help': '用于代理获取图片等外部资源，不填写则直接请求',
   'pages.settings.system.worker.url.placeholder': '例如：https://workername.yourdomain.workers.dev',
+  // WxPusher and user notices
+  'pages.settings.system.wxpusher.title': '配置 WxPusher 与用户通知',
+  'pages.settings.system.wxpusher.save': '保存 WxPusher 与通知设置',
+  'pages.settings.system.wxpusher.help': '用户可扫码绑定 WxPusher，通过微信接收余额预警等通知：在 WxPusher 创建应用并填入其 AppToken',
+  'pages.settings.system.wxpusher.appToken': 'WxPusher AppToken',
+  'pages.settings.system.wxpusher.baseUrl': 'WxPusher 接口地址',
+  'pages.settings.system.notify.limitCount': '每位用户同类通知上限（次）',
+  'pages.settings.system.notify.limitMinutes': '通知上限的统计时长（分钟）',
 };

@@ -24,6 +24,7 @@ export default {
   'pages.settings.webhooks.deliveries.column.time': '时间',
   'pages.settings.webhooks.deliveries.kind.mail': '邮件',
   'pages.settings.webhooks.deliveries.kind.webhook': 'Webhook',
+  'pages.settings.webhooks.deliveries.kind.notice': '用户通知',
   'pages.settings.webhooks.deliveries.refresh': '刷新',
   'pages.settings.webhooks.deliveries.status.failed': '失败',
   'pages.settings.webhooks.deliveries.status.pending': '等待/重试中',

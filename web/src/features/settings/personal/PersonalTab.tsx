@@ -8,6 +8,7 @@ import { BalanceCard } from './BalanceCard';
 import { BindingsCard } from './BindingsCard';
 import { InviteCard } from './InviteCard';
 import { ModelsCard } from './ModelsCard';
+import { NotificationCard } from './NotificationCard';
 import { RateLimitsCard } from './RateLimitsCard';
 import { SecurityCard } from './SecurityCard';
 import { SecondFactorCard } from './SecondFactorCard';
@@ -50,6 +51,9 @@ export function PersonalTab() {
         <Row gutter={[16, 16]}>
           <Col span={24}>
             <BindingsCard user={user} />
+          </Col>
+          <Col span={24}>
+            <NotificationCard />
           </Col>
           <Col span={24}>
             <ModelsCard />

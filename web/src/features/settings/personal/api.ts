@@ -1,4 +1,13 @@
-import type { AffTransferBody, EmailBindBody, UpdateSelfBody, WechatCodeBody } from '@aigw/contracts';
+import type {
+  AffTransferBody,
+  EmailBindBody,
+  UpdateSelfBody,
+  UpdateUserSettingBody,
+  UserSettingView,
+  WechatCodeBody,
+  WxPusherBindResult,
+  WxPusherQrCode,
+} from '@aigw/contracts';
 import { api } from '../../../api/api';
 
 /** The fields the Telegram login widget hands back, forwarded as the bind call's body. */
@@ -44,6 +53,20 @@ export const personalApi = api.injectEndpoints({
       query: (body) => ({ url: '/user/self', method: 'PUT', body }),
     }),
     deleteOwnAccount: build.mutation<null, void>({ query: () => ({ url: '/user/self', method: 'DELETE' }) }),
+    /** The own notification settings (secrets left out: only whether each is set). */
+    userSetting: build.query<UserSettingView, void>({ query: () => '/user/setting', providesTags: ['UserSetting'] }),
+    updateUserSetting: build.mutation<UserSettingView, UpdateUserSettingBody>({
+      query: (body) => ({ url: '/user/setting', method: 'PUT', body }),
+      invalidatesTags: (_result, error) => (error ? [] : ['UserSetting']),
+    }),
+    /** A fresh WxPusher QR code each call (a mutation: never served from the cache). */
+    wxPusherQrCode: build.mutation<WxPusherQrCode, void>({ query: () => ({ url: '/user/wxpusher/qrcode' }) }),
+    /** Whether the code was scanned; bound stores the uid (POST, rule R12). */
+    bindWxPusher: build.mutation<WxPusherBindResult, { code: string }>({
+      query: (body) => ({ url: '/user/wxpusher/bind', method: 'POST', body }),
+      invalidatesTags: (result) => (result?.bound ? ['UserSetting'] : []),
+    }),
+    unbindWxPusher: build.mutation<null, void>({ query: () => ({ url: '/user/wxpusher', method: 'DELETE' }), invalidatesTags: ['UserSetting'] }),
   }),
 });
 
@@ -57,4 +80,9 @@ export const {
   useGenerateAccessTokenMutation,
   useChangeOwnPasswordMutation,
   useDeleteOwnAccountMutation,
+  useUserSettingQuery,
+  useUpdateUserSettingMutation,
+  useWxPusherQrCodeMutation,
+  useBindWxPusherMutation,
+  useUnbindWxPusherMutation,
 } = personalApi;

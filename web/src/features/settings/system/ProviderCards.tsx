@@ -65,3 +65,27 @@ export function TurnstileCard() {
     </OptionSection>
   );
 }
+
+/** WxPusher (users' WeChat notices, bound by QR code) and the per-user notification limit. */
+export function WxPusherCard() {
+  const t = useText();
+  return (
+    <OptionSection
+      title={t('pages.settings.system.wxpusher.title', '配置 WxPusher 与用户通知')}
+      saveLabel={t('pages.settings.system.wxpusher.save', '保存 WxPusher 与通知设置')}
+      keys={['WxPusherAppToken', 'WxPusherBaseUrl', 'NotifyLimitCount', 'NotificationLimitDurationMinute']}
+      help={t('pages.settings.system.wxpusher.help', '用户可扫码绑定 WxPusher，通过微信接收余额预警等通知：在 WxPusher 创建应用并填入其 AppToken')}
+    >
+      <FieldGrid>
+        <OptionField name="WxPusherAppToken" label={t('pages.settings.system.wxpusher.appToken', 'WxPusher AppToken')} />
+        <OptionField
+          name="WxPusherBaseUrl"
+          label={t('pages.settings.system.wxpusher.baseUrl', 'WxPusher 接口地址')}
+          input={<Input placeholder="https://wxpusher.zjiecode.com" />}
+        />
+        <OptionField name="NotifyLimitCount" label={t('pages.settings.system.notify.limitCount', '每位用户同类通知上限（次）')} />
+        <OptionField name="NotificationLimitDurationMinute" label={t('pages.settings.system.notify.limitMinutes', '通知上限的统计时长（分钟）')} />
+      </FieldGrid>
+    </OptionSection>
+  );
+}

@@ -2,7 +2,7 @@ import { EmailWhitelistCard } from './EmailWhitelistCard';
 import { LoginSwitchesCard } from './LoginSwitchesCard';
 import { GitHubCard, LinuxDOCard, OidcCard } from './OAuthCards';
 import { PaymentCard } from './PaymentCard';
-import { TelegramCard, TurnstileCard, WeChatCard } from './ProviderCards';
+import { TelegramCard, TurnstileCard, WeChatCard, WxPusherCard } from './ProviderCards';
 import { GeneralCard, WorkerCard } from './ServerCards';
 import { SmtpCard } from './SmtpCard';
 import { PasskeyCard } from './PasskeyCard';
@@ -20,6 +20,7 @@ export function SystemTab() {
       <GitHubCard />
       <WeChatCard />
       <TelegramCard />
+      <WxPusherCard />
       <TurnstileCard />
       <LinuxDOCard />
       <OidcCard />

@@ -20,6 +20,7 @@ export function DeliveriesCard() {
   const kindLabels: Record<DeliveryView['kind'], string> = {
     mail: t('pages.settings.webhooks.deliveries.kind.mail', '邮件'),
     webhook: t('pages.settings.webhooks.deliveries.kind.webhook', 'Webhook'),
+    notice: t('pages.settings.webhooks.deliveries.kind.notice', '用户通知'),
   };
   const statusLabels: Record<DeliveryView['status'], string> = {
     pending: t('pages.settings.webhooks.deliveries.status.pending', '等待/重试中'),
@@ -88,6 +89,7 @@ export function DeliveriesCard() {
               { value: '', label: any },
               { value: 'mail', label: kindLabels.mail },
               { value: 'webhook', label: kindLabels.webhook },
+              { value: 'notice', label: kindLabels.notice },
             ]}
           />
           <Select
