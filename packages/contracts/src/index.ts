@@ -19,3 +19,4 @@ export * from './notifications.js';
 export * from './event-catalogue.js';
 export * from './jobs.js';
 export * from './tasks.js';
+export * from './log-messages.js';

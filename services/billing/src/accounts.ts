@@ -77,7 +77,7 @@ async function openAccount(context: BillingContext, user: EventPayload<'identity
       await writeLog(manager, {
         userId: user.user_id,
         type: LogType.System,
-        content: `new user gift ${formatQuota(newUserQuota, perUnit)}`,
+        message: { id: 'gift.new_user', params: { quota: formatQuota(newUserQuota, perUnit) } },
         quota: newUserQuota,
         username: user.username,
       });
@@ -90,7 +90,7 @@ async function openAccount(context: BillingContext, user: EventPayload<'identity
         await writeLog(manager, {
           userId: user.user_id,
           type: LogType.System,
-          content: `invite code gift ${formatQuota(inviteeQuota, perUnit)}`,
+          message: { id: 'gift.invitee', params: { quota: formatQuota(inviteeQuota, perUnit) } },
           quota: inviteeQuota,
           username: user.username,
         });
@@ -104,7 +104,7 @@ async function openAccount(context: BillingContext, user: EventPayload<'identity
         await writeLog(manager, {
           userId: user.inviter_id,
           type: LogType.System,
-          content: `invited a user: reward ${formatQuota(inviterReward, perUnit)} (pending transfer)`,
+          message: { id: 'invite.reward', params: { quota: formatQuota(inviterReward, perUnit) } },
         });
       }
     }
@@ -177,7 +177,7 @@ export async function registerAccountResponders(context: BillingContext): Promis
               userId: user_id,
               type: LogType.Manage,
               quota: change,
-              content: `admin ${actor_username} changed the quota from ${formatQuota(current, perUnit)} to ${formatQuota(target, perUnit)}`,
+              message: { id: 'quota.admin_set', params: { admin: actor_username, from: formatQuota(current, perUnit), to: formatQuota(target, perUnit) } },
             });
           }
           if (quota !== undefined) {
@@ -239,7 +239,7 @@ export async function transferInviteEarnings(context: BillingContext, userId: nu
       userId,
       type: LogType.System,
       quota: amount,
-      content: `transferred invite earnings ${formatQuota(amount, perUnit)} to the balance`,
+      message: { id: 'invite.transfer', params: { quota: formatQuota(amount, perUnit) } },
     });
   });
   await adjustLiveUser(context.counters, userId, amount);

@@ -1,4 +1,5 @@
 import type { EntityManager } from 'typeorm';
+import { renderLogMessage, type LogMessage } from '@aigw/contracts';
 import { counterKeys, param, queryRows, type Counters } from '@aigw/platform';
 import { AccountEntity, LogEntity, type LedgerKind } from './entities/index.js';
 
@@ -91,7 +92,8 @@ export async function ensureAccount(
 export interface LogInput {
   userId: number;
   type: number;
-  content: string;
+  /** What happened, as data: read in the reader's language (log-messages.ts in contracts). */
+  message: LogMessage;
   quota?: number;
   username?: string;
 }
@@ -104,7 +106,7 @@ export async function writeLog(manager: EntityManager, input: LogInput): Promise
     user_id: input.userId,
     username,
     type: input.type,
-    content: input.content,
+    ...storedLogMessage(input.message),
     quota: input.quota ?? 0,
     created_at: Math.floor(Date.now() / 1000),
     request_id: null,
@@ -114,6 +116,11 @@ export async function writeLog(manager: EntityManager, input: LogInput): Promise
 /** After commit: moves the live counter by the same delta, if the counter is loaded (else it seeds from the database later). */
 export async function adjustLiveUser(counters: Counters, userId: number, delta: number): Promise<void> {
   if (delta !== 0) await counters.adjust(counterKeys.user(userId), delta);
+}
+
+/** A log row's message as stored: the en-US text as `content`, the message itself in `other`. */
+export function storedLogMessage(message: LogMessage): { content: string; other: string } {
+  return { content: renderLogMessage(message, 'en-US'), other: JSON.stringify({ message }) };
 }
 
 /** `$12.34` for log texts, from quota units. */

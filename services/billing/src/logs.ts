@@ -1,5 +1,5 @@
 import type { DataSource, SelectQueryBuilder } from 'typeorm';
-import { JobName, LogType, type LogQuery, type LogStat, type LogView, type Page } from '@aigw/contracts';
+import { JobName, logContentFor, LogType, type LogQuery, type LogStat, type LogView, type Page } from '@aigw/contracts';
 import { recordedJob } from '@aigw/platform';
 import type { BillingContext } from './context.js';
 import { LogEntity } from './entities/index.js';
@@ -39,12 +39,13 @@ function applyFilter(builder: SelectQueryBuilder<LogEntity>, filter: LogFilter, 
   return builder;
 }
 
-export function toLogView(row: LogEntity): LogView {
+/** A row as the log routes answer it; an account row's text in the reader's language (the console sends its own). */
+export function toLogView(row: LogEntity, acceptLanguage?: string): LogView {
   return {
     id: row.id,
     created_at: row.created_at,
     type: row.type,
-    content: row.content,
+    content: logContentFor(row, acceptLanguage),
     user_id: row.user_id,
     username: row.username,
     token_id: row.token_id,
@@ -66,7 +67,7 @@ export function toLogView(row: LogEntity): LogView {
  * What a user sees of their own row: no channel, and `other` without admin_info (which names
  * the upstream channels used). Unparseable `other` is dropped rather than passed on unchecked.
  */
-export function toSelfLogView(row: LogEntity): LogView {
+export function toSelfLogView(row: LogEntity, acceptLanguage?: string): LogView {
   let other = '';
   if (row.other) {
     try {
@@ -79,7 +80,7 @@ export function toSelfLogView(row: LogEntity): LogView {
       other = '';
     }
   }
-  return { ...toLogView(row), channel: 0, other };
+  return { ...toLogView(row, acceptLanguage), channel: 0, other };
 }
 
 /** A page of logs, newest first. */

@@ -150,7 +150,7 @@ export async function redeem(context: BillingContext, user: { userId: number; us
       username: user.username,
       type: LogType.Topup,
       quota,
-      content: `top-up via redemption code: ${formatQuota(quota, options.get('QuotaPerUnit'))}, code id ${id}`,
+      message: { id: 'topup.redemption', params: { quota: formatQuota(quota, options.get('QuotaPerUnit')), code_id: String(id) } },
     });
     return quota;
   });

@@ -3,7 +3,7 @@ import { LogType, type TaskRefund } from '@aigw/contracts';
 import { counterKeys, isUniqueViolation, onEvent, param, queryRows, type Subscription } from '@aigw/platform';
 import type { BillingContext } from './context.js';
 import { AccountEntity, LedgerEntryEntity, LedgerKind, LogEntity } from './entities/index.js';
-import { adjustLiveUser, applyToAccount, ensureAccount, formatQuota } from './ledger.js';
+import { adjustLiveUser, applyToAccount, ensureAccount, formatQuota, storedLogMessage } from './ledger.js';
 import { publishAccountUpdated } from './events.js';
 
 /**
@@ -112,10 +112,16 @@ async function refundInTransaction(context: Pick<BillingContext, 'options'>, man
     username: account?.username ?? '',
     created_at: refund.created_at,
     type: LogType.System,
-    content:
-      amount > 0
-        ? `task ${task.task_id} (${task.platform} ${task.action}) failed${reason}; refunded ${formatQuota(amount, context.options.get('QuotaPerUnit'))}`
-        : `task ${task.task_id} (${task.platform} ${task.action}) failed${reason}; nothing was charged, nothing refunded`,
+    ...storedLogMessage({
+      id: amount > 0 ? 'task.refunded' : 'task.not_charged',
+      params: {
+        task_id: task.task_id,
+        platform: task.platform,
+        action: task.action,
+        reason,
+        ...(amount > 0 ? { quota: formatQuota(amount, context.options.get('QuotaPerUnit')) } : {}),
+      },
+    }),
     token_id: refund.token_id,
     token_name: token?.name ?? '',
     quota: amount,

@@ -192,12 +192,18 @@ export async function completeOrder(context: BillingContext, tradeNo: string, co
       requestId: `topup:${order.trade_no}`,
     });
     if (balance === null) throw new Error(`account ${order.user_id} vanished while crediting top-up ${order.trade_no}`);
-    const byHand = completion.by ? ` (completed by admin ${completion.adminUsername ?? completion.by})` : '';
     await writeLog(manager, {
       userId: order.user_id,
       type: LogType.Topup,
       quota: order.amount,
-      content: `online top-up succeeded, top-up amount: ${formatQuota(order.amount, options.get('QuotaPerUnit'))}, paid: ${order.money}${byHand}`,
+      message: {
+        id: completion.by ? 'topup.online_by_admin' : 'topup.online',
+        params: {
+          quota: formatQuota(order.amount, options.get('QuotaPerUnit')),
+          money: String(order.money),
+          ...(completion.by ? { admin: String(completion.adminUsername ?? completion.by) } : {}),
+        },
+      },
     });
     return order;
   });

@@ -99,7 +99,8 @@ describe.each(backends)('accounts (%s)', (backend) => {
     }
     expect((await gateway.call('GET', `/api/user/${edited.id}`, { session: root })).json().data).toMatchObject({ quota: 200, display_name: 'edited' });
     const manage = (await logs(edited)).filter((row: { type: number }) => row.type === 3);
-    expect(manage.map((row: { content: string }) => row.content)).toEqual(expect.arrayContaining([expect.stringMatching(/from \$0\.01 to \$0\.00/)]));
+    // The default console (zh-CN) reads it in Chinese.
+    expect(manage.map((row: { content: string }) => row.content)).toEqual(expect.arrayContaining([expect.stringMatching(/将额度从 \$0\.01 修改为 \$0\.00$/)]));
   });
 
   it('refuses online top-up while no payment gateway is configured, after checking the amount, and changes nothing', async () => {

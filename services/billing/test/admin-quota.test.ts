@@ -196,7 +196,9 @@ describe.each(backends)('admin quota edits (%s)', (backend) => {
     expect(await balance()).toBe(0);
     const last = await db.getRepository(LedgerEntryEntity).findOne({ where: { user_id: alice.id, kind: LedgerKind.Admin }, order: { id: 'DESC' } });
     expect(last).toMatchObject({ amount: -before, actor_id: admin.id });
-    const logs = (await gateway.call('GET', `/api/log/?p=1&page_size=100&type=3&username=alice`, { session: root })).json().data.items as Array<{
+    const logs = (
+      await gateway.call('GET', `/api/log/?p=1&page_size=100&type=3&username=alice`, { session: root, headers: { 'accept-language': 'en-US' } })
+    ).json().data.items as Array<{
       content: string;
       quota: number;
     }>;

@@ -116,6 +116,20 @@ describe.each(backends)('redemption codes (%s)', (backend) => {
     expect(code.redeemed_time).toBeGreaterThan(0);
     const log = await db.getRepository(LogEntity).findOneByOrFail({ user_id: alice.id, type: 1 });
     expect(log).toMatchObject({ quota: 1_000_000, username: 'alice', content: `top-up via redemption code: $2.00, code id ${code.id}` });
+    // Kept as data, read in the reader's language (the console sends its own); the stored text stays en-US.
+    expect(JSON.parse(log.other)).toEqual({ message: { id: 'topup.redemption', params: { quota: '$2.00', code_id: String(code.id) } } });
+    const contentIn = async (language: string | undefined, session: Session, route: string) => {
+      const listed = (
+        await gateway.call('GET', `${route}?p=1&page_size=100&type=1`, { session, headers: language ? { 'accept-language': language } : {} })
+      ).json();
+      return (listed.data.items as Array<{ id: number; content: string }>).find((item) => item.id === log.id)?.content;
+    };
+    for (const route of ['/api/log/self', '/api/log/']) {
+      const reader = route === '/api/log/' ? root : alice;
+      expect(await contentIn('zh-CN', reader, route)).toBe(`通过兑换码充值 $2.00，兑换码 ID ${code.id}`);
+      expect(await contentIn('en-US,en;q=0.9', reader, route)).toBe(`top-up via redemption code: $2.00, code id ${code.id}`);
+      expect(await contentIn(undefined, reader, route)).toBe(`通过兑换码充值 $2.00，兑换码 ID ${code.id}`);
+    }
 
     const again = (await gateway.call('POST', '/api/user/topup', { session: alice, body: { key } })).json();
     expect(again).toEqual({ success: false, message: INVALID_CODE_MESSAGE });

@@ -300,6 +300,9 @@ describe.each(backends)('channels (%s)', (backend) => {
     });
     expect(await gateway.env.infra.bus.request('channels.channel.key', { channel_id: answer.data.id })).toEqual({ key: keys.at(-1) });
     expect((await abilities(answer.data.id)).length).toBe(2);
+    // Without a suffix the copy is named in the admin's language (the console sends it).
+    const english = (await gateway.call('POST', `/api/channel/copy/${id}`, { session: root, headers: { 'accept-language': 'en-US' } })).json();
+    expect((await call('GET', `/api/channel/${english.data.id}`)).data).toMatchObject({ name: 'original_copy' });
     const custom = await call('POST', `/api/channel/copy/${id}?suffix=-b&reset_balance=false`);
     expect((await call('GET', `/api/channel/${custom.data.id}`)).data).toMatchObject({ name: 'original-b', balance: 12.5, used_quota: 999 });
     expect(await gateway.call('POST', '/api/channel/copy/424242', { session: root })).toMatchObject({ statusCode: 404 });

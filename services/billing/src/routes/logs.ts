@@ -14,12 +14,28 @@ export const logRoutes: FastifyPluginAsyncZod<{ context: BillingContext }> = asy
 
   app.get('/api/log/', { schema: { querystring: listQuery }, config: { access: 'admin' } }, async (request) => {
     const { rows, total } = await listLogs(db, request.query, request.query);
-    return { success: true, message: '', data: toPage(rows.map(toLogView), total, request.query) };
+    return {
+      success: true,
+      message: '',
+      data: toPage(
+        rows.map((row) => toLogView(row, request.headers['accept-language'])),
+        total,
+        request.query,
+      ),
+    };
   });
 
   app.get('/api/log/self', { schema: { querystring: listQuery }, config: { access: 'user' } }, async (request) => {
     const { rows, total } = await listLogs(db, selfFilter(request.query, requireAuth(request).userId), request.query);
-    return { success: true, message: '', data: toPage(rows.map(toSelfLogView), total, request.query) };
+    return {
+      success: true,
+      message: '',
+      data: toPage(
+        rows.map((row) => toSelfLogView(row, request.headers['accept-language'])),
+        total,
+        request.query,
+      ),
+    };
   });
 
   app.get('/api/log/stat', { schema: { querystring: logQuerySchema }, config: { access: 'admin' } }, async (request) => {

@@ -14,7 +14,7 @@ import { rebuildAllAbilities } from '../abilities.js';
 import { copyChannel, createChannels, deleteChannel, deleteChannels, getChannel, updateChannel } from '../channels.js';
 import { listChannels } from '../listing.js';
 import { toChannelView } from '../domain/channel-fields.js';
-import { batchDeleteBody, copyQuery, idParams, updateBodySchema } from './schemas.js';
+import { batchDeleteBody, copyQuery, copySuffix, idParams, updateBodySchema } from './schemas.js';
 
 /** Channel management (admin): the table, the editor, copy, deletes and the abilities repair; every change audited. */
 export const channelRoutes: FastifyPluginAsyncZod<{ context: ChannelsContext }> = async (app, { context }) => {
@@ -49,7 +49,7 @@ export const channelRoutes: FastifyPluginAsyncZod<{ context: ChannelsContext }> 
     const id = await copyChannel(
       context,
       request.params.id,
-      { suffix: request.query.suffix, resetBalance: request.query.reset_balance },
+      { suffix: request.query.suffix ?? copySuffix(request.headers['accept-language']), resetBalance: request.query.reset_balance },
       auditSourceOf(request),
     );
     return { success: true, message: '', data: { id } satisfies CopiedChannel };

@@ -1,17 +1,23 @@
 import { z } from 'zod';
-import { idSchema, tagNameSchema, updateChannelBodySchema } from '@aigw/contracts';
+import { idSchema, localeFromAcceptLanguage, tagNameSchema, updateChannelBodySchema } from '@aigw/contracts';
 
 export const idParams = z.object({ id: idSchema });
 
 export const updateBodySchema = updateChannelBodySchema;
 
 export const copyQuery = z.object({
-  suffix: z.string().max(32).default('_复制'),
+  /** Absent: the copy suffix of the admin's language (`_复制`, `_copy`: copySuffix). */
+  suffix: z.string().max(32).optional(),
   reset_balance: z
     .enum(['true', 'false'])
     .default('true')
     .transform((value) => value === 'true'),
 });
+
+/** The name suffix of a channel copy when the admin names none: in the language their console sends. */
+export function copySuffix(acceptLanguage: string | undefined): string {
+  return localeFromAcceptLanguage(acceptLanguage) === 'en-US' ? '_copy' : '_复制';
+}
 
 export const tagBody = z.object({ tag: tagNameSchema });
 
