@@ -3,6 +3,7 @@ import { multiKeyModeSchema, routingKeysSchema } from './channel-keys.js';
 import { rateLimitsSchema } from './limits.js';
 import { idSchema, pageQuerySchema } from './envelope.js';
 import { MAX_MODEL_NAME_LENGTH } from './billing.js';
+import { msg } from './messages.js';
 
 /** Channel type numbers, exactly as the established product stores them (docs/compatibility.md section 2.1). */
 export const ChannelType = {
@@ -339,7 +340,7 @@ export const tagEditBodySchema = z.object({
     .trim()
     .max(65536)
     .nullish()
-    .refine((value) => !value || isJsonObject(value), '模型映射必须是合法的 JSON 格式！')
+    .refine((value) => !value || isJsonObject(value), msg('channels.model_mapping_json'))
     .transform((value) => value || undefined)
     .optional(),
   /** Comma-separated groups. */

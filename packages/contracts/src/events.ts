@@ -6,6 +6,7 @@ import { channelFailureSchema, channelOperationSchema, routingChannelSchema } fr
 import { deadLetterRecordedSchema } from './dead-letters.js';
 import { taskRefundSchema, taskUpdateSchema } from './tasks.js';
 import { defaultNotificationSettings, notificationSettingsSchema } from './notifications.js';
+import { localeSchema } from './locale.js';
 
 /**
  * The bus event map: subject -> payload schema. Subjects are `domain.noun.past-tense-verb`.
@@ -21,13 +22,6 @@ import { defaultNotificationSettings, notificationSettingsSchema } from './notif
 export const USAGE_LEDGER_CONSUMER = 'billing-usage';
 
 /** The two console languages; mails are written in the recipient's. */
-export const localeSchema = z.enum(['zh-CN', 'en-US']);
-export type Locale = z.infer<typeof localeSchema>;
-
-/** The locale an Accept-Language header asks for (the console sends its chosen language); Chinese by default. */
-export function localeFromAcceptLanguage(header: string | undefined): Locale {
-  return header?.trim().toLowerCase().startsWith('en') ? 'en-US' : 'zh-CN';
-}
 
 const userSnapshot = z.object({
   user_id: z.number().int(),

@@ -1,4 +1,4 @@
-import { localeFromAcceptLanguage, type Locale } from './events.js';
+import { localeFromAcceptLanguage, type Locale } from './locale.js';
 
 /**
  * What an account log row (top-ups, gifts, an admin's quota change, a task refund) says, kept as

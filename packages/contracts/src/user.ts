@@ -3,6 +3,7 @@ import { rateLimitsSchema } from './limits.js';
 import { manageActions, Role } from './roles.js';
 import { idSchema } from './envelope.js';
 import { normalizeUsername, usernameProblem } from './username.js';
+import { msg } from './messages.js';
 
 /** Limits of docs/product.md section 4. */
 export const USERNAME_MAX = 12;
@@ -142,8 +143,8 @@ export type UpdateSelfBody = z.infer<typeof updateSelfBodySchema>;
 
 /** POST /api/user/ (admin): username and password cannot be empty. */
 export const createUserBodySchema = z.object({
-  username: newUsername('username and password cannot be empty'),
-  password: z.string().min(1, 'username and password cannot be empty').pipe(password),
+  username: newUsername(msg('users.credentials_required')),
+  password: z.string().min(1, msg('users.credentials_required')).pipe(password),
   display_name: displayName.optional(),
   /** Only the roles the product knows (an odd level would pass admin checks yet never be demotable); below the creator's own. */
   role: z

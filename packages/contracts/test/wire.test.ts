@@ -1,4 +1,4 @@
-import { channelSearchQuerySchema, logOtherSchema, pricingAnswerSchema, tagEditBodySchema, topUpPayAnswerSchema } from '../src';
+import { channelSearchQuerySchema, msg, logOtherSchema, pricingAnswerSchema, tagEditBodySchema, topUpPayAnswerSchema } from '../src';
 
 // Shapes the console and the services both read from here: what each side relies on.
 describe('wire shapes', () => {
@@ -8,7 +8,7 @@ describe('wire shapes', () => {
       priority: 3,
     });
     expect(tagEditBodySchema.parse({ tag: 'team', new_tag: '' })).toEqual({ tag: 'team', new_tag: '' });
-    expect(tagEditBodySchema.safeParse({ tag: 'team', model_mapping: '[1]' }).error?.issues[0]?.message).toBe('模型映射必须是合法的 JSON 格式！');
+    expect(tagEditBodySchema.safeParse({ tag: 'team', model_mapping: '[1]' }).error?.issues[0]?.message).toBe(msg('channels.model_mapping_json'));
     expect(tagEditBodySchema.safeParse({ tag: ' ' }).error?.issues[0]?.message).toBe('标签不能为空！');
   });
 

@@ -1,4 +1,5 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { localizeMessage, requestLocale, type Locale } from '@aigw/contracts';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { BusRequestError } from './bus/bus.js';
 import { AppError, UserError } from './errors.js';
@@ -84,19 +85,17 @@ export function dependencyOutage(error: unknown): DependencyOutage | null {
  * errors are logged with their stack and answer 500; a 5xx never echoes internals.
  */
 export function describeError(error: FastifyError | Error, request: FastifyRequest): ErrorAnswer {
+  const locale = requestLocale(request.headers['accept-language']);
   if (hasZodFastifySchemaValidationErrors(error)) {
-    const message = error.validation
-      .map((issue) => {
-        const field = issue.instancePath.replace(/^\//, '').replaceAll('/', '.');
-        const where = field || (issue.params as { issue?: { path?: PropertyKey[] } })?.issue?.path?.join('.') || error.validationContext;
-        return where ? `${where}: ${issue.message}` : issue.message;
-      })
-      .join('; ');
-    return { statusCode: 200, message, code: 'invalid_request' };
+    const issues = error.validation.map((issue) => {
+      const field = issue.instancePath.replace(/^\//, '').replaceAll('/', '.');
+      return { where: field || (issue.params as { issue?: { path?: PropertyKey[] } })?.issue?.path?.join('.') || '', message: issue.message ?? '' };
+    });
+    return { statusCode: 200, message: validationMessage(issues, locale, error.validationContext), code: 'invalid_request' };
   }
   if (error instanceof AppError) {
     if (error.report) reportOutage(request, error.code, error);
-    const message = error.statusCode >= 500 ? serverErrorMessage(error.statusCode) : error.message;
+    const message = error.statusCode >= 500 ? serverErrorMessage(error.statusCode) : localizeMessage(error.message, locale);
     const param = error instanceof UserError && error.param !== undefined ? { param: error.param } : {};
     return {
       statusCode: error.statusCode,
@@ -121,6 +120,32 @@ export function describeError(error: FastifyError | Error, request: FastifyReque
   }
   request.log.error({ err: error }, 'unhandled error');
   return { statusCode: 500, message: serverErrorMessage(500), code: 'internal_error' };
+}
+
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/**
+ * One line for a failed validation, in the caller's language: each failing field named once, the
+ * fields that fail for the same reason together, and no field named again where the message
+ * already names it ("username and password cannot be empty", not that twice behind each name).
+ */
+export function validationMessage(issues: Array<{ where: string; message: string }>, locale: Locale, context?: string): string {
+  const byMessage = new Map<string, string[]>();
+  for (const issue of issues) {
+    const message = localizeMessage(issue.message, locale);
+    const fields = byMessage.get(message) ?? [];
+    const where = issue.where || context || '';
+    if (where && !fields.includes(where)) fields.push(where);
+    byMessage.set(message, fields);
+  }
+  return [...byMessage]
+    .map(([message, fields]) => {
+      // A message written to name its fields starts with one ("name must be ...", "username and password ...").
+      const names = (field: string) => new RegExp(`(^|[^\\w.])${escapeRegExp(field)}([^\\w]|$)`).test(message);
+      const namesItself = fields.some((field) => new RegExp(`^${escapeRegExp(field)}([^\\w]|$)`).test(message)) && fields.every(names);
+      return fields.length > 0 && !namesItself ? `${fields.join(', ')}: ${message}` : message;
+    })
+    .join('; ');
 }
 
 /** The error's own words and those of its cause, scrubbed: enough to tell outages apart without a stack. */

@@ -1,4 +1,4 @@
-import { LogType, MAX_QUOTA, Role, storedRateLimits, type EventPayload } from '@aigw/contracts';
+import { LogType, MAX_QUOTA, msg, Role, storedRateLimits, type EventPayload } from '@aigw/contracts';
 import { isPostgres, onEvent, publishAudit, queryRows, replyTyped, UserError, type Subscription } from '@aigw/platform';
 import type { BillingContext } from './context.js';
 import { AccountEntity, LedgerEntryEntity, LedgerKind } from './entities/index.js';
@@ -223,7 +223,7 @@ export async function registerAccountResponders(context: BillingContext): Promis
  */
 export async function transferInviteEarnings(context: BillingContext, userId: number, amount: number): Promise<string> {
   const perUnit = context.options.get('QuotaPerUnit');
-  if (amount < perUnit) throw new UserError(`quota: minimum transfer amount is ${formatQuota(perUnit, perUnit)}`);
+  if (amount < perUnit) throw new UserError(msg('transfer.minimum', { minimum: formatQuota(perUnit, perUnit) }));
   await context.db.transaction(async (manager) => {
     await ensureAccount(manager, userId);
     // One conditional statement: two concurrent transfers cannot both spend the same earnings.

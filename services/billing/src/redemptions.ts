@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import { Brackets, type DataSource } from 'typeorm';
-import { LogType, RedemptionStatus, type Page, type RedemptionView } from '@aigw/contracts';
+import { LogType, msg, RedemptionStatus, type Page, type RedemptionView } from '@aigw/contracts';
 import { escapeLike, NotFoundError, param, queryRows, UserError } from '@aigw/platform';
 import type { BillingContext } from './context.js';
 import { LedgerKind, RedemptionEntity } from './entities/index.js';
@@ -8,7 +8,7 @@ import { adjustLiveUser, applyToAccount, ensureAccount, formatQuota, writeLog } 
 import { publishAccountUpdated } from './events.js';
 
 /** The one answer for a wrong, used or disabled code: which of them it was is nobody's business. */
-export const INVALID_CODE_MESSAGE = 'invalid or already used redemption code';
+export const INVALID_CODE_MESSAGE = msg('redemption.invalid');
 
 /** 128 random bits as 32 hex characters: unguessable, and the unique index forbids a repeat. */
 export function newRedemptionKey(): string {

@@ -3,6 +3,7 @@ import {
   epayPaymentTypes,
   groupRatio,
   LogType,
+  msg,
   topUpQuote,
   TopUpStatus,
   type Page,
@@ -26,7 +27,7 @@ import { epayVerify, moneyCents, newTradeNo, NOTIFY_FAIL, NOTIFY_SUCCESS, purcha
  */
 
 /** The product's refusal when PayAddress, EpayId or EpayKey is missing (docs/product.md section 8). */
-export const TOPUP_DISABLED_MESSAGE = '管理员未开启在线充值！';
+export const TOPUP_DISABLED_MESSAGE = msg('topup.disabled');
 export const EPAY_GATEWAY = 'epay';
 
 const nowSeconds = () => Math.floor(Date.now() / 1000);

@@ -72,7 +72,7 @@ describe.each(backends)('accounts (%s)', (backend) => {
   it('transfers invite earnings: at least one unit, at most what is pending, atomically', async () => {
     const inviter = await gateway.login('inviter', 'inviter-pass');
     const small = (await gateway.call('POST', '/api/user/aff_transfer', { session: inviter, body: { quota: 1000 } })).json();
-    expect(small).toEqual({ success: false, message: 'quota: minimum transfer amount is $1.00' });
+    expect(small).toEqual({ success: false, message: 'quota：最小划转额度为 $1.00' });
     const tooMuch = (await gateway.call('POST', '/api/user/aff_transfer', { session: inviter, body: { quota: 800000 } })).json();
     expect(tooMuch.message).toMatch(/^quota: more than/);
     for (const bad of [-1, 1.5, '600000', 2 ** 63]) {

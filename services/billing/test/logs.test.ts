@@ -109,10 +109,10 @@ describe.each(backends)('logs (%s)', (backend) => {
   });
 
   it('refuses bad filters naming the field', async () => {
-    expect((await get('/api/log/?type=9', root)).message).toMatch(/^type:/);
-    expect((await get('/api/log/self?start_timestamp=yesterday', alice)).message).toMatch(/^start_timestamp:/);
-    expect((await get('/api/log/?page_size=1000', root)).message).toMatch(/^page_size:/);
-    expect((await gateway.call('DELETE', '/api/log/', { session: root })).json().message).toMatch(/^target_timestamp:/);
+    expect((await get('/api/log/?type=9', root)).message).toMatch(/^type\b/);
+    expect((await get('/api/log/self?start_timestamp=yesterday', alice)).message).toMatch(/^start_timestamp\b/);
+    expect((await get('/api/log/?page_size=1000', root)).message).toMatch(/^page_size\b/);
+    expect((await gateway.call('DELETE', '/api/log/', { session: root })).json().message).toMatch(/^target_timestamp\b/);
   });
 
   it('keeps users and guests out of the admin routes', async () => {

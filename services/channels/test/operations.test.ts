@@ -230,8 +230,8 @@ describe.each(backends)('channel tests, balances and model lists through the rel
     const unsaved = { type: 43, base_url: mock.url, key: 'sk-new-1\nsk-new-2', allow_private_network: true };
     expect(await call('POST', '/api/channel/fetch_models', unsaved)).toEqual({ success: true, message: '', data: ['mock-embed', 'mock-gpt', 'mock-gpt-mini'] });
     expect(mock.requests.map(keyOf)).toEqual(['sk-lister', 'sk-new-1']);
-    expect((await call('POST', '/api/channel/fetch_models', { type: 43, key: '' })).message).toMatch(/^key: /);
-    expect((await call('POST', '/api/channel/fetch_models', { type: 999, key: 'k' })).message).toMatch(/^type: /);
+    expect((await call('POST', '/api/channel/fetch_models', { type: 43, key: '' })).message).toMatch(/^key\b/);
+    expect((await call('POST', '/api/channel/fetch_models', { type: 999, key: 'k' })).message).toMatch(/^type\b/);
 
     mock.keys['sk-lister'] = 'status=401';
     expect(await call('GET', `/api/channel/fetch_models/${id}`)).toEqual({ success: false, message: 'mock upstream: status 401 as asked' });

@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { UserStatus, type LoginResult, type TwoFactorChallenge } from '@aigw/contracts';
+import { msg, UserStatus, type LoginResult, type TwoFactorChallenge } from '@aigw/contracts';
 import { SESSION_COOKIE, setCookie, UserError } from '@aigw/platform';
 import type { IdentityContext } from './context.js';
 import { UserEntity } from './entities/user.entity.js';
@@ -43,7 +43,7 @@ export async function signIn(
   };
 }
 
-const wrongCredentials = 'username or password is wrong, or the user has been banned';
+const wrongCredentials = msg('auth.wrong_credentials');
 
 /**
  * The user a password login names (username or email) when the password is right and the user

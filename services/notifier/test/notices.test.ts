@@ -84,12 +84,12 @@ describe.each(backends)('user notices (%s)', (backend) => {
         const answer = await putSetting(user, body);
         expect([answer.success, answer.message]).toEqual([false, expect.stringMatching(message)]);
       };
-      await bad({ notify_type: 'sms' }, /^notify_type: notify_type must be one of email, webhook, bark, gotify, wxpusher/);
-      await bad({ notify_type: 'email', quota_warning_threshold: -1 }, /^quota_warning_threshold: quota_warning_threshold must not be negative/);
-      await bad({ notify_type: 'gotify', gotify_url: 'https://push.example.com', gotify_priority: 11 }, /^gotify_priority: gotify_priority must be 0 to 10/);
-      await bad({ notify_type: 'webhook', webhook_url: 'ftp://hooks.example.com/x' }, /^webhook_url: webhook_url must be an http\(s\) URL/);
+      await bad({ notify_type: 'sms' }, /^notify_type must be one of email, webhook, bark, gotify, wxpusher/);
+      await bad({ notify_type: 'email', quota_warning_threshold: -1 }, /^quota_warning_threshold must not be negative/);
+      await bad({ notify_type: 'gotify', gotify_url: 'https://push.example.com', gotify_priority: 11 }, /^gotify_priority must be 0 to 10/);
+      await bad({ notify_type: 'webhook', webhook_url: 'ftp://hooks.example.com/x' }, /^webhook_url must be an http\(s\) URL/);
       await bad({ notify_type: 'webhook', webhook_url: 'https://user:pw@hooks.example.com/x' }, /webhook_url must be an http\(s\) URL without user name/);
-      await bad({ notify_type: 'email', notification_email: 'not-an-address' }, /^notification_email: notification_email must be an email address/);
+      await bad({ notify_type: 'email', notification_email: 'not-an-address' }, /^notification_email must be an email address/);
       await bad({ notify_type: 'bark' }, /^bark_url is required for Bark notifications$/);
       await bad({ notify_type: 'gotify', gotify_url: 'https://push.example.com' }, /^gotify_token is required for Gotify notifications$/);
       await bad({ notify_type: 'wxpusher' }, /^bind WxPusher first/);

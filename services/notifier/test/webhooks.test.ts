@@ -50,7 +50,7 @@ describe.each(backends)('webhook endpoints (%s)', (backend) => {
   it('takes a secret given by root (long enough), and rotates it, showing the new one once', async () => {
     const given = 'root-chosen-secret-0123456789-abcdef';
     const short = await call('POST', '/api/webhook/', { url: receiver.url('/b'), subjects: ['relay.>'], secret: 'short' });
-    expect(short).toMatchObject({ success: false, message: expect.stringMatching(/^secret: secret must be at least 32 characters/) });
+    expect(short).toMatchObject({ success: false, message: expect.stringMatching(/^secret must be at least 32 characters/) });
 
     const created = await call('POST', '/api/webhook/', { url: receiver.url('/b'), subjects: ['relay.>'], secret: given });
     expect(created.data.secret).toBe(given);
@@ -81,15 +81,15 @@ describe.each(backends)('webhook endpoints (%s)', (backend) => {
   });
 
   it.each([
-    ['a non-http scheme', { url: 'ftp://hooks.example.com/x' }, /^url: url must be an absolute http:\/\/ or https:\/\/ address/],
-    ['credentials in the URL', { url: 'https://user:pw@hooks.example.com/x' }, /^url: url must not contain a user name or password/],
+    ['a non-http scheme', { url: 'ftp://hooks.example.com/x' }, /^url must be an absolute http:\/\/ or https:\/\/ address/],
+    ['credentials in the URL', { url: 'https://user:pw@hooks.example.com/x' }, /^url must not contain a user name or password/],
     ['a blocked port', { url: 'http://hooks.example.com:25/x' }, /^url: egress blocked: port 25/],
     ['no subjects', { subjects: [] }, /^subjects: choose at least one subject/],
     ['an unknown subject', { subjects: ['relay.>', 'billing.tokn.*'] }, /^subjects\.1: "billing\.tokn\.\*" matches no event/],
     ['an unknown domain', { subjects: ['payments.>'] }, /^subjects\.0: "payments\.>" matches no event/],
     ['a malformed pattern', { subjects: ['relay.>.usage'] }, /^subjects\.0: "relay\.>\.usage" is not a subject pattern/],
     ['mail requests, which carry codes and reset links', { subjects: ['notifier.mail.requested'] }, /^subjects\.0: .* matches no event/],
-    ['a long description', { description: 'x'.repeat(256) }, /^description: description is at most 255 characters/],
+    ['a long description', { description: 'x'.repeat(256) }, /^description is at most 255 characters/],
   ])('refuses %s, naming the field, and writes nothing', async (_name, change, message) => {
     const before = await count();
     const answer = await call('POST', '/api/webhook/', { url: receiver.url('/c'), subjects: ['relay.>'], ...change });
@@ -186,6 +186,6 @@ describe.each(backends)('webhook endpoints (%s)', (backend) => {
     const page2 = await call('GET', `/api/webhook/deliveries?p=2&page_size=2`);
     expect(page2.data.items[0].id).toBeLessThan(all.data.items[1].id);
 
-    expect(await call('GET', '/api/webhook/deliveries?kind=sms')).toMatchObject({ success: false, message: expect.stringMatching(/^kind: /) });
+    expect(await call('GET', '/api/webhook/deliveries?kind=sms')).toMatchObject({ success: false, message: expect.stringMatching(/^kind\b/) });
   });
 });

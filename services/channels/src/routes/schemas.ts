@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { idSchema, localeFromAcceptLanguage, tagNameSchema, updateChannelBodySchema } from '@aigw/contracts';
+import { idSchema, localeFromAcceptLanguage, msg, tagNameSchema, updateChannelBodySchema } from '@aigw/contracts';
 
 export const idParams = z.object({ id: idSchema });
 
@@ -23,8 +23,8 @@ export const tagBody = z.object({ tag: tagNameSchema });
 
 const selection = (message: string) => z.array(idSchema, { error: message }).min(1, message).max(1000);
 
-export const batchDeleteBody = z.object({ ids: selection('请先选择要删除的通道！') });
-export const batchTagBody = z.object({ ids: selection('请先选择要设置标签的渠道！'), tag: tagNameSchema });
+export const batchDeleteBody = z.object({ ids: selection(msg('channels.select_to_delete')) });
+export const batchTagBody = z.object({ ids: selection(msg('channels.select_to_tag')), tag: tagNameSchema });
 
 export const testQuery = z.object({
   model: z.string().trim().max(128).default(''),
