@@ -124,7 +124,11 @@ describe.each(backends)('audit trail of admin actions (%s)', (backend) => {
       target: { type: 'user', id: String(bob.id), label: 'audit-bob' },
     });
     // The user's own manage log stays: it is what the user sees.
-    const logs = (await ok(gateway.call('GET', '/api/log/?type=3&p=1&page_size=100', { session: root }))).items as Array<{ user_id: number; content: string }>;
+    const logs = (await ok(gateway.call('GET', '/api/log/?type=3&p=1&page_size=100', { session: root, headers: { 'accept-language': 'en-US' } })))
+      .items as Array<{
+      user_id: number;
+      content: string;
+    }>;
     expect(logs.filter((log) => log.user_id === bob.id && log.content.startsWith('admin root changed the quota'))).toHaveLength(2);
 
     await ok(gateway.call('POST', '/api/user/manage', { session: root, body: { id: bob.id, action: 'promote' } }));

@@ -122,7 +122,7 @@ async function readEvents(reader: ReadableStreamDefaultReader<Uint8Array>, count
   for (let events = 0; events < count;) {
     const { value, done } = await reader.read();
     if (done) throw new Error('the stream ended early');
-    events += (decoder.decode(value).match(/^data\b/gm) ?? []).length;
+    events += (decoder.decode(value).match(/^data: /gm) ?? []).length;
   }
 }
 

@@ -137,7 +137,7 @@ describe.each(backends)('relay (%s)', (backend) => {
     let events = 0;
     while (events < 8) {
       const { value } = await reader.read();
-      events += (new TextDecoder().decode(value).match(/^data\b/gm) ?? []).length;
+      events += (new TextDecoder().decode(value).match(/^data: /gm) ?? []).length;
     }
     controller.abort();
     await waitFor(async () => (await logsOf({ model_name: 'mock-slow' })).length === 1, 10_000, 'disconnect settled');

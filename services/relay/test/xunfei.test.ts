@@ -37,7 +37,7 @@ describe.each(backends)('iFlytek Spark through the relay (%s)', (backend) => {
 
   beforeAll(async () => {
     world = await startRelayWorld(backend);
-    const socketBase = world.mock.url.replace(/^http\b/, 'ws:');
+    const socketBase = world.mock.url.replace(/^http:/, 'ws:');
     // Spark's message names no model, so a channel's param_override carries the mock's options (a `mock` field).
     const channels: Array<[string, Record<string, unknown>]> = [
       ['spark', { key: KEY, base_url: socketBase, other: 'v3.5', models: 'mock-spark' }],
@@ -271,7 +271,7 @@ describe("the Spark socket's signature, checked by the mock as iFlytek checks it
   async function handshake(key: string, at: number, mutate: (url: URL) => void = () => {}): Promise<{ status: number; body: unknown }> {
     const ctx = context({ key, channel: channel({ type: 18, other: 'v3.5', base_url: mock.url }) });
     const built = xunfeiProvider.chat!.request({ messages: [{ role: 'user', content: 'hi' }] }, ctx);
-    const url = new URL(signSparkUrl(built.url, sparkCredentials(key), new Date(at)).replace(/^ws\b/, 'http:'));
+    const url = new URL(signSparkUrl(built.url, sparkCredentials(key), new Date(at)).replace(/^ws:/, 'http:'));
     mutate(url);
     const headers = { connection: 'Upgrade', upgrade: 'websocket', 'sec-websocket-version': '13', 'sec-websocket-key': 'dGhlIHNhbXBsZSBub25jZQ==' };
     return new Promise((resolve, reject) => {

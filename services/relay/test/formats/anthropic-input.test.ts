@@ -7,8 +7,8 @@ function parseEvents(text: string): Array<{ event: string; data: Record<string, 
     .filter((frame) => frame !== '')
     .map((frame) => {
       const [eventLine, dataLine] = frame.split('\n');
-      expect(eventLine).toMatch(/^event\b/);
-      expect(dataLine).toMatch(/^data\b/);
+      expect(eventLine).toMatch(/^event: /);
+      expect(dataLine).toMatch(/^data: /);
       const data = JSON.parse(dataLine!.slice('data: '.length));
       expect(data.type).toBe(eventLine!.slice('event: '.length));
       return { event: eventLine!.slice('event: '.length), data };
