@@ -1,7 +1,7 @@
 import { backends, waitFor } from '@aigw/platform/testing';
 import type { BusEvent } from '@aigw/platform';
-import { createSmtpReceiver } from '../../notifier/test/support/smtp-receiver';
 import { ROOT_PASSWORD, startGateway, type TestGateway } from './support/gateway';
+import { useLoopbackSmtp } from './support/loopback-smtp';
 
 describe.each(backends)('accounts (%s)', (backend) => {
   let gateway: TestGateway;
@@ -175,15 +175,7 @@ describe.each(backends)('accounts (%s)', (backend) => {
       });
     }
     // A mail server on loopback: asking for a code waits for the mail server to take it.
-    const receiver = await createSmtpReceiver();
-    await receiver.start();
-    for (const [key, value] of [
-      ['AllowPrivateNetworkSmtp', 'true'],
-      ['SMTPPort', String(receiver.port)],
-      ['SMTPFrom', 'gate@example.com'],
-      ['SMTPServer', '127.0.0.1'],
-    ])
-      expect((await gateway.call('PUT', '/api/option/', { session: root, body: { key, value } })).json().success).toBe(true);
+    const receiver = await useLoopbackSmtp(gateway, root);
     await gateway.call('PUT', '/api/option/', { session: root, body: { key: 'EmailVerificationEnabled', value: 'true' } });
     // The mail server cannot go while verification needs it.
     expect((await gateway.call('PUT', '/api/option/', { session: root, body: { key: 'SMTPServer', value: '' } })).json().message).toMatch(

@@ -5,8 +5,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { declaredRoutes } from '@aigw/platform';
 import { waitFor } from '@aigw/platform/testing';
-import { createSmtpReceiver } from '../../notifier/test/support/smtp-receiver';
 import { ROOT_PASSWORD, startGateway, type TestGateway } from './support/gateway';
+import { useLoopbackSmtp } from './support/loopback-smtp';
 
 const securityDoc = fs.readFileSync(path.join(__dirname, '../../../docs/security.md'), 'utf8');
 const exceptionsSection = securityDoc.slice(securityDoc.indexOf('## Compatibility exceptions'));
@@ -159,15 +159,7 @@ describe('state changes only on POST, PUT or DELETE (rule R12)', () => {
     const session = await gateway.login('gina', 'gina-password');
     // A mail server is set (on loopback): the verification POST below sends a mail.
     const root = await gateway.login('root', ROOT_PASSWORD);
-    const receiver = await createSmtpReceiver();
-    await receiver.start();
-    for (const [key, value] of [
-      ['AllowPrivateNetworkSmtp', 'true'],
-      ['SMTPPort', String(receiver.port)],
-      ['SMTPFrom', 'gate@example.com'],
-      ['SMTPServer', '127.0.0.1'],
-    ])
-      expect((await gateway.call('PUT', '/api/option/', { session: root, body: { key, value } })).json().success).toBe(true);
+    const receiver = await useLoopbackSmtp(gateway, root);
     const token = (await gateway.call('POST', '/api/user/token', { session })).json().data as string;
     const viaToken = { authorization: token, 'new-api-user': String(session.id) };
 
