@@ -3,7 +3,7 @@ import { multiKeyModeSchema, routingKeysSchema } from './channel-keys.js';
 import { rateLimitsSchema } from './limits.js';
 import { idSchema, pageQuerySchema } from './envelope.js';
 import { MAX_MODEL_NAME_LENGTH } from './billing.js';
-import { msg } from './messages.js';
+import { msg } from './messages/index.js';
 
 /** Channel type numbers, exactly as the established product stores them (docs/compatibility.md section 2.1). */
 export const ChannelType = {

@@ -20,5 +20,5 @@ export * from './event-catalogue.js';
 export * from './jobs.js';
 export * from './tasks.js';
 export * from './log-messages.js';
-export * from './messages.js';
+export * from './messages/index.js';
 export * from './locale.js';

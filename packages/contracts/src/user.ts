@@ -3,7 +3,7 @@ import { rateLimitsSchema } from './limits.js';
 import { manageActions, Role } from './roles.js';
 import { idSchema } from './envelope.js';
 import { normalizeUsername, usernameProblem } from './username.js';
-import { msg } from './messages.js';
+import { msg } from './messages/index.js';
 
 /** Limits of docs/product.md section 4. */
 export const USERNAME_MAX = 12;

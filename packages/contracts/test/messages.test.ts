@@ -1,4 +1,4 @@
-import { localizeMessage, msg, requestLocale, serverMessageTemplates } from '../src/index';
+import { localizeMessage, messageCatalogues, msg, requestLocale, serverMessageTemplates } from '../src/index';
 
 const placeholders = (template: string) => [...template.matchAll(/\{(\w+)\}/g)].map((match) => match[1]).sort();
 
@@ -12,6 +12,11 @@ describe('server messages', () => {
     }
   });
 
+  it('keeps each id in one catalogue', () => {
+    const ids = messageCatalogues.flatMap((catalogue) => Object.keys(catalogue));
+    expect(ids.filter((id, index) => ids.indexOf(id) !== index)).toEqual([]);
+  });
+
   it("words a message in the caller's language, its parameters filled in, inside other text too", () => {
     const minimum = msg('transfer.minimum', { minimum: '$1.00' });
     expect(localizeMessage(minimum, 'en-US')).toBe('quota: minimum transfer amount is $1.00');
@@ -19,10 +24,11 @@ describe('server messages', () => {
     expect(localizeMessage(`ids: ${msg('channels.select_to_tag')}`, 'en-US')).toBe('ids: select the channels to tag first');
     expect(localizeMessage('a sentence of its own', 'zh-CN')).toBe('a sentence of its own');
     expect(localizeMessage('msg:no.such.message', 'en-US')).toBe('msg:no.such.message');
-    expect([requestLocale('en-US,en;q=0.9'), requestLocale(undefined), requestLocale('zh-CN'), requestLocale(['en'])]).toEqual([
+    expect([requestLocale('en-US,en;q=0.9'), requestLocale(undefined), requestLocale('zh-CN'), requestLocale(['en']), requestLocale('', 'en-US')]).toEqual([
       'en-US',
       'zh-CN',
       'zh-CN',
+      'en-US',
       'en-US',
     ]);
   });

@@ -4,7 +4,9 @@ import Fastify, { LogController, type FastifyInstance, type RawReplyDefaultExpre
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Logger } from './logger.js';
 import { verifyIdentity, type SignedRequest } from './auth.js';
+import { localizeMessage, requestLocale } from '@aigw/contracts';
 import { shapedErrorHandler } from './error-handler.js';
+import { errorShapeFor } from './error-shapes.js';
 import { createOutageLog, type OutageLog } from './outage-log.js';
 import { jsonShapeProblem } from './json-limits.js';
 import { UserError } from './errors.js';
@@ -48,8 +50,8 @@ function requestId(request: SignedRequest, internalSecret: string | undefined): 
 /**
  * A Fastify app with what every service stands on: the zod type provider, request ids (sent back
  * as X-Oneapi-Request-Id on every answer), the error handler answering in the path's shape,
- * `request.auth`, a body limit, and the route collection of its OpenAPI document. Service plugins
- * register on it.
+ * `request.auth`, a body limit, console messages in the caller's language, and the route
+ * collection of its OpenAPI document. Service plugins register on it.
  */
 export function createApp(options: CreateAppOptions): App {
   const app = Fastify({
@@ -94,6 +96,14 @@ export function createApp(options: CreateAppOptions): App {
     if (request.body instanceof Stream) return;
     const problem = jsonShapeProblem(request.body);
     if (problem) throw new UserError(problem.message, 'invalid_request', 400, problem.field || undefined);
+  });
+
+  // A console answer's `message` from the catalogue is worded in the caller's language (section 3.12).
+  app.addHook('preSerialization', (request, _reply, payload: unknown, done) => {
+    const message = (payload as { message?: unknown } | null)?.message;
+    if (typeof message !== 'string' || !message.startsWith('msg:')) return done(null, payload);
+    const locale = requestLocale(request.headers['accept-language'], errorShapeFor(request.url) === 'envelope' ? 'zh-CN' : 'en-US');
+    done(null, { ...(payload as object), message: localizeMessage(message, locale) });
   });
 
   app.setErrorHandler(shapedErrorHandler);

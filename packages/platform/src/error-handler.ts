@@ -1,9 +1,10 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { localizeMessage, requestLocale, type Locale } from '@aigw/contracts';
+import { localizeMessage, msg, requestLocale } from '@aigw/contracts';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { BusRequestError } from './bus/bus.js';
 import { AppError, UserError } from './errors.js';
-import { errorShapeFor, sendError, type ErrorAnswer } from './error-shapes.js';
+import { errorShapeFor, sendError, type ErrorAnswer, type ErrorShape } from './error-shapes.js';
+import { issueMessage, validationMessage, type ZodIssueFields } from './validation-message.js';
 import { scrubSecrets } from './logger.js';
 import { outageLog } from './outage-log.js';
 
@@ -84,12 +85,16 @@ export function dependencyOutage(error: unknown): DependencyOutage | null {
  * outage log (one line a second per kind, no stack) and answers 503 with Retry-After; unexpected
  * errors are logged with their stack and answer 500; a 5xx never echoes internals.
  */
-export function describeError(error: FastifyError | Error, request: FastifyRequest): ErrorAnswer {
-  const locale = requestLocale(request.headers['accept-language']);
+export function describeError(error: FastifyError | Error, request: FastifyRequest, shape: ErrorShape): ErrorAnswer {
+  // API clients of the relay read English unless they ask; the console always says its language.
+  const locale = requestLocale(request.headers['accept-language'], shape === 'envelope' ? 'zh-CN' : 'en-US');
   if (hasZodFastifySchemaValidationErrors(error)) {
     const issues = error.validation.map((issue) => {
+      const zodIssue = (issue.params as { issue?: ZodIssueFields & { path?: PropertyKey[] } } | undefined)?.issue;
       const field = issue.instancePath.replace(/^\//, '').replaceAll('/', '.');
-      return { where: field || (issue.params as { issue?: { path?: PropertyKey[] } })?.issue?.path?.join('.') || '', message: issue.message ?? '' };
+      // Console routes answer in the catalogue's words; relay routes keep zod's, as their clients saw them.
+      const message = shape === 'envelope' ? issueMessage({ ...zodIssue, message: issue.message }) : (issue.message ?? '');
+      return { where: field || zodIssue?.path?.join('.') || '', message };
     });
     return { statusCode: 200, message: validationMessage(issues, locale, error.validationContext), code: 'invalid_request' };
   }
@@ -115,37 +120,11 @@ export function describeError(error: FastifyError | Error, request: FastifyReque
   if (status && status >= 400 && status < 500) {
     // Fastify's body limit (FST_ERR_CTP_BODY_TOO_LARGE) answers like every other cap.
     const code = status === 413 ? 'request_too_large' : (fastifyError.code ?? 'invalid_request');
-    const message = status === 413 ? 'request body is too large' : fastifyError.message;
+    const message = status === 413 ? localizeMessage(msg('common.body_too_large'), locale) : fastifyError.message;
     return { statusCode: status, message, code };
   }
   request.log.error({ err: error }, 'unhandled error');
   return { statusCode: 500, message: serverErrorMessage(500), code: 'internal_error' };
-}
-
-const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-
-/**
- * One line for a failed validation, in the caller's language: each failing field named once, the
- * fields that fail for the same reason together, and no field named again where the message
- * already names it ("username and password cannot be empty", not that twice behind each name).
- */
-export function validationMessage(issues: Array<{ where: string; message: string }>, locale: Locale, context?: string): string {
-  const byMessage = new Map<string, string[]>();
-  for (const issue of issues) {
-    const message = localizeMessage(issue.message, locale);
-    const fields = byMessage.get(message) ?? [];
-    const where = issue.where || context || '';
-    if (where && !fields.includes(where)) fields.push(where);
-    byMessage.set(message, fields);
-  }
-  return [...byMessage]
-    .map(([message, fields]) => {
-      // A message written to name its fields starts with one ("name must be ...", "username and password ...").
-      const names = (field: string) => new RegExp(`(^|[^\\w.])${escapeRegExp(field)}([^\\w]|$)`).test(message);
-      const namesItself = fields.some((field) => new RegExp(`^${escapeRegExp(field)}([^\\w]|$)`).test(message)) && fields.every(names);
-      return fields.length > 0 && !namesItself ? `${fields.join(', ')}: ${message}` : message;
-    })
-    .join('; ');
 }
 
 /** The error's own words and those of its cause, scrubbed: enough to tell outages apart without a stack. */
@@ -171,10 +150,11 @@ function reportOutage(request: FastifyRequest, kind: string, error: unknown): vo
 
 /** The console envelope, whatever the path (console routes of a service that also has relay routes). */
 export function envelopeErrorHandler(error: FastifyError | Error, request: FastifyRequest, reply: FastifyReply): void {
-  sendError(reply, 'envelope', describeError(error, request));
+  sendError(reply, 'envelope', describeError(error, request, 'envelope'));
 }
 
 /** The default error handler of every app: the shape the path's callers expect (`errorShapeFor`). */
 export function shapedErrorHandler(error: FastifyError | Error, request: FastifyRequest, reply: FastifyReply): void {
-  sendError(reply, errorShapeFor(request.url), describeError(error, request));
+  const shape = errorShapeFor(request.url);
+  sendError(reply, shape, describeError(error, request, shape));
 }

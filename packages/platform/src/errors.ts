@@ -1,3 +1,5 @@
+import { msg } from '@aigw/contracts';
+
 /**
  * The error taxonomy (style rule 6, CONTRIBUTING.md): a stable machine `code`, an HTTP status, and
  * whether the error is worth reporting. Route handlers throw these; the one error handler of the
@@ -17,7 +19,7 @@ export class AppError extends Error {
   }
 }
 
-/** Bad input or a broken business rule. The message is shown to the user as is. */
+/** Bad input or a broken business rule. The message is shown to the user: on console routes a `msg(id)` of the catalogue. */
 export class UserError extends AppError {
   constructor(
     message: string,
@@ -32,26 +34,26 @@ export class UserError extends AppError {
 
 /** Not logged in, or the New-Api-User header does not match the credential. */
 export class UnauthorizedError extends AppError {
-  constructor(message = 'not logged in or login expired, please log in again') {
+  constructor(message = msg('common.unauthorized')) {
     super(message, 'unauthorized', 401, false);
   }
 }
 
 /** Logged in, but the role does not allow it. */
 export class ForbiddenError extends AppError {
-  constructor(message = 'insufficient permissions') {
+  constructor(message = msg('common.forbidden')) {
     super(message, 'forbidden', 403, false);
   }
 }
 
 export class NotFoundError extends AppError {
-  constructor(message = 'not found', statusCode = 404) {
+  constructor(message = msg('common.not_found'), statusCode = 404) {
     super(message, 'not_found', statusCode, false);
   }
 }
 
 export class TooManyRequestsError extends AppError {
-  constructor(message = 'too many requests, try again later') {
+  constructor(message = msg('common.too_many_requests')) {
     super(message, 'rate_limited', 429, false);
   }
 }

@@ -8,6 +8,7 @@ export * from './app.js';
 export * from './json-limits.js';
 export * from './error-shapes.js';
 export * from './error-handler.js';
+export * from './validation-message.js';
 export * from './outage-log.js';
 export * from './messaging.js';
 export * from './options-mirror.js';

@@ -18,7 +18,7 @@ describe.each(backends)('user contacts and languages for the notifier (%s)', (ba
   const contacts = (payload: { user_ids?: number[]; roots?: boolean }) =>
     requestTyped(gateway.env.infra.bus, 'identity.user.contacts', { user_ids: payload.user_ids ?? [], roots: payload.roots ?? false });
   const register = async (name: string, acceptLanguage?: string) => {
-    const headers = acceptLanguage ? { 'accept-language': acceptLanguage } : undefined;
+    const headers = { 'accept-language': acceptLanguage ?? '' };
     const answer = await gateway.call('POST', '/api/user/register', {
       body: { username: name, password: `${name}-password`, password2: `${name}-password` },
       headers,

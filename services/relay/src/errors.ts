@@ -29,7 +29,7 @@ export class RelayError extends Error {
  * away is 503 with Retry-After); a validation failure, a 200 in the console's envelope, goes
  * out as 400 (the relay shapes' rule: their clients read failures from the status).
  */
-function relayAnswer(error: FastifyError | Error, request: FastifyRequest): ErrorAnswer {
+function relayAnswer(error: FastifyError | Error, request: FastifyRequest, shape: ErrorShape): ErrorAnswer {
   if (error instanceof RelayError) {
     return {
       statusCode: error.statusCode,
@@ -40,13 +40,13 @@ function relayAnswer(error: FastifyError | Error, request: FastifyRequest): Erro
       ...(error.retryAfterSeconds !== undefined ? { retryAfterSeconds: error.retryAfterSeconds } : {}),
     };
   }
-  return describeError(error, request);
+  return describeError(error, request, shape);
 }
 
 function relayErrorHandlerFor(shape: ErrorShape) {
   return (error: FastifyError | Error, request: FastifyRequest, reply: FastifyReply): void => {
     if (error instanceof RelayError && error.headers) void reply.headers(error.headers);
-    sendError(reply, shape, relayAnswer(error, request));
+    sendError(reply, shape, relayAnswer(error, request, shape));
   };
 }
 

@@ -19,14 +19,18 @@ export class Client {
   constructor(private readonly baseUrl: string) {}
 
   async call<T = any>(method: string, url: string, body?: unknown, headers: Record<string, string> = {}): Promise<{ status: number; body: Envelope<T> }> {
+    const sent: Record<string, string> = {
+      // Tests read the server's English unless they ask for a language; '' sends no Accept-Language.
+      'accept-language': 'en-US',
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      ...(this.cookie ? { cookie: this.cookie } : {}),
+      ...(this.userId ? { 'new-api-user': String(this.userId) } : {}),
+      ...headers,
+    };
+    if (sent['accept-language'] === '') delete sent['accept-language'];
     const response = await fetch(`${this.baseUrl}${url}`, {
       method,
-      headers: {
-        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-        ...(this.cookie ? { cookie: this.cookie } : {}),
-        ...(this.userId ? { 'new-api-user': String(this.userId) } : {}),
-        ...headers,
-      },
+      headers: sent,
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     const session = response.headers.getSetCookie().find((cookie) => cookie.startsWith('session='));
@@ -38,7 +42,8 @@ export class Client {
   }
 
   async login(username: string, password: string): Promise<Envelope> {
-    const { body } = await this.call('POST', '/api/user/login', { username, password });
+    // No language: signing in keeps the user's (a sign-in records the console's language).
+    const { body } = await this.call('POST', '/api/user/login', { username, password }, { 'accept-language': '' });
     if (body.success) this.userId = body.data.id;
     return body;
   }

@@ -70,7 +70,9 @@ export async function startGateway(
   await app.ready();
 
   const call: TestGateway['call'] = (method, url, options = {}) => {
-    const headers: Record<string, string> = { ...options.headers };
+    // Tests read the server's English unless they ask for a language; '' sends no Accept-Language.
+    const headers: Record<string, string> = { 'accept-language': 'en-US', ...options.headers };
+    if (headers['accept-language'] === '') delete headers['accept-language'];
     if (options.session) {
       // Beside any cookie the test sends itself (an OAuth state, say).
       headers.cookie = [headers.cookie, `session=${options.session.cookie}`].filter(Boolean).join('; ');
@@ -84,13 +86,15 @@ export async function startGateway(
     env: environment,
     call,
     async login(username, password) {
-      const response = await call('POST', '/api/user/login', { body: { username, password } });
+      // No language: signing in keeps the user's (a sign-in records the console's language).
+      const response = await call('POST', '/api/user/login', { body: { username, password }, headers: { 'accept-language': '' } });
       const body = response.json();
       if (!body.success) throw new Error(`login of ${username} failed: ${body.message}`);
       const cookie = response.cookies.find((entry) => entry.name === 'session');
       return { id: body.data.id, cookie: cookie!.value };
     },
-    register: (username, password, extra = {}) => call('POST', '/api/user/register', { body: { username, password, password2: password, ...extra } }),
+    register: (username, password, extra = {}) =>
+      call('POST', '/api/user/register', { body: { username, password, password2: password, ...extra }, headers: { 'accept-language': '' } }),
     async close() {
       await app.close();
       if (!shared) await environment.cleanup();

@@ -1,0 +1,62 @@
+import { localeFromAcceptLanguage, type Locale } from '../locale.js';
+import type { Catalogue } from './catalogue.js';
+import { commonMessages } from './common.js';
+import { identityMessages } from './identity.js';
+import { billingMessages } from './billing.js';
+import { channelsMessages } from './channels.js';
+import { notifierMessages } from './notifier.js';
+import { gatewayMessages } from './gateway.js';
+
+/**
+ * What the server says to console users, by id, in zh-CN and en-US (docs/architecture.md section
+ * 3.12), one file per service beside this one. A route throws `UserError(msg(id, params))`,
+ * answers `message: msg(id)`, or a schema names `msg(id)` as its message; the platform words it
+ * in the caller's language: the console sends its own as Accept-Language, any other client gets
+ * its Accept-Language, zh-CN when it sends none. Relay routes keep the providers' error shapes
+ * and their own words.
+ */
+export const serverMessageTemplates = {
+  ...commonMessages,
+  ...identityMessages,
+  ...billingMessages,
+  ...channelsMessages,
+  ...notifierMessages,
+  ...gatewayMessages,
+} as const satisfies Catalogue;
+
+/** Every area's catalogue, for the check that no two name the same id. */
+export const messageCatalogues: readonly Catalogue[] = [commonMessages, identityMessages, billingMessages, channelsMessages, notifierMessages, gatewayMessages];
+
+export type MessageId = keyof typeof serverMessageTemplates;
+
+const TOKEN = /msg:([a-z0-9_.]+)(?::(\{[^{}]*\}))?/g;
+
+/**
+ * A message by id, as text a route or a schema carries until the error handler words it in the
+ * caller's language (`localizeMessage`). Parameters are strings, shown as they are.
+ */
+export function msg(id: MessageId, params?: Record<string, string>): string {
+  return params ? `msg:${id}:${JSON.stringify(params)}` : `msg:${id}`;
+}
+
+/** `text` with every `msg(...)` in it worded in `locale`; other text as it is. */
+export function localizeMessage(text: string, locale: Locale): string {
+  if (!text.includes('msg:')) return text;
+  return text.replace(TOKEN, (whole, id: string, json: string | undefined) => {
+    const templates = (serverMessageTemplates as Record<string, Record<Locale, string>>)[id];
+    if (!templates) return whole;
+    let params: Record<string, unknown> = {};
+    try {
+      params = json ? (JSON.parse(json) as Record<string, unknown>) : {};
+    } catch {
+      return whole;
+    }
+    return templates[locale].replace(/\{(\w+)\}/g, (placeholder, name: string) => (name in params ? String(params[name]) : placeholder));
+  });
+}
+
+/** The language a request asks for: its Accept-Language, `fallback` (zh-CN unless told) when it sends none. */
+export function requestLocale(acceptLanguage: string | string[] | undefined, fallback: Locale = 'zh-CN'): Locale {
+  const header = Array.isArray(acceptLanguage) ? acceptLanguage[0] : acceptLanguage;
+  return header?.trim() ? localeFromAcceptLanguage(header) : fallback;
+}
