@@ -35,7 +35,7 @@ export function issueMessage(issue: ZodIssueFields): string {
   const bound = (value: number | bigint | undefined) => String(value ?? '');
   switch (issue.code) {
     case 'invalid_type':
-      // zod says "received undefined" of a field the body lacks.
+      // not a console message: zod's own words, which say so of a field the body lacks.
       if (issue.message?.endsWith('received undefined')) return msg('validation.required');
       return msg(typeMessages[issue.expected ?? ''] ?? 'validation.invalid');
     case 'too_small':

@@ -2,6 +2,7 @@ import { localeFromAcceptLanguage, type Locale } from '../locale.js';
 import type { Catalogue } from './catalogue.js';
 import { commonMessages } from './common.js';
 import { identityMessages } from './identity.js';
+import { signInMessages } from './sign-in.js';
 import { billingMessages } from './billing.js';
 import { channelsMessages } from './channels.js';
 import { notifierMessages } from './notifier.js';
@@ -18,6 +19,7 @@ import { gatewayMessages } from './gateway.js';
 export const serverMessageTemplates = {
   ...commonMessages,
   ...identityMessages,
+  ...signInMessages,
   ...billingMessages,
   ...channelsMessages,
   ...notifierMessages,
@@ -25,7 +27,15 @@ export const serverMessageTemplates = {
 } as const satisfies Catalogue;
 
 /** Every area's catalogue, for the check that no two name the same id. */
-export const messageCatalogues: readonly Catalogue[] = [commonMessages, identityMessages, billingMessages, channelsMessages, notifierMessages, gatewayMessages];
+export const messageCatalogues: readonly Catalogue[] = [
+  commonMessages,
+  identityMessages,
+  signInMessages,
+  billingMessages,
+  channelsMessages,
+  notifierMessages,
+  gatewayMessages,
+];
 
 export type MessageId = keyof typeof serverMessageTemplates;
 
