@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { msg } from './messages/index.js';
 import { rateLimitsSchema } from './limits.js';
 import { envelopeSchema, idSchema, pageQuerySchema } from './envelope.js';
 
@@ -12,9 +13,9 @@ export const MAX_QUOTA = 1_000_000_000_000_000; // 10^15 units = $2 billion, far
  * and log filters. One bound, so a name a channel accepts is one every other part takes.
  */
 export const MAX_MODEL_NAME_LENGTH = 128;
-export const quotaSchema = z.number().int('must be an integer').min(0, 'must not be negative').max(MAX_QUOTA, 'is too large');
+export const quotaSchema = z.number().int(msg('validation.integer')).min(0, msg('quota.negative')).max(MAX_QUOTA, msg('quota.too_large'));
 /** Admin edits may lower a balance: a signed amount within the same bounds. */
-export const signedQuotaSchema = z.number().int('must be an integer').min(-MAX_QUOTA, 'is too small').max(MAX_QUOTA, 'is too large');
+export const signedQuotaSchema = z.number().int(msg('validation.integer')).min(-MAX_QUOTA, msg('quota.too_small')).max(MAX_QUOTA, msg('quota.too_large'));
 
 /** Token status: 1 enabled, 2 disabled, 3 expired, 4 exhausted. */
 export const TokenStatus = { Enabled: 1, Disabled: 2, Expired: 3, Exhausted: 4 } as const;
@@ -39,18 +40,18 @@ export const RATE_LIMIT_MESSAGE_MAX = 255;
 export const DRAWING_MODES = ['fast', 'relax', 'turbo'] as const;
 export type DrawingMode = (typeof DRAWING_MODES)[number];
 export const drawingModesSchema = z
-  .array(z.enum(DRAWING_MODES, { error: 'each mode must be fast, relax or turbo' }), {
-    error: 'drawing_modes must be a list of modes (fast, relax, turbo)',
+  .array(z.enum(DRAWING_MODES, { error: msg('tokens.drawing_mode_invalid') }), {
+    error: msg('tokens.drawing_modes_invalid'),
   })
-  .max(DRAWING_MODES.length * 4, 'drawing_modes has too many entries');
+  .max(DRAWING_MODES.length * 4, msg('tokens.drawing_modes_too_many'));
 
 /** The custom text of a key's rate-limit refusals ('' = the default text). */
 const rateLimitMessageSchema = z
-  .string({ error: 'rate_limit_message must be text' })
+  .string({ error: msg('tokens.rate_limit_message_type') })
   .trim()
-  .max(RATE_LIMIT_MESSAGE_MAX, `rate_limit_message must be at most ${RATE_LIMIT_MESSAGE_MAX} characters`)
+  .max(RATE_LIMIT_MESSAGE_MAX, msg('tokens.rate_limit_message_too_long', { maximum: String(RATE_LIMIT_MESSAGE_MAX) }))
   // eslint-disable-next-line no-control-regex
-  .regex(/^[^\u0000-\u001f\u007f]*$/, 'rate_limit_message must be one line of text without control characters');
+  .regex(/^[^\u0000-\u001f\u007f]*$/, msg('tokens.rate_limit_message_one_line'));
 
 /** The token as its owner sees it: the key masked (`sk-abcd…wxyz`), never whole. */
 export const tokenViewSchema = z.object({
@@ -81,7 +82,11 @@ export const tokenViewSchema = z.object({
 export type TokenView = z.infer<typeof tokenViewSchema>;
 
 const tokenFields = {
-  name: z.string().trim().min(1, 'name is required').max(TOKEN_NAME_MAX, `name must be at most ${TOKEN_NAME_MAX} characters`),
+  name: z
+    .string()
+    .trim()
+    .min(1, msg('billing.name_required'))
+    .max(TOKEN_NAME_MAX, msg('tokens.name_too_long', { maximum: String(TOKEN_NAME_MAX) })),
   remain_quota: quotaSchema.default(0),
   /** Unix seconds, or -1 for never. */
   expired_time: z.number().int().min(-1).max(253_402_300_799).default(-1),
@@ -103,7 +108,12 @@ const tokenFields = {
 /** POST /api/token/: `count` > 1 creates extras named `<name>-xxxxxx`. */
 export const createTokenBodySchema = z.object({
   ...tokenFields,
-  count: z.number().int().min(1, 'count must be a positive integer').max(TOKEN_BATCH_MAX, `count must be at most ${TOKEN_BATCH_MAX}`).default(1),
+  count: z
+    .number()
+    .int()
+    .min(1, msg('tokens.count_min'))
+    .max(TOKEN_BATCH_MAX, msg('billing.count_max', { maximum: String(TOKEN_BATCH_MAX) }))
+    .default(1),
 });
 export type CreateTokenBody = z.infer<typeof createTokenBodySchema>;
 
@@ -150,22 +160,36 @@ export type RedemptionView = z.infer<typeof redemptionViewSchema>;
 
 export const createRedemptionBodySchema = z.object({
   /** Blank: the quota as money (`$0.20`). */
-  name: z.string().trim().max(REDEMPTION_NAME_MAX, `name must be 1 to ${REDEMPTION_NAME_MAX} characters`).default(''),
+  name: z
+    .string()
+    .trim()
+    .max(REDEMPTION_NAME_MAX, msg('redemption.name_length', { maximum: String(REDEMPTION_NAME_MAX) }))
+    .default(''),
   quota: quotaSchema.default(100000),
-  count: z.number().int().min(1, 'count must be above 0').max(REDEMPTION_BATCH_MAX, `count must be at most ${REDEMPTION_BATCH_MAX}`).default(1),
+  count: z
+    .number()
+    .int()
+    .min(1, msg('redemption.count_min'))
+    .max(REDEMPTION_BATCH_MAX, msg('billing.count_max', { maximum: String(REDEMPTION_BATCH_MAX) }))
+    .default(1),
 });
 export type CreateRedemptionBody = z.infer<typeof createRedemptionBodySchema>;
 
 export const updateRedemptionBodySchema = z.object({
   id: idSchema,
-  name: z.string().trim().min(1, 'name is required').max(REDEMPTION_NAME_MAX, `name must be 1 to ${REDEMPTION_NAME_MAX} characters`).optional(),
+  name: z
+    .string()
+    .trim()
+    .min(1, msg('billing.name_required'))
+    .max(REDEMPTION_NAME_MAX, msg('redemption.name_length', { maximum: String(REDEMPTION_NAME_MAX) }))
+    .optional(),
   quota: quotaSchema.optional(),
   status: z.union([z.literal(1), z.literal(2)]).optional(),
 });
 export type UpdateRedemptionBody = z.infer<typeof updateRedemptionBodySchema>;
 
 /** POST /api/user/topup. */
-export const redeemBodySchema = z.object({ key: z.string().trim().min(1, 'please enter the redemption code').max(64) });
+export const redeemBodySchema = z.object({ key: z.string().trim().min(1, msg('redemption.key_required')).max(64) });
 export type RedeemBody = z.infer<typeof redeemBodySchema>;
 /** POST /api/user/aff_transfer. */
 export const affTransferBodySchema = z.object({ quota: quotaSchema });
@@ -179,7 +203,11 @@ export type TopUpStatus = (typeof TopUpStatus)[keyof typeof TopUpStatus];
 export const epayPaymentTypes = { zfb: 'alipay', wx: 'wxpay' } as const;
 export type PaymentMethod = keyof typeof epayPaymentTypes;
 
-const topUpAmountSchema = z.number({ error: 'must be a number' }).int('must be an integer').min(1, 'must be at least 1').max(MAX_QUOTA, 'is too large');
+const topUpAmountSchema = z
+  .number()
+  .int(msg('validation.integer'))
+  .min(1, msg('validation.number_min', { minimum: '1' }))
+  .max(MAX_QUOTA, msg('quota.too_large'));
 
 /** POST /api/user/amount: the price of an amount (whole USD units, or quota units when currency display is off). */
 export const topUpAmountBodySchema = z.object({
@@ -191,7 +219,7 @@ export type TopUpAmountBody = z.infer<typeof topUpAmountBodySchema>;
 
 /** POST /api/user/pay: the same, and how the user pays. */
 export const topUpPayBodySchema = topUpAmountBodySchema.extend({
-  payment_method: z.enum(Object.keys(epayPaymentTypes) as [PaymentMethod, ...PaymentMethod[]], { error: 'must be zfb (Alipay) or wx (WeChat Pay)' }),
+  payment_method: z.enum(Object.keys(epayPaymentTypes) as [PaymentMethod, ...PaymentMethod[]], { error: msg('topup.payment_method_invalid') }),
 });
 export type TopUpPayBody = z.infer<typeof topUpPayBodySchema>;
 
@@ -206,7 +234,7 @@ export type TopUpPayAnswer = z.infer<typeof topUpPayAnswerSchema>;
 export const topUpOrderQuerySchema = pageQuerySchema.extend({ keyword: z.string().trim().max(64).default('') });
 
 /** POST /api/user/topup/complete (admin): marks a pending order paid and credits it. */
-export const completeTopUpBodySchema = z.object({ trade_no: z.string().trim().min(1, 'is required').max(64) });
+export const completeTopUpBodySchema = z.object({ trade_no: z.string().trim().min(1, msg('validation.required')).max(64) });
 
 export const topUpOrderViewSchema = z.object({
   id: z.number().int(),

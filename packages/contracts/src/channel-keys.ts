@@ -9,7 +9,7 @@ import { z } from 'zod';
  */
 
 /** How a request's key is picked: `random`, or `polling` (round robin shared by the relay's replicas). */
-export const multiKeyModeSchema = z.enum(['random', 'polling'], { error: 'multi_key_mode must be random or polling' });
+export const multiKeyModeSchema = z.enum(['random', 'polling']);
 export type MultiKeyMode = z.infer<typeof multiKeyModeSchema>;
 
 /** What routing knows of a channel's keys: how they are picked, how many, and which are off (indexes from 0). */

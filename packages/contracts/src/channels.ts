@@ -3,7 +3,7 @@ import { multiKeyModeSchema, routingKeysSchema } from './channel-keys.js';
 import { rateLimitsSchema } from './limits.js';
 import { idSchema, pageQuerySchema } from './envelope.js';
 import { MAX_MODEL_NAME_LENGTH } from './billing.js';
-import { msg } from './messages/index.js';
+import { msg, type MessageId } from './messages/index.js';
 
 /** Channel type numbers, exactly as the established product stores them (docs/compatibility.md section 2.1). */
 export const ChannelType = {
@@ -126,11 +126,12 @@ const isJsonObject = (text: string) => {
   }
 };
 
-const jsonText = (field: string) =>
+/** JSON object text ('' for none), refused with the field's own message (`message` names the field). */
+const jsonText = (message: MessageId) =>
   z
     .string()
     .max(65536)
-    .refine((text) => text.trim() === '' || isJsonObject(text), `${field} must be a JSON object`);
+    .refine((text) => text.trim() === '' || isJsonObject(text), msg(message));
 
 /** The channel as admins see it: a whitelist, the key is never a field (rule R4). */
 export const channelViewSchema = z.object({
@@ -247,18 +248,18 @@ const channelFields = {
   type: z
     .number()
     .int()
-    .refine((type) => (channelTypeValues as number[]).includes(type), 'type is not a known channel type'),
-  name: z.string().trim().min(1, 'name is required').max(128),
+    .refine((type) => (channelTypeValues as number[]).includes(type), msg('channels.type_unknown')),
+  name: z.string().trim().min(1, msg('channels.name_required')).max(128),
   /** Comma-separated groups. */
-  group: z.string().trim().min(1, 'group is required').max(1024),
+  group: z.string().trim().min(1, msg('channels.group_required')).max(1024),
   /** Comma-separated models. */
-  models: z.string().trim().min(1, 'models is required').max(65536),
+  models: z.string().trim().min(1, msg('channels.models_required')).max(65536),
   base_url: z.string().trim().max(2048),
   other: z.string().max(4096),
-  model_mapping: jsonText('model_mapping'),
-  status_code_mapping: jsonText('status_code_mapping'),
-  param_override: jsonText('param_override'),
-  setting: jsonText('setting'),
+  model_mapping: jsonText('channels.model_mapping_json'),
+  status_code_mapping: jsonText('channels.status_code_mapping_json'),
+  param_override: jsonText('channels.param_override_json'),
+  setting: jsonText('channels.setting_json'),
   test_model: z.string().trim().max(MAX_MODEL_NAME_LENGTH),
   auto_ban: z.number().int().min(0).max(1),
   tag: z.string().trim().max(64),
@@ -266,7 +267,7 @@ const channelFields = {
   weight: z.number().int().min(0).max(1_000_000),
   openai_organization: z.string().trim().max(128),
   /** Let this channel reach private networks (rule R2); audit-logged when set. */
-  allow_private_network: z.boolean({ error: 'allow_private_network must be true or false' }),
+  allow_private_network: z.boolean(),
   rate_limits: rateLimitsSchema,
 };
 
@@ -290,8 +291,8 @@ export const createChannelBodySchema = z.object({
   weight: channelFields.weight.default(0),
   openai_organization: channelFields.openai_organization.default(''),
   rate_limits: channelFields.rate_limits.default({}),
-  status: z.union([z.literal(1), z.literal(2)]).default(1),
-  key: z.string().trim().min(1, 'key is required').max(1_000_000),
+  status: z.union([z.literal(1), z.literal(2)], { error: msg('channels.status_manual') }).default(1),
+  key: z.string().trim().min(1, msg('channel_key.required')).max(1_000_000),
   /** Several keys make ONE channel holding them all, picked this way per request; absent: one channel per key (batch create). */
   multi_key_mode: multiKeyModeSchema.optional(),
 });
@@ -308,7 +309,7 @@ export const updateChannelBodySchema = z.object({
   /** A channel with many keys: how a request's key is picked. */
   multi_key_mode: multiKeyModeSchema.optional(),
   /** What a new `key` does to a channel with many keys: replaces them all (the default), or adds to them. */
-  key_mode: z.enum(['replace', 'append'], { error: 'key_mode must be replace or append' }).optional(),
+  key_mode: z.enum(['replace', 'append']).optional(),
 });
 export type UpdateChannelBody = z.infer<typeof updateChannelBodySchema>;
 
@@ -318,11 +319,14 @@ const blankToUndefined = (value: unknown) => {
   if (typeof value === 'string' && value.trim() !== '' && !Number.isNaN(Number(value))) return Number(value);
   return value;
 };
-const optionalInteger = (message: string, min: number) =>
-  z.preprocess(blankToUndefined, z.number({ error: message }).int(message).min(min, message).max(1_000_000).optional()).optional();
+const optionalInteger = (id: MessageId, min: number) => {
+  const message = msg(id);
+  return z.preprocess(blankToUndefined, z.number({ error: message }).int(message).min(min, message).max(1_000_000).optional()).optional();
+};
 
 /** A tag name in a tag operation's body, with the console's message. */
-export const tagNameSchema = z.string({ error: '标签不能为空！' }).trim().min(1, '标签不能为空！').max(64);
+const tagRequired = msg('channels.tag_required');
+export const tagNameSchema = z.string({ error: tagRequired }).trim().min(1, tagRequired).max(64);
 
 /** PUT /api/channel/tag: every channel of `tag`; blank fields are left out (no change), with the console's messages (docs/product.md section 6, tag operations). */
 export const tagEditBodySchema = z.object({
@@ -359,8 +363,8 @@ export const tagEditBodySchema = z.object({
     .nullish()
     .transform((value) => value || undefined)
     .optional(),
-  priority: optionalInteger('优先级必须是整数！', -999),
-  weight: optionalInteger('权重必须是非负整数！', 0),
+  priority: optionalInteger('channels.priority_integer', -999),
+  weight: optionalInteger('channels.weight_integer', 0),
 });
 export type TagEditBody = z.infer<typeof tagEditBodySchema>;
 
@@ -371,7 +375,7 @@ export type TagEditBody = z.infer<typeof tagEditBodySchema>;
 export const fetchModelsBodySchema = z.object({
   type: channelFields.type,
   base_url: z.string().trim().max(2048).default(''),
-  key: z.string().trim().min(1, 'key is required').max(1_000_000),
+  key: z.string().trim().min(1, msg('channel_key.required')).max(1_000_000),
   /** The editor's private-network switch; absent: what a new channel would take (AllowPrivateNetworkUpstreams). */
   allow_private_network: channelFields.allow_private_network.optional(),
 });
@@ -427,10 +431,8 @@ export const channelOperationSchema = z.enum(['test', 'models', 'balance']);
 
 /** POST /api/channel/multi_key/manage: the key list of a channel with many keys, and its keys turned on and off (the established product's route). */
 export const multiKeyManageBodySchema = z.object({
-  channel_id: z.number({ error: 'channel_id is required' }).int().min(1),
-  action: z.enum(['get_key_status', 'enable_key', 'disable_key', 'enable_all_keys', 'delete_disabled_keys'], {
-    error: 'action must be get_key_status, enable_key, disable_key, enable_all_keys or delete_disabled_keys',
-  }),
+  channel_id: z.number().int().min(1),
+  action: z.enum(['get_key_status', 'enable_key', 'disable_key', 'enable_all_keys', 'delete_disabled_keys']),
   /** The key's index (from 0), for enable_key and disable_key. */
   key_index: z.number().int().min(0).optional(),
 });

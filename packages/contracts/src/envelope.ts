@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { msg } from './messages/index.js';
 import { PAGE_SIZE_DEFAULT, PAGE_SIZE_MAX } from './paging.js';
 
 /** Every console API answer: `{success, message, data}` (HTTP 200 for business failures). */
@@ -37,4 +38,8 @@ export const pageQuerySchema = z.object({
 export type PageQuery = z.infer<typeof pageQuerySchema>;
 
 /** A row id in a path, query or body: a positive 32-bit integer (the columns are 32-bit). */
-export const idSchema = z.coerce.number().int('id must be an integer').positive('id must be positive').max(2_147_483_647, 'id is too large');
+export const idSchema = z.coerce
+  .number()
+  .int(msg('platform.id_integer'))
+  .positive(msg('platform.id_positive'))
+  .max(2_147_483_647, msg('platform.id_too_large'));

@@ -7,6 +7,7 @@ import { deadLetterRecordedSchema } from './dead-letters.js';
 import { taskRefundSchema, taskUpdateSchema } from './tasks.js';
 import { defaultNotificationSettings, notificationSettingsSchema } from './notifications.js';
 import { localeSchema } from './locale.js';
+import { msg } from './messages/index.js';
 
 /**
  * The bus event map: subject -> payload schema. Subjects are `domain.noun.past-tense-verb`.
@@ -423,7 +424,7 @@ export const requestSchemas = {
     request: z
       .object({
         user_id: z.number().int().positive(),
-        quota: z.number().int().min(0, 'a balance cannot be negative; take money away with a delta').optional(),
+        quota: z.number().int().min(0, msg('quota.set_negative')).optional(),
         expected_quota: z.number().int().optional(),
         delta: z.number().int().optional(),
         actor_id: z.number().int(),
@@ -433,8 +434,8 @@ export const requestSchemas = {
         /** The admin's IP as the gateway saw it, for the audit record. */
         client_ip: z.string().max(64).optional(),
       })
-      .refine((request) => (request.quota === undefined) !== (request.delta === undefined), { message: 'exactly one of quota and delta' })
-      .refine((request) => request.expected_quota === undefined || request.quota !== undefined, { message: 'expected_quota only goes with quota' }),
+      .refine((request) => (request.quota === undefined) !== (request.delta === undefined), { message: msg('quota.quota_or_delta') })
+      .refine((request) => request.expected_quota === undefined || request.quota !== undefined, { message: msg('quota.expected_without_quota') }),
     response: z.object({ quota: z.number().int() }),
   },
   /**

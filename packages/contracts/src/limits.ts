@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { msg } from './messages/index.js';
 
 /**
  * Usage limits (docs/architecture.md section 5.9): how many requests and tokens per minute and
@@ -8,13 +9,10 @@ import { z } from 'zod';
  * models and the users' default, a channel's row).
  */
 
-const amount = (field: string) =>
-  z
-    .number({ error: `${field} must be a whole number of 0 or more (0 = unlimited)` })
-    .int(`${field} must be a whole number of 0 or more (0 = unlimited)`)
-    .min(0, `${field} must be a whole number of 0 or more (0 = unlimited)`)
-    .max(1_000_000_000, `${field} must be at most 1,000,000,000`)
-    .optional();
+const amount = (field: string) => {
+  const invalid = msg('limits.amount_invalid', { field });
+  return z.number({ error: invalid }).int(invalid).min(0, invalid).max(1_000_000_000, msg('limits.amount_too_large', { field })).optional();
+};
 
 /** The measures and windows a limit set has: nothing else (a window other than a minute or a day is refused). */
 export const rateLimitFields = ['rpm', 'rpd', 'tpm', 'tpd', 'concurrency'] as const;
@@ -34,8 +32,7 @@ export const rateLimitsSchema = z.strictObject(
     concurrency: amount('concurrency'),
   },
   {
-    error: (issue) =>
-      issue.code === 'unrecognized_keys' ? `unknown limit ${issue.keys.join(', ')}: limits are rpm, rpd, tpm, tpd and concurrency` : undefined,
+    error: (issue) => (issue.code === 'unrecognized_keys' ? msg('limits.unknown', { keys: issue.keys.join(', ') }) : undefined),
   },
 );
 export type RateLimits = z.infer<typeof rateLimitsSchema>;
@@ -96,8 +93,8 @@ export type LimitUse = z.infer<typeof limitUseSchema>;
  * `group`).
  */
 export const limitUseQuerySchema = z.object({
-  scope: z.enum(['key', 'user', 'channel', 'model'], { error: 'scope must be key, user, channel or model' }),
-  id: z.string().trim().min(1, 'id is required').max(255),
+  scope: z.enum(['key', 'user', 'channel', 'model'], { error: msg('limits.scope_invalid') }),
+  id: z.string().trim().min(1, msg('validation.required')).max(255),
   group: z.string().trim().max(64).optional(),
 });
 export type LimitUseQuery = z.infer<typeof limitUseQuerySchema>;

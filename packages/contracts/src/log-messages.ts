@@ -1,12 +1,12 @@
 import { localeFromAcceptLanguage, type Locale } from './locale.js';
 
 /**
- * What an account log row (top-ups, gifts, an admin's quota change, a task refund) says, kept as
- * data: a message id and its parameters, in the row's `other` JSON as `message`. Read through the
- * log routes, the row's `content` is this message in the reader's language (the console sends its
- * own as Accept-Language); the stored `content` is the en-US text, for readers of the raw rows and
- * rows written before messages were kept. Amounts are parameters already formatted (`$0.40`), as
- * they stood when the row was written.
+ * What an account log row (top-ups, gifts, an admin's quota change, a task refund, a usage-limit
+ * refusal) says, kept as data: a message id and its parameters, in the row's `other` JSON as
+ * `message`. Read through the log routes, the row's `content` is this message in the reader's
+ * language (the console sends its own as Accept-Language); the stored `content` is the en-US text,
+ * for readers of the raw rows and rows written before messages were kept. Amounts are parameters
+ * already formatted (`$0.40`), as they stood when the row was written.
  */
 export const logMessageTemplates = {
   'topup.redemption': {
@@ -33,6 +33,55 @@ export const logMessageTemplates = {
   'task.not_charged': {
     'en-US': 'task {task_id} ({platform} {action}) failed{reason}; nothing was charged, nothing refunded',
     'zh-CN': '任务 {task_id}（{platform} {action}）失败{reason}；未扣费，无需退还',
+  },
+  // A usage-limit refusal (billing's limit-logs.ts), one id per scope, "1 request" apart from "{refused} requests".
+  'limits.refused_key': {
+    'en-US': 'rate limit: API key {field} limit {limit} reached; {refused} requests refused',
+    'zh-CN': '速率限制：令牌的 {field} 限额 {limit} 已达到，已拒绝 {refused} 个请求',
+  },
+  'limits.refused_key_one': {
+    'en-US': 'rate limit: API key {field} limit {limit} reached; 1 request refused',
+    'zh-CN': '速率限制：令牌的 {field} 限额 {limit} 已达到，已拒绝 1 个请求',
+  },
+  'limits.refused_user': {
+    'en-US': 'rate limit: user {field} limit {limit} reached; {refused} requests refused',
+    'zh-CN': '速率限制：用户的 {field} 限额 {limit} 已达到，已拒绝 {refused} 个请求',
+  },
+  'limits.refused_user_one': {
+    'en-US': 'rate limit: user {field} limit {limit} reached; 1 request refused',
+    'zh-CN': '速率限制：用户的 {field} 限额 {limit} 已达到，已拒绝 1 个请求',
+  },
+  'limits.refused_model': {
+    'en-US': 'rate limit: model {field} limit {limit} reached; {refused} requests refused',
+    'zh-CN': '速率限制：模型的 {field} 限额 {limit} 已达到，已拒绝 {refused} 个请求',
+  },
+  'limits.refused_model_one': {
+    'en-US': 'rate limit: model {field} limit {limit} reached; 1 request refused',
+    'zh-CN': '速率限制：模型的 {field} 限额 {limit} 已达到，已拒绝 1 个请求',
+  },
+  'limits.refused_group_model': {
+    'en-US': 'rate limit: model in group {field} limit {limit} reached; {refused} requests refused',
+    'zh-CN': '速率限制：分组内模型的 {field} 限额 {limit} 已达到，已拒绝 {refused} 个请求',
+  },
+  'limits.refused_group_model_one': {
+    'en-US': 'rate limit: model in group {field} limit {limit} reached; 1 request refused',
+    'zh-CN': '速率限制：分组内模型的 {field} 限额 {limit} 已达到，已拒绝 1 个请求',
+  },
+  'limits.refused_user_requests': {
+    'en-US': 'rate limit: user (per-user request limit) {field} limit {limit} reached; {refused} requests refused',
+    'zh-CN': '速率限制：用户（每用户请求数限制）的 {field} 限额 {limit} 已达到，已拒绝 {refused} 个请求',
+  },
+  'limits.refused_user_requests_one': {
+    'en-US': 'rate limit: user (per-user request limit) {field} limit {limit} reached; 1 request refused',
+    'zh-CN': '速率限制：用户（每用户请求数限制）的 {field} 限额 {limit} 已达到，已拒绝 1 个请求',
+  },
+  'limits.refused_channels': {
+    'en-US': 'rate limit: every channel of the model {field} limit {limit} reached; {refused} requests refused',
+    'zh-CN': '速率限制：该模型的所有渠道的 {field} 限额 {limit} 已达到，已拒绝 {refused} 个请求',
+  },
+  'limits.refused_channels_one': {
+    'en-US': 'rate limit: every channel of the model {field} limit {limit} reached; 1 request refused',
+    'zh-CN': '速率限制：该模型的所有渠道的 {field} 限额 {limit} 已达到，已拒绝 1 个请求',
   },
 } as const satisfies Record<string, Record<Locale, string>>;
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { msg } from './messages/index.js';
 
 /**
  * A user's notification settings (the established product's `PUT /api/user/setting`): how the
@@ -24,10 +25,10 @@ const optionalUrl = (field: string) =>
   z
     .string()
     .trim()
-    .max(2048, `${field} is too long`)
+    .max(2048, msg('notices.field_too_long', { field }))
     .refine(
       (value) => value === '' || (z.url({ protocol: /^https?$/ }).safeParse(value).success && !/^https?:\/\/[^/?#]*@/i.test(value)),
-      `${field} must be an http(s) URL without user name or password`,
+      msg('notices.url_invalid', { field }),
     );
 
 /** Everything stored, secrets included: what identity keeps and hands the notifier. */
@@ -73,29 +74,36 @@ export const defaultNotificationSettings: NotificationSettings = {
  * stored too, so a kept secret counts).
  */
 export const updateUserSettingBodySchema = z.object({
-  notify_type: z.enum(notifyTypes, { error: `notify_type must be one of ${notifyTypes.join(', ')}` }),
+  notify_type: z.enum(notifyTypes, { error: msg('notices.notify_type_invalid', { values: notifyTypes.join(', ') }) }),
   quota_warning_threshold: z
-    .number({ error: 'quota_warning_threshold must be a number' })
-    .int('quota_warning_threshold must be an integer')
-    .min(0, 'quota_warning_threshold must not be negative')
-    .max(1e15, 'quota_warning_threshold is too large')
+    .number({ error: msg('notices.threshold_number') })
+    .int(msg('notices.threshold_integer'))
+    .min(0, msg('notices.threshold_negative'))
+    .max(1e15, msg('notices.threshold_too_large'))
     .default(0),
   webhook_url: optionalUrl('webhook_url').default(''),
-  webhook_secret: z.string().max(256, 'webhook_secret is longer than 256 characters').optional(),
+  webhook_secret: z
+    .string()
+    .max(256, msg('notices.field_longer_than', { field: 'webhook_secret', max: '256' }))
+    .optional(),
   notification_email: z
     .string()
     .trim()
-    .max(254, 'notification_email is too long')
-    .refine((value) => value === '' || z.email().safeParse(value).success, 'notification_email must be an email address')
+    .max(254, msg('notices.field_too_long', { field: 'notification_email' }))
+    .refine((value) => value === '' || z.email().safeParse(value).success, msg('notices.email_invalid'))
     .default(''),
   bark_url: optionalUrl('bark_url').default(''),
   gotify_url: optionalUrl('gotify_url').default(''),
-  gotify_token: z.string().trim().max(256, 'gotify_token is longer than 256 characters').optional(),
+  gotify_token: z
+    .string()
+    .trim()
+    .max(256, msg('notices.field_longer_than', { field: 'gotify_token', max: '256' }))
+    .optional(),
   gotify_priority: z
-    .number({ error: 'gotify_priority must be a number' })
-    .int('gotify_priority must be an integer')
-    .min(0, 'gotify_priority must be 0 to 10')
-    .max(10, 'gotify_priority must be 0 to 10')
+    .number({ error: msg('notices.priority_number') })
+    .int(msg('notices.priority_integer'))
+    .min(0, msg('notices.priority_range'))
+    .max(10, msg('notices.priority_range'))
     .default(GOTIFY_DEFAULT_PRIORITY),
   accept_unset_model_ratio_model: z.boolean().default(false),
 });
@@ -114,21 +122,21 @@ export function userSettingView(settings: NotificationSettings): UserSettingView
 
 /**
  * The fields a method cannot do without, judged on the settings as they would be stored: the
- * message of each one missing, keyed by field.
+ * message of each one missing (`msg(id)`, identity's words for the settings form), keyed by field.
  */
 export function missingNotificationFields(settings: NotificationSettings): Partial<Record<keyof NotificationSettings, string>> {
   switch (settings.notify_type) {
     case NotifyType.Webhook:
-      return settings.webhook_url ? {} : { webhook_url: 'webhook_url is required for webhook notifications' };
+      return settings.webhook_url ? {} : { webhook_url: msg('notify.webhook_url_required') };
     case NotifyType.Bark:
-      return settings.bark_url ? {} : { bark_url: 'bark_url is required for Bark notifications' };
+      return settings.bark_url ? {} : { bark_url: msg('notify.bark_url_required') };
     case NotifyType.Gotify:
       return {
-        ...(settings.gotify_url ? {} : { gotify_url: 'gotify_url is required for Gotify notifications' }),
-        ...(settings.gotify_token ? {} : { gotify_token: 'gotify_token is required for Gotify notifications' }),
+        ...(settings.gotify_url ? {} : { gotify_url: msg('notify.gotify_url_required') }),
+        ...(settings.gotify_token ? {} : { gotify_token: msg('notify.gotify_token_required') }),
       };
     case NotifyType.WxPusher:
-      return settings.wxpusher_uid ? {} : { wxpusher_uid: 'bind WxPusher first (scan the QR code) to use WxPusher notifications' };
+      return settings.wxpusher_uid ? {} : { wxpusher_uid: msg('notify.wxpusher_unbound') };
     default:
       return {};
   }
@@ -145,7 +153,13 @@ export interface WxPusherQrCode {
 }
 
 /** `POST /api/user/wxpusher/bind`: the code of the QR code shown. */
-export const wxPusherBindBodySchema = z.object({ code: z.string().trim().min(1, 'code is required').max(256, 'code is too long') });
+export const wxPusherBindBodySchema = z.object({
+  code: z
+    .string()
+    .trim()
+    .min(1, msg('notices.code_required'))
+    .max(256, msg('notices.field_too_long', { field: 'code' })),
+});
 
 /** Its answer: bound (the uid stored), or still waiting for the scan. */
 export interface WxPusherBindResult {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { PRODUCT_NAME } from './status.js';
+import { issueMessage, msg } from './messages/index.js';
 import { groupRateLimitsSchema, modelRateLimitsSchema, modelRequestRateLimitGroupSchema, rateLimitsSchema } from './limits.js';
 
 /**
@@ -71,7 +72,7 @@ const text = define('string', z.string().max(65536));
 /** An http(s) URL or empty, its trailing slashes dropped: every client can use it as a base (a `ftp:` or `javascript:` one none can). */
 const url = define(
   'string',
-  z.union([z.literal(''), z.url({ protocol: /^https?$/, error: 'expected an http(s) URL' }).max(2048)]).transform((value) => value.replace(/\/+$/, '')),
+  z.union([z.literal(''), z.url({ protocol: /^https?$/, error: msg('options.http_url') }).max(2048)]).transform((value) => value.replace(/\/+$/, '')),
 );
 /** A host name or IP address, nothing around it (no scheme, port or path): what SMTP connects to. */
 const host = define(
@@ -80,7 +81,7 @@ const host = define(
     .string()
     .trim()
     .max(253)
-    .regex(/^$|^[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?$|^\[?[0-9A-Fa-f:.]+\]?$/, 'expected a host name or IP address, without scheme, port or path'),
+    .regex(/^$|^[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?$|^\[?[0-9A-Fa-f:.]+\]?$/, msg('options.host')),
 );
 /** An email address, bare or as `Name <address>`, or empty. */
 const mailbox = define(
@@ -89,7 +90,7 @@ const mailbox = define(
     .string()
     .trim()
     .max(320)
-    .regex(/^$|^[^<>\s@]+@[^<>\s@]+\.[^<>\s@]+$|^[^<>]*<[^<>\s@]+@[^<>\s@]+\.[^<>\s@]+>$/, 'expected an email address (or Name <address>)'),
+    .regex(/^$|^[^<>\s@]+@[^<>\s@]+\.[^<>\s@]+$|^[^<>]*<[^<>\s@]+@[^<>\s@]+\.[^<>\s@]+>$/, msg('options.mailbox')),
 );
 const secret = (group: OptionGroup, doc: string) => define('string', z.string().max(4096))(group, '', doc, true);
 /** Ratios and prices are bounded, so no price computation can overflow (rule R7). */
@@ -364,7 +365,7 @@ export const optionDefinitions = {
       .string()
       .trim()
       .max(253)
-      .regex(/^$|^[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?$/, 'expected a host name, without scheme, port or path'),
+      .regex(/^$|^[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?$/, msg('options.host_name')),
   )('passkey', '', "Relying party id: the site's host name or a parent domain of it (default: the host of ServerAddress)."),
   'passkey.origins': define(
     'string',
@@ -379,7 +380,7 @@ export const optionDefinitions = {
             .map((origin) => origin.trim())
             .filter(Boolean)
             .every((origin) => /^https?:\/\/[^/?#\s]+$/.test(origin)),
-        'expected origins (scheme://host[:port]) separated by commas',
+        msg('options.origins'),
       ),
   )('passkey', '', 'Origins passkeys are used from, comma-separated (default: the origin of ServerAddress).'),
   'passkey.allow_insecure_origin': bool('passkey', false, 'Accept plain-http origins other than localhost (testing only).'),
@@ -441,22 +442,24 @@ export type DecodeResult<T> = { ok: true; value: T } | { ok: false; message: str
 
 /**
  * Parses a value for `key` from the API (string, number or boolean) or from storage (string).
- * The message names the key and says what was expected.
+ * The message names the key and says what was expected, in the catalogue's words (`msg`, worded
+ * by `localizeMessage`); a check of the schema that names no message of its own is worded by
+ * zod's issue code (`issueMessage`).
  */
 export function decodeOptionValue<K extends OptionKey>(key: K, raw: unknown): DecodeResult<OptionValues[K]> {
   const definition = optionDefinitions[key] as OptionDefinition<OptionValues[K]>;
   let candidate: unknown = raw;
   if (definition.kind === 'boolean' && typeof raw === 'string') {
-    if (raw !== 'true' && raw !== 'false') return { ok: false, message: `${key}: expected true or false` };
+    if (raw !== 'true' && raw !== 'false') return { ok: false, message: `${key}: ${msg('options.expected_boolean')}` };
     candidate = raw === 'true';
   } else if (definition.kind === 'number' && typeof raw === 'string') {
-    if (raw.trim() === '' || !Number.isFinite(Number(raw))) return { ok: false, message: `${key}: expected a number` };
+    if (raw.trim() === '' || !Number.isFinite(Number(raw))) return { ok: false, message: `${key}: ${msg('options.expected_number')}` };
     candidate = Number(raw);
   } else if (definition.kind === 'json' && typeof raw === 'string') {
     try {
       candidate = JSON.parse(raw);
     } catch {
-      return { ok: false, message: `${key}: not a legal JSON string` };
+      return { ok: false, message: `${key}: ${msg('options.invalid_json')}` };
     }
   } else if (definition.kind === 'string' && (typeof raw === 'number' || typeof raw === 'boolean')) {
     candidate = String(raw);
@@ -465,7 +468,7 @@ export function decodeOptionValue<K extends OptionKey>(key: K, raw: unknown): De
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const where = issue?.path.length ? `.${issue.path.join('.')}` : '';
-    return { ok: false, message: `${key}${where}: ${issue?.message ?? 'invalid value'}` };
+    return { ok: false, message: `${key}${where}: ${issue ? issueMessage(issue) : msg('validation.invalid')}` };
   }
   return { ok: true, value: parsed.data };
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { msg } from './messages/index.js';
 
 /**
  * Two-factor sign-in (TOTP with backup codes), passkeys (WebAuthn) and the step-up before
@@ -6,7 +7,7 @@ import { z } from 'zod';
  */
 
 /** A 6-digit authenticator code, or a backup code (`XXXX-XXXX`); spaces and dashes are ignored. */
-export const twoFactorCodeSchema = z.string().trim().min(1, 'code is required').max(32, 'code is too long');
+export const twoFactorCodeSchema = z.string().trim().min(1).max(32);
 
 /** Bodies of POST /api/user/2fa/{enable,disable,backup_codes} and /api/user/login/2fa. */
 export const twoFactorCodeBodySchema = z.object({ code: twoFactorCodeSchema });
@@ -67,7 +68,7 @@ export type PasskeyStatus = z.infer<typeof passkeyStatusSchema>;
 const base64url = z
   .string()
   .max(16_384)
-  .regex(/^[A-Za-z0-9_-]*$/, 'expected base64url');
+  .regex(/^[A-Za-z0-9_-]*$/, msg('passkey.base64url'));
 
 /**
  * A WebAuthn answer as @simplewebauthn/browser returns it (registration or assertion). Bounded
@@ -98,7 +99,7 @@ export type WebAuthnResponse = z.infer<typeof webAuthnResponseSchema>;
 
 /** POST /api/user/passkey/register/finish: the new credential and an optional name for the list. */
 export const passkeyRegisterBodySchema = webAuthnResponseSchema.extend({
-  name: z.string().trim().max(32, 'name must be at most 32 characters').optional(),
+  name: z.string().trim().max(32).optional(),
 });
 
 /** The begin answers: `{options}` for navigator.credentials (as @simplewebauthn/browser takes them as `optionsJSON`). */
@@ -112,7 +113,7 @@ export type PasskeyOptions = z.infer<typeof passkeyOptionsSchema>;
 export const verifyBodySchema = z.discriminatedUnion(
   'method',
   [z.object({ method: z.literal('2fa'), code: twoFactorCodeSchema }), z.object({ method: z.literal('passkey'), credential: webAuthnResponseSchema })],
-  { error: (issue) => (issue.code === 'invalid_union' ? 'method: expected "2fa" or "passkey"' : undefined) },
+  { error: (issue) => (issue.code === 'invalid_union' ? msg('validation.one_of', { values: '2fa, passkey' }) : undefined) },
 );
 export type VerifyBody = z.infer<typeof verifyBodySchema>;
 

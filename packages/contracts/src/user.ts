@@ -78,28 +78,36 @@ export const emptyBalance: UserBalance = {
 };
 
 /** A username as an edit sends it: the route holds it to the rules only when it differs from the current one (existing names stay). */
-const username = z.string().trim().min(1, 'username is required').max(USERNAME_MAX, `username must be at most ${USERNAME_MAX} characters`);
+const usernameTooLong = msg('users.username_too_long', { maximum: String(USERNAME_MAX) });
+const username = z.string().trim().min(1, msg('users.username_required')).max(USERNAME_MAX, usernameTooLong);
 /** A username being taken (registration, admin create): NFKC-normalised, then held to the rules of username.ts. */
 const newUsername = (emptyMessage: string) =>
   z
     .string()
     .transform(normalizeUsername)
-    .pipe(z.string().min(1, emptyMessage).max(USERNAME_MAX, `username must be at most ${USERNAME_MAX} characters`))
+    .pipe(z.string().min(1, emptyMessage).max(USERNAME_MAX, usernameTooLong))
     .superRefine((name, context) => {
       const problem = usernameProblem(name);
       if (problem) context.addIssue({ code: 'custom', message: problem });
     });
 const password = z
   .string()
-  .min(PASSWORD_MIN, `password length must not be less than ${PASSWORD_MIN}`)
-  .max(PASSWORD_MAX, `password must be at most ${PASSWORD_MAX} characters`);
-const displayName = z.string().trim().max(DISPLAY_NAME_MAX, `display_name must be at most ${DISPLAY_NAME_MAX} characters`);
-const email = z.string().trim().max(EMAIL_MAX).pipe(z.email('email is not a valid address'));
+  .min(PASSWORD_MIN, msg('users.password_too_short', { minimum: String(PASSWORD_MIN) }))
+  .max(PASSWORD_MAX, msg('users.password_too_long', { maximum: String(PASSWORD_MAX) }));
+const displayName = z
+  .string()
+  .trim()
+  .max(DISPLAY_NAME_MAX, msg('users.display_name_too_long', { maximum: String(DISPLAY_NAME_MAX) }));
+const email = z
+  .string()
+  .trim()
+  .max(EMAIL_MAX)
+  .pipe(z.email(msg('users.email_invalid')));
 
 /** POST /api/user/register (`?turnstile=` in the query). */
 export const registerBodySchema = z
   .object({
-    username: newUsername('username is required'),
+    username: newUsername(msg('users.username_required')),
     password,
     password2: z.string().optional(),
     email: z.union([z.literal(''), email]).optional(),
@@ -107,15 +115,15 @@ export const registerBodySchema = z
     aff_code: z.string().trim().max(32).optional(),
   })
   .refine((body) => body.password2 === undefined || body.password2 === body.password, {
-    message: 'the two passwords do not match',
+    message: msg('users.passwords_differ'),
     path: ['password2'],
   });
 export type RegisterBody = z.infer<typeof registerBodySchema>;
 
 /** POST /api/user/login: `username` may also be the email. */
 export const loginBodySchema = z.object({
-  username: z.string().trim().min(1, 'please enter username and password').max(EMAIL_MAX),
-  password: z.string().min(1, 'please enter username and password').max(128),
+  username: z.string().trim().min(1, msg('users.enter_credentials')).max(EMAIL_MAX),
+  password: z.string().min(1, msg('users.enter_credentials')).max(128),
 });
 export type LoginBody = z.infer<typeof loginBodySchema>;
 
@@ -136,7 +144,7 @@ export const updateSelfBodySchema = z
     original_password: z.string().max(128).optional(),
   })
   .refine((body) => !body.password || Boolean(body.original_password), {
-    message: 'original_password is required to change the password',
+    message: msg('self.original_password_required'),
     path: ['original_password'],
   });
 export type UpdateSelfBody = z.infer<typeof updateSelfBodySchema>;
@@ -147,13 +155,16 @@ export const createUserBodySchema = z.object({
   password: z.string().min(1, msg('users.credentials_required')).pipe(password),
   display_name: displayName.optional(),
   /** Only the roles the product knows (an odd level would pass admin checks yet never be demotable); below the creator's own. */
-  role: z
-    .union([z.literal(Role.Common), z.literal(Role.Admin), z.literal(Role.Root)], { error: 'must be 1 (user), 10 (admin) or 100 (super admin)' })
-    .optional(),
+  role: z.union([z.literal(Role.Common), z.literal(Role.Admin), z.literal(Role.Root)], { error: msg('users.role_invalid') }).optional(),
 });
 export type CreateUserBody = z.infer<typeof createUserBodySchema>;
 
-const adminQuota = (field: string) => z.number().int(`${field} must be an integer`).min(-1e15, `${field} is too small`).max(1e15, `${field} is too large`);
+const adminQuota = (field: string) =>
+  z
+    .number()
+    .int(msg('users.amount_not_integer', { field }))
+    .min(-1e15, msg('users.amount_too_small', { field }))
+    .max(1e15, msg('users.amount_too_large', { field }));
 
 /**
  * PUT /api/user/ (admin): user fields plus id, and optionally a quota change (owned by billing,
@@ -176,7 +187,7 @@ export const updateUserBodySchema = z
      * `expected_quota` it is set whatever the balance is (the established product's clients and
      * scripts, which fund users this way); with it, only if unchanged.
      */
-    quota: adminQuota('quota').min(0, 'a balance cannot be negative; take money away with quota_delta').optional(),
+    quota: adminQuota('quota').min(0, msg('users.quota_negative')).optional(),
     /** The balance the admin saw when typing `quota`: refused ("the balance changed since you loaded it") when it moved since. */
     expected_quota: adminQuota('expected_quota').optional(),
     /**
@@ -187,10 +198,10 @@ export const updateUserBodySchema = z
   })
   .superRefine((body, context) => {
     if (body.quota_delta !== undefined && body.quota !== undefined) {
-      context.addIssue({ code: 'custom', path: ['quota_delta'], message: 'cannot be sent together with quota' });
+      context.addIssue({ code: 'custom', path: ['quota_delta'], message: msg('users.quota_delta_with_quota') });
     }
     if (body.expected_quota !== undefined && body.quota === undefined) {
-      context.addIssue({ code: 'custom', path: ['expected_quota'], message: 'only goes with quota' });
+      context.addIssue({ code: 'custom', path: ['expected_quota'], message: msg('users.expected_quota_alone') });
     }
   });
 export type UpdateUserBody = z.infer<typeof updateUserBodySchema>;
@@ -220,7 +231,7 @@ export type UsableGroups = z.infer<typeof usableGroupsSchema>;
 /** POST /api/user/reset: completes a password reset. */
 export const passwordResetBodySchema = z.object({
   email,
-  token: z.string().trim().min(1, 'token is required').max(128),
+  token: z.string().trim().min(1).max(128),
 });
 export type PasswordResetBody = z.infer<typeof passwordResetBodySchema>;
 
@@ -229,7 +240,7 @@ export const turnstileQuerySchema = z.object({ turnstile: z.string().optional() 
 export type TurnstileQuery = z.infer<typeof turnstileQuerySchema>;
 
 /** POST /api/oauth/wechat and /api/oauth/wechat/bind: the code the WeChat account's bot gave the user. */
-export const wechatCodeBodySchema = z.object({ code: z.string().trim().min(1, 'code: required').max(256) });
+export const wechatCodeBodySchema = z.object({ code: z.string().trim().min(1).max(256) });
 export type WechatCodeBody = z.infer<typeof wechatCodeBodySchema>;
 
 /** POST /api/verification and /api/reset_password (the human check, when on, comes as `?turnstile=`). */
@@ -239,6 +250,6 @@ export type EmailBody = z.infer<typeof emailBodySchema>;
 /** POST /api/oauth/email/bind. */
 export const emailBindBodySchema = z.object({
   email,
-  code: z.string().trim().min(1, 'please enter email verification code').max(32),
+  code: z.string().trim().min(1, msg('self.email_code_required')).max(32),
 });
 export type EmailBindBody = z.infer<typeof emailBindBodySchema>;

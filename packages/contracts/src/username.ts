@@ -1,3 +1,5 @@
+import { msg } from './messages/index.js';
+
 /**
  * Usernames that cannot pass for another user's (issue 22.5). A new or changed name is
  * NFKC-normalised (full-width and compatibility forms become their plain letters), free of
@@ -93,18 +95,18 @@ export function usernameScripts(name: string): string[] {
 }
 
 /**
- * Why a (normalised) name cannot be taken, as the rest of a field error after "username: ", or
- * null when it can. Length and emptiness are the schema's to check.
+ * Why a (normalised) name cannot be taken, as the rest of a field error after "username: " (a
+ * catalogue message, `msg`), or null when it can. Length and emptiness are the schema's to check.
  */
 export function usernameProblem(name: string): string | null {
-  if (CONTROL.test(name)) return 'must not contain control characters';
-  if (FORMAT.test(name)) return 'must not contain invisible formatting or text-direction characters (such as zero-width spaces or right-to-left overrides)';
-  if (OTHER_INVISIBLE.test(name)) return 'must not contain unassigned, private-use or line-separator characters';
-  if (ODD_SPACE.test(name)) return 'must not contain spaces other than the ordinary space';
+  if (CONTROL.test(name)) return msg('username.control_characters');
+  if (FORMAT.test(name)) return msg('username.format_characters');
+  if (OTHER_INVISIBLE.test(name)) return msg('username.invisible_characters');
+  if (ODD_SPACE.test(name)) return msg('username.odd_spaces');
   const scripts = usernameScripts(name);
   if (scripts.length > 1 && !WRITTEN_TOGETHER.some((together) => scripts.every((script) => together.has(script)))) {
     const names = scripts.map((script) => SCRIPT_NAMES[script] ?? script).sort();
-    return `mixes scripts (${names.join(', ')}), so it could pass for another name; use the letters of one script`;
+    return msg('username.mixed_scripts', { scripts: names.join(', ') });
   }
   return null;
 }

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { idSchema, pageQuerySchema } from './envelope.js';
 import { eventSchemas, type EventSubject } from './events.js';
+import { msg } from './messages/index.js';
 
 /**
  * Root's webhook endpoints (`/api/webhook/*`, served by the notifier): the notifier POSTs every
@@ -65,52 +66,55 @@ export function subjectPatternIssue(pattern: string): 'malformed' | 'no_match' |
   return webhookSubjects.some((subject) => subjectMatches(pattern, subject)) ? null : 'no_match';
 }
 
-/** Why a filter pattern is unusable, as the API says it, or null when it is fine. */
+/** Why a filter pattern is unusable, as the API says it (`msg(id)`), or null when it is fine. */
 export function subjectPatternProblem(pattern: string): string | null {
   const issue = subjectPatternIssue(pattern);
   if (issue === 'malformed') {
-    return `"${pattern}" is not a subject pattern: dot-separated lowercase names, "*" for one name, a final ">" for the rest`;
+    return msg('webhooks.pattern_malformed', { pattern });
   }
   if (issue === 'no_match') {
     const domains = [...new Set(webhookSubjects.map((subject) => subject.split('.')[0]))].join(', ');
-    return `"${pattern}" matches no event (domains: ${domains}; see docs/events.md)`;
+    return msg('webhooks.pattern_no_match', { pattern, domains });
   }
   return null;
 }
 
 /** One entry of an endpoint's filter: `relay.usage.recorded`, `billing.>`, `*.channel.*`. */
 export const webhookSubjectPatternSchema = z
-  .string({ error: 'each subject must be a text' })
+  .string({ error: msg('webhooks.pattern_type') })
   .trim()
-  .min(1, 'a subject pattern cannot be empty')
-  .max(WEBHOOK_PATTERN_MAX, `a subject pattern is at most ${WEBHOOK_PATTERN_MAX} characters`)
+  .min(1, msg('webhooks.pattern_empty'))
+  .max(WEBHOOK_PATTERN_MAX, msg('webhooks.pattern_too_long', { max: String(WEBHOOK_PATTERN_MAX) }))
   .superRefine((pattern, context) => {
     const problem = subjectPatternProblem(pattern);
     if (problem) context.addIssue({ code: 'custom', message: problem });
   });
 
 export const webhookSubjectsSchema = z
-  .array(webhookSubjectPatternSchema, { error: 'subjects must be a list of subject patterns' })
-  .min(1, 'choose at least one subject')
-  .max(WEBHOOK_SUBJECTS_MAX, `at most ${WEBHOOK_SUBJECTS_MAX} subject patterns`)
+  .array(webhookSubjectPatternSchema, { error: msg('webhooks.subjects_type') })
+  .min(1, msg('webhooks.subjects_empty'))
+  .max(WEBHOOK_SUBJECTS_MAX, msg('webhooks.subjects_too_many', { max: String(WEBHOOK_SUBJECTS_MAX) }))
   .transform((patterns) => [...new Set(patterns)]);
 
 /** http or https, no credentials in it (they would be logged and shown): the egress guard judges the address when saved and again on every delivery. */
 export const webhookUrlSchema = z
-  .string({ error: 'url is required' })
+  .string({ error: msg('webhooks.url_required') })
   .trim()
-  .min(1, 'url is required')
-  .max(WEBHOOK_URL_MAX, `url is at most ${WEBHOOK_URL_MAX} characters`)
-  .pipe(z.url({ protocol: /^https?$/, error: 'url must be an absolute http:// or https:// address' }))
-  .refine((url) => !/^[a-z]+:\/\/[^/?#]*@/i.test(url), 'url must not contain a user name or password');
+  .min(1, msg('webhooks.url_required'))
+  .max(WEBHOOK_URL_MAX, msg('webhooks.url_too_long', { max: String(WEBHOOK_URL_MAX) }))
+  .pipe(z.url({ protocol: /^https?$/, error: msg('webhooks.url_invalid') }))
+  .refine((url) => !/^[a-z]+:\/\/[^/?#]*@/i.test(url), msg('webhooks.url_credentials'));
 
 export const webhookSecretSchema = z
   .string()
-  .min(WEBHOOK_SECRET_MIN, `secret must be at least ${WEBHOOK_SECRET_MIN} characters`)
-  .max(WEBHOOK_SECRET_MAX, `secret is at most ${WEBHOOK_SECRET_MAX} characters`)
-  .regex(/^[\x21-\x7e]+$/, 'secret must be printable ASCII without spaces');
+  .min(WEBHOOK_SECRET_MIN, msg('webhooks.secret_too_short', { min: String(WEBHOOK_SECRET_MIN) }))
+  .max(WEBHOOK_SECRET_MAX, msg('webhooks.secret_too_long', { max: String(WEBHOOK_SECRET_MAX) }))
+  .regex(/^[\x21-\x7e]+$/, msg('webhooks.secret_charset'));
 
-const descriptionSchema = z.string().trim().max(WEBHOOK_DESCRIPTION_MAX, `description is at most ${WEBHOOK_DESCRIPTION_MAX} characters`);
+const descriptionSchema = z
+  .string()
+  .trim()
+  .max(WEBHOOK_DESCRIPTION_MAX, msg('webhooks.description_too_long', { max: String(WEBHOOK_DESCRIPTION_MAX) }));
 
 /** POST /api/webhook/: without `secret` the server generates one. Either way it is shown once, in the answer. */
 export const createWebhookBodySchema = z.object({

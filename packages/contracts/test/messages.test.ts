@@ -23,7 +23,10 @@ describe('server messages', () => {
     expect(localizeMessage(minimum, 'zh-CN')).toBe('quota：最小划转额度为 $1.00');
     expect(localizeMessage(`ids: ${msg('channels.select_to_tag')}`, 'en-US')).toBe('ids: select the channels to tag first');
     expect(localizeMessage('a sentence of its own', 'zh-CN')).toBe('a sentence of its own');
-    expect(localizeMessage('msg:no.such.message', 'en-US')).toBe('msg:no.such.message');
+    expect(localizeMessage('msg:no.such.message;', 'en-US')).toBe('msg:no.such.message;');
+    // A token ends at its `;`: text after it stays, and parameters may hold any character.
+    expect(localizeMessage(`name: ${msg('channels.select_to_tag')}.`, 'en-US')).toBe('name: select the channels to tag first.');
+    expect(localizeMessage(msg('transfer.minimum', { minimum: '{a; "b"} %7B' }), 'en-US')).toBe('quota: minimum transfer amount is {a; "b"} %7B');
     expect([requestLocale('en-US,en;q=0.9'), requestLocale(undefined), requestLocale('zh-CN'), requestLocale(['en']), requestLocale('', 'en-US')]).toEqual([
       'en-US',
       'zh-CN',

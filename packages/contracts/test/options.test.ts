@@ -1,4 +1,19 @@
-import { decodeOptionValue, defaultOptionValues, encodeOptionValue, isSecretOption, optionKeys, pageQuerySchema } from '../src';
+import {
+  decodeOptionValue as decode,
+  defaultOptionValues,
+  encodeOptionValue,
+  isSecretOption,
+  localizeMessage,
+  optionKeys,
+  pageQuerySchema,
+  type OptionKey,
+} from '../src';
+
+/** A decoded value, its refusal worded in English (the server words it in the caller's language). */
+const decodeOptionValue = (key: OptionKey, raw: unknown) => {
+  const decoded = decode(key, raw);
+  return decoded.ok ? decoded : { ...decoded, message: localizeMessage(decoded.message, 'en-US') };
+};
 
 describe('option codecs', () => {
   it('round-trips every default through its stored form', () => {
@@ -25,6 +40,17 @@ describe('option codecs', () => {
   it('strips trailing slashes from addresses', () => {
     expect(decodeOptionValue('ServerAddress', 'https://gw.example.com///')).toEqual({ ok: true, value: 'https://gw.example.com' });
     expect(decodeOptionValue('ServerAddress', 'not a url')).toMatchObject({ ok: false });
+  });
+
+  it('says what was expected from the catalogue, in either language; a bare check in the words of its issue code', () => {
+    const refused = decode('ServerAddress', 'ftp://x');
+    expect(refused.ok).toBe(false);
+    const message = refused.ok ? '' : refused.message;
+    expect(localizeMessage(message, 'en-US')).toBe('ServerAddress: expected an http(s) URL');
+    expect(localizeMessage(message, 'zh-CN')).toBe('ServerAddress: 必须是 http(s) 网址');
+    const negative = decode('QuotaForNewUser', '-1');
+    expect(negative.ok ? '' : localizeMessage(negative.message, 'en-US')).toBe('QuotaForNewUser: must be at least 0');
+    expect(negative.ok ? '' : localizeMessage(negative.message, 'zh-CN')).toBe('QuotaForNewUser: 不能小于 0');
   });
 
   it('takes an SMTP host without scheme, port or path, and a sender address, naming the field otherwise', () => {

@@ -1,3 +1,4 @@
+import { localizeMessage } from '../src/messages';
 import { normalizeUsername, usernameKey, usernameProblem } from '../src/username';
 
 /** Issue 22.5: the rules a new or changed username is held to, one row per kind of look-alike. */
@@ -25,7 +26,14 @@ describe('username rules', () => {
   ])('%j: %p', (name, problem) => {
     const found = usernameProblem(normalizeUsername(name));
     if (problem === null) expect(found).toBeNull();
-    else expect(found).toMatch(problem);
+    else expect(localizeMessage(found ?? '', 'en-US')).toMatch(problem);
+  });
+
+  it("says why in the caller's language", () => {
+    const mixed = usernameProblem('r\u043eot') ?? '';
+    expect(localizeMessage(mixed, 'en-US')).toBe('mixes scripts (Cyrillic, Latin), so it could pass for another name; use the letters of one script');
+    expect(localizeMessage(mixed, 'zh-CN')).toBe('混用了多种文字（Cyrillic, Latin），可能被误认为其他用户名；请只使用同一种文字的字母');
+    expect(localizeMessage(usernameProblem('ro\u0000ot') ?? '', 'zh-CN')).toBe('不能包含控制字符');
   });
 
   it('normalises width and compatibility forms (NFKC), and keys names regardless of case', () => {

@@ -9,7 +9,7 @@ describe('wire shapes', () => {
     });
     expect(tagEditBodySchema.parse({ tag: 'team', new_tag: '' })).toEqual({ tag: 'team', new_tag: '' });
     expect(tagEditBodySchema.safeParse({ tag: 'team', model_mapping: '[1]' }).error?.issues[0]?.message).toBe(msg('channels.model_mapping_json'));
-    expect(tagEditBodySchema.safeParse({ tag: ' ' }).error?.issues[0]?.message).toBe('标签不能为空！');
+    expect(tagEditBodySchema.safeParse({ tag: ' ' }).error?.issues[0]?.message).toBe(msg('channels.tag_required'));
   });
 
   it('reads the channel table query flags as the console sends them', () => {

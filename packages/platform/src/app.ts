@@ -4,7 +4,7 @@ import Fastify, { LogController, type FastifyInstance, type RawReplyDefaultExpre
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Logger } from './logger.js';
 import { verifyIdentity, type SignedRequest } from './auth.js';
-import { localizeMessage, requestLocale } from '@aigw/contracts';
+import { hasMessage, localizeMessage, requestLocale } from '@aigw/contracts';
 import { shapedErrorHandler } from './error-handler.js';
 import { errorShapeFor } from './error-shapes.js';
 import { createOutageLog, type OutageLog } from './outage-log.js';
@@ -101,7 +101,7 @@ export function createApp(options: CreateAppOptions): App {
   // A console answer's `message` from the catalogue is worded in the caller's language (section 3.12).
   app.addHook('preSerialization', (request, _reply, payload: unknown, done) => {
     const message = (payload as { message?: unknown } | null)?.message;
-    if (typeof message !== 'string' || !message.startsWith('msg:')) return done(null, payload);
+    if (typeof message !== 'string' || !hasMessage(message)) return done(null, payload);
     const locale = requestLocale(request.headers['accept-language'], errorShapeFor(request.url) === 'envelope' ? 'zh-CN' : 'en-US');
     done(null, { ...(payload as object), message: localizeMessage(message, locale) });
   });

@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { minimumRole, type Access } from '@aigw/contracts';
+import { minimumRole, msg, type Access } from '@aigw/contracts';
 import { bodyLimitFor } from './body-limits.js';
 import { ForbiddenError, UnauthorizedError } from './errors.js';
 
@@ -106,10 +106,8 @@ export function declaredRoutes(app: { server: object }): DeclaredRoute[] {
   return [...(routeTables.get(app.server) ?? [])];
 }
 
-/** Why everything else is refused to a super admin with the factory password (rule R8). */
-export const passwordChangeRequiredMessage =
-  'the super admin still has the factory default password and this server is reachable from other machines: ' +
-  'change the password first (personal settings, or PUT /api/user/self with original_password and password)';
+/** Why everything else is refused to a super admin with the factory password (rule R8), as `msg(id)`. */
+export const passwordChangeRequiredMessage = msg('platform.password_change_required');
 
 /** Checks the route's declared access against `request.auth`; throws 401 or 403. */
 export function assertAccess(request: FastifyRequest, access: Access): void {

@@ -1,5 +1,5 @@
 import { Readable } from 'node:stream';
-import type { Access } from '@aigw/contracts';
+import { msg, type Access } from '@aigw/contracts';
 import { AppError } from './errors.js';
 
 /**
@@ -32,7 +32,7 @@ export function announcesBody(headers: Record<string, string | string[] | undefi
 
 /** 413 in the caller's shape. The connection is closed after it: the rest of the body is never read. */
 export class BodyTooLargeError extends AppError {
-  constructor(message = 'request body is too large') {
+  constructor(message = msg('common.body_too_large')) {
     super(message, 'request_too_large', 413, false);
   }
 }

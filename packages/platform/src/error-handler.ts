@@ -1,10 +1,10 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { localizeMessage, msg, requestLocale } from '@aigw/contracts';
+import { issueMessage, localizeMessage, msg, requestLocale, type ZodIssueFields } from '@aigw/contracts';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { BusRequestError } from './bus/bus.js';
 import { AppError, UserError } from './errors.js';
 import { errorShapeFor, sendError, type ErrorAnswer, type ErrorShape } from './error-shapes.js';
-import { issueMessage, validationMessage, type ZodIssueFields } from './validation-message.js';
+import { validationMessage } from './validation-message.js';
 import { scrubSecrets } from './logger.js';
 import { outageLog } from './outage-log.js';
 
@@ -90,11 +90,11 @@ export function describeError(error: FastifyError | Error, request: FastifyReque
   const locale = requestLocale(request.headers['accept-language'], shape === 'envelope' ? 'zh-CN' : 'en-US');
   if (hasZodFastifySchemaValidationErrors(error)) {
     const issues = error.validation.map((issue) => {
-      const zodIssue = (issue.params as { issue?: ZodIssueFields & { path?: PropertyKey[] } } | undefined)?.issue;
       const field = issue.instancePath.replace(/^\//, '').replaceAll('/', '.');
+      // The type provider keeps zod's issue code as the keyword and its other fields as params.
+      const zodIssue: ZodIssueFields = { ...(issue.params as ZodIssueFields), code: issue.keyword, message: issue.message };
       // Console routes answer in the catalogue's words; relay routes keep zod's, as their clients saw them.
-      const message = shape === 'envelope' ? issueMessage({ ...zodIssue, message: issue.message }) : (issue.message ?? '');
-      return { where: field || zodIssue?.path?.join('.') || '', message };
+      return { where: field, message: shape === 'envelope' ? issueMessage(zodIssue) : (issue.message ?? '') };
     });
     return { statusCode: 200, message: validationMessage(issues, locale, error.validationContext), code: 'invalid_request' };
   }

@@ -1,3 +1,5 @@
+import { requestLocale, type Locale } from '@aigw/contracts';
+
 /**
  * The shape an error answer takes, by who is calling (docs/architecture.md section 7): the
  * console's envelope on `/api`, the provider's own error on relay paths (OpenAI's, Anthropic's on
@@ -25,6 +27,14 @@ export function errorShapeFor(url: string): ErrorShape {
   const path = url.split('?', 1)[0]!;
   const match = relayShapes.find(([prefix]) => path === prefix || path.startsWith(`${prefix}/`));
   return match ? match[1] : 'envelope';
+}
+
+/**
+ * The language an answer to a request at `url` is worded in (docs/architecture.md section 3.12):
+ * its Accept-Language; without one, zh-CN on console paths and English for relay clients.
+ */
+export function answerLocale(request: { url: string; headers: { 'accept-language'?: string | string[] } }): Locale {
+  return requestLocale(request.headers['accept-language'], errorShapeFor(request.url) === 'envelope' ? 'zh-CN' : 'en-US');
 }
 
 /** An error as answered, whatever the shape. */

@@ -1,3 +1,5 @@
+import { msg } from '@aigw/contracts';
+
 /**
  * Bounds on the shape of a parsed JSON body (docs/architecture.md section 6.6, test D3). JSON.parse
  * itself does not recurse, but much of what runs after it does (JSON.stringify, schema walks,
@@ -20,7 +22,7 @@ export interface JsonShapeLimits {
   maxValues: number;
 }
 
-/** What is wrong with a body: the top-level field it is in ('' for the body as a whole) and why. */
+/** What is wrong with a body: the top-level field it is in ('' for the body as a whole) and why (`msg(id)`, after the field). */
 export interface JsonShapeProblem {
   field: string;
   message: string;
@@ -52,7 +54,7 @@ export function jsonShapeProblem(value: unknown, limits: JsonShapeLimits = defau
     const size = keys ? keys.length : (container as unknown[]).length;
     count += size;
     if (count > limits.maxValues) {
-      return { field, message: `${field ? `${field}: ` : ''}the request body holds more than ${limits.maxValues} values` };
+      return { field, message: `${field ? `${field}: ` : ''}${msg('json.too_many_values', { max: String(limits.maxValues) })}` };
     }
     for (let index = 0; index < size; index++) {
       const child = keys ? (container as Record<string, unknown>)[keys[index]!] : (container as unknown[])[index];
@@ -60,7 +62,7 @@ export function jsonShapeProblem(value: unknown, limits: JsonShapeLimits = defau
       // Children of the body name their field; deeper ones keep their top-level field.
       const childField = depth === 1 ? (keys ? keys[index]! : String(index)) : field;
       if (depth + 1 > limits.maxDepth) {
-        return { field: childField, message: `${childField ? `${childField}: ` : ''}nested deeper than ${limits.maxDepth} levels` };
+        return { field: childField, message: `${childField ? `${childField}: ` : ''}${msg('json.too_deep', { max: String(limits.maxDepth) })}` };
       }
       containers.push(child);
       depths.push(depth + 1);

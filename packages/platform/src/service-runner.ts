@@ -1,5 +1,6 @@
 import type { FastifyPluginAsync, FastifyPluginOptions } from 'fastify';
 import { z } from 'zod';
+import { msg } from '@aigw/contracts';
 import { createApp, type App } from './app.js';
 import { announcesBody } from './body-limits.js';
 import { NotFoundError } from './errors.js';
@@ -75,7 +76,7 @@ export async function startService<C extends ServiceConfig, P extends FastifyPlu
   app.addHook('onRequest', async (request, reply) => {
     if (!request.is404) return;
     if (announcesBody(request.headers)) reply.header('connection', 'close');
-    throw new NotFoundError(`Invalid URL (${request.method} ${request.url.split('?', 1)[0]})`);
+    throw new NotFoundError(msg('platform.invalid_url', { method: request.method, path: request.url.split('?', 1)[0]! }));
   });
   let draining = false;
   app.get('/healthz', { config: { access: 'public' } }, async () => ({ status: 'ok', service: name }));

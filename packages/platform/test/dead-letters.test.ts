@@ -68,7 +68,8 @@ describe.each(backends)('dead letters (%s)', (backend) => {
     await env?.cleanup();
   });
 
-  const call = async (method: 'GET' | 'POST' | 'DELETE', url: string) => (await app.inject({ method, url })).json();
+  const call = async (method: 'GET' | 'POST' | 'DELETE', url: string, locale = 'en-US') =>
+    (await app.inject({ method, url, headers: { 'accept-language': locale } })).json();
   const list = async (service: string, query = '') => (await call('GET', `/api/dead_letter/${service}/${query}`)).data as Page<DeadLetterView>;
 
   it("keeps a poisoned event in the failing consumer's service only, announces it once, and replays it once fixed", async () => {
@@ -118,9 +119,14 @@ describe.each(backends)('dead letters (%s)', (backend) => {
       data: { service: 'billing', dead_letter_id: letter!.id, event_id: poison.id, consumer: 'billing-usage-test', attempts: 2, waiting: 1 },
     });
 
-    // Still broken: the replay fails and the row keeps the new attempt.
+    // Still broken: each replay fails and the row counts the new attempts.
     expect(await call('POST', `/api/dead_letter/billing/${letter!.id}/replay`)).toEqual({ success: false, message: 'replay failed: ledger table is locked' });
-    expect((await list('billing')).items[0]).toMatchObject({ id: letter!.id, attempts: 3, error: 'ledger table is locked' });
+    // The handler's words are recorded as they are; what the route says around them is in the caller's language.
+    expect(await call('POST', `/api/dead_letter/billing/${letter!.id}/replay`, 'zh-CN')).toEqual({
+      success: false,
+      message: '重放失败: ledger table is locked',
+    });
+    expect((await list('billing')).items[0]).toMatchObject({ id: letter!.id, attempts: 4, error: 'ledger table is locked' });
 
     fixed = true;
     expect(await call('POST', `/api/dead_letter/billing/${letter!.id}/replay`)).toEqual({ success: true, message: '' });
@@ -128,6 +134,7 @@ describe.each(backends)('dead letters (%s)', (backend) => {
     expect(seenByChannels).toEqual([1_134]);
     expect((await list('billing')).total).toBe(0);
     expect(await call('POST', `/api/dead_letter/billing/${letter!.id}/replay`)).toMatchObject({ success: false, message: 'dead letter not found' });
+    expect(await call('POST', `/api/dead_letter/billing/${letter!.id}/replay`, 'zh-CN')).toMatchObject({ success: false, message: '死信不存在' });
     // Nothing more arrives: the replay did not republish, and the dead letter was announced once.
     expect(announced).toHaveLength(1);
   });

@@ -1,6 +1,7 @@
 import { once } from 'node:events';
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { localizeMessage } from '@aigw/contracts';
 import { classifyAddress } from '../src/egress/address-policy.js';
 import { createEgressClient, resolveEgressHost, type EgressClient, type EgressClientOptions } from '../src/egress/egress-client.js';
 import { EgressBlockedError, EgressError } from '../src/egress/egress-errors.js';
@@ -228,6 +229,21 @@ describe('check() judges a destination without connecting', () => {
     await expect(egress.check('ftp://example.com/')).rejects.toMatchObject({ reason: 'scheme' });
     await expect(egress.check('http://name.invalid/')).rejects.toMatchObject({ kind: 'dns' });
     expect(canary.connections).toBe(before);
+  });
+
+  it("words its refusals in the caller's language, naming the address and what lifts the rule", async () => {
+    const egress = client();
+    const resolved = (await rejection(egress.check(`http://rebind.test:${canary.port}/`))) as Error;
+    expect(localizeMessage(resolved.message, 'en-US')).toBe(
+      'egress blocked: rebind.test (resolves to 127.0.0.1) is a loopback address (127.0.0.0/8); ' +
+        'private-network upstreams are off, a root admin can allow them with the option AllowPrivateNetworkUpstreams',
+    );
+    expect(localizeMessage(resolved.message, 'zh-CN')).toBe(
+      '出站请求已拦截：rebind.test（解析为 127.0.0.1）属于 loopback 地址段（127.0.0.0/8）；已禁止访问私有网络中的上游，超级管理员可通过选项 AllowPrivateNetworkUpstreams 开启',
+    );
+    const port = (await rejection(egress.check('http://example.com:25/'))) as Error;
+    expect(localizeMessage(port.message, 'en-US')).toBe('egress blocked: port 25 is not allowed (80, 443 or 1024 and above)');
+    expect(localizeMessage(port.message, 'zh-CN')).toBe('出站请求已拦截：不允许端口 25（仅限 80、443 或 1024 及以上）');
   });
 
   it('passes public and, with the option on, private destinations', async () => {

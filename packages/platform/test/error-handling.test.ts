@@ -1,4 +1,6 @@
 import { Writable } from 'node:stream';
+import { msg } from '@aigw/contracts';
+import { z } from 'zod';
 import { createApp } from '../src/app';
 import { signIdentity } from '../src/auth';
 import { BusRequestError } from '../src/bus/bus';
@@ -206,5 +208,44 @@ describe('the error handler of createApp', () => {
       headers: { 'x-request-id': chosen, ...signIdentity('f'.repeat(32), 'GET', '/api/id', null, '127.0.0.1') },
     });
     expect(forged.body).not.toBe(chosen);
+  });
+});
+
+describe('messages in the caller’s language', () => {
+  const build = () => {
+    const app = createApp({ logger: capture().logger, bodyLimitBytes: 1024 });
+    const body = z.object({ name: z.string().min(1).max(5), count: z.number().int(), kind: z.enum(['a', 'b']) });
+    app.post('/api/form', { schema: { body } }, async () => ({ success: true, message: msg('channels.select_to_tag') }));
+    app.post('/v1/form', { schema: { body } }, async () => ({ ok: true }));
+    app.get('/api/refused', async () => {
+      throw new UserError(`ids: ${msg('channels.select_to_delete')}`);
+    });
+    return app;
+  };
+  const post = (app: ReturnType<typeof build>, url: string, payload: unknown, language?: string) =>
+    app.inject({ method: 'POST', url, payload: payload as object, headers: language ? { 'accept-language': language } : {} });
+
+  it("words a failed validation by zod's issue codes, each field once, in the console's language", async () => {
+    const app = build();
+    const bad = { name: 'toolong', count: 1.5 };
+    expect((await post(app, '/api/form', bad, 'en-US')).json()).toEqual({
+      success: false,
+      message: 'name: must be at most 5 characters; count: must be a whole number; kind: must be one of a, b',
+    });
+    expect((await post(app, '/api/form', bad)).json().message).toBe('name: 最多 5 个字符; count: 必须是整数; kind: 必须是以下之一：a, b');
+    expect((await post(app, '/api/form', { name: '', count: 1, kind: 'c' }, 'en-US')).json().message).toBe('name: cannot be empty; kind: must be one of a, b');
+    // Relay routes keep zod's own words.
+    expect((await post(app, '/v1/form', bad)).json().error.message).toMatch(/Too big|too_big|<=5/i);
+  });
+
+  it('words answers and refusals of console routes, a message inside other text too', async () => {
+    const app = build();
+    expect((await post(app, '/api/form', { name: 'x', count: 1, kind: 'a' }, 'en-US')).json()).toEqual({
+      success: true,
+      message: 'select the channels to tag first',
+    });
+    expect((await post(app, '/api/form', { name: 'x', count: 1, kind: 'a' })).json().message).toBe('请先选择要设置标签的渠道！');
+    const refused = await app.inject({ method: 'GET', url: '/api/refused', headers: { 'accept-language': 'en' } });
+    expect(refused.json().message).toBe('ids: select the channels to delete first');
   });
 });

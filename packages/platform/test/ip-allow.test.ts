@@ -1,4 +1,8 @@
-import { compileAllowList, compileDenyList, ipAllowed, parseAllowIps } from '../src/net/ip-allow.js';
+import { localizeMessage, type Locale } from '@aigw/contracts';
+import { compileAllowList, compileDenyList, ipAllowed, parseAllowIps, type AllowIpsResult } from '../src/net/ip-allow.js';
+
+/** A refusal's message as a caller in `locale` reads it. */
+const worded = (result: AllowIpsResult, locale: Locale) => (result.ok ? '' : localizeMessage(result.message, locale));
 
 describe('allowed IPs', () => {
   it('accepts IPv4 and IPv6 addresses and ranges, one per line or comma separated, deduplicated', () => {
@@ -28,7 +32,8 @@ describe('allowed IPs', () => {
     '10.0.0.*',
   ])('refuses %j naming the field', (bad) => {
     const result = parseAllowIps(`1.2.3.4\n${bad}`);
-    expect(result).toEqual({ ok: false, message: expect.stringMatching(/^allow_ips: ".*" is not an IP address or CIDR range$/) });
+    expect(result.ok).toBe(false);
+    expect(worded(result, 'en-US')).toMatch(/^allow_ips: ".*" is not an IP address or CIDR range$/);
   });
 
   it('matches addresses and ranges of both families', () => {
@@ -61,8 +66,9 @@ describe('allowed IPs', () => {
   });
 
   it('names the list a bad entry is in', () => {
-    expect(parseAllowIps('10.0.0.0/8\nnope', 'deny_ips')).toEqual({ ok: false, message: 'deny_ips: "nope" is not an IP address or CIDR range' });
-    expect(parseAllowIps('nope')).toEqual({ ok: false, message: 'allow_ips: "nope" is not an IP address or CIDR range' });
+    expect(worded(parseAllowIps('10.0.0.0/8\nnope', 'deny_ips'), 'en-US')).toBe('deny_ips: "nope" is not an IP address or CIDR range');
+    expect(worded(parseAllowIps('nope'), 'en-US')).toBe('allow_ips: "nope" is not an IP address or CIDR range');
+    expect(worded(parseAllowIps('nope'), 'zh-CN')).toBe('allow_ips: "nope" 不是有效的 IP 地址或 CIDR 网段');
   });
 
   it('matches a deny list like an allow list, except that an empty one matches no one', () => {

@@ -1,5 +1,12 @@
 import { Readable } from 'node:stream';
-import { jsonShapeProblem, MAX_JSON_DEPTH } from '../src/json-limits';
+import { localizeMessage } from '@aigw/contracts';
+import { jsonShapeProblem, MAX_JSON_DEPTH, type JsonShapeLimits } from '../src/json-limits';
+
+/** The problem as an English-speaking caller reads it. */
+function problem(value: unknown, limits?: JsonShapeLimits) {
+  const found = jsonShapeProblem(value, limits);
+  return found && { ...found, message: localizeMessage(found.message, 'en-US') };
+}
 
 /** `levels` objects, each the only member of the one above, built without recursion. */
 function nested(levels: number): unknown {
@@ -15,11 +22,13 @@ describe('jsonShapeProblem', () => {
   });
 
   it('refuses one level more, naming the top-level field it is in', () => {
-    expect(jsonShapeProblem({ ok: 1, tools: [nested(MAX_JSON_DEPTH - 1)] })).toEqual({
+    expect(problem({ ok: 1, tools: [nested(MAX_JSON_DEPTH - 1)] })).toEqual({
       field: 'tools',
       message: `tools: nested deeper than ${MAX_JSON_DEPTH} levels`,
     });
-    expect(jsonShapeProblem([1, [nested(MAX_JSON_DEPTH - 1)]])).toEqual({ field: '1', message: `1: nested deeper than ${MAX_JSON_DEPTH} levels` });
+    expect(problem([1, [nested(MAX_JSON_DEPTH - 1)]])).toEqual({ field: '1', message: `1: nested deeper than ${MAX_JSON_DEPTH} levels` });
+    // In the caller's language, the field named as it is.
+    expect(localizeMessage(jsonShapeProblem({ tools: [nested(MAX_JSON_DEPTH)] })!.message, 'zh-CN')).toBe(`tools: 嵌套超过 ${MAX_JSON_DEPTH} 层`);
   });
 
   it('leaves bodies a parser did not parse alone (a proxied stream, a Buffer)', () => {
@@ -34,12 +43,12 @@ describe('jsonShapeProblem', () => {
   it('refuses more values than the limit, containers and scalars alike', () => {
     const limits = { maxDepth: 10, maxValues: 100 };
     expect(jsonShapeProblem({ list: Array.from({ length: 98 }, () => 0) }, limits)).toBeNull();
-    expect(jsonShapeProblem({ list: Array.from({ length: 99 }, () => 0) }, limits)).toEqual({
+    expect(problem({ list: Array.from({ length: 99 }, () => 0) }, limits)).toEqual({
       field: 'list',
       message: 'list: the request body holds more than 100 values',
     });
-    expect(jsonShapeProblem(Object.fromEntries(Array.from({ length: 100 }, (_, index) => [`k${index}`, {}])), limits)?.message).toBe(
-      'the request body holds more than 100 values',
-    );
+    const tooMany = Object.fromEntries(Array.from({ length: 100 }, (_, index) => [`k${index}`, {}]));
+    expect(problem(tooMany, limits)?.message).toBe('the request body holds more than 100 values');
+    expect(localizeMessage(jsonShapeProblem(tooMany, limits)!.message, 'zh-CN')).toBe('请求体包含的值超过 100 个');
   });
 });

@@ -1,6 +1,6 @@
-import { localizeMessage, msg } from '@aigw/contracts';
+import { issueMessage, localizeMessage, msg } from '@aigw/contracts';
 import { z } from 'zod';
-import { issueMessage, validationMessage } from '../src/validation-message';
+import { validationMessage } from '../src/validation-message';
 
 describe('validation messages', () => {
   it('names each failing field once, fields failing for one reason together', () => {

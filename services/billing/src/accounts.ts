@@ -157,18 +157,15 @@ export async function registerAccountResponders(context: BillingContext): Promis
           // Compare-and-set: the admin typed a balance over the one they saw; if it has moved since
           // (usage, a top-up, another admin), setting theirs would silently undo that change.
           if (expected_quota !== undefined && current !== expected_quota) {
-            throw new UserError(
-              `the balance changed since you loaded it (it is now ${current}, you loaded ${expected_quota}); reload the user and try again`,
-              'balance_changed',
-            );
+            throw new UserError(msg('quota.balance_changed', { current: String(current), expected: String(expected_quota) }), 'balance_changed');
           }
           const target = quota ?? current + added!;
-          if (!Number.isSafeInteger(target) || Math.abs(target) > MAX_QUOTA) throw new UserError(`the balance would be out of range (${target})`);
+          if (!Number.isSafeInteger(target) || Math.abs(target) > MAX_QUOTA) throw new UserError(msg('quota.out_of_range', { target: String(target) }));
           // A set balance is never negative, and taking money away stops at 0 (a balance already
           // overdrawn by usage may still be raised towards 0 by a smaller positive delta).
-          if (quota !== undefined && quota < 0) throw new UserError('a balance cannot be negative; take money away with a delta');
+          if (quota !== undefined && quota < 0) throw new UserError(msg('quota.set_negative'));
           if (added !== undefined && added < 0 && target < 0) {
-            throw new UserError(`the balance cannot go below 0: it is ${current}, so at most ${Math.max(current, 0)} can be taken away`, 'balance_below_zero');
+            throw new UserError(msg('quota.below_zero', { current: String(current), maximum: String(Math.max(current, 0)) }), 'balance_below_zero');
           }
           const change = target - current;
           if (change !== 0) {
@@ -233,7 +230,7 @@ export async function transferInviteEarnings(context: BillingContext, userId: nu
       .set({ aff_quota: () => 'aff_quota - :amount' })
       .where('user_id = :userId AND aff_quota >= :amount', { userId, amount })
       .execute();
-    if (!taken.affected) throw new UserError('quota: more than your pending invite earnings');
+    if (!taken.affected) throw new UserError(`quota: ${msg('transfer.exceeds_earnings')}`);
     await applyToAccount(manager, { userId, kind: LedgerKind.Transfer, amount });
     await writeLog(manager, {
       userId,
@@ -244,5 +241,5 @@ export async function transferInviteEarnings(context: BillingContext, userId: nu
   });
   await adjustLiveUser(context.counters, userId, amount);
   await publishAccountUpdated(context, userId);
-  return `transferred ${formatQuota(amount, perUnit)}`;
+  return msg('transfer.done', { quota: formatQuota(amount, perUnit) });
 }

@@ -152,8 +152,10 @@ export async function registerLogRetention(context: BillingContext): Promise<voi
       LOG_RETENTION_JOB,
       async () => {
         const days = context.options.get('LogRetentionDays');
+        // not a console message: a job's summary, recorded in the job run list as it is.
         if (days <= 0) return { skipped: 'LogRetentionDays is 0: logs are kept' };
         const deleted = await runLogRetention(context);
+        // not a console message: a job's summary, recorded in the job run list as it is.
         return `deleted ${deleted} log${deleted === 1 ? '' : 's'} older than ${days} day${days === 1 ? '' : 's'}`;
       },
       { kv: context.kv, logger: context.logger },

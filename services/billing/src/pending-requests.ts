@@ -76,6 +76,7 @@ export async function registerPendingSweep(context: BillingContext, options: Pen
       JobName.BillingPendingSweep,
       async () => {
         const { finished, waiting } = await sweepPendingRequests(context, options.confirmMs);
+        // not a console message: a job's summary, recorded in the job run list as it is.
         return `${finished} request${finished === 1 ? '' : 's'} of stopped relays recorded, ${waiting} still in flight`;
       },
       { kv: context.kv, logger: context.logger },

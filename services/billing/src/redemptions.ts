@@ -56,7 +56,7 @@ export async function listRedemptions(db: DataSource, query: { p: number; page_s
 
 export async function getRedemption(db: DataSource, id: number): Promise<RedemptionEntity> {
   const row = await db.getRepository(RedemptionEntity).findOneBy({ id });
-  if (!row) throw new NotFoundError('redemption code not found');
+  if (!row) throw new NotFoundError(msg('redemption.not_found'));
   return row;
 }
 
@@ -95,7 +95,7 @@ export async function editRedemption(db: DataSource, input: { id: number; name?:
       .execute();
     if (!result.affected) {
       await getRedemption(db, input.id); // 404 when it does not exist
-      throw new UserError('a used redemption code cannot be edited');
+      throw new UserError(msg('redemption.used_no_edit'));
     }
   }
   return getRedemption(db, input.id);
@@ -112,14 +112,14 @@ export async function setRedemptionStatus(db: DataSource, id: number, status: 1 
     .execute();
   if (!result.affected) {
     await getRedemption(db, id);
-    throw new UserError('the redemption code has been used and cannot be enabled or disabled');
+    throw new UserError(msg('redemption.used_no_toggle'));
   }
   return getRedemption(db, id);
 }
 
 export async function deleteRedemption(db: DataSource, id: number): Promise<void> {
   const result = await db.getRepository(RedemptionEntity).delete({ id });
-  if (!result.affected) throw new NotFoundError('redemption code not found');
+  if (!result.affected) throw new NotFoundError(msg('redemption.not_found'));
 }
 
 /**

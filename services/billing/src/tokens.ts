@@ -1,6 +1,7 @@
 import { Brackets, In, type EntityManager } from 'typeorm';
 import {
   DRAWING_MODES,
+  msg,
   TOKEN_NAME_MAX,
   TokenStatus,
   parseRateLimits,
@@ -37,7 +38,7 @@ export type CreatedToken = TokenView & { key: string };
 /** An edit as the route accepts it: any status number, judged in `updateToken`. */
 export type TokenEdit = Omit<UpdateTokenBody, 'status'> & { status?: number };
 
-const notFound = () => new NotFoundError('token not found');
+const notFound = () => new NotFoundError(msg('tokens.not_found'));
 const SUFFIX_LENGTH = 6;
 
 /** The whitelist of what a token shows (rule R4): masked key, effective status. */
@@ -99,7 +100,7 @@ function checkGroup(context: BillingContext, group: string, ownerGroup: string):
   if (group === '' || group === ownerGroup) return;
   const usable = context.options.get('UserUsableGroups');
   const ratios = context.options.get('GroupRatio');
-  if (!Object.hasOwn(usable, group) || !Object.hasOwn(ratios, group)) throw new UserError(`group: "${group}" is not a group you may use`);
+  if (!Object.hasOwn(usable, group) || !Object.hasOwn(ratios, group)) throw new UserError(`group: ${msg('tokens.group_not_usable', { group })}`);
 }
 
 /** Ids are 32-bit columns: a larger one cannot exist (and PostgreSQL would reject the query). */
@@ -171,7 +172,7 @@ export async function updateToken(context: BillingContext, owner: TokenOwner, bo
     const changes: Partial<TokenEntity> = {};
     let delta = 0;
     if (statusOnly) {
-      if (body.status !== TokenStatus.Enabled && body.status !== TokenStatus.Disabled) throw new UserError('status: must be 1 (enabled) or 2 (disabled)');
+      if (body.status !== TokenStatus.Enabled && body.status !== TokenStatus.Disabled) throw new UserError(`status: ${msg('tokens.status_invalid')}`);
       // Judged on the derived state, whatever is stored: an expired token shows 3 and stays off.
       if (body.status === TokenStatus.Enabled) {
         const decision = canEnable(row);
@@ -256,7 +257,7 @@ function openKey(context: BillingContext, row: TokenEntity): string {
     return KEY_PREFIX + openSecret(row.key_encrypted, context.tokenKeySecret);
   } catch (error) {
     context.logger.error({ err: error, tokenId: row.id }, 'a stored token key does not decrypt (was the token key secret changed?)');
-    throw new UserError('key: this key can no longer be shown; create a new token');
+    throw new UserError(`key: ${msg('tokens.key_unavailable')}`);
   }
 }
 

@@ -48,7 +48,7 @@ export async function quoteTopUp(context: BillingContext, caller: AuthContext, a
   const displayInCurrency = options.get('DisplayInCurrencyEnabled');
   const quotaPerUnit = options.get('QuotaPerUnit');
   const minimum = displayInCurrency ? options.get('MinTopUp') : options.get('MinTopUp') * quotaPerUnit;
-  if (amount < minimum) throw new UserError(`amount: 充值数量不能小于 ${minimum}`);
+  if (amount < minimum) throw new UserError(`amount: ${msg('topup.amount_minimum', { minimum: String(minimum) })}`);
   // Billing's own copy of the user's group (from identity's events); the session's until it arrived.
   const account = await context.db.getRepository(AccountEntity).findOneBy({ user_id: caller.userId });
   const group = account?.group ?? caller.group;
@@ -63,11 +63,11 @@ export async function quoteTopUp(context: BillingContext, caller: AuthContext, a
     });
   } catch (error) {
     if (!(error instanceof RangeError)) throw error;
-    if (error.message.startsWith('amount')) throw new UserError('amount: is too large');
+    if (error.message.startsWith('amount')) throw new UserError(`amount: ${msg('quota.too_large')}`);
     context.logger.error({ err: error }, 'the top-up price options are out of range');
-    throw new UserError('the top-up price is misconfigured, contact the administrator');
+    throw new UserError(msg('topup.price_misconfigured'));
   }
-  if (quote.cents <= 1) throw new UserError('amount: the amount payable must be more than 0.01');
+  if (quote.cents <= 1) throw new UserError(`amount: ${msg('topup.payable_too_small')}`);
   return quote;
 }
 
@@ -229,8 +229,8 @@ export async function completeOrderByHand(context: BillingContext, admin: AuthCo
     return credited;
   }
   const order = await context.db.getRepository(TopUpEntity).findOneBy({ trade_no: tradeNo });
-  if (!order) throw new NotFoundError('top-up order not found');
-  throw new UserError(`trade_no: the order is ${order.status}, only a pending order can be completed`);
+  if (!order) throw new NotFoundError(msg('topup.order_not_found'));
+  throw new UserError(`trade_no: ${msg('topup.order_not_pending', { status: order.status })}`);
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { DataSource, EntityManager } from 'typeorm';
-import type { UsageRow } from '@aigw/contracts';
+import { msg, type UsageRow } from '@aigw/contracts';
 import { param, queryRows, UserError } from '@aigw/platform';
 import { QuotaDataEntity } from './entities/index.js';
 
@@ -61,8 +61,9 @@ export interface UsageQuery {
 export function usageRange(query: UsageQuery, maxSpan?: number, now = Math.floor(Date.now() / 1000)): { start: number; end: number } {
   const end = query.end_timestamp ?? now;
   const start = query.start_timestamp ?? Math.max(0, end - SELF_RANGE_MAX_SECONDS);
-  if (start > end) throw new UserError('start_timestamp: must not be after end_timestamp');
-  if (maxSpan !== undefined && end - start > maxSpan) throw new UserError('end_timestamp: the time range must be at most 30 days');
+  if (start > end) throw new UserError(`start_timestamp: ${msg('data.start_after_end')}`);
+  if (maxSpan !== undefined && end - start > maxSpan)
+    throw new UserError(`end_timestamp: ${msg('data.range_too_long', { days: String(Math.floor(maxSpan / (24 * HOUR_SECONDS))) })}`);
   return { start, end };
 }
 

@@ -29,7 +29,8 @@ describe.each(backends)('accounts (%s)', (backend) => {
   });
 
   const self = async (session: Session) => (await gateway.call('GET', '/api/user/self', { session })).json().data;
-  const logs = async (session: Session) => (await gateway.call('GET', '/api/log/self?p=1&page_size=100', { session })).json().data?.items ?? [];
+  const logs = async (session: Session, language = '') =>
+    (await gateway.call('GET', '/api/log/self?p=1&page_size=100', { session, headers: { 'accept-language': language } })).json().data?.items ?? [];
 
   it('gives the super admin the starting balance and shows it on user rows', async () => {
     await waitFor(async () => (await self(root)).quota === 100_000_000, 5_000, 'root account');
@@ -72,15 +73,22 @@ describe.each(backends)('accounts (%s)', (backend) => {
   it('transfers invite earnings: at least one unit, at most what is pending, atomically', async () => {
     const inviter = await gateway.login('inviter', 'inviter-pass');
     const small = (await gateway.call('POST', '/api/user/aff_transfer', { session: inviter, body: { quota: 1000 } })).json();
-    expect(small).toEqual({ success: false, message: 'quota：最小划转额度为 $1.00' });
-    const tooMuch = (await gateway.call('POST', '/api/user/aff_transfer', { session: inviter, body: { quota: 800000 } })).json();
-    expect(tooMuch.message).toMatch(/^quota: more than/);
+    expect(small).toEqual({ success: false, message: 'quota: minimum transfer amount is $1.00' });
+    const transfer = (quota: number, language: string) =>
+      gateway.call('POST', '/api/user/aff_transfer', { session: inviter, body: { quota }, headers: { 'accept-language': language } });
+    expect((await transfer(1000, 'zh-CN')).json()).toEqual({ success: false, message: 'quota：最小划转额度为 $1.00' });
+    expect((await transfer(800000, 'en-US')).json()).toEqual({ success: false, message: 'quota: more than your pending invite earnings' });
+    expect((await transfer(800000, 'zh-CN')).json()).toEqual({ success: false, message: 'quota: 超出待划转的邀请收益' });
     for (const bad of [-1, 1.5, '600000', 2 ** 63]) {
       expect((await gateway.call('POST', '/api/user/aff_transfer', { session: inviter, body: { quota: bad } })).json().message).toMatch(/^quota/);
     }
     // Two concurrent transfers of 600000 against 700000 pending: exactly one wins.
-    const results = await Promise.all([1, 2].map(() => gateway.call('POST', '/api/user/aff_transfer', { session: inviter, body: { quota: 600000 } })));
-    expect(results.filter((response) => response.json().success)).toHaveLength(1);
+    const languages = ['en-US', 'zh-CN'];
+    const results = await Promise.all(languages.map((language) => transfer(600000, language)));
+    const winners = results.flatMap((response, index) => (response.json().success ? [index] : []));
+    expect(winners).toHaveLength(1);
+    // The winner is told what was moved, in its console's language.
+    expect(results[winners[0]!]!.json().message).toBe(['transferred $1.20', '已划转 $1.20 到余额'][winners[0]!]);
     expect(await self(inviter)).toMatchObject({ quota: 601000, aff_quota: 100000, aff_history_quota: 700000 });
   });
 
@@ -106,8 +114,10 @@ describe.each(backends)('accounts (%s)', (backend) => {
   it('refuses online top-up while no payment gateway is configured, after checking the amount, and changes nothing', async () => {
     const before = await self(root);
     const refused = (await gateway.call('POST', '/api/user/amount', { session: root, body: { amount: 10, top_up_code: '' } })).json();
-    expect(refused).toMatchObject({ success: false, message: '管理员未开启在线充值！' });
-    const pay = (await gateway.call('POST', '/api/user/pay', { session: root, body: { amount: 10, payment_method: 'zfb' } })).json();
+    expect(refused).toMatchObject({ success: false, message: 'the administrator has not turned on online top-up' });
+    const pay = (
+      await gateway.call('POST', '/api/user/pay', { session: root, body: { amount: 10, payment_method: 'zfb' }, headers: { 'accept-language': 'zh-CN' } })
+    ).json();
     expect(pay).toMatchObject({ success: false, message: '管理员未开启在线充值！' });
     const bad = await gateway.call('POST', '/api/user/amount', { session: root, body: { amount: 0 } });
     expect(bad.json().message).toMatch(/amount/);

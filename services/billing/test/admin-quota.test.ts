@@ -1,4 +1,5 @@
 import type { DataSource } from 'typeorm';
+import { msg } from '@aigw/contracts';
 import { randomUUID } from 'node:crypto';
 import { counterKeys, createQuotaGate, createSilentLogger, type Bus } from '@aigw/platform';
 import { backends, waitFor } from '@aigw/platform/testing';
@@ -54,8 +55,11 @@ describe.each(backends)('admin quota edits (%s)', (backend) => {
     expect(body.success).toBe(true);
     return body.data as { quota: number | null; display_name: string };
   };
-  const put = async (session: Session, body: Record<string, unknown>) =>
-    (await gateway.call('PUT', '/api/user/', { session, body: { id: alice.id, ...body } })).json<{ success: boolean; message: string }>();
+  const put = async (session: Session, body: Record<string, unknown>, language = 'en-US') =>
+    (await gateway.call('PUT', '/api/user/', { session, body: { id: alice.id, ...body }, headers: { 'accept-language': language } })).json<{
+      success: boolean;
+      message: string;
+    }>();
   const balance = async () => (await load()).quota;
   const adminEntries = async () =>
     (await db.getRepository(LedgerEntryEntity).findBy({ user_id: alice.id, kind: LedgerKind.Admin })).map((entry) => Number(entry.amount));
@@ -99,6 +103,11 @@ describe.each(backends)('admin quota edits (%s)', (backend) => {
     expect(refused).toEqual({
       success: false,
       message: `quota: the balance changed since you loaded it (it is now ${BALANCE}, you loaded 0); reload the user and try again`,
+    });
+    // Billing's words, through identity, in the admin console's language.
+    expect(await put(root, { display_name: 'stale', quota: 0, expected_quota: 0 }, 'zh-CN')).toEqual({
+      success: false,
+      message: `quota: 余额在加载后已变化（当前为 ${BALANCE}，加载时为 0），请重新加载该用户后再试`,
     });
     expect(await load()).toMatchObject({ quota: BALANCE, display_name: 'Alice B' });
     expect(await adminEntries()).toEqual([BALANCE]);
@@ -179,7 +188,7 @@ describe.each(backends)('admin quota edits (%s)', (backend) => {
     // Straight on the bus, past the typed client's own check: billing refuses it itself.
     await expect(
       gateway.env.infra.bus.request('billing.account.set_quota', { user_id: alice.id, quota: -5, actor_id: root.id, actor_username: 'root' }),
-    ).rejects.toThrow(/negative/);
+    ).rejects.toThrow(msg('quota.set_negative'));
     expect(await balance()).toBe(before);
   });
 
@@ -189,6 +198,10 @@ describe.each(backends)('admin quota edits (%s)', (backend) => {
     const entries = await adminEntries();
     const refused = await put(admin, { quota_delta: -(before + 1) });
     expect(refused).toEqual({ success: false, message: `quota_delta: the balance cannot go below 0: it is ${before}, so at most ${before} can be taken away` });
+    expect(await put(admin, { quota_delta: -(before + 1) }, 'zh-CN')).toEqual({
+      success: false,
+      message: `quota_delta: 余额不能低于 0：当前为 ${before}，最多只能扣除 ${before}`,
+    });
     expect(await balance()).toBe(before);
     expect(await adminEntries()).toEqual(entries);
 

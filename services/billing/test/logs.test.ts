@@ -1,6 +1,6 @@
 import type { DataSource } from 'typeorm';
 import { JobName } from '@aigw/contracts';
-import { createJobs, createOptionsMirror, createSilentLogger, readJobRuns, type OptionsMirror } from '@aigw/platform';
+import { createJobs, createOptionsMirror, createSilentLogger, publishEvent, readJobRuns, type OptionsMirror } from '@aigw/platform';
 import { backends, waitFor } from '@aigw/platform/testing';
 import type { Session, TestGateway } from '../../gateway/test/support/gateway';
 import type { BillingContext } from '../src/context';
@@ -177,6 +177,56 @@ describe.each(backends)('logs (%s)', (backend) => {
       }
       expect(await db.getRepository(LogEntity).existsBy({ id: ids.recent })).toBe(true);
       expect(await db.getRepository(LogEntity).existsBy({ id: ids.a3 })).toBe(true);
+    });
+  });
+
+  it("writes a usage-limit refusal as an error row, read in the reader's language", async () => {
+    const refusal = {
+      user_id: bob.id,
+      token_id: 0,
+      group: 'default',
+      model: 'gpt-4o',
+      retry_after_ms: 1000,
+      time: now,
+    };
+    await publishEvent(gateway.env.infra.bus, 'relay.limit.exceeded', {
+      ...refusal,
+      scope: 'key',
+      field: 'rpd',
+      limit: 1,
+      refused: 1,
+      request_id: 'limit-one',
+    });
+    await publishEvent(gateway.env.infra.bus, 'relay.limit.exceeded', {
+      ...refusal,
+      scope: 'model',
+      field: 'tpm',
+      limit: 50,
+      refused: 3,
+      request_id: 'limit-three',
+    });
+    const errors = async (language: string) =>
+      (await gateway.call('GET', '/api/log/self?type=5', { session: bob, headers: { 'accept-language': language } })).json().data.items as Array<{
+        request_id: string;
+        content: string;
+      }>;
+    await waitFor(async () => (await errors('en-US')).length === 2, 10_000, 'the error rows');
+    const contents = async (language: string) => Object.fromEntries((await errors(language)).map((row) => [row.request_id, row.content]));
+    expect(await contents('en-US')).toEqual({
+      'limit-one': 'rate limit: API key rpd limit 1 reached; 1 request refused',
+      'limit-three': 'rate limit: model tpm limit 50 reached; 3 requests refused',
+    });
+    expect(await contents('zh-CN')).toEqual({
+      'limit-one': '速率限制：令牌的 rpd 限额 1 已达到，已拒绝 1 个请求',
+      'limit-three': '速率限制：模型的 tpm 限额 50 已达到，已拒绝 3 个请求',
+    });
+    // Stored: the en-US text, and the message as data beside the error fields.
+    const stored = await db.getRepository(LogEntity).findOneByOrFail({ request_id: 'limit-three' });
+    expect(stored.content).toBe('rate limit: model tpm limit 50 reached; 3 requests refused');
+    expect(JSON.parse(stored.other)).toMatchObject({
+      error_code: 'rate_limit_exceeded',
+      scope: 'model',
+      message: { id: 'limits.refused_model', params: { field: 'tpm', limit: '50', refused: '3' } },
     });
   });
 });

@@ -6,8 +6,8 @@ import { AccountEntity, LedgerEntryEntity, LogEntity, RedemptionEntity } from '.
 import { INVALID_CODE_MESSAGE } from '../src/redemptions';
 import { openBillingDatabase } from './support/billing-db';
 
-/** What a zh-CN console (the default) reads. */
-const INVALID_CODE = localizeMessage(INVALID_CODE_MESSAGE, 'zh-CN');
+/** What the tests' client (en-US unless a test asks otherwise) reads. */
+const INVALID_CODE = localizeMessage(INVALID_CODE_MESSAGE, 'en-US');
 
 describe.each(backends)('redemption codes (%s)', (backend) => {
   let gateway: TestGateway;
@@ -88,9 +88,9 @@ describe.each(backends)('redemption codes (%s)', (backend) => {
       [{ name: 'x', quota: 1, count: 101 }, /^count must be at most 100/],
       [{ name: 'x', quota: -1, count: 1 }, /^quota: must not be negative/],
       [{ name: 'x', quota: 'NaN', count: 1 }, /^quota\b/],
-      [{ name: 'x', quota: 2 ** 63, count: 1 }, /^quota: (is too large|must be an integer)/],
+      [{ name: 'x', quota: 2 ** 63, count: 1 }, /^quota: (is too large|must be a whole number)/],
       [{ name: 'x', quota: '100', count: 1 }, /^quota\b/],
-      [{ name: 'x', quota: 1.5, count: 1 }, /^quota: must be an integer/],
+      [{ name: 'x', quota: 1.5, count: 1 }, /^quota: must be a whole number$/],
       [{ name: 'a'.repeat(21), quota: 1, count: 1 }, /^name must be 1 to 20 characters/],
     ];
     for (const [body, message] of cases) {
@@ -123,9 +123,7 @@ describe.each(backends)('redemption codes (%s)', (backend) => {
     // Kept as data, read in the reader's language (the console sends its own); the stored text stays en-US.
     expect(JSON.parse(log.other)).toEqual({ message: { id: 'topup.redemption', params: { quota: '$2.00', code_id: String(code.id) } } });
     const contentIn = async (language: string | undefined, session: Session, route: string) => {
-      const listed = (
-        await gateway.call('GET', `${route}?p=1&page_size=100&type=1`, { session, headers: language ? { 'accept-language': language } : {} })
-      ).json();
+      const listed = (await gateway.call('GET', `${route}?p=1&page_size=100&type=1`, { session, headers: { 'accept-language': language ?? '' } })).json();
       return (listed.data.items as Array<{ id: number; content: string }>).find((item) => item.id === log.id)?.content;
     };
     for (const route of ['/api/log/self', '/api/log/']) {
@@ -148,8 +146,13 @@ describe.each(backends)('redemption codes (%s)', (backend) => {
     const wrong = (await gateway.call('POST', '/api/user/topup', { session: alice, body: { key: 'f'.repeat(32) } })).json();
     expect(disabled).toEqual({ success: false, message: INVALID_CODE });
     expect(wrong).toEqual(disabled);
+    // A console with no language of its own reads Chinese.
+    const noLanguage = await gateway.call('POST', '/api/user/topup', { session: alice, body: { key }, headers: { 'accept-language': '' } });
+    expect(noLanguage.json()).toEqual({ success: false, message: '兑换码无效或已被使用' });
     const empty = (await gateway.call('POST', '/api/user/topup', { session: alice, body: { key: '  ' } })).json();
-    expect(empty.message).toMatch(/^key: please enter the redemption code/);
+    expect(empty.message).toBe('key: please enter the redemption code');
+    const emptyInChinese = await gateway.call('POST', '/api/user/topup', { session: alice, body: { key: '' }, headers: { 'accept-language': 'zh-CN' } });
+    expect(emptyInChinese.json().message).toBe('key: 请输入兑换码');
 
     // Re-enabled, the same code works.
     expect((await gateway.call('PUT', '/api/redemption/?status_only=true', { session: root, body: { id: code.id, status: 1 } })).json().success).toBe(true);
@@ -165,6 +168,10 @@ describe.each(backends)('redemption codes (%s)', (backend) => {
     expect(tooLong.message).toMatch(/^name /);
     const noStatus = (await gateway.call('PUT', '/api/redemption/?status_only=true', { session: root, body: { id } })).json();
     expect(noStatus).toEqual({ success: false, message: 'status: required with status_only' });
+    const missing = (language: string) =>
+      gateway.call('PUT', '/api/redemption/', { session: root, body: { id: 999_999, name: 'ghost' }, headers: { 'accept-language': language } });
+    expect((await missing('zh-CN')).json()).toEqual({ success: false, message: '兑换码不存在' });
+    expect((await missing('en-US')).json()).toEqual({ success: false, message: 'redemption code not found' });
 
     expect((await gateway.call('POST', '/api/user/topup', { session: alice, body: { key } })).json().data).toBe(300);
     const editUsed = (await gateway.call('PUT', '/api/redemption/', { session: root, body: { id, quota: 999_999 } })).json();
@@ -173,6 +180,8 @@ describe.each(backends)('redemption codes (%s)', (backend) => {
       const toggle = (await gateway.call('PUT', '/api/redemption/?status_only=true', { session: root, body: { id, status } })).json();
       expect(toggle).toEqual({ success: false, message: 'the redemption code has been used and cannot be enabled or disabled' });
     }
+    const editUsedInChinese = await gateway.call('PUT', '/api/redemption/', { session: root, body: { id, quota: 1 }, headers: { 'accept-language': 'zh-CN' } });
+    expect(editUsedInChinese.json()).toEqual({ success: false, message: '已使用的兑换码不能编辑' });
     expect(await codeByKey(key!)).toMatchObject({ status: 3, quota: 300, name: 'renamed' });
     expect((await gateway.call('PUT', '/api/redemption/', { session: root, body: { id: 999_999, name: 'ghost' } })).statusCode).toBe(404);
   });

@@ -1,4 +1,4 @@
-import { TokenStatus } from '@aigw/contracts';
+import { msg, TokenStatus } from '@aigw/contracts';
 import { canEnable, effectiveStatus } from '../src/domain/token-status.js';
 
 const now = 1_700_000_000;
@@ -32,11 +32,11 @@ describe('token status', () => {
     expect(canEnable(token({ unlimited_quota: true, remain_quota: 0 }), now)).toEqual({ allowed: true });
     expect(canEnable(token({ status: TokenStatus.Disabled, expired_time: now - 1 }), now)).toEqual({
       allowed: false,
-      message: expect.stringMatching(/^status: .*expired/),
+      message: `status: ${msg('tokens.expired_cannot_enable')}`,
     });
     expect(canEnable(token({ status: TokenStatus.Disabled, remain_quota: 0 }), now)).toEqual({
       allowed: false,
-      message: expect.stringMatching(/^status: .*quota/),
+      message: `status: ${msg('tokens.exhausted_cannot_enable')}`,
     });
   });
 });

@@ -132,7 +132,7 @@ describe.each(backends)('API tokens (%s)', (backend) => {
       [{ remain_quota: 'NaN' }, /^remain_quota\b/],
       [{ remain_quota: 2 ** 63 }, /^remain_quota\b/],
       [{ remain_quota: '500' }, /^remain_quota\b/],
-      [{ remain_quota: 1.5 }, /^remain_quota: must be an integer/],
+      [{ remain_quota: 1.5 }, /^remain_quota: must be a whole number$/],
       [{ expired_time: -2 }, /^expired_time\b/],
       [{ expired_time: 'tomorrow' }, /^expired_time\b/],
       [{ expired_time: 1e13 }, /^expired_time\b/],
@@ -205,6 +205,13 @@ describe.each(backends)('API tokens (%s)', (backend) => {
     expect((await put(alice, { id: expired.id, status: 2 }, true)).data.status).toBe(2);
     expect((await put(alice, { id: expired.id, status: 1 }, true)).message).toMatch(/^status: .*expired/);
     expect((await put(alice, { id: expired.id, status: 3 }, true)).message).toBe('status: must be 1 (enabled) or 2 (disabled)');
+    // The console's language: the refusal in Chinese for a zh-CN console, in English for en-US.
+    const enable = (language: string) =>
+      gateway.call('PUT', '/api/token/?status_only=true', { session: alice, body: { id: expired.id, status: 1 }, headers: { 'accept-language': language } });
+    expect((await enable('zh-CN')).json().message).toBe('status: 令牌已过期，无法启用。请先修改过期时间，或设为永不过期');
+    expect((await enable('en-US')).json().message).toBe(
+      'status: the token has expired and cannot be enabled; change its expiry time or set it to never expire first',
+    );
     // A full edit echoes the displayed status back (the console does); it is ignored, not refused.
     expect((await put(alice, { id: expired.id, expired_time: -1, status: 4 })).data.status).toBe(2);
     expect((await put(alice, { id: expired.id, status: 1 }, true)).data.status).toBe(1);
@@ -431,7 +438,11 @@ describe.each(backends)('API tokens (%s)', (backend) => {
     const token = await createOne(alice, { name: 'doomed' });
     await gateway.env.infra.counters.seed(counterKeys.token(token.id), 10);
     expect((await gateway.call('DELETE', `/api/token/${token.id}/`, { session: alice })).json()).toEqual({ success: true, message: '' });
-    expect((await gateway.call('GET', `/api/token/${token.id}`, { session: alice })).statusCode).toBe(404);
+    const gone = (language: string) => gateway.call('GET', `/api/token/${token.id}`, { session: alice, headers: { 'accept-language': language } });
+    const inChinese = await gone('zh-CN');
+    expect(inChinese.statusCode).toBe(404);
+    expect(inChinese.json()).toEqual({ success: false, message: '令牌不存在' });
+    expect((await gone('en-US')).json()).toEqual({ success: false, message: 'token not found' });
     expect((await gateway.call('DELETE', `/api/token/${token.id}`, { session: alice })).statusCode).toBe(404);
     expect(await gateway.env.infra.counters.get(counterKeys.token(token.id))).toBeNull();
     expect(await gateway.env.infra.bus.request('billing.token.resolve', { key_hash: sha256(bare(token.key)) })).toEqual({ token: null });

@@ -10,8 +10,8 @@ import { reconcile } from '../src/reconcile';
 import { TOPUP_DISABLED_MESSAGE } from '../src/topups';
 import { openBillingDatabase } from './support/billing-db';
 
-/** What a zh-CN console (the default) reads. */
-const TOPUP_DISABLED = localizeMessage(TOPUP_DISABLED_MESSAGE, 'zh-CN');
+/** What the tests' client (en-US unless a test asks otherwise) reads. */
+const TOPUP_DISABLED = localizeMessage(TOPUP_DISABLED_MESSAGE, 'en-US');
 
 type Params = Record<string, string>;
 
@@ -116,7 +116,8 @@ describe.each(backends)('online top-up (%s)', (backend) => {
     return session;
   };
   const quotaOf = async (session: Session) => (await db.getRepository(AccountEntity).findOneByOrFail({ user_id: session.id })).quota;
-  const amount = async (session: Session, body: unknown) => (await gateway.call('POST', '/api/user/amount', { session, body })).json();
+  const amount = async (session: Session, body: unknown, language = 'en-US') =>
+    (await gateway.call('POST', '/api/user/amount', { session, body, headers: { 'accept-language': language } })).json();
   const pay = async (session: Session, body: unknown) => (await gateway.call('POST', '/api/user/pay', { session, body })).json();
   const orderOf = (tradeNo: string) => db.getRepository(TopUpEntity).findOneByOrFail({ trade_no: tradeNo });
   const status = async () => (await gateway.call('GET', '/api/status')).json().data.enable_online_topup as boolean;
@@ -199,6 +200,7 @@ describe.each(backends)('online top-up (%s)', (backend) => {
   it('is off until PayAddress, EpayId and EpayKey are all set', async () => {
     expect(await status()).toBe(false);
     expect(await amount(alice, { amount: 10 })).toEqual({ success: false, message: TOPUP_DISABLED });
+    expect(await amount(alice, { amount: 10 }, 'zh-CN')).toEqual({ success: false, message: '管理员未开启在线充值！' });
     expect(await pay(alice, { amount: 10, payment_method: 'zfb' })).toEqual({ success: false, message: TOPUP_DISABLED });
 
     await setOptions({ PayAddress: `${PAY_ADDRESS}/`, EpayId: EPAY_ID, ServerAddress: SERVER });
@@ -222,17 +224,19 @@ describe.each(backends)('online top-up (%s)', (backend) => {
 
   it('refuses amounts below MinTopUp, a price of 0.01 or less, and bad input, naming the field', async () => {
     await setOptions({ MinTopUp: '5' });
-    expect(await amount(alice, { amount: 4 })).toEqual({ success: false, message: 'amount: 充值数量不能小于 5' });
-    expect(await pay(alice, { amount: 4, payment_method: 'wx' })).toEqual({ success: false, message: 'amount: 充值数量不能小于 5' });
+    expect(await amount(alice, { amount: 4 })).toEqual({ success: false, message: 'amount: the top-up amount cannot be less than 5' });
+    expect(await amount(alice, { amount: 4 }, 'zh-CN')).toEqual({ success: false, message: 'amount: 充值数量不能小于 5' });
+    expect(await pay(alice, { amount: 4, payment_method: 'wx' })).toEqual({ success: false, message: 'amount: the top-up amount cannot be less than 5' });
     expect((await amount(alice, { amount: 5 })).data).toBe('36.50');
     await setOptions({ MinTopUp: '1', Price: '0.01' });
     expect(await amount(alice, { amount: 1 })).toEqual({ success: false, message: 'amount: the amount payable must be more than 0.01' });
+    expect(await amount(alice, { amount: 1 }, 'zh-CN')).toEqual({ success: false, message: 'amount: 实付金额必须大于 0.01' });
     expect((await amount(alice, { amount: 2 })).data).toBe('0.02');
     await setOptions({ Price: '7.3' });
 
     const cases: Array<[string, unknown, RegExp]> = [
       ['/api/user/amount', { amount: 'ten' }, /^amount\b/],
-      ['/api/user/amount', { amount: 1.5 }, /^amount: must be an integer/],
+      ['/api/user/amount', { amount: 1.5 }, /^amount: must be a whole number$/],
       ['/api/user/amount', { amount: 0 }, /^amount: must be at least 1/],
       ['/api/user/amount', {}, /^amount\b/],
       ['/api/user/amount', { amount: MAX_QUOTA }, /^amount: is too large/],
@@ -250,7 +254,7 @@ describe.each(backends)('online top-up (%s)', (backend) => {
     await setOptions({ DisplayInCurrencyEnabled: 'false' });
     try {
       expect(await amount(alice, { amount: 1_000_000 })).toEqual({ success: true, message: 'success', data: '14.60' });
-      expect(await amount(alice, { amount: 499_999 })).toEqual({ success: false, message: 'amount: 充值数量不能小于 500000' });
+      expect(await amount(alice, { amount: 499_999 })).toEqual({ success: false, message: 'amount: the top-up amount cannot be less than 500000' });
       const order = await newOrder(alice, { amount: 750_000, payment_method: 'wx' });
       expect(order).toMatchObject({ amount: 750_000, money: '10.95', payment_method: 'wxpay', status: 'pending' });
     } finally {
@@ -436,7 +440,15 @@ describe.each(backends)('online top-up (%s)', (backend) => {
       success: false,
       message: 'trade_no: the order is success, only a pending order can be completed',
     });
-    expect((await complete('USR1NOnothing1732600000')).statusCode).toBe(404);
+    const unknown = await complete('USR1NOnothing1732600000');
+    expect(unknown.statusCode).toBe(404);
+    expect(unknown.json()).toEqual({ success: false, message: 'top-up order not found' });
+    const inChinese = await gateway.call('POST', '/api/user/topup/complete', {
+      session: root,
+      body: { trade_no: order.trade_no },
+      headers: { 'accept-language': 'zh-CN' },
+    });
+    expect(inChinese.json()).toEqual({ success: false, message: 'trade_no: 订单状态为 success，只有待支付的订单可以补单' });
     expect((await complete('')).json().message).toMatch(/^trade_no\b/);
     expect(await notifyGet(gatewayNotify(order))).toBe('success');
     expect(await quotaOf(alice)).toBe(before + 5_000_000);

@@ -20,7 +20,8 @@ describe.each(backends)('usage data (%s)', (backend) => {
 
   const record = (usage: Omit<UsageHour, 'username'> & { username?: string }) =>
     db.transaction((manager) => recordUsageHour(manager, { username: '', ...usage }));
-  const get = async (url: string, session: Session) => (await gateway.call('GET', url, { session })).json();
+  const get = async (url: string, session: Session, language = 'en-US') =>
+    (await gateway.call('GET', url, { session, headers: { 'accept-language': language } })).json();
 
   beforeAll(async () => {
     ({ gateway, db, root, alice, bob } = await startWithTwoUsers(backend));
@@ -95,6 +96,8 @@ describe.each(backends)('usage data (%s)', (backend) => {
     expect((await get(`/api/data/self?start_timestamp=${now - 30 * DAY}&end_timestamp=${now}`, alice)).success).toBe(true);
     const tooLong = await get(`/api/data/self?start_timestamp=${now - 30 * DAY - 1}&end_timestamp=${now}`, alice);
     expect(tooLong).toEqual({ success: false, message: 'end_timestamp: the time range must be at most 30 days' });
+    const tooLongInChinese = await get(`/api/data/self?start_timestamp=${now - 30 * DAY - 1}&end_timestamp=${now}`, alice, 'zh-CN');
+    expect(tooLongInChinese).toEqual({ success: false, message: 'end_timestamp: 时间范围最多为 30 天' });
     const reversed = await get(`/api/data/self?start_timestamp=${now}&end_timestamp=${now - 10}`, alice);
     expect(reversed).toEqual({ success: false, message: 'start_timestamp: must not be after end_timestamp' });
     expect((await get('/api/data/self?start_timestamp=soon', alice)).message).toMatch(/^start_timestamp\b/);

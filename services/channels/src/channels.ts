@@ -2,6 +2,7 @@ import { In, IsNull, type EntityManager, type FindOptionsWhere } from 'typeorm';
 import {
   ChannelStatus,
   joinKeys,
+  msg,
   splitKeys,
   storedRateLimits,
   type CreateChannelBody,
@@ -30,7 +31,7 @@ import { auditedChannel, channelTarget, publishChannelAudit } from './audit.js';
 export type ChannelChange = Partial<Omit<ChannelEntity, 'id' | 'version'>>;
 type Where = FindOptionsWhere<ChannelEntity> | Array<FindOptionsWhere<ChannelEntity>>;
 
-const notFound = () => new NotFoundError('channel not found');
+const notFound = () => new NotFoundError(msg('channel.not_found'));
 
 /**
  * Applies `change` to every channel `where` selects, in one transaction, and publishes the
@@ -131,11 +132,11 @@ function checkMaps(body: { model_mapping?: string; status_code_mapping?: string 
 /** The keys of a key text, each in its type's format (the batch line named), at most MAX_BATCH_KEYS. */
 function checkedKeys(type: number, other: string, text: string): string[] {
   const keys = splitKeys(text);
-  if (keys.length === 0) throw new UserError('key: key is required');
-  if (keys.length > MAX_BATCH_KEYS) throw new UserError(`key: at most ${MAX_BATCH_KEYS} keys (lines) at once`);
+  if (keys.length === 0) throw new UserError(msg('channel_key.required'));
+  if (keys.length > MAX_BATCH_KEYS) throw new UserError(msg('channel_key.too_many_lines', { max: String(MAX_BATCH_KEYS) }));
   keys.forEach((one, index) => {
     const problem = keyProblem(type, one, other);
-    if (problem) throw new UserError(keys.length > 1 ? `${problem} (line ${index + 1})` : problem);
+    if (problem) throw new UserError(keys.length > 1 ? `${problem} ${msg('channel_key.line', { line: String(index + 1) })}` : problem);
   });
   return keys;
 }
@@ -209,7 +210,7 @@ export async function updateChannel(context: ChannelsContext, body: UpdateChanne
       flagBefore = current.allow_private_network === true;
       const changes = { ...common, ...keyChanges(context, current, { key, multiKeyMode, keyMode, type: fields.type, other: fields.other }) };
       if (status === undefined || status === current.status) return changes;
-      if (status !== ChannelStatus.Enabled && status !== ChannelStatus.ManuallyDisabled) throw new UserError('status: must be 1 (enabled) or 2 (disabled)');
+      if (status !== ChannelStatus.Enabled && status !== ChannelStatus.ManuallyDisabled) throw new UserError(`status: ${msg('channels.status_manual')}`);
       // The reason describes an automatic disable; a hand-set status replaces it.
       return { ...changes, status, other_info: withStatusReason(current.other_info, null, nowSeconds()) };
     },
@@ -238,12 +239,12 @@ function keyChanges(
   if (!edit.key) return states && mode !== states.mode ? { channel_info: withKeyStates(current.channel_info, { ...states, mode: mode! }) } : {};
   const given = checkedKeys(edit.type ?? current.type, edit.other ?? current.other, edit.key);
   if (!mode) {
-    if (given.length > 1) throw new UserError('key: several keys make a channel with many keys; choose multi_key_mode (random or polling)');
+    if (given.length > 1) throw new UserError(msg('multi_key.mode_required'));
     return sealedKey(context, given[0]!);
   }
   const appended = edit.keyMode === 'append' && states !== null;
   const keys = appended ? [...new Set([...splitKeys(channelKey(context, current)), ...given])] : given;
-  if (keys.length > MAX_BATCH_KEYS) throw new UserError(`key: at most ${MAX_BATCH_KEYS} keys in one channel`);
+  if (keys.length > MAX_BATCH_KEYS) throw new UserError(msg('multi_key.too_many', { max: String(MAX_BATCH_KEYS) }));
   const next: KeyStates = appended ? reindexed({ ...states, mode }, keys.length) : { mode, size: keys.length, off: new Map() };
   return { ...sealedKey(context, joinKeys(keys)), channel_info: withKeyStates(current.channel_info, next) };
 }
@@ -311,7 +312,7 @@ export async function editTag(context: ChannelsContext, edit: TagEditBody, actor
   if (edit.models) changes.models = listOrThrow('models', edit.models);
   if (edit.priority !== undefined) changes.priority = edit.priority;
   if (edit.weight !== undefined) changes.weight = edit.weight;
-  if (Object.keys(changes).length === 0) throw new UserError('没有任何修改！');
+  if (Object.keys(changes).length === 0) throw new UserError(msg('channels.tag_no_change'));
   return (await changeChannels(context, { tag: edit.tag }, () => changes, actor)).length;
 }
 

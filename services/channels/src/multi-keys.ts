@@ -1,4 +1,4 @@
-import { ChannelStatus, joinKeys, splitKeys, type ChannelKeyList, type MultiKeyManageBody } from '@aigw/contracts';
+import { ChannelStatus, joinKeys, msg, splitKeys, type ChannelKeyList, type MultiKeyManageBody } from '@aigw/contracts';
 import { sealSecret, UserError } from '@aigw/platform';
 import { channelKey } from './stored-key.js';
 import type { ChannelsContext } from './context.js';
@@ -17,13 +17,13 @@ export function keyToTest(context: ChannelsContext, row: ChannelEntity, keyIndex
   const text = channelKey(context, row);
   const states = keyStates(row.channel_info);
   if (!states) {
-    if (keyIndex !== undefined && keyIndex > 0) throw new UserError('key_index: this channel has one key');
+    if (keyIndex !== undefined && keyIndex > 0) throw new UserError(msg('multi_key.single_key'));
     return { key: text };
   }
   const keys = splitKeys(text);
   const index = keyIndex ?? Array.from({ length: states.size }, (_, at) => at).find((at) => !states.off.has(at)) ?? 0;
   const key = keys[index];
-  if (key === undefined || index >= states.size) throw new UserError(`key_index: the channel has ${states.size} keys (0 to ${states.size - 1})`);
+  if (key === undefined || index >= states.size) throw new UserError(indexRange(states));
   return { key, keyIndex: index };
 }
 
@@ -42,13 +42,16 @@ export async function listKeys(context: ChannelsContext, channelId: number): Pro
 
 function statesOf(row: ChannelEntity): KeyStates {
   const states = keyStates(row.channel_info);
-  if (!states) throw new UserError(`channel_id: channel ${row.id} has one key, not many`);
+  if (!states) throw new UserError(msg('multi_key.not_multi', { id: String(row.id) }));
   return states;
 }
 
+/** The refusal of a key index the channel does not have: its range. */
+const indexRange = (states: KeyStates) => msg('multi_key.index_range', { size: String(states.size), last: String(states.size - 1) });
+
 function checkIndex(states: KeyStates, index: number | undefined): number {
-  if (index === undefined) throw new UserError('key_index is required');
-  if (index >= states.size) throw new UserError(`key_index: the channel has ${states.size} keys (0 to ${states.size - 1})`);
+  if (index === undefined) throw new UserError(msg('multi_key.index_required'));
+  if (index >= states.size) throw new UserError(indexRange(states));
   return index;
 }
 
@@ -80,8 +83,9 @@ function nextStates(context: ChannelsContext, row: ChannelEntity, states: KeySta
     case 'disable_key': {
       const index = checkIndex(states, body.key_index);
       if (states.off.get(index)?.status === ChannelStatus.ManuallyDisabled) return null;
+      // not a console message: the key's status reason, recorded in channel_info.
       const next = setKeyState(states, index, { status: ChannelStatus.ManuallyDisabled, reason: 'disabled by an admin', time: nowSeconds() });
-      if (liveKeys(next) === 0) throw new UserError('key_index: the last live key cannot be disabled; disable the channel instead');
+      if (liveKeys(next) === 0) throw new UserError(msg('multi_key.last_live_key'));
       return { channel_info: withKeyStates(row.channel_info, next) };
     }
     case 'enable_all_keys': {
@@ -93,7 +97,7 @@ function nextStates(context: ChannelsContext, row: ChannelEntity, states: KeySta
       if (states.off.size === 0) return null;
       const keys = splitKeys(channelKey(context, row));
       const kept = keys.map((_, index) => index).filter((index) => index < states.size && !states.off.has(index));
-      if (kept.length === 0) throw new UserError('channel_id: every key is disabled; enable one first, or delete the channel');
+      if (kept.length === 0) throw new UserError(msg('multi_key.all_disabled'));
       const text = joinKeys(kept.map((index) => keys[index]!));
       const next = reindexed(states, kept.length, kept);
       return { key_encrypted: sealSecret(text, context.keySecret), key_hash: hashKey(text), channel_info: withKeyStates(row.channel_info, next) };

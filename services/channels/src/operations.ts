@@ -1,6 +1,6 @@
 import { In } from 'typeorm';
-import { ChannelStatus, JobName, type ResponsePayload, type RoutingChannel } from '@aigw/contracts';
-import { BusRequestError, recordedJob, requestTyped, UserError } from '@aigw/platform';
+import { ChannelStatus, JobName, localizeMessage, msg, type MessageId, type ResponsePayload, type RoutingChannel } from '@aigw/contracts';
+import { BusRequestError, recordedJob, requestTyped, scrubSecrets, UserError } from '@aigw/platform';
 import { channelKey } from './stored-key.js';
 import { keysToSweep, keyToTest } from './multi-keys.js';
 import type { ChannelsContext } from './context.js';
@@ -33,9 +33,16 @@ async function operate(context: ChannelsContext, operation: Operation, channel: 
     if (!(error instanceof BusRequestError)) throw error;
     context.logger.warn({ err: error, operation, channelId: channel.id }, 'the relay did not carry out a channel operation');
     // Our own trouble, not the channel's: it must not count against the channel.
-    throw new UserError(error.reason === 'remote-error' ? `relay: ${error.message}` : 'relay: the relay did not answer; try again later');
+    throw new UserError(error.reason === 'remote-error' ? quoting('channels.relay_error', error.message) : msg('channels.relay_no_answer'));
   }
 }
+
+/**
+ * Our message, then what the relay or the upstream said, quoted as it said it (secret-looking
+ * parts masked). The quote follows the message rather than filling a parameter: the relay's own
+ * refusals are messages too (an egress block), worded in the caller's language where they stand.
+ */
+const quoting = (id: MessageId, said: string) => `${msg(id)}: ${scrubSecrets(said)}`;
 
 export interface TestResult {
   success: boolean;
@@ -66,12 +73,16 @@ async function testRow(context: ChannelsContext, row: ChannelEntity, model: stri
   const time = elapsedMs / 1000;
   if (!answer.ok) {
     await applyFailure(context, id, { status_code: answer.status_code, error_code: '', error_type: '', message: answer.message, test: true, ...onKey });
-    return { success: false, message: answer.message || `test failed (status ${answer.status_code})`, time };
+    const message = answer.message
+      ? quoting('channels.test_failed', answer.message)
+      : msg('channels.test_failed_status', { status: String(answer.status_code) });
+    return { success: false, message, time };
   }
-  const slow = slowTestFailure(elapsedMs, context.options.get('ChannelDisableThreshold'));
+  const threshold = context.options.get('ChannelDisableThreshold');
+  const slow = slowTestFailure(elapsedMs, threshold);
   if (slow) {
     await applyFailure(context, id, { ...slow, ...onKey });
-    return { success: false, message: slow.message, time };
+    return { success: false, message: msg('channels.test_slow', { time: time.toFixed(2), threshold: String(threshold) }), time };
   }
   await applySuccess(context, id, tested.keyIndex);
   return { success: true, message: '', time };
@@ -115,7 +126,8 @@ async function sweep<T>(context: ChannelsContext, what: string, ids: number[], e
     } catch (error) {
       context.logger.warn({ err: error, channelId: id }, `${what}: channel skipped`);
       tally.errors += 1;
-      tally.firstError ||= error instanceof Error ? error.message : String(error);
+      // Recorded in the job's summary: in English, as the rest of it.
+      tally.firstError ||= localizeMessage(error instanceof Error ? error.message : String(error), 'en-US');
     }
   }
   return tally;
@@ -126,7 +138,8 @@ const plural = (count: number, noun: string) => `${count} ${noun}${count === 1 ?
 export async function updateBalance(context: ChannelsContext, id: number): Promise<number> {
   const row = await getChannel(context, id);
   const answer = await operate(context, 'balance', toRoutingRow(row), channelKey(context, row));
-  if (!answer.ok || answer.balance === null) throw new UserError(answer.message || 'the upstream did not report a balance');
+  if (!answer.ok || answer.balance === null)
+    throw new UserError(answer.message ? quoting('channels.balance_failed', answer.message) : msg('channels.balance_missing'));
   // Balance never disables a channel: auto-ban applies to request failures only (complaint 2,
   // docs/compatibility.md section 7).
   await recordBalance(context, id, answer.balance);
@@ -179,7 +192,8 @@ export async function fetchModelsUnsaved(
 }
 
 function modelsFrom(answer: OperateAnswer): string[] {
-  if (!answer.ok) throw new UserError(answer.message || `the upstream refused the model list (status ${answer.status_code})`);
+  if (!answer.ok)
+    throw new UserError(answer.message ? quoting('models.fetch_failed', answer.message) : msg('models.fetch_refused', { status: String(answer.status_code) }));
   return [...new Set(answer.models)].sort();
 }
 
@@ -189,7 +203,7 @@ const SWEEP_LOCK_TTL_MS = 5 * 60_000;
 /** Tests every enabled and automatically disabled channel; the summary counts what changed. */
 export async function testAllChannels(context: ChannelsContext): Promise<string> {
   const before = await sweepRows(context, [ChannelStatus.Enabled, ChannelStatus.AutoDisabled]);
-  if (before.length === 0) return 'no channels to test';
+  if (before.length === 0) return 'no channels to test'; // not a console message: the job's summary, recorded.
   const ids = before.map((row) => row.id);
   const tally = await sweep(context, 'test all', ids, (id) => sweepTest(context, id));
   // No channel tested at all is the run's failure (typically the relay is away), not the channels'.
@@ -213,7 +227,7 @@ export async function testAllChannels(context: ChannelsContext): Promise<string>
 /** Refreshes the balance of every enabled channel. */
 export async function updateAllBalances(context: ChannelsContext): Promise<string> {
   const ids = (await sweepRows(context, [ChannelStatus.Enabled])).map((row) => row.id);
-  if (ids.length === 0) return 'no enabled channels';
+  if (ids.length === 0) return 'no enabled channels'; // not a console message: the job's summary, recorded.
   const tally = await sweep(context, 'update balances', ids, (id) => updateBalance(context, id));
   return `updated ${plural(tally.results.size, 'balance')}${tally.errors ? `, ${tally.errors} failed (${tally.firstError})` : ''}`;
 }

@@ -20,7 +20,9 @@ export async function auditPrivateNetwork(
   how: PrivateNetworkChange,
 ): Promise<void> {
   const channelId = channel?.id ?? 0;
+  // not a console message: the words of the warn line below, logged only.
   const who = actor ? `${actor.actor.username} (#${actor.actor.user_id})` : 'channels at start';
+  // not a console message: the words of the warn line below, logged only.
   const what = channelId ? `channel ${channelId}` : 'an unsaved channel';
   context.logger.warn(
     { channelId, allow_private_network: allowed, change: how, actorId: actor?.actor.user_id ?? 0, actor: actor?.actor.username ?? 'channels', ip: actor?.ip },

@@ -21,7 +21,9 @@ export async function registerResponders(context: ChannelsContext): Promise<Subs
     // The key of an enabled channel only: nothing routes to the others, and a key handed out is a key exposed.
     replyTyped(bus, 'channels.channel.key', async ({ channel_id }) => {
       const row = channel_id > 0 && channel_id <= 2_147_483_647 ? await channels.findOneBy({ id: channel_id }) : null;
+      // not a console message: the relay's request, which it answers in its own words.
       if (!row) throw new NotFoundError(`channel ${channel_id} not found`);
+      // not a console message: the relay's request, which it answers in its own words.
       if (row.status !== ChannelStatus.Enabled) throw new UserError(`channel ${channel_id} is not enabled`, 'channel_disabled');
       return { key: channelKey(context, row) };
     }),

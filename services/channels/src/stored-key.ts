@@ -1,3 +1,4 @@
+import { msg } from '@aigw/contracts';
 import { openSecret, UserError } from '@aigw/platform';
 import type { ChannelsContext } from './context.js';
 import type { ChannelEntity } from './entities/index.js';
@@ -8,6 +9,6 @@ export function channelKey(context: ChannelsContext, row: ChannelEntity): string
     return openSecret(row.key_encrypted, context.keySecret);
   } catch (error) {
     context.logger.error({ err: error, channelId: row.id }, 'a stored channel key does not decrypt (was CHANNEL_KEY_SECRET changed?)');
-    throw new UserError('key: the stored key cannot be read; enter the key again');
+    throw new UserError(msg('channel_key.unreadable'));
   }
 }

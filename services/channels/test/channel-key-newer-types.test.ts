@@ -1,4 +1,11 @@
-import { keyProblem } from '../src/domain/channel-key';
+import { localizeMessage } from '@aigw/contracts';
+import { keyProblem as refusal } from '../src/domain/channel-key';
+
+/** The refusal in English (null for a good key). */
+const keyProblem = (type: number, key: string, other: string) => {
+  const problem = refusal(type, key, other);
+  return problem === null ? null : localizeMessage(problem, 'en-US');
+};
 
 /** The key formats of the newer channel types the relay calls with a structured key (Coze 49, Codex 57). */
 describe('keyProblem: Coze and Codex keys', () => {
@@ -18,7 +25,8 @@ describe('keyProblem: Coze and Codex keys', () => {
     expect(keyProblem(57, codexKey({ account_id: '' }), '')).toMatch(
       /^key: a Codex key is the ChatGPT account's JSON with access_token and account_id.*; missing account_id$/,
     );
-    expect(keyProblem(57, JSON.stringify({ refresh_token: 'rt_1' }), '')).toMatch(/missing access_token and account_id$/);
+    expect(keyProblem(57, JSON.stringify({ refresh_token: 'rt_1' }), '')).toMatch(/missing access_token, account_id$/);
+    expect(localizeMessage(refusal(57, JSON.stringify({ refresh_token: 'rt_1' }), '')!, 'zh-CN')).toMatch(/；缺少 access_token, account_id$/);
     expect(keyProblem(57, 'sk-not-json', '')).toMatch(/^key: a Codex key is the ChatGPT account's JSON/);
     expect(keyProblem(57, '["access_token"]', '')).toMatch(/^key: a Codex key/);
   });

@@ -1,5 +1,5 @@
 import crypto from 'node:crypto';
-import { joinKeys, splitKeys } from '@aigw/contracts';
+import { joinKeys, localizeMessage, splitKeys } from '@aigw/contracts';
 import { hashKey, keyProblem } from '../src/domain/channel-key';
 
 describe('channel keys at rest', () => {
@@ -55,6 +55,10 @@ describe('keyProblem: the key formats of the signed providers', () => {
     [16, 'no-dot-here', '', /^key: a Zhipu v3 key is "id.secret"$/],
     [23, 'secret-id|secret-key', '', /Tencent Hunyuan/],
   ])('names what is wrong with a key for type %i', (type, key, other, message) => {
-    expect(keyProblem(type, key, other)).toMatch(message);
+    expect(localizeMessage(keyProblem(type, key, other)!, 'en-US')).toMatch(message);
+  });
+
+  it('words a refusal in zh-CN too', () => {
+    expect(localizeMessage(keyProblem(15, 'only-the-api-key', '')!, 'zh-CN')).toBe('key：百度密钥的格式为“APIKey|SecretKey”');
   });
 });

@@ -179,6 +179,44 @@ describe.each(backends)('channels (%s)', (backend) => {
     expect((await call('GET', '/api/channel/?page_size=101')).message).toMatch(/^page_size\b/);
   });
 
+  it("answers the channel form's validation errors in the caller's language", async () => {
+    const form = async (method: 'POST' | 'PUT', body: Record<string, unknown>, language: string) => {
+      const response = await gateway.call(method, '/api/channel/', { session: root, body, headers: { 'accept-language': language } });
+      bodies.push(response.body);
+      return response.json();
+    };
+    const [id] = await create({ name: 'worded' });
+    const cases: Array<['POST' | 'PUT', Record<string, unknown>, string, string]> = [
+      ['POST', channelBody({ name: '' }), '请输入渠道名称', 'name is required'],
+      ['POST', channelBody({ key: ' ' }), '请输入密钥', 'key is required'],
+      ['POST', channelBody({ group: '' }), '请选择可以使用该渠道的分组', 'group is required'],
+      ['POST', channelBody({ models: '' }), '请至少选择一个模型！', 'models is required'],
+      ['POST', channelBody({ models: ' , ' }), 'models：至少需要填写一项', 'models: at least one is required'],
+      ['POST', channelBody({ type: 29 }), '未知的渠道类型', 'type is not a known channel type'],
+      ['POST', channelBody({ model_mapping: '{bad' }), '模型映射必须是合法的 JSON 格式！', 'model_mapping must be a JSON object'],
+      ['POST', channelBody({ status_code_mapping: '[1]' }), '状态码复写必须是合法的 JSON 格式！', 'status_code_mapping must be a JSON object'],
+      ['POST', channelBody({ param_override: 'x' }), '参数覆盖必须是合法的 JSON 格式！', 'param_override must be a JSON object'],
+      ['POST', channelBody({ setting: '1' }), '渠道额外设置必须是合法的 JSON 格式！', 'setting must be a JSON object'],
+      // A name an admin typed comes back as typed, braces and all.
+      ['POST', channelBody({ model_mapping: '{"{a}":{"b":1}}' }), 'model_mapping：“{a}”的值必须是字符串', 'model_mapping: the value of "{a}" must be a string'],
+      ['POST', channelBody({ status: 3 }), 'status: 只能是 1（启用）或 2（禁用）', 'status: must be 1 (enabled) or 2 (disabled)'],
+      [
+        'POST',
+        channelBody({ type: 15, key: 'api-key|secret-key\nonly-one-part' }),
+        'key：百度密钥的格式为“APIKey|SecretKey” （第 2 行）',
+        'key: a Baidu key is "API key|secret key" (line 2)',
+      ],
+      ['PUT', { id, status: 3 }, 'status: 只能是 1（启用）或 2（禁用）', 'status: must be 1 (enabled) or 2 (disabled)'],
+      ['PUT', { id: 424242, name: 'ghost' }, '渠道不存在', 'channel not found'],
+    ];
+    for (const [method, body, chinese, english] of cases) {
+      expect({ body, answer: await form(method, body, 'zh-CN') }).toEqual({ body, answer: { success: false, message: chinese } });
+      expect({ body, answer: await form(method, body, 'en-US') }).toEqual({ body, answer: { success: false, message: english } });
+    }
+    // No Accept-Language: the console's default, Chinese.
+    expect(await form('POST', channelBody({ name: '' }), '')).toEqual({ success: false, message: '请输入渠道名称' });
+  });
+
   it('updates partially: absent fields and an empty key keep their values; inline priority and weight', async () => {
     const [id] = await create({ name: 'partial', base_url: 'https://up.example.com', tag: 'keep', weight: 4, auto_ban: 0, openai_organization: 'org-1' });
     const key = keys.at(-1)!;
@@ -286,7 +324,7 @@ describe.each(backends)('channels (%s)', (backend) => {
   it('copies with a suffix, zero balance and used quota, the same key', async () => {
     const [id] = await create({ name: 'original', tag: 'copyable', priority: 2 });
     await db.query(`UPDATE channels SET balance = 12.5, used_quota = 999, response_time = 300 WHERE id = ${Number(id)}`);
-    const answer = await call('POST', `/api/channel/copy/${id}`);
+    const answer = (await gateway.call('POST', `/api/channel/copy/${id}`, { session: root, headers: { 'accept-language': 'zh-CN' } })).json();
     expect(answer).toMatchObject({ success: true, data: { id: expect.any(Number) } });
     const copy = (await call('GET', `/api/channel/${answer.data.id}`)).data;
     expect(copy).toMatchObject({

@@ -32,6 +32,9 @@ describe.each(backends)('channel tests, balances and model lists through the rel
 
   const call = async (method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, body?: unknown, session = root) =>
     (await gateway.call(method, url, { session, body })).json();
+  /** The same call in the console's other language. */
+  const callInChinese = async (method: 'GET' | 'POST', url: string) =>
+    (await gateway.call(method, url, { session: root, headers: { 'accept-language': 'zh-CN' } })).json();
   const get = async (id: number) => (await call('GET', `/api/channel/${id}`)).data;
   const setOptions = async (values: Record<string, unknown>) => {
     for (const [key, value] of Object.entries(values)) await setOption(gateway, root, key, value);
@@ -80,18 +83,24 @@ describe.each(backends)('channel tests, balances and model lists through the rel
     const id = await create({ name: 'failing', key: 'sk-revoked' });
     await setOptions({ AutomaticDisableChannelEnabled: false });
     const refused = await call('POST', `/api/channel/test/${id}`);
-    expect(refused).toEqual({ success: false, message: 'mock upstream: status 401 as asked', time: expect.any(Number), data: { time: refused.time } });
+    expect(refused).toEqual({
+      success: false,
+      message: 'test failed: mock upstream: status 401 as asked',
+      time: expect.any(Number),
+      data: { time: refused.time },
+    });
     expect((await get(id)).status).toBe(1); // the global option is off
 
     await setOptions({ AutomaticDisableChannelEnabled: true });
     // The model suffix wins over the key's options: this test gets a 500, which is no reason.
     expect(await call('POST', `/api/channel/test/${id}?model=${encodeURIComponent('mock-gpt@status=500')}`)).toMatchObject({
       success: false,
-      message: 'mock upstream: status 500 as asked',
+      message: 'test failed: mock upstream: status 500 as asked',
     });
     expect((await get(id)).status).toBe(1);
 
-    await call('POST', `/api/channel/test/${id}`);
+    // The upstream's words quoted as they are, in either language.
+    expect(await callInChinese('POST', `/api/channel/test/${id}`)).toMatchObject({ success: false, message: '测试失败: mock upstream: status 401 as asked' });
     const disabled = await get(id);
     expect(disabled.status).toBe(3);
     expect(JSON.parse(disabled.other_info)).toEqual({ status_reason: 'status 401: mock upstream: status 401 as asked', status_time: expect.any(Number) });
@@ -108,6 +117,7 @@ describe.each(backends)('channel tests, balances and model lists through the rel
     const slow = await call('POST', `/api/channel/test/${id}`);
     expect(slow).toMatchObject({ success: false, message: expect.stringMatching(/^response time \d+\.\d\d s exceeds the threshold of 0\.5 s$/) });
     expect(slow.time).toBeGreaterThanOrEqual(0.6);
+    expect(slow.message).toBe(`response time ${slow.time.toFixed(2)} s exceeds the threshold of 0.5 s`);
     const stored = await get(id);
     expect(stored).toMatchObject({ status: 3, response_time: Math.round(slow.time * 1000) });
     expect(JSON.parse(stored.other_info).status_reason).toBe(slow.message);
@@ -147,10 +157,12 @@ describe.each(backends)('channel tests, balances and model lists through the rel
     await withRelayFailing(bus, new BusRequestError('no responder for relay.channel.operate', 'relay.channel.operate', 'no-responder'), async () => {
       expect(await call('POST', `/api/channel/test/${id}`)).toEqual({ success: false, message: 'relay: the relay did not answer; try again later' });
       expect(await call('POST', `/api/channel/update_balance/${id}`)).toEqual({ success: false, message: 'relay: the relay did not answer; try again later' });
+      expect(await callInChinese('POST', `/api/channel/test/${id}`)).toEqual({ success: false, message: '转发服务没有响应，请稍后再试' });
     });
     expect(await get(id)).toMatchObject({ status: 1, test_time: 0, balance_updated_time: 0 });
     await withRelayFailing(bus, new BusRequestError('the relay refused the request', 'relay.channel.operate', 'remote-error', 'invalid_request'), async () => {
       expect(await call('GET', `/api/channel/fetch_models/${id}`)).toEqual({ success: false, message: 'relay: the relay refused the request' });
+      expect(await callInChinese('GET', `/api/channel/fetch_models/${id}`)).toEqual({ success: false, message: '转发服务出错: the relay refused the request' });
     });
     expect(mock.requests).toEqual([]);
 
@@ -169,7 +181,7 @@ describe.each(backends)('channel tests, balances and model lists through the rel
     const manual = await create({ name: 'sweep-manual', key: 'sk-sweep-manual' });
     await call('PUT', '/api/channel/', { id: manual, status: 2 });
 
-    expect(await call('POST', '/api/channel/test')).toMatchObject({ success: true });
+    expect(await call('POST', '/api/channel/test')).toEqual({ success: true, message: 'testing all channels in the background; refresh to see the results' });
     await waitFor(async () => (await lastRun(JobName.ChannelsTestAll))?.outcome === 'ok', 10_000, 'the sweep recorded');
     expect((await lastRun(JobName.ChannelsTestAll))!.summary).toBe('tested 3 channels, 1 failed, 1 disabled, 1 enabled');
     // Each channel once, with its own key; the manually disabled one not at all.
@@ -198,7 +210,14 @@ describe.each(backends)('channel tests, balances and model lists through the rel
 
     mock.keys['sk-plain'] = 'nobilling';
     const plain = await create({ name: 'plain', key: 'sk-plain' });
-    expect(await call('POST', `/api/channel/update_balance/${plain}`)).toEqual({ success: false, message: 'the upstream has no balance endpoint' });
+    expect(await call('POST', `/api/channel/update_balance/${plain}`)).toEqual({
+      success: false,
+      message: 'balance update failed: the upstream has no balance endpoint',
+    });
+    expect(await callInChinese('POST', `/api/channel/update_balance/${plain}`)).toEqual({
+      success: false,
+      message: '余额更新失败: the upstream has no balance endpoint',
+    });
     expect(await get(plain)).toMatchObject({ status: 1, balance_updated_time: 0 });
 
     // All enabled ones, each with its own figures: one spent to zero, one without the endpoints.
@@ -208,9 +227,11 @@ describe.each(backends)('channel tests, balances and model lists through the rel
     const off = await create({ name: 'off', key: 'sk-off' });
     await call('PUT', '/api/channel/', { id: off, status: 2 });
     mock.reset();
-    expect(await call('POST', '/api/channel/update_balance')).toMatchObject({ success: true });
+    expect(await callInChinese('POST', '/api/channel/update_balance')).toEqual({ success: true, message: '已在后台开始更新所有已启用渠道的余额' });
     await waitFor(async () => (await lastRun(JobName.ChannelsBalanceAll))?.outcome === 'ok', 10_000, 'the balance sweep recorded');
-    expect((await lastRun(JobName.ChannelsBalanceAll))!.summary).toBe('updated 2 balances, 1 failed (the upstream has no balance endpoint)');
+    expect((await lastRun(JobName.ChannelsBalanceAll))!.summary).toBe(
+      'updated 2 balances, 1 failed (balance update failed: the upstream has no balance endpoint)',
+    );
     expect(sent('/v1/dashboard/billing/subscription').map(keyOf).sort()).toEqual(['sk-plain', 'sk-rich', 'sk-spent']);
     expect(await get(rich)).toMatchObject({ balance: 40, status: 1 });
     expect(await get(spent)).toMatchObject({ balance: 0, status: 1 }); // a zero balance never disables
@@ -234,7 +255,14 @@ describe.each(backends)('channel tests, balances and model lists through the rel
     expect((await call('POST', '/api/channel/fetch_models', { type: 999, key: 'k' })).message).toMatch(/^type\b/);
 
     mock.keys['sk-lister'] = 'status=401';
-    expect(await call('GET', `/api/channel/fetch_models/${id}`)).toEqual({ success: false, message: 'mock upstream: status 401 as asked' });
+    expect(await call('GET', `/api/channel/fetch_models/${id}`)).toEqual({
+      success: false,
+      message: 'fetching the model list failed: mock upstream: status 401 as asked',
+    });
+    expect(await callInChinese('GET', `/api/channel/fetch_models/${id}`)).toEqual({
+      success: false,
+      message: '获取模型列表失败: mock upstream: status 401 as asked',
+    });
     expect(await gateway.call('GET', '/api/channel/fetch_models/424242', { session: root })).toMatchObject({ statusCode: 404 });
   });
 

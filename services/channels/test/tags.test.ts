@@ -53,8 +53,8 @@ describe.each(backends)('channel tags and batch operations (%s)', (backend) => {
     expect(await call('POST', '/api/channel/tag/enabled', { tag: 'team-a' })).toMatchObject({ success: true, data: 2 });
     expect((await abilityRows(tagged)).every((row) => row.enabled)).toBe(true);
     await waitFor(() => tagged.every((id) => lastEvent(id)?.status === 1), 5_000, 'enable events');
-    expect(await call('POST', '/api/channel/tag/enabled', { tag: '' })).toEqual({ success: false, message: 'tag: 标签不能为空！' });
-    expect(await call('POST', '/api/channel/tag/disabled', {})).toMatchObject({ success: false, message: 'tag: 标签不能为空！' });
+    expect(await call('POST', '/api/channel/tag/enabled', { tag: '' })).toEqual({ success: false, message: 'tag cannot be empty' });
+    expect(await call('POST', '/api/channel/tag/disabled', {})).toMatchObject({ success: false, message: 'tag cannot be empty' });
   });
 
   it('edits a tag: rename, mapping, groups, models, priority, weight, with abilities rebuilt', async () => {
@@ -90,21 +90,27 @@ describe.each(backends)('channel tags and batch operations (%s)', (backend) => {
     expect((await get(ids[1]!)).tag).toBe('');
   });
 
-  it('refuses tag edits with the console messages', async () => {
+  it("refuses tag edits with the console messages, in the caller's language", async () => {
     await createChannels(gateway, root, { name: 'strict', key: 'k-s', tag: 'strict' });
-    const cases: Array<[Record<string, unknown>, string]> = [
-      [{ tag: 'strict' }, '没有任何修改！'],
-      [{ tag: 'strict', new_tag: 'strict', models: '' }, '没有任何修改！'],
-      [{ tag: '', priority: 1 }, 'tag: 标签不能为空！'],
-      [{ tag: 'strict', model_mapping: '{not json' }, 'model_mapping: 模型映射必须是合法的 JSON 格式！'],
-      [{ tag: 'strict', model_mapping: '[1,2]' }, 'model_mapping: 模型映射必须是合法的 JSON 格式！'],
-      [{ tag: 'strict', priority: 1.5 }, 'priority: 优先级必须是整数！'],
-      [{ tag: 'strict', priority: 'high' }, 'priority: 优先级必须是整数！'],
-      [{ tag: 'strict', weight: -1 }, 'weight: 权重必须是非负整数！'],
-      [{ tag: 'strict', weight: '2.5' }, 'weight: 权重必须是非负整数！'],
+    const cases: Array<[Record<string, unknown>, string, string]> = [
+      [{ tag: 'strict' }, '没有任何修改！', 'nothing to change'],
+      [{ tag: 'strict', new_tag: 'strict', models: '' }, '没有任何修改！', 'nothing to change'],
+      [{ tag: '', priority: 1 }, '标签不能为空！', 'tag cannot be empty'],
+      [{ tag: 'strict', model_mapping: '{not json' }, '模型映射必须是合法的 JSON 格式！', 'model_mapping must be a JSON object'],
+      [{ tag: 'strict', model_mapping: '[1,2]' }, '模型映射必须是合法的 JSON 格式！', 'model_mapping must be a JSON object'],
+      [{ tag: 'strict', priority: 1.5 }, '优先级必须是整数！', 'priority must be a whole number'],
+      [{ tag: 'strict', priority: 'high' }, '优先级必须是整数！', 'priority must be a whole number'],
+      [{ tag: 'strict', weight: -1 }, '权重必须是非负整数！', 'weight must be a whole number, 0 or more'],
+      [{ tag: 'strict', weight: '2.5' }, '权重必须是非负整数！', 'weight must be a whole number, 0 or more'],
     ];
-    for (const [body, message] of cases)
-      expect({ body, answer: await call('PUT', '/api/channel/tag', body) }).toEqual({ body, answer: { success: false, message } });
+    const edit = async (body: Record<string, unknown>, language: string) =>
+      (await gateway.call('PUT', '/api/channel/tag', { session: root, body, headers: { 'accept-language': language } })).json();
+    for (const [body, chinese, english] of cases) {
+      expect({ body, answer: await edit(body, 'zh-CN') }).toEqual({ body, answer: { success: false, message: chinese } });
+      expect({ body, answer: await edit(body, 'en-US') }).toEqual({ body, answer: { success: false, message: english } });
+    }
+    // No Accept-Language: the console's default, Chinese.
+    expect(await edit({ tag: 'strict' }, '')).toEqual({ success: false, message: '没有任何修改！' });
   });
 
   it('tags a selection and deletes a selection, answering the counts', async () => {
@@ -113,14 +119,16 @@ describe.each(backends)('channel tags and batch operations (%s)', (backend) => {
     expect((await get(ids[0]!)).tag).toBe('picked');
     expect((await get(ids[2]!)).tag).toBe('');
     expect((await abilityRows([ids[1]!])).every((row) => row.tag === 'picked')).toBe(true);
-    expect(await call('POST', '/api/channel/batch/tag', { ids: [], tag: 'x' })).toEqual({ success: false, message: 'ids: 请先选择要设置标签的渠道！' });
-    expect(await call('POST', '/api/channel/batch/tag', { ids: [ids[0]], tag: ' ' })).toEqual({ success: false, message: 'tag: 标签不能为空！' });
+    expect(await call('POST', '/api/channel/batch/tag', { ids: [], tag: 'x' })).toEqual({ success: false, message: 'ids: select the channels to tag first' });
+    expect(await call('POST', '/api/channel/batch/tag', { ids: [ids[0]], tag: ' ' })).toEqual({ success: false, message: 'tag cannot be empty' });
 
     expect(await call('POST', '/api/channel/batch', { ids: [ids[0], ids[1], 424242] })).toEqual({ success: true, message: '', data: 2 });
     expect(await abilityRows([ids[0]!, ids[1]!])).toEqual([]);
     expect((await get(ids[2]!)).id).toBe(ids[2]);
     await waitFor(() => [ids[0], ids[1]].every((id) => deleted.some((event) => (event.data as { id: number }).id === id)), 5_000, 'deleted events');
-    expect(await call('POST', '/api/channel/batch', { ids: [] })).toEqual({ success: false, message: 'ids: 请先选择要删除的通道！' });
+    expect(await call('POST', '/api/channel/batch', { ids: [] })).toEqual({ success: false, message: 'ids: select the channels to delete first' });
+    const chinese = (await gateway.call('POST', '/api/channel/batch', { session: root, body: { ids: [] }, headers: { 'accept-language': 'zh-CN' } })).json();
+    expect(chinese).toEqual({ success: false, message: 'ids: 请先选择要删除的通道！' });
     expect((await call('POST', '/api/channel/batch', { ids: ['x'] })).message).toMatch(/^ids\.0: /);
   });
 

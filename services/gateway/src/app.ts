@@ -1,7 +1,9 @@
 import crypto from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
+import { localizeMessage, msg } from '@aigw/contracts';
 import {
   announcesBody,
+  answerLocale,
   createApp,
   errorShapeFor,
   internalHeaders,
@@ -81,8 +83,10 @@ export async function buildGateway(options: GatewayOptions): Promise<App> {
     delete request.headers[internalHeaders.identity];
     delete request.headers[internalHeaders.signature];
     const length = Number(request.headers['content-length'] ?? 0);
+    // Answered here, past the error handler: worded in the caller's language now.
+    const worded = (text: string) => localizeMessage(text, answerLocale(request));
     if (length > config.BODY_LIMIT_BYTES) {
-      return sendError(reply, errorShapeFor(request.url), { statusCode: 413, message: 'request body is too large', code: 'request_too_large' });
+      return sendError(reply, errorShapeFor(request.url), { statusCode: 413, message: worded(msg('common.body_too_large')), code: 'request_too_large' });
     }
     await corsPreflight(request, reply);
     if (reply.sent) return;
@@ -91,7 +95,7 @@ export async function buildGateway(options: GatewayOptions): Promise<App> {
       reply.header('allow', 'POST');
       return sendError(reply, errorShapeFor(request.url), {
         statusCode: 405,
-        message: `${request.url.split('?', 1)[0]} changes state: use POST`,
+        message: worded(msg('gateway.use_post', { path: request.url.split('?', 1)[0]! })),
         code: 'method_not_allowed',
       });
     }

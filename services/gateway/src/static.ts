@@ -2,7 +2,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import fastifyStatic from '@fastify/static';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { App } from '@aigw/platform';
+import { localizeMessage, msg } from '@aigw/contracts';
+import { answerLocale, type App } from '@aigw/platform';
 import { isApiPath, isRelayPath } from './route-table.js';
 
 const placeholder = `<!doctype html>
@@ -21,7 +22,7 @@ and the relay under <code>/v1</code>.</p>
  * request arrives, so the body of an unknown path is never read.
  */
 export function answerUnknownApiPath(request: FastifyRequest, reply: FastifyReply): FastifyReply | undefined {
-  const message = `Invalid URL (${request.method} ${request.url.split('?', 1)[0]})`;
+  const message = localizeMessage(msg('platform.invalid_url', { method: request.method, path: request.url.split('?', 1)[0]! }), answerLocale(request));
   if (isRelayPath(request.url)) return reply.status(404).send({ error: { message, type: 'invalid_request_error', code: 'not_found' } });
   if (isApiPath(request.url) || (request.method !== 'GET' && request.method !== 'HEAD')) {
     return reply.status(404).send({ success: false, message });

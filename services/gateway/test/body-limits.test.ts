@@ -14,6 +14,8 @@ import { sendRaw } from './support/raw-http';
 const KiB = 1024;
 const MiB = 1024 * KiB;
 const tooLarge = { success: false, message: 'request body is too large' };
+/** A console that names no language reads the gateway's refusals in Chinese. */
+const tooLargeInChinese = { success: false, message: '请求体过大' };
 
 /** A chunked body's first chunk of `size` bytes, the end never sent. */
 const openChunk = (size: number) => `${size.toString(16)}\r\n${'x'.repeat(size)}\r\n`;
@@ -33,19 +35,32 @@ describe('body caps by route class (all-in-one)', () => {
 
   it('answers an anonymous route 413 from the announced length, before reading the body', async () => {
     for (const path of ['/api/user/login', '/api/user/register', '/api/user/reset']) {
-      const answer = await sendRaw(port, { method: 'POST', path, headers: { 'content-type': 'application/json', 'content-length': String(5 * MiB) } });
+      const headers = { 'content-type': 'application/json', 'content-length': String(5 * MiB), 'accept-language': 'en-US' };
+      const answer = await sendRaw(port, { method: 'POST', path, headers });
       expect({ path, status: answer.status, body: JSON.parse(answer.body) }).toEqual({ path, status: 413, body: tooLarge });
     }
+    const unnamed = await sendRaw(port, {
+      method: 'POST',
+      path: '/api/user/login',
+      headers: { 'content-type': 'application/json', 'content-length': String(5 * MiB) },
+    });
+    expect(JSON.parse(unnamed.body)).toEqual(tooLargeInChinese);
   });
 
   it('answers an unknown API path 404 before reading its body', async () => {
     const answer = await sendRaw(port, {
       method: 'POST',
       path: '/api/nothing-here',
-      headers: { 'content-type': 'application/json', 'content-length': String(5 * MiB) },
+      headers: { 'content-type': 'application/json', 'content-length': String(5 * MiB), 'accept-language': 'en-US' },
     });
     expect(answer.status).toBe(404);
     expect(JSON.parse(answer.body)).toEqual({ success: false, message: 'Invalid URL (POST /api/nothing-here)' });
+    const inChinese = await sendRaw(port, {
+      method: 'POST',
+      path: '/api/nothing-here',
+      headers: { 'content-type': 'application/json', 'content-length': String(5 * MiB), 'accept-language': 'zh-CN' },
+    });
+    expect(JSON.parse(inChinese.body)).toEqual({ success: false, message: '无效的网址（POST /api/nothing-here）' });
   });
 
   it('answers a chunked anonymous body 413 as soon as it passes 64 KiB', async () => {
@@ -161,7 +176,7 @@ describe('body caps by route class (distributed gateway proxy)', () => {
       headers: { 'content-type': 'application/json', 'content-length': String(5 * MiB) },
     });
     expect(answer.status).toBe(413);
-    expect(JSON.parse(answer.body)).toEqual(tooLarge);
+    expect(JSON.parse(answer.body)).toEqual(tooLargeInChinese);
     expect(forwarded('/api/user/login')).toEqual([]);
   });
 

@@ -45,6 +45,9 @@ describe('dead letters of the composed services (real)', () => {
     expect(replay).toEqual({ success: false, message: expect.stringMatching(/^replay failed: undecodable event: /) });
     expect((await list('channels')).items[0]).toMatchObject({ id: health!.id, attempts: health!.attempts + 1 });
     expect((await gateway.call('DELETE', `/api/dead_letter/channels/${health!.id}`, { session: root })).json()).toEqual({ success: true, message: '' });
+    // Gone: a Chinese console reads so in Chinese.
+    const gone = await gateway.call('DELETE', `/api/dead_letter/channels/${health!.id}`, { session: root, headers: { 'accept-language': 'zh-CN' } });
+    expect([gone.statusCode, gone.json()]).toEqual([404, { success: false, message: '死信不存在' }]);
     expect((await list('channels')).total).toBe(0);
   });
 });

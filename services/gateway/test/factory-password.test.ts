@@ -2,6 +2,7 @@
 // factory password lets root do nothing but read its profile and change the password; on
 // loopback the two-command quick start stays usable (with the console's warning), and
 // INITIAL_ROOT_PASSWORD avoids the lock altogether.
+import { localizeMessage } from '@aigw/contracts';
 import { isLoopbackHost, passwordChangeRequiredMessage } from '@aigw/platform';
 import { waitFor } from '@aigw/platform/testing';
 import { startGateway, type Session, type TestGateway } from './support/gateway';
@@ -37,15 +38,22 @@ describe('the factory root password on a reachable address', () => {
       await gateway.call('PUT', '/api/user/self', { session: root, body: { display_name: 'Boss' } }),
       await gateway.call('GET', '/api/token/?p=1', { session: root }),
     ];
+    const english = localizeMessage(passwordChangeRequiredMessage, 'en-US');
     for (const response of refused) {
       expect(response.statusCode).toBe(403);
-      expect(response.json()).toEqual({ success: false, message: passwordChangeRequiredMessage });
+      expect(response.json()).toEqual({ success: false, message: english });
     }
-    expect(passwordChangeRequiredMessage).toMatch(/factory default password/);
+    expect(english).toMatch(/factory default password/);
+    // A Chinese console (and one that names no language) reads it in Chinese.
+    for (const locale of ['zh-CN', '']) {
+      const chinese = await gateway.call('GET', '/api/user/', { session: root, headers: { 'accept-language': locale } });
+      expect(chinese.json()).toEqual({ success: false, message: localizeMessage(passwordChangeRequiredMessage, 'zh-CN') });
+      expect(chinese.json().message).toMatch(/^超级管理员仍在使用出厂默认密码/);
+    }
     // The playground (a relay route) says it in OpenAI's shape.
     const playground = await gateway.call('POST', '/pg/chat/completions', { session: root, body: { model: 'x', messages: [] } });
     expect(playground.statusCode).toBe(403);
-    expect(playground.json().error.message).toContain(passwordChangeRequiredMessage);
+    expect(playground.json().error.message).toContain(english);
   });
 
   it('lifts the lock for the same session once the password is changed', async () => {

@@ -72,6 +72,14 @@ describe('gateway (all-in-one, in-process)', () => {
     const relay = await gateway.call('POST', '/v1/nothing-here');
     expect(relay.statusCode).toBe(404);
     expect(relay.json()).toEqual({ error: { message: 'Invalid URL (POST /v1/nothing-here)', type: 'invalid_request_error', code: 'not_found' } });
+    // The console's language when it names none; relay clients read English unless they ask.
+    expect((await gateway.call('GET', '/api/nothing-here', { headers: { 'accept-language': '' } })).json()).toEqual({
+      success: false,
+      message: '无效的网址（GET /api/nothing-here）',
+    });
+    expect((await gateway.call('POST', '/v1/nothing-here', { headers: { 'accept-language': '' } })).json().error.message).toBe(
+      'Invalid URL (POST /v1/nothing-here)',
+    );
   });
 
   it('serves the placeholder console with a CSP for any other path', async () => {
@@ -155,6 +163,10 @@ describe.each(['in-process', 'real'] as const)('rate limits (%s)', (backend) => 
     let status = 200;
     for (let i = 0; i < 10 && status === 200; i++) status = (await gateway.call('GET', '/api/status')).statusCode;
     expect(status).toBe(429);
+    expect((await gateway.call('GET', '/api/status', { headers: { 'accept-language': 'zh-CN' } })).json()).toEqual({
+      success: false,
+      message: '请求过于频繁，请稍后再试',
+    });
     // The payment gateway's notify is not limited: one gateway IP sends (and retries) every order's.
     for (let i = 0; i < 10; i++) expect((await gateway.call('GET', '/api/user/epay/notify?out_trade_no=x')).statusCode).toBe(200);
   });

@@ -130,6 +130,10 @@ describe.each(backends)('third-party login (%s)', (backend) => {
     const code = grant({ login: 'stateless' });
     const expected = { success: false, message: expect.stringMatching(/state is invalid or has expired/) };
     expect((await call('GET', `/api/oauth/github?code=${code}`)).json()).toEqual(expected);
+    expect((await call('GET', `/api/oauth/github?code=${code}`, { headers: { 'accept-language': 'zh-CN' } })).json()).toEqual({
+      success: false,
+      message: '授权状态无效或已过期，请重新开始',
+    });
     expect((await callback('github', code, { state: 'made-up-state' })).json()).toEqual(expected);
     // A real state, but issued to another browser (login CSRF), or sent without its cookie.
     expect((await callback('github', code, { state: await newState(), browserState: await newState() })).json()).toEqual(expected);
@@ -146,6 +150,10 @@ describe.each(backends)('third-party login (%s)', (backend) => {
     expect((await callback('github', grant({ login: 'octocat' }))).json()).toEqual({
       success: false,
       message: 'the administrator has not enabled GitHub login',
+    });
+    expect((await call('GET', `/api/oauth/github?code=x&state=y`, { headers: { 'accept-language': 'zh-CN' } })).json()).toEqual({
+      success: false,
+      message: '管理员未启用 GitHub 登录',
     });
     await setOption('GitHubOAuthEnabled', 'true');
     await setOption('WeChatAuthEnabled', 'false');
@@ -188,6 +196,12 @@ describe.each(backends)('third-party login (%s)', (backend) => {
       success: false,
       message: 'GitHub login failed: The code passed is incorrect or expired.',
     });
+    // The provider's own words, in the caller's language around them.
+    const state = await newState();
+    const inChinese = await call('GET', `/api/oauth/github?code=never-granted&state=${state}`, {
+      headers: { cookie: `oauth_state=${state}`, 'accept-language': 'zh-CN' },
+    });
+    expect(inChinese.json()).toEqual({ success: false, message: 'GitHub 登录失败：The code passed is incorrect or expired.' });
     expect((await callback('linuxdo', 'never-granted')).json()).toEqual({
       success: false,
       message: 'LinuxDO login failed: The code passed is incorrect or expired.',
@@ -207,6 +221,11 @@ describe.each(backends)('third-party login (%s)', (backend) => {
       success: false,
       message: 'OIDC login failed: could not reach the provider (connection refused)',
     });
+    const refusedState = await newState();
+    const refusedInChinese = await call('GET', `/api/oauth/oidc?code=${grant({ sub: 'x' })}&state=${refusedState}`, {
+      headers: { cookie: `oauth_state=${refusedState}`, 'accept-language': 'zh-CN' },
+    });
+    expect(refusedInChinese.json()).toEqual({ success: false, message: 'OIDC 登录失败：服务商拒绝连接' });
     await setOption('oidc.token_endpoint', `${fake.url}/oidc/token`);
     await setOption('AllowPrivateNetworkUpstreams', 'false');
     expect((await callback('github', grant({ login: 'octocat' }))).json()).toEqual({

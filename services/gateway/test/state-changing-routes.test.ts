@@ -168,6 +168,8 @@ describe('state changes only on POST, PUT or DELETE (rule R12)', () => {
     expect(rotate.statusCode).toBe(405);
     expect(rotate.headers.allow).toBe('POST');
     expect(rotate.json()).toEqual({ success: false, message: '/api/user/token changes state: use POST' });
+    const inChinese = await gateway.call('GET', '/api/user/token', { session, headers: { 'accept-language': 'zh-CN' } });
+    expect(inChinese.json()).toEqual({ success: false, message: '/api/user/token 会修改数据，请使用 POST' });
     expect((await gateway.call('GET', '/api/user/logout', { session })).statusCode).toBe(405);
     for (const url of [
       '/api/verification?email=gina%40example.com',

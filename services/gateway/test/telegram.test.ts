@@ -21,7 +21,9 @@ describe('Telegram login and binding (in-process)', () => {
 
   it('logs in only accounts that bound Telegram, after binding from a session', async () => {
     const before = (await gateway.call('POST', '/api/oauth/telegram/login', { body: signed('777') })).json();
-    expect(before).toMatchObject({ success: false, message: expect.stringMatching(/not bound/) });
+    expect(before).toEqual({ success: false, message: 'this Telegram account is not bound to a user; bind it from the settings page first' });
+    const inChinese = await gateway.call('POST', '/api/oauth/telegram/login', { body: signed('777'), headers: { 'accept-language': 'zh-CN' } });
+    expect(inChinese.json()).toEqual({ success: false, message: '此 Telegram 账户未绑定用户，请先在个人设置页面绑定' });
 
     const session = await gateway.login('ann', 'ann-password');
     expect((await gateway.call('POST', '/api/oauth/telegram/bind', { session, body: signed('777') })).json().success).toBe(true);
@@ -34,7 +36,12 @@ describe('Telegram login and binding (in-process)', () => {
 
   it('refuses a forged widget answer and a Telegram account bound to someone else', async () => {
     const forged = { ...signed('777'), first_name: 'Eve' };
-    expect((await gateway.call('POST', '/api/oauth/telegram/login', { body: forged })).json().message).toMatch(/invalid/);
+    expect((await gateway.call('POST', '/api/oauth/telegram/login', { body: forged })).json().message).toBe('Telegram authorization is invalid or has expired');
+    // A malformed one names its field.
+    const malformed = { ...signed('777'), hash: 'not-hex' };
+    expect((await gateway.call('POST', '/api/oauth/telegram/login', { body: malformed })).json().message).toBe('hash: must be 64 hex characters');
+    const malformedInChinese = await gateway.call('POST', '/api/oauth/telegram/login', { body: malformed, headers: { 'accept-language': 'zh-CN' } });
+    expect(malformedInChinese.json().message).toBe('hash: 必须是 64 位十六进制字符');
     await gateway.register('bob', 'bob-password');
     const bob = await gateway.login('bob', 'bob-password');
     expect((await gateway.call('POST', '/api/oauth/telegram/bind', { session: bob, body: signed('777') })).json().message).toMatch(/already bound/);

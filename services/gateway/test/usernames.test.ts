@@ -42,6 +42,9 @@ describe.each(backends)('usernames that pass for another (%s)', (backend) => {
   });
 
   const usernames = async () => (await db.getRepository(UserEntity).find({ order: { id: 'ASC' } })).map((user) => user.username);
+  /** A registration that asks for English answers (`gateway.register` sends no language: it answers in zh-CN). */
+  const register = (username: string, password: string, language = 'en-US') =>
+    gateway.call('POST', '/api/user/register', { body: { username, password, password2: password }, headers: { 'accept-language': language } });
 
   /** The look-alikes of "root" the issue lists, each with the reason the field error gives. */
   const lookAlikes: Array<[string, RegExp]> = [
@@ -57,9 +60,16 @@ describe.each(backends)('usernames that pass for another (%s)', (backend) => {
   it('refuses look-alikes at registration with a field error that says why, writing nothing', async () => {
     const before = await usernames();
     for (const [name, reason] of lookAlikes) {
-      const answer = (await gateway.register(name, 'lookalike-pass')).json();
+      const answer = (await register(name, 'lookalike-pass')).json();
       expect({ name, answer }).toEqual({ name, answer: { success: false, message: expect.stringMatching(reason) } });
     }
+    // The same reasons in the caller's language.
+    expect((await register('ROOT', 'lookalike-pass', 'zh-CN')).json()).toEqual({ success: false, message: 'username: 该用户名已被占用' });
+    expect((await register('r\u043eot', 'lookalike-pass', 'zh-CN')).json()).toEqual({
+      success: false,
+      message: 'username: 混用了多种文字（Cyrillic, Latin），可能被误认为其他用户名；请只使用同一种文字的字母',
+    });
+    expect((await register('ro\u0000ot', 'lookalike-pass', 'zh-CN')).json()).toEqual({ success: false, message: 'username: 不能包含控制字符' });
     expect(await usernames()).toEqual(before);
   });
 
@@ -68,7 +78,7 @@ describe.each(backends)('usernames that pass for another (%s)', (backend) => {
     expect(await usernames()).toContain('casey2');
     expect((await gateway.login('casey2', 'casey-password')).id).toBeGreaterThan(0);
     for (const name of ['CASEY2', 'Casey2', 'ＣＡＳＥＹ２']) {
-      expect((await gateway.register(name, 'casey-password')).json()).toMatchObject({
+      expect((await register(name, 'casey-password')).json()).toMatchObject({
         success: false,
         message: expect.stringMatching(/^username: already taken/),
       });
@@ -78,7 +88,7 @@ describe.each(backends)('usernames that pass for another (%s)', (backend) => {
   });
 
   it('lets one of two registrations differing only in case win when they race, the database deciding', async () => {
-    const answers = await Promise.all(['Racer', 'racer', 'RACER'].map((name) => gateway.register(name, 'racer-password')));
+    const answers = await Promise.all(['Racer', 'racer', 'RACER'].map((name) => register(name, 'racer-password')));
     expect(answers.map((answer) => answer.json().success).filter(Boolean)).toHaveLength(1);
     const losers = answers.map((answer) => answer.json()).filter((answer) => !answer.success);
     for (const loser of losers) expect(loser.message).toMatch(/^username: already taken/);
@@ -102,6 +112,11 @@ describe.each(backends)('usernames that pass for another (%s)', (backend) => {
       const answer = (await gateway.call('PUT', '/api/user/self', { session: alice, body: { username: name, display_name: 'renamed' } })).json();
       expect({ name, answer }).toEqual({ name, answer: { success: false, message: expect.stringMatching(reason) } });
     }
+    const renamed = await gateway.call('PUT', '/api/user/self', { session: alice, body: { username: 'root\u200b' }, headers: { 'accept-language': 'zh-CN' } });
+    expect(renamed.json()).toEqual({
+      success: false,
+      message: 'username: 不能包含不可见的格式字符或文字方向控制字符（如零宽空格、从右到左覆盖符）',
+    });
     expect(await db.getRepository(UserEntity).findOneByOrFail({ id: alice.id })).toMatchObject({ username: 'alice', display_name: 'alice' });
     // A change of case of one's own name is a rename to a name one already holds.
     expect((await gateway.call('PUT', '/api/user/self', { session: alice, body: { username: 'Alice' } })).json()).toEqual({ success: true, message: '' });

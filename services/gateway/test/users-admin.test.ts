@@ -23,7 +23,8 @@ describe.each(backends)('user management (%s)', (backend) => {
     await gateway?.close();
   });
 
-  const manage = (session: Session, id: number, action: string) => gateway.call('POST', '/api/user/manage', { session, body: { id, action } });
+  const manage = (session: Session, id: number, action: string, language = 'en-US') =>
+    gateway.call('POST', '/api/user/manage', { session, body: { id, action }, headers: { 'accept-language': language } });
   /** A row as root sees it in the list (root cannot open its own level with GET /api/user/:id). */
   const getUser = async (id: number) =>
     ((await gateway.call('GET', '/api/user/?p=1&page_size=100', { session: root })).json().data.items as Array<{ id: number }>).find(
@@ -105,10 +106,15 @@ describe.each(backends)('user management (%s)', (backend) => {
   it('lets root promote and demote, and protects root from everyone', async () => {
     const target = await gateway.login('user3', 'user3-password');
     expect((await manage(root, target.id, 'promote')).json().data).toEqual({ role: 10, status: 1 });
-    expect((await manage(root, target.id, 'promote')).json().message).toMatch(/already an admin/);
+    expect((await manage(root, target.id, 'promote')).json().message).toBe('the user is already an admin');
+    expect((await manage(root, target.id, 'promote', 'zh-CN')).json().message).toBe('该用户已经是管理员');
     expect((await manage(root, target.id, 'demote')).json().data).toEqual({ role: 1, status: 1 });
     for (const action of ['demote', 'disable', 'delete']) expect((await manage(root, root.id, action)).statusCode).toBe(403);
-    expect((await manage(root, 9999, 'disable')).statusCode).toBe(404);
+    expect((await manage(root, root.id, 'disable')).json().message).toBe('no permission to manage a user of the same or a higher level');
+    expect((await manage(root, root.id, 'disable', 'zh-CN')).json().message).toBe('无权管理同级或更高级别的用户');
+    expect((await manage(admin, user.id, 'promote', 'zh-CN')).json().message).toBe('只有超级管理员可以将用户提升为管理员');
+    expect((await manage(root, 9999, 'disable')).json()).toEqual({ success: false, message: 'user not found' });
+    expect((await manage(root, 9999, 'disable', 'zh-CN')).json()).toEqual({ success: false, message: '用户不存在' });
     // Ids beyond the 32-bit columns are bad input, not a database error.
     expect((await manage(root, 99_999_999_999, 'disable')).json()).toMatchObject({ success: false, message: expect.stringMatching(/^id is too large/) });
     expect((await gateway.call('GET', '/api/user/99999999999', { session: root })).json()).toMatchObject({
@@ -127,15 +133,29 @@ describe.each(backends)('user management (%s)', (backend) => {
     const empty = (language: string) =>
       gateway.call('POST', '/api/user/', { session: admin, body: { username: '', password: '' }, headers: { 'accept-language': language } });
     expect((await empty('en-US')).json().message).toBe('username and password cannot be empty');
-    expect((await empty('zh-CN')).json().message).toBe('username, password: 用户名和密码不能为空');
-    expect((await gateway.call('POST', '/api/user/', { session: admin, body: { username: 'created', password: 'created-pass' } })).json().message).toBe(
-      'username: already taken',
-    );
+    expect((await empty('zh-CN')).json().message).toBe('用户名和密码不能为空');
+    const again = (language: string) =>
+      gateway.call('POST', '/api/user/', { session: admin, body: { username: 'created', password: 'created-pass' }, headers: { 'accept-language': language } });
+    expect((await again('en-US')).json().message).toBe('username: already taken');
+    expect((await again('zh-CN')).json().message).toBe('username: 该用户名已被占用');
     // Only the product's roles: an odd level would pass admin checks yet could never be demoted.
     for (const role of [50, 0, -5, 9]) {
       const odd = (await gateway.call('POST', '/api/user/', { session: root, body: { username: `odd${role}`, password: 'odd-password', role } })).json();
       expect(odd).toEqual({ success: false, message: 'role: must be 1 (user), 10 (admin) or 100 (super admin)' });
     }
+    const tooHigh = (language: string) =>
+      gateway.call('POST', '/api/user/', {
+        session: admin,
+        body: { username: 'peer', password: 'peer-password', role: 10 },
+        headers: { 'accept-language': language },
+      });
+    expect((await tooHigh('en-US')).json().message).toBe('cannot create a user with a role at or above your own');
+    expect((await tooHigh('zh-CN')).json().message).toBe('不能创建与自己同级或更高级别的用户');
+    const quota = (body: Record<string, unknown>, language = 'en-US') =>
+      gateway.call('PUT', '/api/user/', { session: root, body: { id: user.id, ...body }, headers: { 'accept-language': language } });
+    expect((await quota({ quota: 1.5 })).json().message).toBe('quota must be an integer');
+    expect((await quota({ quota: 1.5 }, 'zh-CN')).json().message).toBe('quota 必须是整数');
+    expect((await quota({ quota: 1, quota_delta: 1 }, 'zh-CN')).json().message).toBe('quota_delta: 不能与 quota 同时提交');
     const created = await gateway.login('created', 'created-pass');
     const edit = await gateway.call('PUT', '/api/user/', {
       session: admin,
@@ -156,7 +176,8 @@ describe.each(backends)('user management (%s)', (backend) => {
     expect((await manage(root, target.id, 'delete')).json().success).toBe(true);
     expect((await getUser(target.id)).DeletedAt).toEqual(expect.any(String));
     expect((await gateway.call('POST', '/api/user/login', { body: { username: 'user2', password: 'user2-password' } })).json().success).toBe(false);
-    expect((await manage(root, target.id, 'enable')).json().message).toMatch(/deregistered/);
+    expect((await manage(root, target.id, 'enable')).json().message).toBe('the user has been deregistered');
+    expect((await manage(root, target.id, 'enable', 'zh-CN')).json().message).toBe('该用户已注销');
   });
 
   it('lists groups for admins and the usable groups for the user', async () => {

@@ -1,4 +1,4 @@
-import { DISPLAY_NAME_MAX, UserStatus } from '@aigw/contracts';
+import { DISPLAY_NAME_MAX, msg, UserStatus } from '@aigw/contracts';
 import { UserError } from '@aigw/platform';
 import type { IdentityContext } from './context.js';
 import { UserEntity } from './entities/user.entity.js';
@@ -15,8 +15,8 @@ import { acceptNewUsername, findByBinding, insertUser, inviterIdOf, loadActiveUs
 
 /** A user found by a bound account may sign in only while it is neither deregistered nor banned. */
 export function ensureMaySignIn(user: UserEntity): UserEntity {
-  if (user.deleted_at !== null) throw new UserError('the account has been deleted');
-  if (user.status !== UserStatus.Enabled) throw new UserError('the user has been banned');
+  if (user.deleted_at !== null) throw new UserError(msg('auth.account_deleted'));
+  if (user.status !== UserStatus.Enabled) throw new UserError(msg('auth.user_banned'));
   return user;
 }
 
@@ -47,14 +47,15 @@ async function registerExternal(
   inviteCode: string,
   language: string,
 ): Promise<UserEntity> {
-  if (!context.options.get('RegisterEnabled')) throw new UserError('the administrator has turned off new-user registration');
+  if (!context.options.get('RegisterEnabled')) throw new UserError(msg('signup.disabled'));
   const inviterId = await inviterIdOf(context.db.manager, inviteCode);
   // The account signs in through the provider only: its password is a random one nobody knows.
   const passwordHash = await hashPassword(randomString(32));
   for (let attempt = 0; ; attempt++) {
+    const username = await freshUsername(context, login.usernamePrefix, account.username);
     try {
       const user = await insertUser(context.db.manager, {
-        username: await freshUsername(context, login.usernamePrefix, account.username),
+        username,
         passwordHash,
         displayName: account.displayName?.slice(0, DISPLAY_NAME_MAX),
         inviterId,
@@ -64,8 +65,8 @@ async function registerExternal(
       await publishUserRegistered(context.bus, user, 'register');
       return user;
     } catch (error) {
-      // A concurrent registration took the same number: pick again.
-      if (!(error instanceof UserError && error.message.startsWith('username:')) || attempt >= 3) throw error;
+      // A concurrent registration took the same name: pick again (asked of the table, not read from the message's words).
+      if (!(error instanceof UserError) || attempt >= 3 || !(await usernameTaken(context.db.manager, username))) throw error;
     }
   }
 }
@@ -91,7 +92,7 @@ export async function bindExternalAccount(
 ): Promise<void> {
   const self = await loadActiveUser(context.db.manager, userId);
   const owner = await findByBinding(context.db.manager, login.column, accountId);
-  if (owner && owner.id !== self.id) throw new UserError(`this ${login.label} account is already bound to another user`);
+  if (owner && owner.id !== self.id) throw new UserError(msg('oauth.already_bound', { provider: login.label }));
   await context.db.manager.update(UserEntity, { id: self.id }, { [login.column]: accountId });
   await publishUserUpdated(context.bus, self);
 }

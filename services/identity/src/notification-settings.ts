@@ -2,6 +2,7 @@ import { z } from 'zod';
 import {
   defaultNotificationSettings,
   missingNotificationFields,
+  msg,
   NotifyType,
   notificationSettingsSchema,
   updateUserSettingBodySchema,
@@ -54,7 +55,7 @@ export function sealNotificationSettings(settings: NotificationSettings, key: Bu
 
 async function findUser(context: IdentityContext, userId: number): Promise<UserEntity> {
   const user = await context.db.getRepository(UserEntity).findOneBy({ id: userId });
-  if (!user || user.deleted_at !== null) throw new NotFoundError('user not found');
+  if (!user || user.deleted_at !== null) throw new NotFoundError(msg('users.not_found'));
   return user;
 }
 
@@ -81,8 +82,9 @@ export async function updateUserSetting(
     webhook_secret: body.webhook_secret ?? current.webhook_secret,
     gotify_token: body.gotify_token ?? current.gotify_token,
   };
-  const missing = Object.values(missingNotificationFields(next));
-  if (missing.length > 0) throw new UserError(missing.join('; '));
+  // Each a catalogue message that names its field.
+  const missing = Object.entries(missingNotificationFields(next));
+  if (missing.length > 0) throw new UserError(missing.map(([, message]) => message).join('; '), 'invalid_request', 200, missing[0]?.[0]);
   const urlFields = { [NotifyType.Webhook]: 'webhook_url', [NotifyType.Bark]: 'bark_url', [NotifyType.Gotify]: 'gotify_url' } as const;
   for (const field of Object.values(urlFields)) {
     // Only URLs in use are called; the others are kept as typed.
@@ -99,8 +101,8 @@ async function checkUserUrl(egress: EgressClient, field: string, url: string): P
   } catch (error) {
     if (error instanceof EgressBlockedError) throw new UserError(`${field}: ${error.message}`, 'invalid_request', 200, field);
     if (error instanceof EgressError && error.kind === 'dns')
-      throw new UserError(`${field}: the host ${new URL(url).hostname} does not resolve`, 'invalid_request', 200, field);
-    if (error instanceof EgressError) throw new UserError(`${field}: the address could not be checked, try again`, 'invalid_request', 200, field);
+      throw new UserError(`${field}: ${msg('notify.host_unresolved', { host: new URL(url).hostname })}`, 'invalid_request', 200, field);
+    if (error instanceof EgressError) throw new UserError(`${field}: ${msg('notify.address_unchecked')}`, 'invalid_request', 200, field);
     throw error;
   }
 }

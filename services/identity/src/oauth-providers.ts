@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { OptionKey } from '@aigw/contracts';
+import { msg, type MessageId, type OptionKey } from '@aigw/contracts';
 import { createEgressClient, EgressBlockedError, EgressError, UserError, type EgressClient, type Logger } from '@aigw/platform';
 import type { OptionStore } from './options-store.js';
 import type { BindingColumn } from './users.js';
@@ -8,7 +8,7 @@ import type { BindingColumn } from './users.js';
  * The third-party logins' outbound half (docs/compatibility.md section 5): trade a code for the
  * provider's account. Every call goes through the egress client (rule R1); every answer is parsed
  * leniently; every failure becomes a UserError whose message the console can show (no stack, no
- * secret).
+ * secret): the provider's own words, or the catalogue's about what went wrong on the way.
  */
 
 /** Where GitHub and LinuxDO live. Fixed in production; only tests point them at a loopback fake (a plugin option, never a setting). */
@@ -92,7 +92,20 @@ function failure(label: string, detail: string, secrets: readonly string[]): Use
   // Also as it travels in a form body or a query, in case the provider echoes what it was sent.
   const forms = secrets.filter(Boolean).flatMap((secret) => [secret, encodeURIComponent(secret), new URLSearchParams({ s: secret }).toString().slice(2)]);
   for (const secret of forms) text = text.split(secret).join('***');
-  return new UserError(`${label} login failed: ${text.slice(0, 200)}`);
+  return new UserError(msg('oauth.login_failed', { provider: label, detail: text.slice(0, 200) }));
+}
+
+/** Why a provider was not reached, in the catalogue's words (the address and the blocked range stay in the log). */
+function unreachable(label: string, error: unknown): UserError {
+  let id: MessageId = 'oauth.provider_network';
+  if (error instanceof EgressBlockedError) id = 'oauth.provider_blocked';
+  else if (error instanceof EgressError) {
+    if (error.kind.endsWith('timeout')) id = 'oauth.provider_timeout';
+    else if (error.kind === 'connection_refused') id = 'oauth.provider_refused';
+    else if (error.kind === 'dns') id = 'oauth.provider_dns';
+    else if (error.kind === 'too_large') id = 'oauth.provider_too_large';
+  }
+  return new UserError(msg(id, { provider: label }));
 }
 
 function providerMessage(data: unknown): string | undefined {
@@ -123,19 +136,21 @@ async function callProvider(context: ProviderContext, label: string, call: Provi
   } catch (error) {
     // The details (address, blocked range) are for the administrator's log, not the visitor.
     context.logger.warn({ provider: label, error: error instanceof Error ? error.message : String(error) }, 'third-party login: provider not reached');
-    const reason =
-      error instanceof EgressError ? error.kind.replace('_', ' ') : error instanceof EgressBlockedError ? 'the address is not allowed' : 'network error';
-    throw failure(label, `could not reach the provider (${reason})`, secrets);
+    throw unreachable(label, error);
   }
   if (answer.statusCode < 200 || answer.statusCode >= 300 || answer.data === undefined) {
-    throw failure(label, providerMessage(answer.data) ?? `the provider answered HTTP ${answer.statusCode}`, secrets);
+    const said = providerMessage(answer.data);
+    throw said ? failure(label, said, secrets) : new UserError(msg('oauth.provider_http_status', { provider: label, status: String(answer.statusCode) }));
   }
   return answer.data;
 }
 
 function parse<T>(schema: z.ZodType<T>, data: unknown, label: string, secrets: readonly string[]): T {
   const parsed = schema.safeParse(data);
-  if (!parsed.success) throw failure(label, providerMessage(data) ?? 'the provider gave an unexpected answer', secrets);
+  if (!parsed.success) {
+    const said = providerMessage(data);
+    throw said ? failure(label, said, secrets) : new UserError(msg('oauth.provider_unexpected', { provider: label }));
+  }
   return parsed.data;
 }
 
@@ -220,7 +235,7 @@ async function oidcEndpoints(context: ProviderContext, secrets: readonly string[
     token ||= discovered.token_endpoint ?? '';
     userInfo ||= discovered.userinfo_endpoint ?? '';
   }
-  if (!token || !userInfo) throw failure('OIDC', 'the token and userinfo endpoints are not configured', secrets);
+  if (!token || !userInfo) throw new UserError(msg('oauth.oidc_endpoints_missing'));
   return { token, userInfo };
 }
 
@@ -271,6 +286,6 @@ export async function wechatAccount(code: string, context: ProviderContext): Pro
   const url = `${options.get('WeChatServerAddress')}/api/wechat/user?code=${encodeURIComponent(code)}`;
   const answer = parse(wechatAnswerSchema, await callProvider(context, 'WeChat', { url, headers: { authorization: secrets[0]! } }, secrets), 'WeChat', secrets);
   const id = answer.success ? accountId.safeParse(answer.data) : undefined;
-  if (!id?.success) throw failure('WeChat', answer.message ?? 'the verification code is wrong or has expired', secrets);
+  if (!id?.success) throw answer.message ? failure('WeChat', answer.message, secrets) : new UserError(msg('oauth.wechat_code_wrong'));
   return { id: id.data };
 }

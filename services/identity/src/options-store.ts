@@ -5,6 +5,8 @@ import {
   encodeOptionValue,
   isOptionKey,
   isSecretOption,
+  localizeMessage,
+  msg,
   optionKeys,
   type OptionKey,
   type OptionRow,
@@ -40,7 +42,7 @@ export async function createOptionStore(db: DataSource, bus: Bus, logger: Logger
     if (!isOptionKey(key) || (versions.get(key) ?? 0) >= version) return;
     const decoded = decodeOptionValue(key, raw);
     if (!decoded.ok) {
-      logger.warn({ key }, `stored option ignored: ${decoded.message}`);
+      logger.warn({ key }, `stored option ignored: ${localizeMessage(decoded.message, 'en-US')}`);
       return;
     }
     values[key] = decoded.value;
@@ -81,9 +83,9 @@ export async function createOptionStore(db: DataSource, bus: Bus, logger: Logger
     publicRows: () => optionKeys.filter((key) => !isSecretOption(key)).map((key) => ({ key, value: encodeOptionValue(key, values[key]) })),
     snapshot: async () => (await repository.find()).map(({ key, value, version }) => ({ key, value, version })),
     async update(key, raw) {
-      if (!isOptionKey(key)) throw new UserError(`key: unknown option '${key}'`);
+      if (!isOptionKey(key)) throw new UserError(`key: ${msg('options.unknown_key', { key })}`, 'invalid_request', 200, 'key');
       const decoded = decodeOptionValue(key, raw);
-      if (!decoded.ok) throw new UserError(decoded.message);
+      if (!decoded.ok) throw new UserError(decoded.message, 'invalid_request', 200, key);
       checkPrerequisites(key, decoded.value, (other) => values[other]);
       await checkDestination(key, decoded.value, (other) => values[other]);
       await write(key, decoded.value);
@@ -103,7 +105,7 @@ export async function createOptionStore(db: DataSource, bus: Bus, logger: Logger
  */
 function checkPrerequisites(key: OptionKey, value: unknown, current: (key: OptionKey) => unknown): void {
   if (key === 'SMTPServer' && value === '' && current('EmailVerificationEnabled') === true) {
-    throw new UserError('SMTPServer: turn EmailVerificationEnabled off first (registration would wait for codes that cannot be sent)');
+    throw new UserError(`SMTPServer: ${msg('options.smtp_in_use')}`, 'invalid_request', 200, 'SMTPServer');
   }
   if (value !== true) return;
   const needs: Partial<Record<OptionKey, OptionKey[]>> = {
@@ -116,7 +118,7 @@ function checkPrerequisites(key: OptionKey, value: unknown, current: (key: Optio
     'oidc.enabled': ['oidc.client_id', 'oidc.client_secret', 'oidc.authorization_endpoint', 'oidc.token_endpoint', 'oidc.user_info_endpoint'],
   };
   const missing = (needs[key] ?? []).filter((required) => !current(required));
-  if (missing.length) throw new UserError(`${key}: set ${missing.join(', ')} first`);
+  if (missing.length) throw new UserError(`${key}: ${msg('options.set_first', { keys: missing.join(', ') })}`, 'invalid_request', 200, key);
 }
 
 /**
@@ -129,7 +131,7 @@ async function checkDestination(key: OptionKey, value: unknown, current: (key: O
   try {
     await resolveEgressHost(value, {
       allowPrivateNetwork: current('AllowPrivateNetworkSmtp') === true,
-      refusal: 'private-network SMTP servers are off, a root admin can allow them with the option AllowPrivateNetworkSmtp (set it first)',
+      refusal: msg('options.private_smtp_off'),
     });
   } catch (error) {
     if (error instanceof EgressBlockedError) throw new UserError(`SMTPServer: ${error.message}`);

@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { DataSource } from 'typeorm';
 import type { AuthenticationResponseJSON, RegistrationResponseJSON } from '@simplewebauthn/server';
-import type { PasskeyView, WebAuthnResponse } from '@aigw/contracts';
+import { msg, type PasskeyView, type WebAuthnResponse } from '@aigw/contracts';
 import { isUniqueViolation, UserError } from '@aigw/platform';
 import type { OptionStore } from './options-store.js';
 import { PasskeyEntity } from './entities/passkey.entity.js';
@@ -48,7 +48,7 @@ const transportsOf = (row: PasskeyEntity): string[] => {
 /** The library's refusal, in words the console can show (it names what did not match). */
 function refused(error: unknown): UserError {
   const reason = error instanceof Error ? error.message : String(error);
-  return new UserError(`passkey verification failed: ${reason}`);
+  return new UserError(msg('passkey.verification_failed_because', { reason }));
 }
 
 export function createPasskeyService(db: DataSource, options: OptionStore): PasskeyService {
@@ -56,7 +56,7 @@ export function createPasskeyService(db: DataSource, options: OptionStore): Pass
 
   return {
     relyingParty(request) {
-      if (!options.get('passkey.enabled')) throw new UserError('the administrator has not enabled passkeys');
+      if (!options.get('passkey.enabled')) throw new UserError(msg('passkey.not_enabled'));
       try {
         return resolveRelyingParty(
           {
@@ -70,6 +70,7 @@ export function createPasskeyService(db: DataSource, options: OptionStore): Pass
           `${request.protocol}://${request.host}`,
         );
       } catch (error) {
+        // resolveRelyingParty's reason, a catalogue message.
         throw new UserError((error as Error).message);
       }
     },
@@ -79,7 +80,7 @@ export function createPasskeyService(db: DataSource, options: OptionStore): Pass
     count: (userId) => passkeys.countBy({ user_id: userId }),
     async registrationOptions(rp, user) {
       const existing = await passkeys.findBy({ user_id: user.id });
-      if (existing.length >= PASSKEYS_MAX) throw new UserError(`at most ${PASSKEYS_MAX} passkeys per account; remove one first`);
+      if (existing.length >= PASSKEYS_MAX) throw new UserError(msg('passkey.limit', { max: String(PASSKEYS_MAX) }));
       const attachment = options.get('passkey.attachment_preference');
       const generated = await (
         await webAuthn()
@@ -115,7 +116,7 @@ export function createPasskeyService(db: DataSource, options: OptionStore): Pass
       } catch (error) {
         throw refused(error);
       }
-      if (!verified.verified) throw new UserError('passkey verification failed');
+      if (!verified.verified) throw new UserError(msg('passkey.verification_failed'));
       const { credential, credentialBackedUp } = verified.registrationInfo;
       const row = passkeys.create({
         user_id: userId,
@@ -131,14 +132,14 @@ export function createPasskeyService(db: DataSource, options: OptionStore): Pass
       try {
         await passkeys.insert(row);
       } catch (error) {
-        if (isUniqueViolation(error)) throw new UserError('this passkey is already registered');
+        if (isUniqueViolation(error)) throw new UserError(msg('passkey.already_registered'));
         throw error;
       }
       return toView(row);
     },
     async authenticationOptions(rp, userId) {
       const allow = userId === undefined ? [] : await passkeys.findBy({ user_id: userId });
-      if (userId !== undefined && allow.length === 0) throw new UserError('no passkey is registered for this account');
+      if (userId !== undefined && allow.length === 0) throw new UserError(msg('passkey.none_registered'));
       const generated = await (
         await webAuthn()
       ).generateAuthenticationOptions({
@@ -151,7 +152,7 @@ export function createPasskeyService(db: DataSource, options: OptionStore): Pass
     async authenticate(rp, response, challenge, userId) {
       const row = await passkeys.findOneBy({ credential_id: response.id });
       // The same words whether the credential is unknown or someone else's: nothing to learn.
-      if (!row || (userId !== undefined && row.user_id !== userId)) throw new UserError('passkey verification failed: this passkey is not registered here');
+      if (!row || (userId !== undefined && row.user_id !== userId)) throw new UserError(msg('passkey.not_registered_here'));
       let verified;
       try {
         verified = await (
@@ -167,7 +168,7 @@ export function createPasskeyService(db: DataSource, options: OptionStore): Pass
       } catch (error) {
         throw refused(error);
       }
-      if (!verified.verified) throw new UserError('passkey verification failed');
+      if (!verified.verified) throw new UserError(msg('passkey.verification_failed'));
       await passkeys.update(
         { id: row.id },
         { counter: verified.authenticationInfo.newCounter, backed_up: verified.authenticationInfo.credentialBackedUp, last_used_at: Date.now() },

@@ -117,6 +117,7 @@ const identityPlugin: FastifyPluginAsync<IdentityPluginOptions> = async (app, op
       async () => {
         const removed = await context.sessions.sweep();
         if (removed) logger.info({ removed }, 'expired sessions removed');
+        // not a console message: the job's summary, recorded with its run.
         return `removed ${removed} expired session${removed === 1 ? '' : 's'}`;
       },
       { kv, logger },

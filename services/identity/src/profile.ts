@@ -1,4 +1,5 @@
 import type { EntityManager } from 'typeorm';
+import { msg } from '@aigw/contracts';
 import { UserError } from '@aigw/platform';
 import type { IdentityContext } from './context.js';
 import { UserEntity } from './entities/user.entity.js';
@@ -42,7 +43,7 @@ export async function profileChanges(
   if (edit.display_name !== undefined) changes.display_name = edit.display_name;
   if (edit.password) {
     if (by !== 'admin' && !(await verifyPassword(user.password_hash, by.currentPassword)))
-      throw new UserError('original_password: the current password is wrong');
+      throw new UserError(`original_password: ${msg('self.wrong_password')}`, 'invalid_request', 200, 'original_password');
     Object.assign(changes, await newPasswordColumns(edit.password));
   }
   return changes;

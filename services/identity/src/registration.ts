@@ -1,5 +1,5 @@
 import crypto from 'node:crypto';
-import type { Locale, RegisterBody } from '@aigw/contracts';
+import { msg, type Locale, type RegisterBody } from '@aigw/contracts';
 import { requestTyped, UserError, type Kv } from '@aigw/platform';
 import type { IdentityContext } from './context.js';
 import { UserEntity } from './entities/user.entity.js';
@@ -34,6 +34,7 @@ export async function forgetVerificationCode(kv: Kv, email: string): Promise<voi
   await kv.delete(verificationKey(email));
 }
 
+/** Why the email rules refuse `email` (a catalogue message), or null. */
 function emailProblem(context: IdentityContext, email: string): string | null {
   const { options } = context;
   return checkEmail(email, {
@@ -47,7 +48,7 @@ const resendKey = (email: string, purpose: string) => `identity:resend:${purpose
 
 async function lockResend(context: IdentityContext, email: string, purpose: string): Promise<void> {
   if (!(await context.kv.setIfAbsent(resendKey(email, purpose), '1', { ttlMs: RESEND_LOCK_MS }))) {
-    throw new UserError('please wait 30 seconds before asking again');
+    throw new UserError(msg('verify.resend_wait', { seconds: String(RESEND_LOCK_MS / 1000) }));
   }
 }
 
@@ -70,10 +71,9 @@ async function confirmMailed(context: IdentityContext, cause: string, email: str
   }
   if (outcome.status !== 'failed') return;
   await context.kv.delete(resendKey(email, purpose));
-  throw new UserError(
-    `the mail server did not take the mail (${outcome.error || 'no reason given'}); it is tried again, but check the address or ask the administrator`,
-    'mail_failed',
-  );
+  // The mail server's own answer (its SMTP words, no secret) says why.
+  const reason = outcome.error;
+  throw new UserError(reason ? msg('verify.mail_refused', { reason }) : msg('verify.mail_refused_no_reason'), 'mail_failed');
 }
 
 /**
@@ -82,15 +82,15 @@ async function confirmMailed(context: IdentityContext, cause: string, email: str
  */
 export async function registerWithPassword(context: IdentityContext, body: RegisterBody, language: string): Promise<void> {
   const { options, kv } = context;
-  if (!options.get('RegisterEnabled')) throw new UserError('the administrator has turned off new-user registration');
-  if (!options.get('PasswordRegisterEnabled')) throw new UserError('the administrator has turned off registration with a password; use a third-party login');
+  if (!options.get('RegisterEnabled')) throw new UserError(msg('signup.disabled'));
+  if (!options.get('PasswordRegisterEnabled')) throw new UserError(msg('signup.password_disabled'));
   let email = '';
   if (options.get('EmailVerificationEnabled')) {
-    if (!body.email) throw new UserError('email: required while email verification is on');
-    if (!body.verification_code) throw new UserError('verification_code: please enter email verification code');
+    if (!body.email) throw new UserError(`email: ${msg('signup.email_required')}`);
+    if (!body.verification_code) throw new UserError(`verification_code: ${msg('signup.code_required')}`);
     const rejected = emailProblem(context, body.email);
     if (rejected) throw new UserError(`email: ${rejected}`);
-    if (!(await verificationCodeMatches(kv, body.email, body.verification_code))) throw new UserError('verification_code: wrong or expired verification code');
+    if (!(await verificationCodeMatches(kv, body.email, body.verification_code))) throw new UserError(`verification_code: ${msg('signup.code_wrong')}`);
     email = body.email;
   }
   const user = await insertUser(context.db.manager, {
@@ -106,7 +106,7 @@ export async function registerWithPassword(context: IdentityContext, body: Regis
 
 /** No mail server set: refused at once, rather than answered with success for a mail that can never go. */
 function refuseWithoutMailServer(context: IdentityContext): void {
-  if (!context.options.get('SMTPServer')) throw new UserError('this server cannot send mail: no SMTP server is set; ask the administrator', 'mail_unavailable');
+  if (!context.options.get('SMTPServer')) throw new UserError(msg('verify.no_mail_server'), 'mail_unavailable');
 }
 
 /** Mails a verification code to an address no user has, that the email rules allow. */
@@ -156,7 +156,7 @@ export async function sendPasswordReset(context: IdentityContext, email: string,
 export async function resetPassword(context: IdentityContext, email: string, token: string): Promise<string> {
   const expected = await context.kv.take(resetKey(email));
   const user = expected && safeEqual(expected, token) ? await context.db.manager.findOneBy(UserEntity, { email }) : null;
-  if (!user || user.deleted_at !== null) throw new UserError('the reset link is invalid or has expired');
+  if (!user || user.deleted_at !== null) throw new UserError(msg('auth.reset_link_invalid'));
   const password = randomString(12);
   await saveProfile(context, user.id, await newPasswordColumns(password));
   return password;

@@ -1,5 +1,5 @@
 import { IsNull, LessThan, type DataSource } from 'typeorm';
-import type { TwoFactorSetup } from '@aigw/contracts';
+import { msg, type TwoFactorSetup } from '@aigw/contracts';
 import { openSecret, sealSecret, TooManyRequestsError, UserError, type Kv } from '@aigw/platform';
 import { BackupCodeEntity, TwoFactorEntity } from './entities/two-factor.entity.js';
 import { PasskeyEntity } from './entities/passkey.entity.js';
@@ -36,7 +36,7 @@ export interface SecondFactorStore {
   stats(): Promise<{ enabledUsers: number; passkeyUsers: number }>;
 }
 
-const wrongCode = 'the verification code or backup code is wrong, please try again';
+const wrongCode = msg('two_factor.wrong_code');
 
 export function createSecondFactorStore(db: DataSource, kv: Kv, key: { seal: Buffer; hash: Buffer }): SecondFactorStore {
   const factors = db.getRepository(TwoFactorEntity);
@@ -47,7 +47,7 @@ export function createSecondFactorStore(db: DataSource, kv: Kv, key: { seal: Buf
   /** Counts one attempt; refused past the limit. A success clears the count. */
   const countAttempt = async (userId: number) => {
     if ((await kv.increment(attemptsKey(userId), { ttlMs: CODE_ATTEMPTS_WINDOW_MS })) > CODE_ATTEMPTS_MAX) {
-      throw new TooManyRequestsError('too many wrong codes, try again in a few minutes');
+      throw new TooManyRequestsError(msg('two_factor.too_many_attempts'));
     }
   };
 
@@ -91,7 +91,7 @@ export function createSecondFactorStore(db: DataSource, kv: Kv, key: { seal: Buf
     },
     async beginSetup(userId, issuer, account) {
       if (await factors.existsBy({ user_id: userId, enabled: true })) {
-        throw new UserError('two-factor authentication is already enabled; disable it before setting it up again');
+        throw new UserError(msg('two_factor.already_enabled_setup'));
       }
       const secret = generateTotpSecret();
       const backupCodes = generateBackupCodes();
@@ -110,18 +110,18 @@ export function createSecondFactorStore(db: DataSource, kv: Kv, key: { seal: Buf
     },
     async enable(userId, code) {
       const row = await factors.findOneBy({ user_id: userId });
-      if (!row) throw new UserError('set up two-factor authentication first');
-      if (row.enabled) throw new UserError('two-factor authentication is already enabled');
-      if (!isTotpCode(code)) throw new UserError('code: enter the 6-digit code your authenticator app shows');
+      if (!row) throw new UserError(msg('two_factor.setup_first'));
+      if (row.enabled) throw new UserError(msg('two_factor.already_enabled'));
+      if (!isTotpCode(code)) throw new UserError(`code: ${msg('two_factor.code_format')}`);
       await countAttempt(userId);
       if (!(await claimTotp(row, code, false))) throw new UserError(wrongCode);
       await kv.delete(attemptsKey(userId));
       const result = await factors.update({ user_id: userId, enabled: false }, { enabled: true });
-      if ((result.affected ?? 0) !== 1) throw new UserError('two-factor authentication is already enabled');
+      if ((result.affected ?? 0) !== 1) throw new UserError(msg('two_factor.already_enabled'));
     },
     async verifyCode(userId, code, options) {
       const row = await factors.findOneBy({ user_id: userId, enabled: true });
-      if (!row) throw new UserError('two-factor authentication is not enabled');
+      if (!row) throw new UserError(msg('two_factor.not_enabled'));
       await countAttempt(userId);
       let kind: CodeKind | null = null;
       if (isTotpCode(code)) kind = (await claimTotp(row, code, true)) ? 'totp' : null;

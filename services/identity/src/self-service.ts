@@ -1,4 +1,4 @@
-import { Role, type UpdateSelfBody, type User } from '@aigw/contracts';
+import { msg, Role, type UpdateSelfBody, type User } from '@aigw/contracts';
 import { ForbiddenError, passwordChangeRequiredMessage, UserError, type AuthContext } from '@aigw/platform';
 import type { IdentityContext } from './context.js';
 import { UserEntity } from './entities/user.entity.js';
@@ -42,7 +42,7 @@ export async function updateSelf(
 /** Deregisters the caller; the super admin cannot. */
 export async function deleteSelf(context: IdentityContext, userId: number): Promise<void> {
   const user = await loadActiveUser(context.db.manager, userId);
-  if (user.role >= Role.Root) throw new UserError('the super admin cannot delete their own account');
+  if (user.role >= Role.Root) throw new UserError(msg('self.root_cannot_delete'));
   await deregisterUser(context, user.id);
 }
 
@@ -76,7 +76,7 @@ export async function usableGroups(context: IdentityContext, userId: number): Pr
 /** Binds a verified email (the code the verification mail sent) that no other user has. */
 export async function bindEmail(context: IdentityContext, userId: number, email: string, code: string): Promise<void> {
   const user = await loadActiveUser(context.db.manager, userId);
-  if (!(await verificationCodeMatches(context.kv, email, code))) throw new UserError('code: wrong or expired verification code');
+  if (!(await verificationCodeMatches(context.kv, email, code))) throw new UserError(`code: ${msg('self.wrong_code')}`, 'invalid_request', 200, 'code');
   await ensureEmailFree(context.db.manager, email, user.id);
   await forgetVerificationCode(context.kv, email);
   await context.db.manager.update(UserEntity, { id: user.id }, { email });

@@ -50,12 +50,12 @@ const wrongCredentials = msg('auth.wrong_credentials');
  * enabled; the stored hash is upgraded when its parameters are outdated.
  */
 export async function checkPasswordLogin(context: IdentityContext, login: string, password: string): Promise<UserEntity> {
-  if (!context.options.get('PasswordLoginEnabled')) throw new UserError('the administrator has turned off password login');
+  if (!context.options.get('PasswordLoginEnabled')) throw new UserError(msg('auth.password_login_disabled'));
   const user = await findLoginUser(context.db, login);
   // Verify against a dummy hash when the user is unknown, so timing does not tell.
   const valid = await verifyPassword(user?.password_hash ?? (await dummyPasswordHash()), password);
   if (!user || !valid) throw new UserError(wrongCredentials);
-  if (user.status !== UserStatus.Enabled) throw new UserError('the user has been banned');
+  if (user.status !== UserStatus.Enabled) throw new UserError(msg('auth.user_banned'));
   if (needsRehash(user.password_hash)) {
     await context.db.getRepository(UserEntity).update({ id: user.id }, { password_hash: await hashPassword(password) });
   }

@@ -1,5 +1,6 @@
 import { Brackets } from 'typeorm';
 import {
+  msg,
   Role,
   storedRateLimits,
   UserStatus,
@@ -46,7 +47,7 @@ function authorize(actorRole: number, targetRole: number, action: UserAction): v
 /** The user an admin acts on: 404 when unknown, then the level rules for `action`. */
 export async function loadManagedUser(context: Pick<IdentityContext, 'db'>, actorRole: number, id: number, action: UserAction): Promise<UserEntity> {
   const target = await context.db.manager.findOneBy(UserEntity, { id });
-  if (!target) throw new NotFoundError('user not found');
+  if (!target) throw new NotFoundError(msg('users.not_found'));
   authorize(actorRole, target.role, action);
   return target;
 }
@@ -174,7 +175,7 @@ export async function manageUser(
   source: AuditSource,
 ): Promise<Pick<UserEntity, 'role' | 'status'>> {
   const target = await loadManagedUser(context, source.actor.role, id, action);
-  if (target.deleted_at !== null) throw new UserError('the user has been deregistered');
+  if (target.deleted_at !== null) throw new UserError(msg('users.deregistered'));
   let updated: UserEntity;
   if (action === 'delete') {
     updated = { ...target, ...(await deregisterUser(context, target.id)) };

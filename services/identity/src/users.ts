@@ -1,6 +1,7 @@
 import { IsNull, Not, type DataSource, type EntityManager } from 'typeorm';
 import {
   localeFromAcceptLanguage,
+  msg,
   normalizeUsername,
   parseRateLimits,
   Role,
@@ -72,8 +73,8 @@ export function languageOf(acceptLanguage: string | undefined): string {
 }
 
 /** Taken regardless of case and width: "ROOT" is as taken as "root". */
-const usernameTakenError = () => new UserError('username: already taken');
-const emailUsedError = () => new UserError('email: already used');
+const usernameTakenError = () => new UserError(`username: ${msg('users.username_taken')}`, 'invalid_request', 200, 'username');
+const emailUsedError = () => new UserError(`email: ${msg('users.email_taken')}`, 'invalid_request', 200, 'email');
 
 /** Whether another user than `exceptUserId`, deregistered ones included, has this email. */
 function emailTaken(manager: EntityManager, email: string, exceptUserId?: number): Promise<boolean> {
@@ -105,10 +106,10 @@ export async function usernameTaken(manager: EntityManager, name: string, except
  */
 export async function acceptNewUsername(manager: EntityManager, requested: string, exceptUserId?: number): Promise<string> {
   const name = normalizeUsername(requested);
-  if (!name) throw new UserError('username: username is required');
-  if (name.length > USERNAME_MAX) throw new UserError(`username: username must be at most ${USERNAME_MAX} characters`);
+  if (!name) throw new UserError(msg('users.username_required'), 'invalid_request', 200, 'username');
+  if (name.length > USERNAME_MAX) throw new UserError(msg('users.username_too_long', { maximum: String(USERNAME_MAX) }), 'invalid_request', 200, 'username');
   const problem = usernameProblem(name);
-  if (problem) throw new UserError(`username: ${problem}`);
+  if (problem) throw new UserError(`username: ${problem}`, 'invalid_request', 200, 'username');
   if (await usernameTaken(manager, name, exceptUserId)) throw usernameTakenError();
   return name;
 }

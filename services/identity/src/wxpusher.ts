@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { NotifyType, type WxPusherBindResult, type WxPusherQrCode } from '@aigw/contracts';
+import { msg, NotifyType, type WxPusherBindResult, type WxPusherQrCode } from '@aigw/contracts';
 import { UserError, type EgressClient, type Logger } from '@aigw/platform';
 import type { IdentityContext } from './context.js';
 import { UserEntity } from './entities/user.entity.js';
@@ -25,7 +25,7 @@ const SUCCESS = 1000;
 
 function settings(context: IdentityContext): { baseUrl: string; appToken: string } {
   const appToken = context.options.get('WxPusherAppToken');
-  if (!appToken) throw new UserError('the administrator has not configured WxPusher (WxPusherAppToken)');
+  if (!appToken) throw new UserError(msg('wxpusher.not_configured'));
   return { baseUrl: context.options.get('WxPusherBaseUrl') || 'https://wxpusher.zjiecode.com', appToken };
 }
 
@@ -47,12 +47,12 @@ async function callWxPusher<T extends z.ZodType>(
   } catch (error) {
     // The details (address, blocked range) are for the administrator's log, not the user.
     logger.warn({ error: error instanceof Error ? error.message : String(error) }, 'WxPusher not reached');
-    throw new UserError('WxPusher could not be reached, try again later', 'wxpusher_unreachable');
+    throw new UserError(msg('wxpusher.unreachable'), 'wxpusher_unreachable');
   }
   const parsed = schema.safeParse(answer.data);
   if (answer.statusCode !== 200 || !parsed.success) {
     logger.warn({ status: answer.statusCode, excerpt: answer.text.slice(0, 200) }, 'WxPusher answered unexpectedly');
-    throw new UserError(`WxPusher answered unexpectedly (HTTP ${answer.statusCode}), try again later`, 'wxpusher_unreachable');
+    throw new UserError(msg('wxpusher.unexpected_answer', { status: String(answer.statusCode) }), 'wxpusher_unreachable');
   }
   return parsed.data;
 }
@@ -66,7 +66,10 @@ export async function createQrCode(context: IdentityContext, egress: EgressClien
     { method: 'POST', body: { appToken, extra: `aigw-user-${userId}-${randomUUID().slice(0, 8)}`, validTime: QR_CODE_VALID_SECONDS } },
     qrCodeSchema,
   );
-  if (answer.code !== SUCCESS || !answer.data) throw new UserError(`WxPusher refused to make a QR code: ${answer.msg || `code ${answer.code}`}`);
+  if (answer.code !== SUCCESS || !answer.data) {
+    // WxPusher's own words, or its code when it gave none.
+    throw new UserError(msg('wxpusher.qr_code_refused', { reason: answer.msg || `code ${answer.code}` }));
+  }
   const expiresAt = answer.data.expires ?? Date.now() + QR_CODE_VALID_SECONDS * 1000;
   const ttlMs = Math.max(1_000, expiresAt - Date.now());
   await context.kv.set(QR_KEY(answer.data.code), String(userId), { ttlMs });
@@ -79,7 +82,7 @@ export async function createQrCode(context: IdentityContext, egress: EgressClien
  */
 export async function bindByQrCode(context: IdentityContext, egress: EgressClient, userId: number, code: string): Promise<WxPusherBindResult> {
   const owner = await context.kv.get(QR_KEY(code));
-  if (owner !== String(userId)) throw new UserError('this QR code has expired or is not yours: fetch a new one');
+  if (owner !== String(userId)) throw new UserError(msg('wxpusher.qr_code_stale'));
   const { baseUrl } = settings(context);
   const answer = await callWxPusher(
     { egress, logger: context.logger },

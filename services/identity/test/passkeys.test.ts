@@ -55,7 +55,12 @@ describe.each(backends)('passkeys (%s)', (backend) => {
     const { session } = await newUser();
     expect(body(await gateway.call('POST', '/api/user/passkey/register/begin', { session }))).toMatchObject({
       success: false,
-      message: expect.stringMatching(/not enabled passkeys/),
+      message: 'the administrator has not enabled passkeys',
+    });
+    // In the caller's language.
+    expect(body(await gateway.call('POST', '/api/user/passkey/register/begin', { session, headers: { 'accept-language': 'zh-CN' } }))).toEqual({
+      success: false,
+      message: '管理员未启用通行密钥',
     });
     expect(body(await gateway.call('POST', '/api/user/passkey/login/begin'))).toMatchObject({ success: false });
     await setOption('passkey.enabled', true);
@@ -72,6 +77,9 @@ describe.each(backends)('passkeys (%s)', (backend) => {
       success: false,
       message: expect.stringMatching(/https/),
     });
+    expect(body(await gateway.call('POST', '/api/user/passkey/register/begin', { session, headers: { 'accept-language': 'zh-CN' } })).message).toMatch(
+      /^通行密钥需要 https 来源/,
+    );
     await setOption('passkey.origins', '');
     expect(body(await gateway.call('PUT', '/api/option/', { session: root, body: { key: 'passkey.user_verification', value: 'sometimes' } }))).toMatchObject({
       success: false,

@@ -1,4 +1,4 @@
-import { Role } from '@aigw/contracts';
+import { localizeMessage, Role } from '@aigw/contracts';
 import { decideUserAction, userActions, type UserAction } from '../src/domain/permissions';
 
 const roles = [Role.Common, Role.Admin, Role.Root] as const;
@@ -131,7 +131,11 @@ describe('decideUserAction', () => {
   it.each(cases)('%s -> %s: %s', (actorName, targetName, action, actor, target) => {
     const decision = decideUserAction(actor, target, action);
     expect(decision.allowed).toBe(expected[`${actorName}->${targetName}`]![action]);
-    if (!decision.allowed) expect(decision.reason).toMatch(/\w/);
+    if (!decision.allowed) {
+      // A catalogue message, worded in the caller's language where it is answered.
+      expect(localizeMessage(decision.reason, 'en-US')).toMatch(/^[a-z][a-z ]+$/);
+      expect(localizeMessage(decision.reason, 'zh-CN')).toMatch(/[\u4e00-\u9fff]/);
+    }
   });
 
   it('never lets anyone act on the super admin', () => {

@@ -92,7 +92,7 @@ describe.each(backends)('two-factor sign-in (%s)', (backend) => {
     const codes = codesAround(user.secret);
 
     const first = await passwordLogin(user.username, user.password);
-    expect(body(first)).toEqual({ success: true, message: expect.any(String), data: { require_2fa: true } });
+    expect(body(first)).toEqual({ success: true, message: 'enter the code of your authenticator app', data: { require_2fa: true } });
     expect(cookieOf(first, 'session')).toBeUndefined();
     const pending = cookieOf(first, 'login_2fa');
     expect(pending).toBeTruthy();
@@ -100,10 +100,18 @@ describe.each(backends)('two-factor sign-in (%s)', (backend) => {
     expect((await gateway.call('GET', '/api/user/self', { session: { id: user.session.id, cookie: pending! } })).statusCode).toBe(401);
 
     // Another browser (no cookie, or a made-up one) cannot finish it.
-    expect(body(await secondStep(undefined, codes.current))).toMatchObject({ success: false, message: expect.stringMatching(/expired/) });
+    expect(body(await secondStep(undefined, codes.current))).toEqual({ success: false, message: 'the sign-in has expired, please sign in again' });
+    const expiredInChinese = await gateway.call('POST', '/api/user/login/2fa', { body: { code: codes.current }, headers: { 'accept-language': 'zh-CN' } });
+    expect(body(expiredInChinese)).toEqual({ success: false, message: '登录已过期，请重新登录' });
     expect(body(await secondStep('forged', codes.current))).toMatchObject({ success: false, message: expect.stringMatching(/expired/) });
     // A wrong code leaves it in place; the enabling code (previous step) is spent.
-    expect(body(await secondStep(pending, '123456'))).toMatchObject({ success: false, message: expect.stringMatching(/wrong/) });
+    expect(body(await secondStep(pending, '123456'))).toEqual({ success: false, message: 'the verification code or backup code is wrong, please try again' });
+    // In the caller's language.
+    const inChinese = await gateway.call('POST', '/api/user/login/2fa', {
+      body: { code: '123456' },
+      headers: { cookie: `login_2fa=${pending}`, 'accept-language': 'zh-CN' },
+    });
+    expect(body(inChinese)).toEqual({ success: false, message: '验证码或备用码错误，请重试' });
     expect(body(await secondStep(pending, codes.previous))).toMatchObject({ success: false, message: expect.stringMatching(/wrong/) });
 
     const done = await secondStep(pending, codes.current);
@@ -147,6 +155,7 @@ describe.each(backends)('two-factor sign-in (%s)', (backend) => {
     const pending = cookieOf(await passwordLogin(user.username, user.password), 'login_2fa');
     const refused = await secondStep(pending, codesAround(user.secret).current);
     expect(refused.statusCode).toBe(429);
+    expect(body(refused)).toEqual({ success: false, message: 'too many wrong codes, try again in a few minutes' });
     expect(body(await gateway.call('GET', '/api/user/2fa/status', { session: user.session })).data.locked).toBe(true);
   });
 

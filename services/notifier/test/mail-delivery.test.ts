@@ -81,6 +81,8 @@ describe.each(backends)('mail delivery (%s)', (backend) => {
       success: false,
       message: 'this server cannot send mail: no SMTP server is set; ask the administrator',
     });
+    const inChinese = await world.gateway.call('POST', '/api/verification', { body: { email: address }, headers: { 'accept-language': 'zh-CN' } });
+    expect(inChinese.json()).toEqual({ success: false, message: '本站无法发送邮件：未设置 SMTP 服务器，请联系管理员' });
     expect(await rowTo(address)).toBeUndefined();
     // ...while a mail another service asks for (a low-balance warning, say) is queued, and fails in the open.
     await publishEvent(world.gateway.env.infra.bus, 'notifier.mail.requested', {

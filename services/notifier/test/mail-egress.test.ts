@@ -1,4 +1,4 @@
-import { defaultOptionValues, type OptionKey, type OptionValues } from '@aigw/contracts';
+import { defaultOptionValues, localizeMessage, type OptionKey, type OptionValues } from '@aigw/contracts';
 import { EgressBlockedError, publishEvent, type OptionsMirror } from '@aigw/platform';
 import { backends, waitFor } from '@aigw/platform/testing';
 import { createMailer, defaultSmtpTimeouts } from '../src/mail/mailer';
@@ -41,7 +41,8 @@ describe('the mailer connects only where the egress policy allows', () => {
     );
     mailer.close();
     expect(error).toBeInstanceOf(EgressBlockedError);
-    expect((error as Error).message).toMatch(/AllowPrivateNetworkSmtp/);
+    expect(localizeMessage((error as Error).message, 'en-US')).toMatch(/^egress blocked: .*; private-network SMTP servers are off, .*AllowPrivateNetworkSmtp$/);
+    expect(localizeMessage((error as Error).message, 'zh-CN')).toMatch(/^出站请求已拦截：.*；已禁止连接私有网络中的 SMTP 服务器，.*AllowPrivateNetworkSmtp/);
     expect(receiver.connections).toBe(before);
     expect(receiver.mails.filter((received) => received.to.includes('blocked@example.com'))).toHaveLength(0);
   });
@@ -71,9 +72,19 @@ describe.each(backends)('SMTP and the egress policy, end to end (%s)', (backend)
     for (const host of ['127.0.0.1', 'localhost', '10.0.0.25', '169.254.169.254']) {
       expect({ host, answer: await saveOption('SMTPServer', host) }).toEqual({
         host,
-        answer: { success: false, message: expect.stringMatching(/^SMTPServer: egress blocked: .*AllowPrivateNetworkSmtp/) },
+        answer: { success: false, message: expect.stringMatching(/^SMTPServer: egress blocked: .*AllowPrivateNetworkSmtp \(set it first\)$/) },
       });
     }
+    const inChinese = await world.gateway.call('PUT', '/api/option/', {
+      session: world.root,
+      body: { key: 'SMTPServer', value: '127.0.0.1' },
+      headers: { 'accept-language': 'zh-CN' },
+    });
+    expect(inChinese.json()).toEqual({
+      success: false,
+      message:
+        'SMTPServer: 出站请求已拦截：127.0.0.1 属于 loopback 地址段（127.0.0.0/8）；已禁止使用私有网络中的 SMTP 服务器，超级管理员可先开启选项 AllowPrivateNetworkSmtp',
+    });
     expect(await saveOption('SMTPServer', '93.184.216.34')).toEqual({ success: true, message: '' });
     await setOptions(world.gateway, world.root, { AllowPrivateNetworkSmtp: true });
     expect(await saveOption('SMTPServer', '127.0.0.1')).toEqual({ success: true, message: '' });

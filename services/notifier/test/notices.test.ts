@@ -93,6 +93,21 @@ describe.each(backends)('user notices (%s)', (backend) => {
       await bad({ notify_type: 'bark' }, /^bark_url is required for Bark notifications$/);
       await bad({ notify_type: 'gotify', gotify_url: 'https://push.example.com' }, /^gotify_token is required for Gotify notifications$/);
       await bad({ notify_type: 'wxpusher' }, /^bind WxPusher first/);
+      await bad({ notify_type: 'gotify' }, /^gotify_url is required for Gotify notifications; gotify_token is required for Gotify notifications$/);
+    });
+
+    it("words the refusals in the caller's language", async () => {
+      const user = await newUser();
+      const inChinese = async (body: Record<string, unknown>) =>
+        (await call('PUT', '/api/user/setting', { session: user, body, headers: { 'accept-language': 'zh-CN' } })).json().message;
+      expect(await inChinese({ notify_type: 'bark' })).toMatch(/^[^a-z]*Bark[^a-z]+bark_url$/);
+      expect(await inChinese({ notify_type: 'email', quota_warning_threshold: -1 })).toBe('quota_warning_threshold 不能为负数');
+      expect(await inChinese({ notify_type: 'webhook', webhook_url: 'ftp://hooks.example.com/x' })).toBe(
+        'webhook_url 必须是 http(s) 网址，且不能包含用户名或密码',
+      );
+      expect(await inChinese({ notify_type: 'bark', bark_url: `${bark.url}/${BARK_KEY}` })).toMatch(
+        /^bark_url: 出站请求已拦截：127\.0\.0\.1 属于 loopback 地址段/,
+      );
     });
   });
 
@@ -188,6 +203,12 @@ describe.each(backends)('user notices (%s)', (backend) => {
         success: false,
         message: 'this QR code has expired or is not yours: fetch a new one',
       });
+      const inChinese = await call('POST', '/api/user/wxpusher/bind', {
+        session: other,
+        body: { code: first.data.code },
+        headers: { 'accept-language': 'zh-CN' },
+      });
+      expect(inChinese.json()).toMatchObject({ success: false, message: '二维码已过期或不属于你，请重新获取' });
 
       // A fresh code (the console's "refresh"), scanned in WeChat.
       const second = (await call('GET', '/api/user/wxpusher/qrcode', { session: user })).json().data;

@@ -97,6 +97,30 @@ describe.each(backends)('webhook endpoints (%s)', (backend) => {
     expect(await count()).toBe(before);
   });
 
+  it("words its refusals in the caller's language: zh-CN for a Chinese console, English when asked", async () => {
+    const inLocale = async (locale: string, method: 'GET' | 'POST', url: string, body?: unknown) =>
+      (await world.gateway.call(method, url, { session: world.root, body, headers: { 'accept-language': locale } })).json().message;
+    const create = (change: object) => ({ url: receiver.url('/f'), subjects: ['relay.>'], ...change });
+    const refusals: Array<[object, string, string]> = [
+      [{ url: 'ftp://hooks.example.com/x' }, 'url 必须是以 http:// 或 https:// 开头的完整地址', 'url must be an absolute http:// or https:// address'],
+      [
+        { url: 'http://hooks.example.com:25/x' },
+        'url: 出站请求已拦截：不允许端口 25（仅限 80、443 或 1024 及以上）',
+        'url: egress blocked: port 25 is not allowed (80, 443 or 1024 and above)',
+      ],
+      [{ subjects: [] }, 'subjects: 请至少选择一个主题', 'subjects: choose at least one subject'],
+      [{ subjects: ['payments.>'] }, 'subjects.0: "payments.>" 不匹配任何事件（可用的域：', 'subjects.0: "payments.>" matches no event (domains: '],
+      [{ secret: 'short' }, 'secret 至少 32 个字符', 'secret must be at least 32 characters'],
+    ];
+    for (const [change, chinese, english] of refusals) {
+      expect(await inLocale('zh-CN', 'POST', '/api/webhook/', create(change))).toContain(chinese);
+      expect(await inLocale('en-US', 'POST', '/api/webhook/', create(change))).toContain(english);
+    }
+    // Without Accept-Language the console's default, zh-CN.
+    expect(await inLocale('', 'GET', '/api/webhook/99999')).toBe('Webhook 端点不存在');
+    expect(await inLocale('en-US', 'GET', '/api/webhook/99999')).toBe('webhook endpoint not found');
+  });
+
   it('refuses private, loopback and metadata addresses while private networks are off, naming the field', async () => {
     const existing = await call('POST', '/api/webhook/', { url: receiver.url('/d'), subjects: ['relay.>'] });
     await setNotifierOption(world.gateway, world.root, 'AllowPrivateNetworkUpstreams', false);
@@ -119,6 +143,16 @@ describe.each(backends)('webhook endpoints (%s)', (backend) => {
 
       const ping = await call('POST', `/api/webhook/${existing.data.id}/test`);
       expect(ping.data).toMatchObject({ ok: false, status_code: 0, error: expect.stringMatching(/^egress blocked/) });
+      expect(ping.message).toBe(ping.data.error);
+      // The guard's refusal is the caller's language in the test's answer too.
+      const chinese = (
+        await world.gateway.call('POST', `/api/webhook/${existing.data.id}/test`, { session: world.root, headers: { 'accept-language': 'zh-CN' } })
+      ).json();
+      expect(chinese).toMatchObject({
+        success: true,
+        message: expect.stringMatching(/^出站请求已拦截：/),
+        data: { ok: false, error: expect.stringMatching(/^出站请求已拦截：/) },
+      });
       expect(receiver.on('/d')).toEqual([]);
     } finally {
       await setNotifierOption(world.gateway, world.root, 'AllowPrivateNetworkUpstreams', true);

@@ -1,8 +1,8 @@
-import type { RoutingChannel } from '@aigw/contracts';
+import { msg, type RoutingChannel } from '@aigw/contracts';
 import type { EgressRequestInit } from '@aigw/platform';
 
 /** What lifts the address rule for a channel, quoted when its upstream is refused. */
-export const CHANNEL_PRIVATE_NETWORK_REFUSAL = 'this channel may not reach private networks; an admin can allow it on the channel (allow_private_network)';
+export const CHANNEL_PRIVATE_NETWORK_REFUSAL = msg('egress.channel_private_network');
 
 /**
  * The egress rule of a call to a channel's upstream (rule R2): the channel's own private-network

@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { ChannelStatus, type LogOther, type RoutingChannel, type UsageRecord } from '@aigw/contracts';
+import { ChannelStatus, localizeMessage, type LogOther, type RoutingChannel, type UsageRecord } from '@aigw/contracts';
 import { EgressBlockedError, type EgressResponse } from '@aigw/platform';
 import type { Caller } from './caller.js';
 import { checkModelAllowed } from './caller.js';
@@ -495,7 +495,8 @@ export function reportFailure(context: RelayContext, on: FailedOn, requestId: st
     status_code: failure.status,
     error_code: failure.error.code.slice(0, 256),
     error_type: failure.error.type.slice(0, 256),
-    message: message.slice(0, 2048),
+    // In English: webhook receivers and the channel's failure record read it (an egress refusal is a catalogue message).
+    message: localizeMessage(message, 'en-US').slice(0, 2048),
     test: false,
   }).catch((error: unknown) => context.logger.warn({ err: error }, 'channel failure not reported'));
 }

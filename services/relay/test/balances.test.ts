@@ -37,10 +37,10 @@ describe('channel balances by provider', () => {
 
   it('says so when a channel type has no balance query, or the upstream has none', async () => {
     const anthropic = await world.addChannel({ name: 'balance-anthropic', type: 14, models: 'mock-balance-claude' });
-    expect(await update(anthropic)).toMatchObject({ success: false, message: 'this channel type has no balance query' });
+    expect(await update(anthropic)).toMatchObject({ success: false, message: 'balance update failed: this channel type has no balance query' });
     const without = await world.addChannel({ name: 'balance-none', type: 43, key: 'mock-key', models: 'mock-balance-none' });
     world.mock.keys['mock-key-nobilling'] = 'nobilling';
     await world.gateway.call('PUT', '/api/channel/', { session: world.root, body: { id: without, key: 'mock-key-nobilling' } });
-    expect(await update(without)).toMatchObject({ success: false, message: 'the upstream answered HTTP 404 to its balance query' });
+    expect(await update(without)).toMatchObject({ success: false, message: 'balance update failed: the upstream answered HTTP 404 to its balance query' });
   });
 });

@@ -277,6 +277,11 @@ describe.each(backends)('usage limits (%s)', (backend) => {
     await world.gateway.register('mallory', 'mallory-password');
     const mallory = await world.gateway.login('mallory', 'mallory-password');
     expect(await use(`scope=key&id=${id}`, mallory)).toMatchObject({ success: false, message: 'token not found' });
+    const inChinese = async (query: string, session = world.user) =>
+      (await world.gateway.call('GET', `/api/limits/use?${query}`, { session, headers: { 'accept-language': 'zh-CN' } })).json();
+    expect(await inChinese(`scope=key&id=${id}`, mallory)).toMatchObject({ success: false, message: '令牌不存在' });
+    expect(await use('scope=key&id=first')).toMatchObject({ success: false, message: 'id: must be a positive whole number' });
+    expect(await inChinese('scope=key&id=first')).toMatchObject({ success: false, message: 'id: 必须是正整数' });
     expect((await use(`scope=user&id=${world.user.id}`, mallory)).success).toBe(false);
     expect((await use(`scope=user&id=${world.user.id}`)).success).toBe(true);
     expect((await use('scope=channel&id=1')).success).toBe(false);

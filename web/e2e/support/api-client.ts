@@ -35,7 +35,13 @@ export async function signIn(baseUrl: string, username: string, password: string
     async call<T>(method: string, path: string, body?: unknown): Promise<T> {
       const answer = await fetch(`${baseUrl}${path}`, {
         method,
-        headers: { cookie, 'New-Api-User': String(userId), ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+        // The server's messages in English, as the tests read them (the console sends its own language).
+        headers: {
+          cookie,
+          'New-Api-User': String(userId),
+          'Accept-Language': 'en-US',
+          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        },
         body: body === undefined ? undefined : JSON.stringify(body),
       });
       const result = (await answer.json()) as { success: boolean; message: string; data: T };

@@ -39,25 +39,33 @@ export const messageCatalogues: readonly Catalogue[] = [
 
 export type MessageId = keyof typeof serverMessageTemplates;
 
-const TOKEN = /msg:([a-z0-9_.]+)(?::(\{[^{}]*\}))?/g;
+/**
+ * A message as a token: `msg:<id>;`, or `msg:<id>:<parameters>;` with the parameters as
+ * URI-encoded JSON. The `;` ends it, so a token sits inside other text ("name: msg:x.y;.") and a
+ * parameter holds any character (braces, `;`, quotes) without breaking it.
+ */
+const TOKEN = /msg:([a-z0-9_.]+)(?::([^;\s]*))?;/g;
 
 /**
- * A message by id, as text a route or a schema carries until the error handler words it in the
+ * A message by id, as text a route or a schema carries until the platform words it in the
  * caller's language (`localizeMessage`). Parameters are strings, shown as they are.
  */
 export function msg(id: MessageId, params?: Record<string, string>): string {
-  return params ? `msg:${id}:${JSON.stringify(params)}` : `msg:${id}`;
+  return params ? `msg:${id}:${encodeURIComponent(JSON.stringify(params))};` : `msg:${id};`;
 }
+
+/** Whether `text` carries a message of the catalogue to word. */
+export const hasMessage = (text: string): boolean => text.includes('msg:');
 
 /** `text` with every `msg(...)` in it worded in `locale`; other text as it is. */
 export function localizeMessage(text: string, locale: Locale): string {
-  if (!text.includes('msg:')) return text;
-  return text.replace(TOKEN, (whole, id: string, json: string | undefined) => {
+  if (!hasMessage(text)) return text;
+  return text.replace(TOKEN, (whole, id: string, encoded: string | undefined) => {
     const templates = (serverMessageTemplates as Record<string, Record<Locale, string>>)[id];
     if (!templates) return whole;
     let params: Record<string, unknown> = {};
     try {
-      params = json ? (JSON.parse(json) as Record<string, unknown>) : {};
+      params = encoded ? (JSON.parse(decodeURIComponent(encoded)) as Record<string, unknown>) : {};
     } catch {
       return whole;
     }
@@ -70,3 +78,5 @@ export function requestLocale(acceptLanguage: string | string[] | undefined, fal
   const header = Array.isArray(acceptLanguage) ? acceptLanguage[0] : acceptLanguage;
   return header?.trim() ? localeFromAcceptLanguage(header) : fallback;
 }
+
+export * from './issues.js';

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { deadLettersQuerySchema, idSchema, webhookExcludedSubjects, type DeadLetterView, type Page } from '@aigw/contracts';
+import { deadLettersQuerySchema, idSchema, msg, webhookExcludedSubjects, type DeadLetterView, type Page } from '@aigw/contracts';
 import { envelopeErrorHandler } from '../error-handler.js';
 import { NotFoundError } from '../errors.js';
 import type { DeadLetterRow } from './dead-letter.entity.js';
@@ -26,10 +26,10 @@ export const deadLetterRoutes: FastifyPluginAsyncZod<{ deadLetters: DeadLetters 
     return { success: true, message: '', data };
   });
 
-  // A replay that fails again is a business failure: the envelope says why, the row stays.
+  // A replay that fails again is a business failure: the envelope says why (the handler's own words, as the row records them), the row stays.
   app.post(`${base}/:id/replay`, { schema: { params: idParams }, config: root }, async (request) => {
     const outcome = await deadLetters.replay(request.params.id);
-    return outcome.ok ? { success: true, message: '' } : { success: false, message: `replay failed: ${outcome.error}` };
+    return outcome.ok ? { success: true, message: '' } : { success: false, message: `${msg('dead_letters.replay_failed')}: ${outcome.error}` };
   });
 
   app.post(`${base}/replay_all`, { config: root }, async () => {
@@ -39,7 +39,7 @@ export const deadLetterRoutes: FastifyPluginAsyncZod<{ deadLetters: DeadLetters 
 
   app.delete(`${base}/:id`, { schema: { params: idParams }, config: root }, async (request) => {
     const row = await deadLetters.store.find(request.params.id);
-    if (!row || !(await deadLetters.store.remove(row.id))) throw new NotFoundError('dead letter not found');
+    if (!row || !(await deadLetters.store.remove(row.id))) throw new NotFoundError(msg('dead_letters.not_found'));
     // The event is never handled now: say who dropped it (dead letters have no audit action yet).
     request.log.warn(
       { deadLetterId: row.id, subject: row.subject, eventId: row.event_id, consumer: row.consumer, actor: request.auth?.username },

@@ -1,5 +1,5 @@
 import type { DataSource } from 'typeorm';
-import { deadLetterSubjects, type DeadLetterReplayAll, type DeadLetterService } from '@aigw/contracts';
+import { deadLetterSubjects, msg, type DeadLetterReplayAll, type DeadLetterService } from '@aigw/contracts';
 import type { Bus, BusEvent, DeadLetter, EventHandler, RequestOptions, Subscription } from '../bus/bus.js';
 import { errorMessage } from '../bus/subjects.js';
 import { NotFoundError } from '../errors.js';
@@ -8,7 +8,10 @@ import { publishEvent } from '../messaging.js';
 import { createDeadLetterStore, type DeadLetterStore } from './dead-letter-store.js';
 import type { DeadLetterRow } from './dead-letter.entity.js';
 
-/** A replay's outcome: handled (the dead letter is gone), or why it failed (it stays). */
+/**
+ * A replay's outcome: handled (the dead letter is gone), or why it failed (it stays): the handler's
+ * own words, as the row records them, or a `msg(id)` when nothing could run it.
+ */
 export type ReplayOutcome = { ok: true } | { ok: false; error: string };
 
 /** A service's dead letters: where its consumers' given-up events go, and their replay. */
@@ -120,12 +123,13 @@ export function keepDeadLetters(bus: Bus, service: DeadLetterService, options: D
   async function runAgain(row: DeadLetterRow): Promise<ReplayOutcome> {
     const handler = handlers.get(consumerKey(row.consumer, row.pattern))?.[0];
     // Not a delivery: the row stays as it is (a consumer renamed or removed since; delete it).
-    if (!handler) return { ok: false, error: `no consumer ${row.consumer} of ${row.pattern} runs in ${service}` };
+    if (!handler) return { ok: false, error: msg('dead_letters.no_consumer', { consumer: row.consumer, pattern: row.pattern, service }) };
     const attempts = row.attempts + 1;
     let event: BusEvent;
     try {
       event = { id: row.event_id, subject: row.subject, time: row.time, data: row.payload === '' ? undefined : JSON.parse(row.payload), attempt: attempts };
     } catch (error) {
+      // not a console message: the row's error, recorded as the bus's consumers record theirs.
       const message = `undecodable event: ${errorMessage(error)}`;
       await store.failedAgain(row.id, message, attempts);
       return { ok: false, error: message };
@@ -148,7 +152,7 @@ export function keepDeadLetters(bus: Bus, service: DeadLetterService, options: D
     store,
     async replay(id) {
       const row = await store.find(id);
-      if (!row) throw new NotFoundError('dead letter not found');
+      if (!row) throw new NotFoundError(msg('dead_letters.not_found'));
       return runAgain(row);
     },
     async replayAll() {

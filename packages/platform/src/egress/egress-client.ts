@@ -2,6 +2,7 @@ import { promises as dns } from 'node:dns';
 import type { IncomingHttpHeaders } from 'node:http';
 import { isIP, type LookupFunction } from 'node:net';
 import { Agent, buildConnector, type Dispatcher } from 'undici';
+import { msg } from '@aigw/contracts';
 import { classifyAddress } from './address-policy.js';
 import { EgressBlockedError, EgressError, toEgressError } from './egress-errors.js';
 
@@ -85,20 +86,24 @@ export interface EgressClient {
 }
 
 /** The default end of a blocked-address message: what lifts the rule. */
-const optionRefusal = (optionName: string) => `private-network upstreams are off, a root admin can allow them with the option ${optionName}`;
+const optionRefusal = (optionName: string) => msg('egress.private_network_off', { option: optionName });
 
-/** The refusal of an address in the special-purpose registry, or undefined when it is public. */
+/**
+ * The refusal of an address in the special-purpose registry, or undefined when it is public. The
+ * message is the catalogue's (`msg(id)`), `refusal` (text or a `msg(id)` of its own) after it.
+ */
 function blockedAddress(host: string, address: string, refusal: string): EgressBlockedError | undefined {
   const range = classifyAddress(address);
   if (!range) return undefined;
-  const shown = host === address ? address : `${host} (resolves to ${address})`;
-  return new EgressBlockedError(`egress blocked: ${shown} is a ${range.label} address (${range.cidr}); ${refusal}`, 'address', address, range);
+  const where = { address, label: range.label, cidr: range.cidr };
+  const blocked = host === address ? msg('egress.address', where) : msg('egress.resolved_address', { host, ...where });
+  return new EgressBlockedError(`${blocked}${refusal}`, 'address', address, range);
 }
 
 export interface HostPolicy {
   /** Whether loopback, private and the other special-purpose addresses may be reached. */
   allowPrivateNetwork: boolean;
-  /** The end of the refusal: what lifts the rule (e.g. "a root admin can allow them with the option X"). */
+  /** The end of the refusal: what lifts the rule (e.g. "a root admin can allow them with the option X"), best a `msg(id)`. */
   refusal: string;
   /** Resolves a name to all its addresses; defaults to the OS resolver. */
   resolve?: (hostname: string) => Promise<ResolvedAddress[]>;
@@ -210,16 +215,16 @@ export function createEgressClient(options: EgressClientOptions): EgressClient {
       // as the canonical addresses the checks below understand.
       url = new URL(raw);
     } catch {
-      throw new EgressBlockedError('egress blocked: not a valid absolute URL', 'invalid_url');
+      throw new EgressBlockedError(msg('egress.invalid_url'), 'invalid_url');
     }
     if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-      throw new EgressBlockedError(`egress blocked: scheme ${url.protocol} is not allowed (http and https only)`, 'scheme');
+      throw new EgressBlockedError(msg('egress.scheme', { scheme: url.protocol }), 'scheme');
     }
     if (url.username || url.password) {
-      throw new EgressBlockedError('egress blocked: credentials in the URL are not allowed; send them in a header', 'userinfo');
+      throw new EgressBlockedError(msg('egress.userinfo'), 'userinfo');
     }
     if (url.port && !isAllowedPort(Number(url.port))) {
-      throw new EgressBlockedError(`egress blocked: port ${url.port} is not allowed (80, 443 or 1024 and above)`, 'port');
+      throw new EgressBlockedError(msg('egress.port', { port: url.port }), 'port');
     }
     const host = url.hostname.replace(/^\[|\]$/g, '');
     const blocked = isIP(host) && !policy.allowed ? blockedAddress(host, host, policy.refusal) : undefined;

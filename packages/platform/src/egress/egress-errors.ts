@@ -6,7 +6,9 @@ export type EgressBlockReason = 'invalid_url' | 'scheme' | 'userinfo' | 'port' |
 
 /**
  * The egress guard refused a URL before any byte left the process (rule R1). A configuration
- * mistake, not an outage: never retried, never reported as operational trouble.
+ * mistake, not an outage: never retried, never reported as operational trouble. Its message is
+ * the catalogue's (`msg(id)`, docs/architecture.md section 3.12): a console answer words it in
+ * the caller's language, a record keeps `localizeMessage(message, 'en-US')`.
  */
 export class EgressBlockedError extends AppError {
   constructor(

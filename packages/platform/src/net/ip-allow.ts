@@ -1,4 +1,5 @@
 import net from 'node:net';
+import { msg } from '@aigw/contracts';
 
 /**
  * A token's allowed and denied client addresses (`allow_ips`, `deny_ips`): one IP or CIDR range
@@ -14,17 +15,18 @@ export const MAX_ALLOW_IP_ENTRIES = 256;
 
 /**
  * Splits, validates and deduplicates; an empty text means every address is allowed (or, for a
- * deny list, none is refused). `field` names the list in the error message.
+ * deny list, none is refused). `field` names the list in the error message (the field, then a `msg(id)`).
  */
 export function parseAllowIps(text: string, field: 'allow_ips' | 'deny_ips' = 'allow_ips'): AllowIpsResult {
   const entries: string[] = [];
   for (const raw of text.split(/[\s,]+/)) {
     if (!raw) continue;
     const entry = normaliseEntry(raw);
-    if (!entry) return { ok: false, message: `${field}: "${raw.slice(0, 64)}" is not an IP address or CIDR range` };
+    if (!entry) return { ok: false, message: `${field}: ${msg('platform.ip_entry_invalid', { entry: raw.slice(0, 64) })}` };
     if (!entries.includes(entry)) entries.push(entry);
   }
-  if (entries.length > MAX_ALLOW_IP_ENTRIES) return { ok: false, message: `${field}: at most ${MAX_ALLOW_IP_ENTRIES} entries` };
+  if (entries.length > MAX_ALLOW_IP_ENTRIES)
+    return { ok: false, message: `${field}: ${msg('platform.ip_entries_max', { max: String(MAX_ALLOW_IP_ENTRIES) })}` };
   return { ok: true, entries };
 }
 

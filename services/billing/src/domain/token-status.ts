@@ -1,4 +1,4 @@
-import { TokenStatus } from '@aigw/contracts';
+import { msg, TokenStatus } from '@aigw/contracts';
 
 /**
  * Token status as users see it. Only 1 (enabled) and 2 (disabled) are stored, because they are
@@ -42,10 +42,10 @@ export type EnableDecision = { allowed: true } | { allowed: false; message: stri
  */
 export function canEnable(token: TokenStatusFields, now = nowSeconds()): EnableDecision {
   if (isExpired(token, now)) {
-    return { allowed: false, message: 'status: the token has expired and cannot be enabled; change its expiry time or set it to never expire first' };
+    return { allowed: false, message: `status: ${msg('tokens.expired_cannot_enable')}` };
   }
   if (isExhausted(token)) {
-    return { allowed: false, message: 'status: the token has used up its quota and cannot be enabled; raise its remaining quota or make it unlimited first' };
+    return { allowed: false, message: `status: ${msg('tokens.exhausted_cannot_enable')}` };
   }
   return { allowed: true };
 }

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { In } from 'typeorm';
-import { createRedemptionBodySchema, idSchema, pageQuerySchema, redeemBodySchema, updateRedemptionBodySchema } from '@aigw/contracts';
+import { createRedemptionBodySchema, idSchema, pageQuerySchema, redeemBodySchema, updateRedemptionBodySchema, msg } from '@aigw/contracts';
 import { recordAudit, requireAuth, UserError, type AuditEntry } from '@aigw/platform';
 import type { BillingContext } from '../context.js';
 import { RedemptionEntity } from '../entities/index.js';
@@ -69,7 +69,7 @@ export const redemptionRoutes: FastifyPluginAsyncZod<{ context: BillingContext }
     const before = await getRedemption(db, id);
     let row;
     if (request.query.status_only) {
-      if (status === undefined) throw new UserError('status: required with status_only');
+      if (status === undefined) throw new UserError(`status: ${msg('redemption.status_required')}`);
       row = await setRedemptionStatus(db, id, status);
     } else {
       row = await editRedemption(db, { id, name, quota });

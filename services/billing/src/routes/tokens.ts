@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { createTokenBodySchema, PAGE_SIZE_DEFAULT, PAGE_SIZE_MAX, pageQuerySchema, updateTokenBodySchema, type TokenKey } from '@aigw/contracts';
+import { createTokenBodySchema, PAGE_SIZE_DEFAULT, PAGE_SIZE_MAX, pageQuerySchema, updateTokenBodySchema, type TokenKey, msg } from '@aigw/contracts';
 import { requireAuth, TooManyRequestsError } from '@aigw/platform';
 import type { BillingContext } from '../context.js';
 import { createTokens, deleteToken, getToken, listTokens, revealKey, revealKeys, updateToken, type TokenOwner } from '../tokens.js';
@@ -20,7 +20,7 @@ const revealBody = z.object({
     .array(z.number().int().positive())
     .min(1)
     .max(PAGE_SIZE_MAX)
-    .refine((ids) => new Set(ids).size === ids.length, { message: 'each id may appear only once' }),
+    .refine((ids) => new Set(ids).size === ids.length, { message: msg('tokens.ids_duplicate') }),
 });
 const updateQuery = z.object({
   status_only: z

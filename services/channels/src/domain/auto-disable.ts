@@ -44,7 +44,11 @@ export function keywordList(text: string): string[] {
     .filter(Boolean);
 }
 
-/** Whether a failure disables the channel (status 3), and why, as `status_reason` will show it. */
+/**
+ * Whether a failure disables the channel (status 3), and why, as `status_reason` will show it.
+ * The reason is recorded (other_info, a key's state, the notifier's alert), in English, with the
+ * upstream's own words; `why` is for tests and logs. Neither is a console message.
+ */
 export function decideDisable(input: DisableInput): DisableDecision {
   const { failure, channel } = input;
   if (!input.automaticDisableEnabled) return { disable: false, why: 'automatic disabling is off' };
@@ -77,6 +81,7 @@ export function decideEnable(input: { status: number; automaticEnableEnabled: bo
 /** The failure a slow test stands for, or null when the threshold (seconds, 0 = never) is not exceeded. */
 export function slowTestFailure(responseTimeMs: number, thresholdSeconds: number): ChannelFailureFacts | null {
   if (thresholdSeconds <= 0 || responseTimeMs <= thresholdSeconds * 1000) return null;
+  // not a console message: the auto-disable reason recorded in other_info (a test's answer words its own, channels.test_slow).
   const message = `response time ${(responseTimeMs / 1000).toFixed(2)} s exceeds the threshold of ${thresholdSeconds} s`;
   return { status_code: 0, error_code: SLOW_TEST_CODE, error_type: '', message, test: true };
 }

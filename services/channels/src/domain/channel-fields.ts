@@ -1,4 +1,4 @@
-import { MAX_MODEL_NAME_LENGTH, parseRateLimits, type ChannelView, type RoutingChannel } from '@aigw/contracts';
+import { MAX_MODEL_NAME_LENGTH, msg, parseRateLimits, type ChannelView, type RoutingChannel } from '@aigw/contracts';
 import { keyStates, liveKeys, routingKeys, type KeyStates } from './multi-key.js';
 
 /**
@@ -30,13 +30,13 @@ export function splitList(text: string): string[] {
   ];
 }
 
-/** A comma list as stored: trimmed, distinct, no blanks. Returns an error naming the field when an item is too long. */
+/** A comma list as stored: trimmed, distinct, no blanks. Else the message (from the catalogue) naming the field: an item too long, or none. */
 export function normaliseList(field: 'group' | 'models', text: string): { ok: true; value: string } | { ok: false; message: string } {
   const items = splitList(text);
   const max = field === 'group' ? GROUP_NAME_MAX : MODEL_NAME_MAX;
   const long = items.find((item) => item.length > max);
-  if (long) return { ok: false, message: `${field}: "${long.slice(0, 40)}…" is longer than ${max} characters` };
-  if (items.length === 0) return { ok: false, message: `${field}: at least one is required` };
+  if (long) return { ok: false, message: msg('channels.list_item_too_long', { field, item: long.slice(0, 40), max: String(max) }) };
+  if (items.length === 0) return { ok: false, message: msg('channels.list_empty', { field }) };
   return { ok: true, value: items.join(',') };
 }
 
@@ -53,11 +53,11 @@ export function parseObject(text: string): Record<string, unknown> {
 
 /**
  * A mapping of names (model_mapping, status_code_mapping): string values, numbers accepted as
- * their text (`{"400": 500}`). Anything else is an error message naming the field.
+ * their text (`{"400": 500}`). Anything else is a message (from the catalogue) naming the field.
  */
 export function checkStringMap(field: string, text: string): string | null {
   for (const [name, value] of Object.entries(parseObject(text))) {
-    if (typeof value !== 'string' && typeof value !== 'number') return `${field}: the value of "${name}" must be a string`;
+    if (typeof value !== 'string' && typeof value !== 'number') return msg('channels.mapping_value_string', { field, name });
   }
   return null;
 }

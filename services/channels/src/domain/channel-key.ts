@@ -1,5 +1,5 @@
 import crypto from 'node:crypto';
-import { keyFormatIssue } from '@aigw/contracts';
+import { keyFormatIssue, msg, type MessageId } from '@aigw/contracts';
 
 /**
  * Channel keys at rest (rule R4): sealed with `sealSecret` (AES-256-GCM, platform) so the relay can be given the key, and a sha256
@@ -15,26 +15,29 @@ export function hashKey(key: string): string {
 /** Most channels one batch create may make. */
 export const MAX_BATCH_KEYS = 1000;
 
-/** The format of each type whose key has one, as a refusal states it (contracts' keyFormatIssue decides). */
-const formats: Partial<Record<number, string>> = {
-  33: 'an AWS Bedrock key is "access key|secret key|region" (a fourth part: a session token), or give the region in "other"',
-  41: 'a Vertex AI key is a service-account JSON key with project_id, client_email and private_key',
-  15: 'a Baidu key is "API key|secret key"',
-  16: 'a Zhipu v3 key is "id.secret"',
-  18: 'an iFlytek Spark key is "APPID|APISecret|APIKey"',
-  23: 'a Tencent Hunyuan key is "AppId|SecretId|SecretKey"',
-  49: 'a Coze key is one access token (a personal access token, pat_...)',
-  57: "a Codex key is the ChatGPT account's JSON with access_token and account_id (and refresh_token to renew the access token)",
+/** The refusal of each type whose key has a format, stating it (contracts' keyFormatIssue decides). */
+const formats: Partial<Record<number, MessageId>> = {
+  33: 'channel_key.format_aws',
+  41: 'channel_key.format_vertex',
+  15: 'channel_key.format_baidu',
+  16: 'channel_key.format_zhipu',
+  18: 'channel_key.format_spark',
+  23: 'channel_key.format_hunyuan',
+  49: 'channel_key.format_coze',
+  57: 'channel_key.format_codex',
 };
 
+/** The refusal that also names the fields a JSON key lacks (Vertex's format already names them all). */
+const formatsWithMissing: Partial<Record<number, MessageId>> = { 57: 'channel_key.format_codex_missing' };
+
 /**
- * What is wrong with a key for its channel type, or null: the relay could not call the upstream
- * with it. Names the format, and the fields a JSON key lacks.
+ * What is wrong with a key for its channel type (a message from the catalogue), or null: the
+ * relay could not call the upstream with it. Names the format, and the fields a JSON key lacks.
  */
 export function keyProblem(type: number, key: string, other: string): string | null {
   const issue = keyFormatIssue(type, key, other);
   if (!issue) return null;
-  const format = formats[type] ?? 'the key does not fit its channel type';
-  // Vertex's message already names its fields.
-  return issue.missing.length > 0 && type !== 41 ? `key: ${format}; missing ${issue.missing.join(' and ')}` : `key: ${format}`;
+  const withMissing = formatsWithMissing[type];
+  if (withMissing && issue.missing.length > 0) return msg(withMissing, { fields: issue.missing.join(', ') });
+  return msg(formats[type] ?? 'channel_key.format_other');
 }

@@ -124,6 +124,7 @@ export function maskKey(key: string): string {
   if (key.startsWith('{')) {
     try {
       const account = JSON.parse(key) as { client_email?: unknown };
+      // not a console message: the key list's `masked` field, a key shown by what names it.
       if (typeof account.client_email === 'string') return `service account ${account.client_email}`;
     } catch {
       // masked as text below

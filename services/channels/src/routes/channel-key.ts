@@ -1,4 +1,5 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { msg } from '@aigw/contracts';
 import { ForbiddenError, OperationalError, openSecret, recordAudit, requestTyped, requireAuth, TooManyRequestsError } from '@aigw/platform';
 import type { ChannelsContext } from '../context.js';
 import { getChannel } from '../channels.js';
@@ -9,7 +10,7 @@ import { channelTarget } from '../audit.js';
 const REVEALS_PER_MINUTE = 10;
 
 /** The refusal without a fresh step-up; the console answers it by asking for one. */
-export const stepUpRequired = 'a fresh verification is required first (POST /api/verify)';
+export const stepUpRequired = msg('channel_key.step_up_required');
 
 /**
  * POST /api/channel/:id/key: root reads a channel's stored key (rule R4: the only way a channel

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { fetchModelsBodySchema, type ChannelBalance, type ChannelTestResult } from '@aigw/contracts';
+import { fetchModelsBodySchema, msg, type ChannelBalance, type ChannelTestResult } from '@aigw/contracts';
 import { auditSourceOf } from '@aigw/platform';
 import type { ChannelsContext } from '../context.js';
 import { BALANCE_ALL_JOB, fetchModels, fetchModelsUnsaved, startSweep, TEST_ALL_JOB, testChannel, updateBalance } from '../operations.js';
@@ -21,7 +21,7 @@ export const channelOperationRoutes: FastifyPluginAsyncZod<{ context: ChannelsCo
 
   app.post('/api/channel/test', { config: admin }, async () => {
     await startSweep(context, TEST_ALL_JOB);
-    return { success: true, message: 'testing all channels in the background; refresh to see the results' };
+    return { success: true, message: msg('channels.test_all_started') };
   });
 
   app.post('/api/channel/update_balance/:id', { schema: { params: idParams }, config: admin }, async (request) => {
@@ -31,7 +31,7 @@ export const channelOperationRoutes: FastifyPluginAsyncZod<{ context: ChannelsCo
 
   app.post('/api/channel/update_balance', { config: admin }, async () => {
     await startSweep(context, BALANCE_ALL_JOB);
-    return { success: true, message: 'updating the balances of all enabled channels in the background' };
+    return { success: true, message: msg('channels.balance_all_started') };
   });
 
   app.get('/api/channel/fetch_models/:id', { schema: { params: idParams }, config: admin }, async (request) => {

@@ -16,6 +16,7 @@ export const copyQuery = z.object({
 
 /** The name suffix of a channel copy when the admin names none: in the language their console sends. */
 export function copySuffix(acceptLanguage: string | undefined): string {
+  // not a console message: part of the copy's name, stored with it.
   return localeFromAcceptLanguage(acceptLanguage) === 'en-US' ? '_copy' : '_复制';
 }
 
@@ -29,5 +30,5 @@ export const batchTagBody = z.object({ ids: selection(msg('channels.select_to_ta
 export const testQuery = z.object({
   model: z.string().trim().max(128).default(''),
   /** Which key of a channel with many keys to test (from 0); absent: its first live one. */
-  key_index: z.coerce.number({ error: 'key_index must be a number' }).int('key_index must be a whole number').min(0, 'key_index must be 0 or more').optional(),
+  key_index: z.coerce.number().int().min(0).optional(),
 });

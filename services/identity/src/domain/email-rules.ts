@@ -1,3 +1,5 @@
+import { msg } from '@aigw/contracts';
+
 /** Registration email rules (established product 6.5): domain whitelist and alias restriction. */
 export interface EmailRules {
   domainRestriction: boolean;
@@ -6,7 +8,7 @@ export interface EmailRules {
   aliasRestriction: boolean;
 }
 
-/** Returns why the email may not register, or null when it may. */
+/** Returns why the email may not register (a catalogue message), or null when it may. */
 export function checkEmail(email: string, rules: EmailRules): string | null {
   const at = email.lastIndexOf('@');
   const local = email.slice(0, at);
@@ -16,8 +18,8 @@ export function checkEmail(email: string, rules: EmailRules): string | null {
       .split(',')
       .map((entry) => entry.trim().toLowerCase())
       .filter(Boolean);
-    if (!allowed.includes(domain)) return 'the administrator only allows emails from these domains: ' + allowed.join(', ');
+    if (!allowed.includes(domain)) return msg('email_rules.domain_not_allowed', { domains: allowed.join(', ') });
   }
-  if (rules.aliasRestriction && /[+.]/.test(local)) return "email aliases ('+' or '.' in the name part) are not allowed";
+  if (rules.aliasRestriction && /[+.]/.test(local)) return msg('email_rules.alias_not_allowed');
   return null;
 }

@@ -1,9 +1,10 @@
-import { Role } from '@aigw/contracts';
+import { msg, Role } from '@aigw/contracts';
 
 /** What an admin may do to another user (docs/product.md section 3). */
 export const userActions = ['get', 'create', 'update', 'promote', 'demote', 'disable', 'enable', 'delete', 'reset_2fa', 'reset_passkey'] as const;
 export type UserAction = (typeof userActions)[number];
 
+/** A refusal's reason is a catalogue message (`msg`): the caller throws it as it is. */
 export type Decision = { allowed: true } | { allowed: false; reason: string };
 
 const allow: Decision = { allowed: true };
@@ -22,18 +23,18 @@ const deny = (reason: string): Decision => ({ allowed: false, reason });
  * For 'create', `targetRole` is the role the new user would get.
  */
 export function decideUserAction(actorRole: number, targetRole: number, action: UserAction): Decision {
-  if (actorRole < Role.Admin) return deny('insufficient permissions');
+  if (actorRole < Role.Admin) return deny(msg('common.forbidden'));
   if (action === 'create') {
-    return targetRole < actorRole ? allow : deny('cannot create a user with a role at or above your own');
+    return targetRole < actorRole ? allow : deny(msg('users.create_role_too_high'));
   }
-  if (targetRole >= actorRole) return deny('no permission to manage a user of the same or a higher level');
+  if (targetRole >= actorRole) return deny(msg('users.manage_same_or_higher'));
   if (action === 'promote') {
-    if (actorRole < Role.Root) return deny('only the super admin can promote users');
-    return targetRole === Role.Common ? allow : deny('the user is already an admin');
+    if (actorRole < Role.Root) return deny(msg('users.promote_root_only'));
+    return targetRole === Role.Common ? allow : deny(msg('users.already_admin'));
   }
   if (action === 'demote') {
-    if (actorRole < Role.Root) return deny('only the super admin can demote users');
-    return targetRole === Role.Admin ? allow : deny('the user is already an ordinary user');
+    if (actorRole < Role.Root) return deny(msg('users.demote_root_only'));
+    return targetRole === Role.Admin ? allow : deny(msg('users.already_common'));
   }
   return allow;
 }

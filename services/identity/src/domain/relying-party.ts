@@ -1,3 +1,5 @@
+import { msg } from '@aigw/contracts';
+
 /**
  * Who we are to a passkey authenticator (the WebAuthn relying party), from the `passkey.*`
  * options with the established product's defaults: the id is `passkey.rp_id` or the host of
@@ -34,7 +36,7 @@ function originOf(address: string): URL | null {
   }
 }
 
-/** Throws an Error with a message for the administrator when no usable origin is left. */
+/** Throws an Error with a message for the administrator (a catalogue message) when no usable origin is left. */
 export function resolveRelyingParty(settings: RelyingPartySettings, requestOrigin: string): RelyingParty {
   const base = originOf(settings.serverAddress) ?? originOf(requestOrigin);
   const listed = settings.origins
@@ -48,7 +50,7 @@ export function resolveRelyingParty(settings: RelyingPartySettings, requestOrigi
   });
   const id = settings.rpId || base?.hostname || '';
   if (!id || origins.length === 0) {
-    throw new Error('passkeys need an https origin: set ServerAddress (or passkey.origins) to the https address of this site');
+    throw new Error(msg('passkey.https_origin_required'));
   }
   return { id, name: settings.rpName || settings.systemName || id, origins };
 }

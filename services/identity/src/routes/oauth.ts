@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { wechatCodeBodySchema } from '@aigw/contracts';
+import { msg, wechatCodeBodySchema } from '@aigw/contracts';
 import { clearCookie, readCookie, requireAuth, setCookie, UserError, type EgressClient } from '@aigw/platform';
 import type { IdentityContext } from '../context.js';
 import { bindExternalAccount, externalAccountUser } from '../external-accounts.js';
@@ -30,7 +30,7 @@ const stateKey = (state: string) => `identity:oauth-state:${state}`;
 const STATE_COOKIE = 'oauth_state';
 
 const callbackQuerySchema = z.object({
-  code: z.string().min(1, 'code: required').max(2048),
+  code: z.string().min(1).max(2048),
   state: z.string().max(64).default(''),
 });
 
@@ -51,7 +51,7 @@ export const oauthRoutes: FastifyPluginAsyncZod<OAuthRoutesOptions> = async (app
   const providerContext: ProviderContext = { egress, options, logger, endpoints };
 
   const requireEnabled = (login: ExternalLogin) => {
-    if (!options.get(login.enabledOption)) throw new UserError(`the administrator has not enabled ${login.label} login`);
+    if (!options.get(login.enabledOption)) throw new UserError(msg('oauth.not_enabled', { provider: login.label }));
   };
 
   /**
@@ -61,7 +61,7 @@ export const oauthRoutes: FastifyPluginAsyncZod<OAuthRoutesOptions> = async (app
   const takeState = async (request: FastifyRequest, reply: FastifyReply, state: string): Promise<string> => {
     const issuedHere = state !== '' && readCookie(request, STATE_COOKIE) === state;
     const inviteCode = issuedHere ? await kv.take(stateKey(state)) : null;
-    if (inviteCode === null) throw new UserError('the authorization state is invalid or has expired; please start again');
+    if (inviteCode === null) throw new UserError(msg('oauth.state_invalid'));
     clearCookie(reply, STATE_COOKIE);
     return inviteCode;
   };

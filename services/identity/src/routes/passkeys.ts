@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { idSchema, passkeyRegisterBodySchema, UserStatus, webAuthnResponseSchema, type PasskeyStatus } from '@aigw/contracts';
+import { idSchema, msg, passkeyRegisterBodySchema, UserStatus, webAuthnResponseSchema, type PasskeyStatus } from '@aigw/contracts';
 import { ForbiddenError, NotFoundError, recordAudit, requireAuth, UserError } from '@aigw/platform';
 import type { IdentityContext } from '../context.js';
 import { UserEntity } from '../entities/user.entity.js';
@@ -39,7 +39,7 @@ export const passkeyRoutes: FastifyPluginAsyncZod<{ context: IdentityContext }> 
     const rp = passkeys.relyingParty(request);
     if (await secondFactors.hasAny(auth.userId)) {
       const verifiedAt = auth.session ? await stepUp.verifiedAt(auth.userId, auth.session) : null;
-      if (verifiedAt === null) throw new ForbiddenError('a fresh verification is required first (POST /api/verify)');
+      if (verifiedAt === null) throw new ForbiddenError(msg('step_up.fresh_required'));
     }
     const found = await users.findOneByOrFail({ id: auth.userId });
     const { options, challenge } = await passkeys.registrationOptions(rp, { id: found.id, username: found.username, displayName: found.display_name });
@@ -51,23 +51,23 @@ export const passkeyRoutes: FastifyPluginAsyncZod<{ context: IdentityContext }> 
     const auth = requireAuth(request);
     const rp = passkeys.relyingParty(request);
     const started = await registration.take(auth.userId, auth.session);
-    if (!started) throw new UserError('the passkey registration has expired, please start again');
+    if (!started) throw new UserError(msg('passkey.registration_expired'));
     const { name, ...response } = request.body;
     const created = await passkeys.register(rp, auth.userId, response, started.challenge, name ?? '');
     logger.info({ userId: auth.userId, passkeyId: created.id }, 'passkey registered');
-    return { success: true, message: 'passkey registered', data: created };
+    return { success: true, message: msg('passkey.registered'), data: created };
   });
 
   app.delete('/api/user/passkey', { config: user }, async (request) => {
     const auth = requireAuth(request);
-    if ((await passkeys.remove(auth.userId)) === 0) throw new UserError('no passkey is registered for this account');
-    return { success: true, message: 'passkeys removed' };
+    if ((await passkeys.remove(auth.userId)) === 0) throw new UserError(msg('passkey.none_registered'));
+    return { success: true, message: msg('passkey.all_removed') };
   });
 
   app.delete('/api/user/passkey/:id', { schema: { params: idParams }, config: user }, async (request) => {
     const auth = requireAuth(request);
-    if ((await passkeys.remove(auth.userId, request.params.id)) === 0) throw new NotFoundError('passkey not found');
-    return { success: true, message: 'passkey removed' };
+    if ((await passkeys.remove(auth.userId, request.params.id)) === 0) throw new NotFoundError(msg('passkey.not_found'));
+    return { success: true, message: msg('passkey.removed') };
   });
 
   // Step-up with a passkey: an assertion of this challenge, sent to finish (or to /api/verify).
@@ -85,7 +85,7 @@ export const passkeyRoutes: FastifyPluginAsyncZod<{ context: IdentityContext }> 
     stepUpSession(auth);
     const rp = passkeys.relyingParty(request);
     const started = await passkeyVerifyCeremony(context).take(auth.userId, auth.session);
-    if (!started) throw new UserError('the passkey verification has expired, please start again');
+    if (!started) throw new UserError(msg('passkey.verification_expired'));
     await passkeys.authenticate(rp, request.body, started.challenge, auth.userId);
     return { success: true, message: '', data: await openStepUp(context, auth, 'passkey') };
   });
@@ -101,10 +101,10 @@ export const passkeyRoutes: FastifyPluginAsyncZod<{ context: IdentityContext }> 
   app.post('/api/user/passkey/login/finish', { schema: { body: webAuthnResponseSchema }, config: { access: 'public' } }, async (request, reply) => {
     const rp = passkeys.relyingParty(request);
     const started = await passkeyLoginCeremony(context.kv).take(request, reply);
-    if (!started) throw new UserError('the passkey sign-in has expired, please start again');
+    if (!started) throw new UserError(msg('passkey.sign_in_expired'));
     const userId = await passkeys.authenticate(rp, request.body, started.challenge);
     const found = await users.findOneBy({ id: userId });
-    if (!found || found.deleted_at !== null || found.status !== UserStatus.Enabled) throw new UserError('the user has been banned');
+    if (!found || found.deleted_at !== null || found.status !== UserStatus.Enabled) throw new UserError(msg('auth.user_banned'));
     return { success: true, message: '', data: await signIn(context, request, reply, found, { secondFactorDone: true }) };
   });
 
@@ -113,7 +113,7 @@ export const passkeyRoutes: FastifyPluginAsyncZod<{ context: IdentityContext }> 
     const actor = requireAuth(request);
     const target = await loadManagedUser(context, actor.role, request.params.id, 'reset_passkey');
     const removed = await passkeys.remove(target.id);
-    if (removed === 0) throw new UserError('the user has no passkey');
+    if (removed === 0) throw new UserError(msg('passkey.user_has_none'));
     await endSessions(context, target.id);
     logger.info({ actorId: actor.userId, targetId: target.id }, 'passkeys reset by an admin');
     await recordAudit(request, bus, 'identity', {
@@ -122,6 +122,6 @@ export const passkeyRoutes: FastifyPluginAsyncZod<{ context: IdentityContext }> 
       before: { passkeys: removed },
       after: { passkeys: 0 },
     });
-    return { success: true, message: "the user's passkeys have been removed" };
+    return { success: true, message: msg('passkey.user_reset') };
   });
 };

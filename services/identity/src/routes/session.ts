@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { loginBodySchema } from '@aigw/contracts';
+import { loginBodySchema, msg } from '@aigw/contracts';
 import { clearCookie, readCookie, SESSION_COOKIE } from '@aigw/platform';
 import type { IdentityContext } from '../context.js';
 import { checkPasswordLogin, signIn, signOut } from '../sign-in.js';
@@ -9,7 +9,7 @@ export const sessionRoutes: FastifyPluginAsyncZod<{ context: IdentityContext }> 
   app.post('/api/user/login', { schema: { body: loginBodySchema }, config: { access: 'public' } }, async (request, reply) => {
     const user = await checkPasswordLogin(context, request.body.username, request.body.password);
     const data = await signIn(context, request, reply, user);
-    return { success: true, message: 'require_2fa' in data ? 'enter the code of your authenticator app' : '', data };
+    return { success: true, message: 'require_2fa' in data ? msg('auth.enter_authenticator_code') : '', data };
   });
 
   // POST only: a cross-site link must not end a session (rule R12).

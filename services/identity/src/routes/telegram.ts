@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { msg } from '@aigw/contracts';
 import { requireAuth, UserError } from '@aigw/platform';
 import type { IdentityContext } from '../context.js';
 import { verifyTelegramAuth, type TelegramAuth } from '../domain/telegram.js';
@@ -14,13 +15,13 @@ const field = z.string().max(256);
  * browser (a JSON POST needs CORS).
  */
 const telegramBodySchema = z.object({
-  id: z.string().regex(/^\d{1,20}$/, 'id: expected the Telegram user id'),
+  id: z.string().regex(/^\d{1,20}$/, msg('telegram.id_format')),
   first_name: field.optional(),
   last_name: field.optional(),
   username: field.optional(),
   photo_url: field.optional(),
-  auth_date: z.string().regex(/^\d{1,12}$/, 'auth_date: expected seconds since epoch'),
-  hash: z.string().regex(/^[0-9a-f]{64}$/, 'hash: expected 64 hex characters'),
+  auth_date: z.string().regex(/^\d{1,12}$/, msg('telegram.auth_date_format')),
+  hash: z.string().regex(/^[0-9a-f]{64}$/, msg('telegram.hash_format')),
   lang: field.optional(),
 });
 
@@ -29,16 +30,16 @@ export const telegramRoutes: FastifyPluginAsyncZod<{ context: IdentityContext }>
   const { db, options } = context;
 
   const verified = (query: z.infer<typeof telegramBodySchema>): string => {
-    if (!options.get('TelegramOAuthEnabled')) throw new UserError('the administrator has not enabled Telegram login');
+    if (!options.get('TelegramOAuthEnabled')) throw new UserError(msg('oauth.not_enabled', { provider: 'Telegram' }));
     const fields = Object.fromEntries(Object.entries(query).filter(([, value]) => value !== undefined)) as TelegramAuth;
-    if (!verifyTelegramAuth(fields, options.get('TelegramBotToken'))) throw new UserError('Telegram authorization is invalid or has expired');
+    if (!verifyTelegramAuth(fields, options.get('TelegramBotToken'))) throw new UserError(msg('telegram.auth_invalid'));
     return query.id;
   };
 
   app.post('/api/oauth/telegram/login', { schema: { body: telegramBodySchema }, config: { access: 'public' } }, async (request, reply) => {
     const telegramId = verified(request.body);
     const owner = await findByBinding(db.manager, 'telegram_id', telegramId);
-    if (!owner) throw new UserError('this Telegram account is not bound to a user; bind it from the settings page first');
+    if (!owner) throw new UserError(msg('telegram.not_bound'));
     return { success: true, message: '', data: await signIn(context, request, reply, ensureMaySignIn(owner)) };
   });
 

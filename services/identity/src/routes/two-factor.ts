@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { IsNull } from 'typeorm';
-import { idSchema, twoFactorCodeBodySchema, UserStatus, type BackupCodes, type TwoFactorStats, type TwoFactorStatus } from '@aigw/contracts';
+import { idSchema, msg, twoFactorCodeBodySchema, UserStatus, type BackupCodes, type TwoFactorStats, type TwoFactorStatus } from '@aigw/contracts';
 import { recordAudit, requireAuth, UserError } from '@aigw/platform';
 import type { IdentityContext } from '../context.js';
 import { UserEntity } from '../entities/user.entity.js';
@@ -32,14 +32,14 @@ export const twoFactorRoutes: FastifyPluginAsyncZod<{ context: IdentityContext }
   app.post('/api/user/2fa/setup', { config: user }, async (request) => {
     const auth = requireAuth(request);
     const data = await secondFactors.beginSetup(auth.userId, options.get('SystemName'), auth.username);
-    return { success: true, message: 'scan the QR code with an authenticator app and enter the code it shows to finish', data };
+    return { success: true, message: msg('two_factor.setup_started'), data };
   });
 
   app.post('/api/user/2fa/enable', { schema: { body: twoFactorCodeBodySchema }, config: user }, async (request) => {
     const auth = requireAuth(request);
     await secondFactors.enable(auth.userId, request.body.code);
     logger.info({ userId: auth.userId }, 'two-factor authentication enabled');
-    return { success: true, message: 'two-factor authentication is enabled' };
+    return { success: true, message: msg('two_factor.enabled') };
   });
 
   // An authenticator code or a backup code: someone who lost the phone can still turn it off.
@@ -48,7 +48,7 @@ export const twoFactorRoutes: FastifyPluginAsyncZod<{ context: IdentityContext }
     await secondFactors.verifyCode(auth.userId, request.body.code, { backup: true });
     await secondFactors.disable(auth.userId);
     logger.info({ userId: auth.userId }, 'two-factor authentication disabled');
-    return { success: true, message: 'two-factor authentication is disabled' };
+    return { success: true, message: msg('two_factor.disabled') };
   });
 
   // New backup codes need a code of the authenticator app itself (a backup code would renew itself).
@@ -57,7 +57,7 @@ export const twoFactorRoutes: FastifyPluginAsyncZod<{ context: IdentityContext }
     await secondFactors.verifyCode(auth.userId, request.body.code, { backup: false });
     return {
       success: true,
-      message: 'new backup codes: the previous ones no longer work',
+      message: msg('two_factor.backup_codes_renewed'),
       data: { backup_codes: await secondFactors.replaceBackupCodes(auth.userId) } satisfies BackupCodes,
     };
   });
@@ -65,11 +65,11 @@ export const twoFactorRoutes: FastifyPluginAsyncZod<{ context: IdentityContext }
   // The second step of a sign-in: the browser's pending login (single use, 5 minutes) and a code.
   app.post('/api/user/login/2fa', { schema: { body: twoFactorCodeBodySchema }, config: { access: 'public' } }, async (request, reply) => {
     const pending = pendingTwoFactorLogin(context.kv);
-    const expired = 'the sign-in has expired, please sign in again';
+    const expired = msg('auth.sign_in_expired');
     const started = await pending.peek(request);
     if (!started) throw new UserError(expired);
     const found = await users.findOneBy({ id: started.user_id });
-    if (!found || found.deleted_at !== null || found.status !== UserStatus.Enabled) throw new UserError('the user has been banned');
+    if (!found || found.deleted_at !== null || found.status !== UserStatus.Enabled) throw new UserError(msg('auth.user_banned'));
     await secondFactors.verifyCode(found.id, request.body.code, { backup: true });
     // Taken only now, so a mistyped code can be corrected; a second request racing this one gets nothing.
     if (!(await pending.take(request, reply))) throw new UserError(expired);
@@ -86,7 +86,7 @@ export const twoFactorRoutes: FastifyPluginAsyncZod<{ context: IdentityContext }
   app.delete('/api/user/:id/2fa', { schema: { params: idParams }, config: { access: 'admin' } }, async (request) => {
     const actor = requireAuth(request);
     const target = await loadManagedUser(context, actor.role, request.params.id, 'reset_2fa');
-    if (!(await secondFactors.disable(target.id))) throw new UserError('the user has not enabled two-factor authentication');
+    if (!(await secondFactors.disable(target.id))) throw new UserError(msg('two_factor.user_not_enabled'));
     await endSessions(context, target.id);
     logger.info({ actorId: actor.userId, targetId: target.id }, 'two-factor authentication reset by an admin');
     await recordAudit(request, bus, 'identity', {
@@ -95,6 +95,6 @@ export const twoFactorRoutes: FastifyPluginAsyncZod<{ context: IdentityContext }
       before: { two_factor_enabled: true },
       after: { two_factor_enabled: false },
     });
-    return { success: true, message: "the user's two-factor authentication has been reset" };
+    return { success: true, message: msg('two_factor.user_reset') };
   });
 };

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { verifyBodySchema, type VerifyResult } from '@aigw/contracts';
+import { msg, verifyBodySchema, type VerifyResult } from '@aigw/contracts';
 import { requireAuth, UserError, type AuthContext } from '@aigw/platform';
 import type { IdentityContext } from '../context.js';
 import { userCeremony } from '../ceremonies.js';
@@ -9,14 +9,14 @@ export const passkeyVerifyCeremony = (context: IdentityContext) => userCeremony<
 
 /** The session a step-up is recorded on; access tokens have none (the established product's rule too). */
 export function stepUpSession(auth: AuthContext): string {
-  if (!auth.session) throw new UserError('verification belongs to a console session: sign in to the console (access tokens cannot verify)');
+  if (!auth.session) throw new UserError(msg('step_up.session_required'));
   return auth.session;
 }
 
 /** Refused unless the user has a second factor to verify with: the console sends them to set one up. */
 export async function assertCanStepUp(context: IdentityContext, userId: number): Promise<void> {
   if (!(await context.secondFactors.hasAny(userId))) {
-    throw new UserError('set up two-factor authentication or a passkey first (personal settings, security)');
+    throw new UserError(msg('step_up.factor_required'));
   }
 }
 
@@ -44,7 +44,7 @@ export const verifyRoutes: FastifyPluginAsyncZod<{ context: IdentityContext }> =
     } else {
       const rp = context.passkeys.relyingParty(request);
       const ceremony = await passkeyVerifyCeremony(context).take(auth.userId, auth.session);
-      if (!ceremony) throw new UserError('credential: start the passkey verification first (POST /api/user/passkey/verify/begin)');
+      if (!ceremony) throw new UserError(`credential: ${msg('step_up.passkey_not_started')}`);
       await context.passkeys.authenticate(rp, body.credential, ceremony.challenge, auth.userId);
     }
     return { success: true, message: '', data: await openStepUp(context, auth, body.method) };

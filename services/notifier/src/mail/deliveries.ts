@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import type { Locale } from '@aigw/contracts';
+import { localizeMessage, type Locale } from '@aigw/contracts';
 import type { Job } from '@aigw/platform';
 import type { NotifierContext } from '../context.js';
 import { failDelivery, finishDelivery, recordDelivery, type DeliveryCause } from '../delivery-records.js';
@@ -119,8 +119,11 @@ export async function sendMail(runtime: MailRuntime, job: Job): Promise<void> {
   await finishDelivery(context.db, id, { status: 'sent', attempts, last_error: '' });
 }
 
-/** One line for the row and the event: the SMTP server's answer when there was one (never a secret). */
+/**
+ * One line for the row and the event: the SMTP server's answer when there was one (never a
+ * secret), in English as every record is (the egress guard's refusal is a `msg(id)` until worded).
+ */
 function describe(error: unknown): string {
-  const text = error instanceof Error ? error.message : String(error);
+  const text = localizeMessage(error instanceof Error ? error.message : String(error), 'en-US');
   return text.replace(/\s+/g, ' ').trim().slice(0, ERROR_MAX) || 'unknown error';
 }

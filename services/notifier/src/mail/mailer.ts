@@ -1,5 +1,6 @@
 import { isIP } from 'node:net';
 import nodemailer, { type Transporter } from 'nodemailer';
+import { msg } from '@aigw/contracts';
 import { resolveEgressHost, type OptionsMirror, type ResolvedAddress } from '@aigw/platform';
 
 /** The SMTP options (root's settings) a transporter is built from. */
@@ -93,7 +94,7 @@ export function transportOptions(settings: SmtpSettings, timeouts: SmtpTimeouts,
 }
 
 /** What lifts the address rule for SMTP, quoted in the refusal. */
-const SMTP_REFUSAL = 'private-network SMTP servers are off, a root admin can allow them with the option AllowPrivateNetworkSmtp';
+const SMTP_REFUSAL = msg('mail.private_smtp_off');
 
 export interface MailerEgress {
   /** Resolves the SMTP host to all its addresses; defaults to the OS resolver. Tests inject names here. */

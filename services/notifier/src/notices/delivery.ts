@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { NotifyType } from '@aigw/contracts';
+import { localizeMessage, NotifyType } from '@aigw/contracts';
 import { EgressBlockedError, EgressError, openSecret, sealSecret, type EgressClient, type Job } from '@aigw/platform';
 import type { NotifierContext } from '../context.js';
 import { failDelivery, finishDelivery, recordDelivery, type DeliveryCause } from '../delivery-records.js';
@@ -93,6 +93,7 @@ async function call(runtime: NoticeRuntime, notice: StoredNotice): Promise<CallO
       { maxBytes: 64 * 1024 },
     );
     if (answer.statusCode < 200 || answer.statusCode >= 300) {
+      // not a console message: the delivery's recorded error, with the receiver's own answer.
       const redirect = answer.statusCode >= 300 && answer.statusCode < 400 ? ' (redirects are not followed)' : '';
       const excerpt = answer.text.replace(/\s+/g, ' ').trim().slice(0, ERROR_MAX);
       return { ok: false, statusCode: answer.statusCode, error: `HTTP ${answer.statusCode}${redirect}${excerpt ? `: ${excerpt}` : ''}`, final: false };
@@ -100,7 +101,8 @@ async function call(runtime: NoticeRuntime, notice: StoredNotice): Promise<CallO
     const failure = answerFailure(notice.method, answer.data);
     return { ok: failure === '', statusCode: answer.statusCode, error: failure, final: false };
   } catch (error) {
-    if (error instanceof EgressBlockedError) return { ok: false, statusCode: 0, error: error.message, final: true };
+    // Recorded on the row in English, as every delivery error is.
+    if (error instanceof EgressBlockedError) return { ok: false, statusCode: 0, error: localizeMessage(error.message, 'en-US'), final: true };
     const timedOut = signal.aborted || (error instanceof EgressError && error.kind.endsWith('timeout'));
     if (timedOut) return { ok: false, statusCode: 0, error: `no complete answer within ${timeoutMs} ms`, final: false };
     const described = error instanceof EgressError ? error.message.replace(/^upstream /, '') : 'network error';

@@ -119,16 +119,22 @@ export function noticeCall(notice: StoredNotice, wxpusher: { baseUrl: string; ap
 const wxPusherAnswerSchema = z.object({ code: z.number(), msg: z.string().catch('') });
 const barkAnswerSchema = z.object({ code: z.number(), message: z.string().catch('') });
 
-/** The failure a 2xx answer still reports (WxPusher's and Bark's codes), or '' when it is a success. */
+/**
+ * The failure a 2xx answer still reports (WxPusher's and Bark's codes), or '' when it is a success:
+ * the delivery row's recorded error, with the receiver's own words.
+ */
 export function answerFailure(method: StoredNotice['method'], answer: unknown): string {
   if (method === NotifyType.WxPusher) {
     const parsed = wxPusherAnswerSchema.safeParse(answer);
+    // not a console message: recorded on the delivery row.
     if (!parsed.success) return 'WxPusher answered without a code';
+    // not a console message: recorded on the delivery row, with what WxPusher said.
     return parsed.data.code === 1000 ? '' : `WxPusher code ${parsed.data.code}: ${parsed.data.msg}`;
   }
   if (method === NotifyType.Bark) {
     const parsed = barkAnswerSchema.safeParse(answer);
     // A Bark-compatible server that answers otherwise is judged by its HTTP status alone.
+    // not a console message: recorded on the delivery row, with what Bark said.
     if (parsed.success && parsed.data.code !== 200) return `Bark code ${parsed.data.code}: ${parsed.data.message}`;
   }
   return '';

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { createWebhookBodySchema, idSchema, rotateWebhookSecretBodySchema, updateWebhookBodySchema } from '@aigw/contracts';
-import { recordAudit, type AuditEntry } from '@aigw/platform';
+import { createWebhookBodySchema, idSchema, localizeMessage, rotateWebhookSecretBodySchema, updateWebhookBodySchema } from '@aigw/contracts';
+import { answerLocale, recordAudit, type AuditEntry } from '@aigw/platform';
 import type { WebhookEndpointEntity } from '../entities/index.js';
 import type { WebhookRuntime } from '../webhooks/delivery.js';
 import { sendPing } from '../webhooks/delivery.js';
@@ -78,6 +78,8 @@ export const webhookRoutes: FastifyPluginAsyncZod<{ runtime: WebhookRuntime }> =
 
   app.post('/api/webhook/:id/test', { schema: { params: idParams }, config: root }, async (request) => {
     const result = await sendPing(runtime, await getEndpoint(context, request.params.id));
-    return { success: true, message: result.ok ? '' : result.error, data: result };
+    // The endpoint's answer as it came; the egress guard's refusal in the caller's language.
+    const error = localizeMessage(result.error, answerLocale(request));
+    return { success: true, message: error, data: { ...result, error } };
   });
 };

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { eventSchemas, WEBHOOK_PING_SUBJECT, webhookSubjects, type EventSubject, type WebhookTestResult } from '@aigw/contracts';
+import { eventSchemas, localizeMessage, WEBHOOK_PING_SUBJECT, webhookSubjects, type EventSubject, type WebhookTestResult } from '@aigw/contracts';
 import {
   EgressBlockedError,
   EgressError,
@@ -108,6 +108,7 @@ function echoesItsOwnFailure(subject: string, data: unknown, url: string): boole
 interface CallOutcome {
   ok: boolean;
   statusCode: number;
+  /** What went wrong, as recorded: the endpoint's answer, or the egress guard's refusal (a `msg(id)`, worded where it is shown or recorded). */
   error: string;
   /** Refused by the egress guard: retrying cannot help. */
   blocked: boolean;
@@ -127,6 +128,7 @@ export async function callEndpoint(runtime: WebhookRuntime, url: string, secret:
       return { ok: true, statusCode: response.statusCode, error: '', blocked: false };
     }
     const excerpt = await readExcerpt(response.body, signal);
+    // not a console message: the delivery's recorded error, with the endpoint's own answer.
     const redirect = response.statusCode >= 300 && response.statusCode < 400 ? ' (redirects are not followed)' : '';
     return { ok: false, statusCode: response.statusCode, error: `HTTP ${response.statusCode}${redirect}${excerpt ? `: ${excerpt}` : ''}`, blocked: false };
   } catch (error) {
@@ -192,12 +194,14 @@ export async function deliver(runtime: WebhookRuntime, job: Job): Promise<void> 
     await finishDelivery(context.db, delivery.id, { ...recorded, status: 'sent', last_error: '' });
     return;
   }
+  // The row keeps its error in English, as every record does (a refusal of the egress guard is a msg(id) until worded).
+  const lastError = localizeMessage(outcome.error, 'en-US');
   const limit = data.attempts;
   if (!outcome.blocked && attempt < limit && job.attempt < limit) {
-    await finishDelivery(context.db, delivery.id, { ...recorded, last_error: outcome.error });
-    throw new Error(`webhook delivery ${delivery.id} attempt ${attempt} of ${limit} failed: ${outcome.error}`);
+    await finishDelivery(context.db, delivery.id, { ...recorded, last_error: lastError });
+    throw new Error(`webhook delivery ${delivery.id} attempt ${attempt} of ${limit} failed: ${lastError}`);
   }
-  await failDelivery(context, delivery, { ...recorded, last_error: outcome.error });
+  await failDelivery(context, delivery, { ...recorded, last_error: lastError });
 }
 
 /** `POST /api/webhook/:id/test`: one signed ping, sent now, not recorded as a delivery. */

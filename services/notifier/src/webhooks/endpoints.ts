@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import {
+  msg,
   WEBHOOK_ENDPOINTS_MAX,
   type WebhookEndpoint,
   type WebhookWithSecret,
@@ -21,7 +22,7 @@ export type CreateWebhook = z.output<typeof createWebhookBodySchema>;
 export type UpdateWebhook = z.output<typeof updateWebhookBodySchema>;
 
 const nowSeconds = () => Math.floor(Date.now() / 1000);
-const notFound = () => new NotFoundError('webhook endpoint not found');
+const notFound = () => new NotFoundError(msg('webhooks.not_found'));
 
 /** The stored filter; a row written by hand that does not parse matches nothing. */
 export function parseSubjects(stored: string): string[] {
@@ -52,7 +53,7 @@ export async function checkDestination(egress: EgressClient, url: string): Promi
     await egress.check(url);
   } catch (error) {
     if (error instanceof EgressBlockedError) throw new UserError(`url: ${error.message}`);
-    if (error instanceof EgressError && error.kind === 'dns') throw new UserError(`url: the host ${new URL(url).hostname} does not resolve`);
+    if (error instanceof EgressError && error.kind === 'dns') throw new UserError(`url: ${msg('egress.host_unresolved', { host: new URL(url).hostname })}`);
     throw error;
   }
 }
@@ -71,7 +72,7 @@ export async function getEndpoint(context: NotifierContext, id: number): Promise
 export async function createEndpoint(context: NotifierContext, egress: EgressClient, body: CreateWebhook): Promise<WebhookWithSecret> {
   await checkDestination(egress, body.url);
   const repository = context.db.getRepository(WebhookEndpointEntity);
-  if ((await repository.count()) >= WEBHOOK_ENDPOINTS_MAX) throw new UserError(`at most ${WEBHOOK_ENDPOINTS_MAX} webhook endpoints; delete one first`);
+  if ((await repository.count()) >= WEBHOOK_ENDPOINTS_MAX) throw new UserError(msg('webhooks.too_many', { max: String(WEBHOOK_ENDPOINTS_MAX) }));
   const secret = body.secret ?? generateWebhookSecret();
   const now = nowSeconds();
   const values = {

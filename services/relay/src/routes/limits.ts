@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { limitUseQuerySchema, Role, type LimitUse } from '@aigw/contracts';
+import { limitUseQuerySchema, msg, Role, type LimitUse } from '@aigw/contracts';
 import { envelopeErrorHandler, ForbiddenError, NotFoundError, OperationalError, requestTyped, requireAuth, UserError } from '@aigw/platform';
 import type { RelayContext } from '../context.js';
 
@@ -19,13 +19,13 @@ export const limitRoutes: FastifyPluginAsyncZod<{ context: RelayContext }> = asy
     const { scope, id, group } = request.query;
     const numeric = () => {
       const value = Number(id);
-      if (!Number.isSafeInteger(value) || value <= 0) throw new UserError('id: must be a positive whole number');
+      if (!Number.isSafeInteger(value) || value <= 0) throw new UserError(`id: ${msg('usage.id_positive')}`);
       return value;
     };
     let prefix: string;
     if (scope === 'key') {
       const tokenId = numeric();
-      if (!admin && !(await ownsToken(context, tokenId, auth.userId))) throw new NotFoundError('token not found');
+      if (!admin && !(await ownsToken(context, tokenId, auth.userId))) throw new NotFoundError(msg('usage.token_not_found'));
       prefix = `limit:key:${tokenId}`;
     } else if (scope === 'user') {
       const userId = numeric();

@@ -1,3 +1,4 @@
+import { localizeMessage, localeFromAcceptLanguage } from '@aigw/contracts';
 import type { IntlShape } from 'react-intl';
 
 /** The part of a zod issue the form reads (zod stays a dependency of the contracts only). */
@@ -15,7 +16,7 @@ export interface SchemaLike {
   safeParse(value: unknown): { success: true } | { success: false; error: { issues: SchemaIssue[] } };
 }
 
-/** A contracts limit in the user's language (the schemas' own messages are the server's English). */
+/** A contracts check in the user's language: the common limits in the form's words, the rest from the server's catalogue. */
 export function issueText(issue: SchemaIssue, intl: IntlShape): string {
   const t = intl.formatMessage;
   if (issue.code === 'too_big' && issue.origin === 'string') {
@@ -24,7 +25,8 @@ export function issueText(issue: SchemaIssue, intl: IntlShape): string {
   if (issue.code === 'too_big') return t({ id: 'pages.channels.form.limit.max', defaultMessage: '不能大于 {max}' }, { max: String(issue.maximum) });
   if (issue.code === 'too_small' && issue.origin === 'string') return t({ id: 'pages.channels.form.limit.empty', defaultMessage: '不能为空' });
   if (issue.code === 'too_small') return t({ id: 'pages.channels.form.limit.min', defaultMessage: '不能小于 {min}' }, { min: String(issue.minimum) });
-  return issue.message;
+  // Any other check words its message from the server's catalogue, in the console's language.
+  return localizeMessage(issue.message, localeFromAcceptLanguage(intl.locale));
 }
 
 /** An antd rule checking a field against its contracts schema (after `toBody`, the value the form sends). */

@@ -1,7 +1,7 @@
 import { useCallback, useEffect, useMemo, useState, type ReactNode } from 'react';
 import { Alert, App, Button, Card, Form, Input, InputNumber, Skeleton, Switch, type FormInstance, type FormItemProps } from 'antd';
 import { useIntl } from 'react-intl';
-import { optionDefinitions, type OptionKey } from '@aigw/contracts';
+import { localeFromAcceptLanguage, optionDefinitions, type OptionKey } from '@aigw/contracts';
 import { api } from '../../api/api';
 import type { ApiError } from '../../api/base-query';
 import { useAppDispatch } from '../../app/store';
@@ -143,7 +143,7 @@ export function OptionField({ name, input, rules, ...itemProps }: OptionFieldPro
   const isJson = definition.kind === 'json';
   const validator = async (_rule: unknown, value: FormValue) => {
     if (definition.secret && !value) return;
-    const problem = checkOptionValue(name, value);
+    const problem = checkOptionValue(name, value, localeFromAcceptLanguage(intl.locale));
     if (problem === 'json') throw new Error(intl.formatMessage({ id: 'pages.settings.json.invalid', defaultMessage: '不是合法的 JSON 字符串' }));
     if (problem) throw new Error(problem);
   };

@@ -1,4 +1,13 @@
-import { decodeOptionValue, encodeOptionValue, isOptionKey, optionDefinitions, type OptionKey, type UpdateOptionBody } from '@aigw/contracts';
+import {
+  decodeOptionValue,
+  encodeOptionValue,
+  isOptionKey,
+  localizeMessage,
+  optionDefinitions,
+  type Locale,
+  type OptionKey,
+  type UpdateOptionBody,
+} from '@aigw/contracts';
 
 /** What a settings form holds for an option: switches get booleans, JSON gets indented text. */
 export type FormValue = boolean | number | string | null | undefined;
@@ -35,8 +44,8 @@ export function toWireValue(key: OptionKey, value: FormValue): string {
   return trailingSlashKeys.includes(key) ? text.trim().replace(/\/+$/, '') : text;
 }
 
-/** The contracts' own check of a value (the server runs the same); a message when it fails. */
-export function checkOptionValue(key: OptionKey, value: FormValue): string | undefined {
+/** The contracts' own check of a value (the server runs the same); a message in `locale` when it fails. */
+export function checkOptionValue(key: OptionKey, value: FormValue, locale: Locale): string | undefined {
   if (optionDefinitions[key].kind === 'json') {
     try {
       JSON.parse(String(value ?? ''));
@@ -45,7 +54,7 @@ export function checkOptionValue(key: OptionKey, value: FormValue): string | und
     }
   }
   const decoded = decodeOptionValue(key, toWireValue(key, value));
-  return decoded.ok ? undefined : decoded.message;
+  return decoded.ok ? undefined : localizeMessage(decoded.message, locale);
 }
 
 /** One PUT /api/option/ body as the settings cards send it: a known key and the value in its wire form (text). */

@@ -1,6 +1,8 @@
 import { useEffect, useMemo, useState } from 'react';
 import { App, Button, Flex, Input, Table, Typography, type TableColumnsType } from 'antd';
 import { DeleteOutlined, PlusOutlined, SearchOutlined } from '@ant-design/icons';
+import { localeFromAcceptLanguage } from '@aigw/contracts';
+import { useIntl } from 'react-intl';
 import { useTablePaging } from '../../../components/use-table-paging';
 import { useSaveOptions } from '../OptionSection';
 import { checkOptionValue } from '../option-values';
@@ -33,6 +35,7 @@ const emptyMaps: PricingMaps = { ModelPrice: {}, ModelRatio: {}, CompletionRatio
  */
 export function PricingEditor() {
   const t = useText();
+  const intl = useIntl();
   const { message } = App.useApp();
   const { data: stored, isLoading } = useGetOptionsQuery();
   const saveOptions = useSaveOptions();
@@ -108,7 +111,7 @@ export function PricingEditor() {
     }
     const maps = mapsFromRows(rows);
     // The contracts' own bounds (non-negative, at most a million), as the server checks them.
-    const problem = pricingKeys.map((key) => checkOptionValue(key, JSON.stringify(maps[key]))).find(Boolean);
+    const problem = pricingKeys.map((key) => checkOptionValue(key, JSON.stringify(maps[key]), localeFromAcceptLanguage(intl.locale))).find(Boolean);
     if (problem) {
       void message.error(problem);
       return;
