@@ -106,7 +106,7 @@ describe('two-factor sign-in', () => {
     // current step's: on a slow machine the step may have turned since, and a new step's code is valid).
     await code.fill(enablingCode);
     await page.getByRole('button', { name: '验证并登录' }).click();
-    await page.getByText(/wrong/).first().waitFor();
+    await page.getByText('验证码或备用码错误，请重试').first().waitFor();
     await code.fill(totp(secret, Date.now() + STEP_MS));
     await page.getByRole('button', { name: '验证并登录' }).click();
     await page.waitForURL('**/token');
@@ -228,7 +228,12 @@ async function signInWithBackupCode(): Promise<ApiSession> {
     async call<T>(method: string, path: string, body?: unknown): Promise<T> {
       const answer = await fetch(`${base}${path}`, {
         method,
-        headers: { cookie, 'New-Api-User': String(envelope.data.id), ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+        headers: {
+          cookie,
+          'New-Api-User': String(envelope.data.id),
+          'Accept-Language': 'en-US',
+          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        },
         body: body === undefined ? undefined : JSON.stringify(body),
       });
       const result = (await answer.json()) as { success: boolean; message: string; data: T };
