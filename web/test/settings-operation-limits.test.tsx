@@ -88,12 +88,12 @@ describe('limits card', () => {
     expect(puts()).toEqual([{ key: 'GroupRateLimits', value: '{"default":{"concurrency":2}}' }]);
   });
 
-  it('refuses a bad set on its field with the message naming the option and the limit, and sends nothing', async () => {
+  it("refuses a bad set on its field with the message naming the option and the limit, in the console's language, and sends nothing", async () => {
     renderPage(<LimitsCard />, { user: root });
     fireEvent.blur(await replace('分组限制', '{"vip": {"rpm": -1}}'));
-    expect(await screen.findByText('GroupRateLimits.vip.rpm: rpm must be a whole number of 0 or more (0 = unlimited)')).toBeInTheDocument();
+    expect(await screen.findByText('GroupRateLimits.vip.rpm: rpm 必须是不小于 0 的整数（0 表示不限制）')).toBeInTheDocument();
     fireEvent.blur(await replace('用户默认限制', '{"rps": 5}'));
-    expect(await screen.findByText('DefaultUserRateLimits: unknown limit rps: limits are rpm, rpd, tpm, tpd and concurrency')).toBeInTheDocument();
+    expect(await screen.findByText('DefaultUserRateLimits: 未知的限制 rps：可用的限制为 rpm、rpd、tpm、tpd 和 concurrency')).toBeInTheDocument();
     fireEvent.blur(await replace('模型限制', '{"gpt-4o": '));
     expect(await within(itemOf('模型限制')).findByText('不是合法的 JSON 字符串')).toBeInTheDocument();
     await save();

@@ -291,7 +291,7 @@ export const createChannelBodySchema = z.object({
   weight: channelFields.weight.default(0),
   openai_organization: channelFields.openai_organization.default(''),
   rate_limits: channelFields.rate_limits.default({}),
-  status: z.union([z.literal(1), z.literal(2)], { error: msg('channels.status_manual') }).default(1),
+  status: z.union([z.literal(1), z.literal(2)], { error: msg('validation.enabled_or_disabled') }).default(1),
   key: z.string().trim().min(1, msg('channel_key.required')).max(1_000_000),
   /** Several keys make ONE channel holding them all, picked this way per request; absent: one channel per key (batch create). */
   multi_key_mode: multiKeyModeSchema.optional(),

@@ -34,5 +34,12 @@ describe('server messages', () => {
       'en-US',
       'en-US',
     ]);
+    // The first language it knows; none known (`*`, as Node's fetch sends): the fallback.
+    expect([requestLocale('fr-FR,en;q=0.8'), requestLocale('*', 'en-US'), requestLocale('*'), requestLocale('de', 'en-US')]).toEqual([
+      'en-US',
+      'en-US',
+      'zh-CN',
+      'en-US',
+    ]);
   });
 });

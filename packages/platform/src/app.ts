@@ -4,9 +4,9 @@ import Fastify, { LogController, type FastifyInstance, type RawReplyDefaultExpre
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Logger } from './logger.js';
 import { verifyIdentity, type SignedRequest } from './auth.js';
-import { hasMessage, localizeMessage, requestLocale } from '@aigw/contracts';
+import { hasMessage, localizeMessage } from '@aigw/contracts';
 import { shapedErrorHandler } from './error-handler.js';
-import { errorShapeFor } from './error-shapes.js';
+import { answerLocale } from './error-shapes.js';
 import { createOutageLog, type OutageLog } from './outage-log.js';
 import { jsonShapeProblem } from './json-limits.js';
 import { UserError } from './errors.js';
@@ -102,8 +102,7 @@ export function createApp(options: CreateAppOptions): App {
   app.addHook('preSerialization', (request, _reply, payload: unknown, done) => {
     const message = (payload as { message?: unknown } | null)?.message;
     if (typeof message !== 'string' || !hasMessage(message)) return done(null, payload);
-    const locale = requestLocale(request.headers['accept-language'], errorShapeFor(request.url) === 'envelope' ? 'zh-CN' : 'en-US');
-    done(null, { ...(payload as object), message: localizeMessage(message, locale) });
+    done(null, { ...(payload as object), message: localizeMessage(message, answerLocale(request)) });
   });
 
   app.setErrorHandler(shapedErrorHandler);

@@ -1,9 +1,9 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { issueMessage, localizeMessage, msg, requestLocale, type ZodIssueFields } from '@aigw/contracts';
+import { issueMessage, localizeMessage, msg, type ZodIssueFields } from '@aigw/contracts';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { BusRequestError } from './bus/bus.js';
 import { AppError, UserError } from './errors.js';
-import { errorShapeFor, sendError, type ErrorAnswer, type ErrorShape } from './error-shapes.js';
+import { answerLocale, errorShapeFor, sendError, type ErrorAnswer, type ErrorShape } from './error-shapes.js';
 import { validationMessage } from './validation-message.js';
 import { scrubSecrets } from './logger.js';
 import { outageLog } from './outage-log.js';
@@ -86,8 +86,7 @@ export function dependencyOutage(error: unknown): DependencyOutage | null {
  * errors are logged with their stack and answer 500; a 5xx never echoes internals.
  */
 export function describeError(error: FastifyError | Error, request: FastifyRequest, shape: ErrorShape): ErrorAnswer {
-  // API clients of the relay read English unless they ask; the console always says its language.
-  const locale = requestLocale(request.headers['accept-language'], shape === 'envelope' ? 'zh-CN' : 'en-US');
+  const locale = answerLocale(request);
   if (hasZodFastifySchemaValidationErrors(error)) {
     const issues = error.validation.map((issue) => {
       const field = issue.instancePath.replace(/^\//, '').replaceAll('/', '.');

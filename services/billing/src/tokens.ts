@@ -172,7 +172,7 @@ export async function updateToken(context: BillingContext, owner: TokenOwner, bo
     const changes: Partial<TokenEntity> = {};
     let delta = 0;
     if (statusOnly) {
-      if (body.status !== TokenStatus.Enabled && body.status !== TokenStatus.Disabled) throw new UserError(`status: ${msg('tokens.status_invalid')}`);
+      if (body.status !== TokenStatus.Enabled && body.status !== TokenStatus.Disabled) throw new UserError(`status: ${msg('validation.enabled_or_disabled')}`);
       // Judged on the derived state, whatever is stored: an expired token shows 3 and stays off.
       if (body.status === TokenStatus.Enabled) {
         const decision = canEnable(row);

@@ -101,7 +101,7 @@ async function checkUserUrl(egress: EgressClient, field: string, url: string): P
   } catch (error) {
     if (error instanceof EgressBlockedError) throw new UserError(`${field}: ${error.message}`, 'invalid_request', 200, field);
     if (error instanceof EgressError && error.kind === 'dns')
-      throw new UserError(`${field}: ${msg('notify.host_unresolved', { host: new URL(url).hostname })}`, 'invalid_request', 200, field);
+      throw new UserError(`${field}: ${msg('egress.host_unresolved', { host: new URL(url).hostname })}`, 'invalid_request', 200, field);
     if (error instanceof EgressError) throw new UserError(`${field}: ${msg('notify.address_unchecked')}`, 'invalid_request', 200, field);
     throw error;
   }

@@ -141,7 +141,12 @@ describe('request bounds', () => {
     const response = await world.gateway.app.inject({
       method: 'PUT',
       url: '/api/user/self',
-      headers: { cookie: `session=${world.user.cookie}`, 'new-api-user': String(world.user.id), 'content-type': 'application/json' },
+      headers: {
+        cookie: `session=${world.user.cookie}`,
+        'new-api-user': String(world.user.id),
+        'content-type': 'application/json',
+        'accept-language': 'en-US',
+      },
       payload: `{"display_name":${nested(10_000)}}`,
     });
     expect(response.statusCode).toBe(400);

@@ -43,7 +43,6 @@ export const billingMessages = {
     'en-US': 'rate_limit_message must be one line of text without control characters',
   },
   'tokens.group_not_usable': { 'zh-CN': '无权使用分组 "{group}"', 'en-US': '"{group}" is not a group you may use' },
-  'tokens.status_invalid': { 'zh-CN': '必须是 1（启用）或 2（禁用）', 'en-US': 'must be 1 (enabled) or 2 (disabled)' },
   'tokens.expired_cannot_enable': {
     'zh-CN': '令牌已过期，无法启用。请先修改过期时间，或设为永不过期',
     'en-US': 'the token has expired and cannot be enabled; change its expiry time or set it to never expire first',

@@ -18,7 +18,6 @@ export const channelsMessages = {
   'channels.param_override_json': { 'zh-CN': '参数覆盖必须是合法的 JSON 格式！', 'en-US': 'param_override must be a JSON object' },
   'channels.setting_json': { 'zh-CN': '渠道额外设置必须是合法的 JSON 格式！', 'en-US': 'setting must be a JSON object' },
   'channels.mapping_value_string': { 'zh-CN': '{field}：“{name}”的值必须是字符串', 'en-US': '{field}: the value of "{name}" must be a string' },
-  'channels.status_manual': { 'zh-CN': '只能是 1（启用）或 2（禁用）', 'en-US': 'must be 1 (enabled) or 2 (disabled)' },
   'channel_key.required': { 'zh-CN': '请输入密钥', 'en-US': 'key is required' },
   'channel_key.too_many_lines': { 'zh-CN': 'key：一次最多 {max} 个密钥（每行一个）', 'en-US': 'key: at most {max} keys (lines) at once' },
   'channel_key.line': { 'zh-CN': '（第 {line} 行）', 'en-US': '(line {line})' },
@@ -86,7 +85,6 @@ export const channelsMessages = {
 
   // Stored keys and channels with many keys.
   'channel_key.unreadable': { 'zh-CN': 'key：已保存的密钥无法读取，请重新填写密钥', 'en-US': 'key: the stored key cannot be read; enter the key again' },
-  'channel_key.step_up_required': { 'zh-CN': '请先完成安全验证（POST /api/verify）', 'en-US': 'a fresh verification is required first (POST /api/verify)' },
   'multi_key.single_key': { 'zh-CN': 'key_index：该渠道只有一个密钥', 'en-US': 'key_index: this channel has one key' },
   'multi_key.index_range': {
     'zh-CN': 'key_index：该渠道共有 {size} 个密钥（序号 0 到 {last}）',

@@ -32,5 +32,6 @@ export const commonMessages = {
   'validation.url': { 'zh-CN': '必须是网址', 'en-US': 'must be a URL' },
   'validation.one_of': { 'zh-CN': '必须是以下之一：{values}', 'en-US': 'must be one of {values}' },
   'validation.unknown_fields': { 'zh-CN': '未知字段：{keys}', 'en-US': 'unknown fields: {keys}' },
+  'validation.enabled_or_disabled': { 'zh-CN': '只能是 1（启用）或 2（禁用）', 'en-US': 'must be 1 (enabled) or 2 (disabled)' },
   'validation.multiple_of': { 'zh-CN': '必须是 {divisor} 的倍数', 'en-US': 'must be a multiple of {divisor}' },
 } as const satisfies Catalogue;

@@ -66,5 +66,4 @@ export const gatewayMessages = {
 
   // The relay's console routes: `/api/limits/use`.
   'usage.id_positive': { 'zh-CN': '必须是正整数', 'en-US': 'must be a positive whole number' },
-  'usage.token_not_found': { 'zh-CN': '令牌不存在', 'en-US': 'token not found' },
 } as const satisfies Catalogue;

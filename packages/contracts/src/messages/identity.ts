@@ -84,7 +84,6 @@ export const identityMessages = {
     'zh-CN': '请先绑定 WxPusher（扫描二维码）再使用 WxPusher 通知',
     'en-US': 'bind WxPusher first (scan the QR code) to use WxPusher notifications',
   },
-  'notify.host_unresolved': { 'zh-CN': '无法解析主机 {host}', 'en-US': 'the host {host} does not resolve' },
   'notify.address_unchecked': { 'zh-CN': '暂时无法检查该地址，请重试', 'en-US': 'the address could not be checked, try again' },
   'wxpusher.not_configured': {
     'zh-CN': '管理员未配置 WxPusher（WxPusherAppToken）',

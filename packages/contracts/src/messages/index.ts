@@ -1,4 +1,4 @@
-import { localeFromAcceptLanguage, type Locale } from '../locale.js';
+import type { Locale } from '../locale.js';
 import type { Catalogue } from './catalogue.js';
 import { commonMessages } from './common.js';
 import { identityMessages } from './identity.js';
@@ -73,10 +73,19 @@ export function localizeMessage(text: string, locale: Locale): string {
   });
 }
 
-/** The language a request asks for: its Accept-Language, `fallback` (zh-CN unless told) when it sends none. */
+/**
+ * The language a request asks for: the first of its Accept-Language tags that is Chinese or
+ * English, `fallback` (zh-CN unless told) when it names neither or sends none (`*`, as Node's
+ * fetch sends, names neither).
+ */
 export function requestLocale(acceptLanguage: string | string[] | undefined, fallback: Locale = 'zh-CN'): Locale {
-  const header = Array.isArray(acceptLanguage) ? acceptLanguage[0] : acceptLanguage;
-  return header?.trim() ? localeFromAcceptLanguage(header) : fallback;
+  const header = Array.isArray(acceptLanguage) ? acceptLanguage.join(',') : (acceptLanguage ?? '');
+  for (const tag of header.split(',')) {
+    const language = tag.trim().toLowerCase();
+    if (language.startsWith('zh')) return 'zh-CN';
+    if (language.startsWith('en')) return 'en-US';
+  }
+  return fallback;
 }
 
 export * from './issues.js';

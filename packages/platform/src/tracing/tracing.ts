@@ -75,8 +75,9 @@ export function startTracing(service: string, env: NodeJS.ProcessEnv = process.e
     resource: resourceFromAttributes({ 'service.name': env.OTEL_SERVICE_NAME || `aigw-${service}`, 'service.namespace': 'aigw' }),
     spanProcessors: [
       {
-        // Before the span is exported (and on every exporter): no query string in any url attribute.
-        onStart: stripQueries,
+        // As the span ends, before any exporter sees it: no query string in any url attribute
+        // (the instrumentations may set them at any time until then, so once, at the end).
+        onStart: () => {},
         onEnding: stripQueries,
         onEnd: () => {},
         forceFlush: async () => {},

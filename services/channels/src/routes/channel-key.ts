@@ -10,7 +10,7 @@ import { channelTarget } from '../audit.js';
 const REVEALS_PER_MINUTE = 10;
 
 /** The refusal without a fresh step-up; the console answers it by asking for one. */
-export const stepUpRequired = msg('channel_key.step_up_required');
+export const stepUpRequired = msg('step_up.fresh_required');
 
 /**
  * POST /api/channel/:id/key: root reads a channel's stored key (rule R4: the only way a channel

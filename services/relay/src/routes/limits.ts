@@ -25,7 +25,7 @@ export const limitRoutes: FastifyPluginAsyncZod<{ context: RelayContext }> = asy
     let prefix: string;
     if (scope === 'key') {
       const tokenId = numeric();
-      if (!admin && !(await ownsToken(context, tokenId, auth.userId))) throw new NotFoundError(msg('usage.token_not_found'));
+      if (!admin && !(await ownsToken(context, tokenId, auth.userId))) throw new NotFoundError(msg('tokens.not_found'));
       prefix = `limit:key:${tokenId}`;
     } else if (scope === 'user') {
       const userId = numeric();
