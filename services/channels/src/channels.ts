@@ -210,7 +210,8 @@ export async function updateChannel(context: ChannelsContext, body: UpdateChanne
       flagBefore = current.allow_private_network === true;
       const changes = { ...common, ...keyChanges(context, current, { key, multiKeyMode, keyMode, type: fields.type, other: fields.other }) };
       if (status === undefined || status === current.status) return changes;
-      if (status !== ChannelStatus.Enabled && status !== ChannelStatus.ManuallyDisabled) throw new UserError(`status: ${msg('validation.enabled_or_disabled')}`);
+      if (status !== ChannelStatus.Enabled && status !== ChannelStatus.ManuallyDisabled)
+        throw new UserError(`status: ${msg('validation.enabled_or_disabled')}`);
       // The reason describes an automatic disable; a hand-set status replaces it.
       return { ...changes, status, other_info: withStatusReason(current.other_info, null, nowSeconds()) };
     },
