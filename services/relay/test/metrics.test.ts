@@ -158,6 +158,12 @@ describe.each(backends)('relay metrics (%s)', (backend) => {
     expect(change('aigw_relay_refusals_total', { operation: 'chat', code: 'no_channel' })).toBe(1_000);
     expect(change('aigw_http_requests_total', { route: '/v1/chat/completions', method: 'POST', status: '4xx' })).toBe(2_000);
     expect(after.some((sample) => Object.values(sample.labels).some((value) => value.includes('invented')))).toBe(false);
+    // No series is per caller: no label of any of the process's metrics names a user, a key, an address or a request,
+    // so however many distinct users call, the series stay as they are.
+    const labels = new Set(after.filter((sample) => sample.name.startsWith('aigw_')).flatMap((sample) => Object.keys(sample.labels)));
+    for (const perCaller of ['user', 'user_id', 'username', 'token', 'token_id', 'token_name', 'key', 'ip', 'request_id', 'email']) {
+      expect([perCaller, labels.has(perCaller)]).toEqual([perCaller, false]);
+    }
   });
 });
 
