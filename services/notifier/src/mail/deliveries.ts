@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { localizeMessage, type Locale } from '@aigw/contracts';
 import type { Job } from '@aigw/platform';
 import type { NotifierContext } from '../context.js';
-import { failDelivery, finishDelivery, recordDelivery, type DeliveryCause } from '../delivery-records.js';
+import { recordDelivery, settleAttempt, type AttemptOutcome, type DeliveryCause } from '../delivery-records.js';
 import { DeliveryEntity } from '../entities/index.js';
 import { defaultSmtpTimeouts, type Mailer, type SmtpTimeouts } from './mailer.js';
 import { renderMail, type MailParams, type MailTemplate } from './templates.js';
@@ -103,20 +103,14 @@ export async function sendMail(runtime: MailRuntime, job: Job): Promise<void> {
   const { delivery_id: id } = mailJobSchema.parse(job.data);
   const delivery = await context.db.getRepository(DeliveryEntity).findOneBy({ id });
   if (!delivery || delivery.kind !== 'mail' || delivery.status !== 'pending') return;
-  const attempts = delivery.attempts + 1;
   const mail = storedMailSchema.parse(JSON.parse(delivery.payload));
+  let outcome: AttemptOutcome = { ok: true, statusCode: 0, error: '', final: false };
   try {
     await mailer.send({ to: delivery.target, subject: mail.subject, text: mail.text, html: mail.html, messageId: mail.message_id });
   } catch (error) {
-    const message = describe(error);
-    if (job.attempt < job.attempts) {
-      await finishDelivery(context.db, id, { attempts, last_error: message });
-      throw new Error(`mail delivery ${id} attempt ${job.attempt} of ${job.attempts} failed: ${message}`, { cause: error });
-    }
-    await failDelivery(context, delivery, { attempts, last_error: message });
-    return;
+    outcome = { ok: false, statusCode: 0, error: describe(error), final: false };
   }
-  await finishDelivery(context.db, id, { status: 'sent', attempts, last_error: '' });
+  await settleAttempt(context, delivery, delivery.attempts + 1, outcome, job.attempt < job.attempts);
 }
 
 /**

@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { localizeMessage, NotifyType } from '@aigw/contracts';
-import { EgressBlockedError, EgressError, openSecret, sealSecret, type EgressClient, type Job } from '@aigw/platform';
+import { NotifyType } from '@aigw/contracts';
+import { openSecret, sealSecret, type EgressClient, type Job } from '@aigw/platform';
 import type { NotifierContext } from '../context.js';
-import { failDelivery, finishDelivery, recordDelivery, type DeliveryCause } from '../delivery-records.js';
+import { answerError, callError, recordDelivery, settleAttempt, type AttemptOutcome, type DeliveryCause } from '../delivery-records.js';
 import { DeliveryEntity } from '../entities/index.js';
 import { answerFailure, noticeCall, storedNoticeSchema, type StoredNotice } from './methods.js';
 
@@ -54,31 +54,12 @@ export async function sendNotice(runtime: NoticeRuntime, job: Job): Promise<void
   const { delivery_id: id } = noticeJobSchema.parse(job.data);
   const delivery = await context.db.getRepository(DeliveryEntity).findOneBy({ id });
   if (!delivery || delivery.kind !== 'notice' || delivery.status !== 'pending') return;
-  const attempts = delivery.attempts + 1;
   const notice = storedNoticeSchema.parse(JSON.parse(openSecret(delivery.payload, context.keySecret)));
-  const outcome = await call(runtime, notice);
-  const recorded = { attempts, response_status: outcome.statusCode };
-  if (outcome.ok) {
-    await finishDelivery(context.db, id, { ...recorded, status: 'sent', last_error: '' });
-    return;
-  }
-  if (!outcome.final && job.attempt < job.attempts) {
-    await finishDelivery(context.db, id, { ...recorded, last_error: outcome.error });
-    throw new Error(`notice ${id} attempt ${job.attempt} of ${job.attempts} failed: ${outcome.error}`);
-  }
-  await failDelivery(context, delivery, { ...recorded, last_error: outcome.error });
-}
-
-interface CallOutcome {
-  ok: boolean;
-  statusCode: number;
-  error: string;
-  /** Retrying cannot help (the egress guard refused, WxPusher is not configured). */
-  final: boolean;
+  await settleAttempt(context, delivery, delivery.attempts + 1, await call(runtime, notice), job.attempt < job.attempts);
 }
 
 /** One call through the egress guard (judged again now), redirects not followed, bounded by the timeout. */
-async function call(runtime: NoticeRuntime, notice: StoredNotice): Promise<CallOutcome> {
+async function call(runtime: NoticeRuntime, notice: StoredNotice): Promise<AttemptOutcome> {
   const { options } = runtime.context;
   const appToken = options.get('WxPusherAppToken');
   if (notice.method === NotifyType.WxPusher && !appToken)
@@ -93,19 +74,12 @@ async function call(runtime: NoticeRuntime, notice: StoredNotice): Promise<CallO
       { maxBytes: 64 * 1024 },
     );
     if (answer.statusCode < 200 || answer.statusCode >= 300) {
-      // not a console message: the delivery's recorded error, with the receiver's own answer.
-      const redirect = answer.statusCode >= 300 && answer.statusCode < 400 ? ' (redirects are not followed)' : '';
       const excerpt = answer.text.replace(/\s+/g, ' ').trim().slice(0, ERROR_MAX);
-      return { ok: false, statusCode: answer.statusCode, error: `HTTP ${answer.statusCode}${redirect}${excerpt ? `: ${excerpt}` : ''}`, final: false };
+      return { ok: false, statusCode: answer.statusCode, error: answerError(answer.statusCode, excerpt), final: false };
     }
     const failure = answerFailure(notice.method, answer.data);
     return { ok: failure === '', statusCode: answer.statusCode, error: failure, final: false };
   } catch (error) {
-    // Recorded on the row in English, as every delivery error is.
-    if (error instanceof EgressBlockedError) return { ok: false, statusCode: 0, error: localizeMessage(error.message, 'en-US'), final: true };
-    const timedOut = signal.aborted || (error instanceof EgressError && error.kind.endsWith('timeout'));
-    if (timedOut) return { ok: false, statusCode: 0, error: `no complete answer within ${timeoutMs} ms`, final: false };
-    const described = error instanceof EgressError ? error.message.replace(/^upstream /, '') : 'network error';
-    return { ok: false, statusCode: 0, error: described, final: false };
+    return callError(error, signal, timeoutMs);
   }
 }

@@ -1,17 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { eventSchemas, localizeMessage, WEBHOOK_PING_SUBJECT, webhookSubjects, type EventSubject, type WebhookTestResult } from '@aigw/contracts';
-import {
-  EgressBlockedError,
-  EgressError,
-  openSecret,
-  type BusEvent,
-  type EgressClient,
-  type EgressResponse,
-  type Job,
-  type Subscription,
-} from '@aigw/platform';
-import { failDelivery, finishDelivery, recordDelivery, type DeliveryCause } from '../delivery-records.js';
+import { eventSchemas, WEBHOOK_PING_SUBJECT, webhookSubjects, type EventSubject, type WebhookTestResult } from '@aigw/contracts';
+import { openSecret, type BusEvent, type EgressClient, type EgressResponse, type Job, type Subscription } from '@aigw/platform';
+import { answerError, callError, finishDelivery, recordDelivery, settleAttempt, type AttemptOutcome, type DeliveryCause } from '../delivery-records.js';
 import { DeliveryEntity, WebhookEndpointEntity } from '../entities/index.js';
 import type { NotifierContext } from '../context.js';
 import type { WebhookDirectory } from './directory.js';
@@ -104,40 +95,23 @@ function echoesItsOwnFailure(subject: string, data: unknown, url: string): boole
   return failure.kind === 'webhook' && (failure.target === url || failure.topic === 'notifier.delivery.failed');
 }
 
-/** The outcome of one call. */
-interface CallOutcome {
-  ok: boolean;
-  statusCode: number;
-  /** What went wrong, as recorded: the endpoint's answer, or the egress guard's refusal (a `msg(id)`, worded where it is shown or recorded). */
-  error: string;
-  /** Refused by the egress guard: retrying cannot help. */
-  blocked: boolean;
-}
-
 /**
  * One signed POST through the egress guard (checked again now: DNS may have changed since the
  * URL was saved), redirects not followed, the whole call bounded by the timeout.
  */
-export async function callEndpoint(runtime: WebhookRuntime, url: string, secret: string, message: WebhookMessage): Promise<CallOutcome> {
+export async function callEndpoint(runtime: WebhookRuntime, url: string, secret: string, message: WebhookMessage): Promise<AttemptOutcome> {
   const { timeoutMs } = runtime.settings;
   const signal = AbortSignal.timeout(timeoutMs);
   try {
     const response = await runtime.egress.request(url, { method: 'POST', headers: signedHeaders(message, secret), body: message.body, signal });
     if (response.statusCode >= 200 && response.statusCode < 300) {
       await response.body.dump({ limit: 64 * 1024 }).catch(() => undefined);
-      return { ok: true, statusCode: response.statusCode, error: '', blocked: false };
+      return { ok: true, statusCode: response.statusCode, error: '', final: false };
     }
     const excerpt = await readExcerpt(response.body, signal);
-    // not a console message: the delivery's recorded error, with the endpoint's own answer.
-    const redirect = response.statusCode >= 300 && response.statusCode < 400 ? ' (redirects are not followed)' : '';
-    return { ok: false, statusCode: response.statusCode, error: `HTTP ${response.statusCode}${redirect}${excerpt ? `: ${excerpt}` : ''}`, blocked: false };
+    return { ok: false, statusCode: response.statusCode, error: answerError(response.statusCode, excerpt), final: false };
   } catch (error) {
-    if (error instanceof EgressBlockedError) return { ok: false, statusCode: 0, error: error.message, blocked: true };
-    // The pool's own header/body timers equal the signal's, so either may fire first: both mean the same.
-    const timedOut = signal.aborted || (error instanceof EgressError && error.kind.endsWith('timeout'));
-    if (timedOut) return { ok: false, statusCode: 0, error: `no complete answer within ${timeoutMs} ms`, blocked: false };
-    const described = error instanceof EgressError ? error.message.replace(/^upstream /, '') : 'network error';
-    return { ok: false, statusCode: 0, error: described, blocked: false };
+    return callError(error, signal, timeoutMs);
   }
 }
 
@@ -189,19 +163,7 @@ export async function deliver(runtime: WebhookRuntime, job: Job): Promise<void> 
     subject: delivery.topic,
     body: delivery.payload,
   });
-  const recorded = { attempts: attempt, response_status: outcome.statusCode };
-  if (outcome.ok) {
-    await finishDelivery(context.db, delivery.id, { ...recorded, status: 'sent', last_error: '' });
-    return;
-  }
-  // The row keeps its error in English, as every record does (a refusal of the egress guard is a msg(id) until worded).
-  const lastError = localizeMessage(outcome.error, 'en-US');
-  const limit = data.attempts;
-  if (!outcome.blocked && attempt < limit && job.attempt < limit) {
-    await finishDelivery(context.db, delivery.id, { ...recorded, last_error: lastError });
-    throw new Error(`webhook delivery ${delivery.id} attempt ${attempt} of ${limit} failed: ${lastError}`);
-  }
-  await failDelivery(context, delivery, { ...recorded, last_error: lastError });
+  await settleAttempt(context, delivery, attempt, outcome, attempt < data.attempts && job.attempt < data.attempts);
 }
 
 /** `POST /api/webhook/:id/test`: one signed ping, sent now, not recorded as a delivery. */
