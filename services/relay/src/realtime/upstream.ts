@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import type { LookupFunction } from 'node:net';
-import { localizeMessage, type RoutingChannel } from '@aigw/contracts';
+import type { RoutingChannel } from '@aigw/contracts';
 import { EgressBlockedError, resolveEgressHost, type ResolvedAddress } from '@aigw/platform';
 import WebSocket from 'ws';
 import { CHANNEL_PRIVATE_NETWORK_REFUSAL } from '../channel-egress.js';
@@ -68,8 +68,8 @@ export async function openUpstream(
   try {
     addresses = await resolveEgressHost(url.hostname, { allowPrivateNetwork: channel.allow_private_network, refusal: CHANNEL_PRIVATE_NETWORK_REFUSAL });
   } catch (error) {
-    if (error instanceof EgressBlockedError)
-      return failure(502, 'the channel address is not allowed', 'upstream_address_blocked', localizeMessage(error.message, 'en-US'));
+    // reportFailure words the refusal in English for the failure event.
+    if (error instanceof EgressBlockedError) return failure(502, 'the channel address is not allowed', 'upstream_address_blocked', error.message);
     return failure(0, 'failed to reach the upstream', 'upstream_unreachable', (error as Error).message);
   }
   // net.connect asks this instead of DNS (an IP literal needs no lookup and was judged above);
