@@ -26,13 +26,27 @@ export type RateMap = Readonly<Record<string, number>>;
 /** Exact name first, then the longest `prefix*` entry the name starts with (`gpt-4-gizmo-*`). */
 export function lookupRate(map: RateMap, model: string): number | undefined {
   if (Object.hasOwn(map, model)) return map[model];
-  let best: { length: number; value: number } | undefined;
-  for (const [key, value] of Object.entries(map)) {
-    if (!key.endsWith('*')) continue;
-    const prefix = key.slice(0, -1);
-    if (model.startsWith(prefix) && (!best || prefix.length > best.length)) best = { length: prefix.length, value };
+  for (const [prefix, value] of wildcardsOf(map)) if (model.startsWith(prefix)) return value;
+  return undefined;
+}
+
+/**
+ * A map's `prefix*` entries, longest prefix first, found once per map: a lookup that misses (every
+ * per-call price lookup of a model priced by ratio) no longer walks the whole map, which holds
+ * hundreds of models on an established install. Option maps are replaced, never changed in place.
+ */
+const wildcards = new WeakMap<RateMap, ReadonlyArray<readonly [string, number]>>();
+
+function wildcardsOf(map: RateMap): ReadonlyArray<readonly [string, number]> {
+  let found = wildcards.get(map);
+  if (!found) {
+    found = Object.entries(map)
+      .filter(([key]) => key.endsWith('*'))
+      .map(([key, value]) => [key.slice(0, -1), value] as const)
+      .sort((a, b) => b[0].length - a[0].length);
+    wildcards.set(map, found);
   }
-  return best?.value;
+  return found;
 }
 
 /**
@@ -318,8 +332,8 @@ export function topUpQuote(input: TopUpQuoteInput): TopUpQuote {
 // ---- exact arithmetic on non-negative fractions n / d (d a power of ten or a product of them)
 
 interface Fraction {
-  n: bigint;
-  d: bigint;
+  readonly n: bigint;
+  readonly d: bigint;
 }
 
 function tokens(value: number, what: string): number {
@@ -331,11 +345,28 @@ function integer(value: number): Fraction {
   return { n: BigInt(value), d: 1n };
 }
 
+/**
+ * The fractions of the ratios and prices seen lately. A request prices with a handful of them, so
+ * each is read from its text once rather than on every charge; fractions are never changed.
+ */
+const decimals = new Map<number, Fraction>();
+const DECIMALS_KEPT = 1_000;
+
 /** The decimal a finite number prints as (1.25 → 125/100, 1e-7 → 1/10^7). */
 function decimal(value: number, what: string, max = MAX_RATIO): Fraction {
   if (typeof value !== 'number' || !Number.isFinite(value) || value < 0 || value > max) {
     throw new RangeError(`${what} must be a finite number from 0 to ${max}, got ${value}`);
   }
+  let fraction = decimals.get(value);
+  if (!fraction) {
+    if (decimals.size >= DECIMALS_KEPT) decimals.clear();
+    fraction = parseDecimal(value);
+    decimals.set(value, fraction);
+  }
+  return fraction;
+}
+
+function parseDecimal(value: number): Fraction {
   const match = /^(\d+)(?:\.(\d+))?(?:e([+-]\d+))?$/.exec(String(value))!;
   const fraction = match[2] ?? '';
   const scale = fraction.length - Number(match[3] ?? 0);

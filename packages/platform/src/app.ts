@@ -1,8 +1,15 @@
 import crypto from 'node:crypto';
 import { Stream } from 'node:stream';
-import Fastify, { LogController, type FastifyInstance, type RawReplyDefaultExpression, type RawRequestDefaultExpression, type RawServerDefault } from 'fastify';
+import Fastify, {
+  LogController,
+  type FastifyBaseLogger,
+  type FastifyInstance,
+  type RawReplyDefaultExpression,
+  type RawRequestDefaultExpression,
+  type RawServerDefault,
+} from 'fastify';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
-import type { Logger } from './logger.js';
+import { RequestLogger, type Logger } from './logger.js';
 import { verifyIdentity, type SignedRequest } from './auth.js';
 import { hasMessage, localizeMessage } from '@aigw/contracts';
 import { shapedErrorHandler } from './error-handler.js';
@@ -59,6 +66,8 @@ export function createApp(options: CreateAppOptions): App {
     bodyLimit: options.bodyLimitBytes,
     genReqId: (request) => requestId(request, options.internalSecret),
     logController: new LogController({ requestIdLogLabel: 'requestId', disableRequestLogging: true }),
+    // request.log becomes a pino child only when something is written through it (logger.ts).
+    childLoggerFactory: (logger, bindings, childOptions) => new RequestLogger(logger as Logger, bindings, childOptions) as unknown as FastifyBaseLogger,
     trustProxy: options.trustProxy ?? false,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
   }).withTypeProvider<ZodTypeProvider>();

@@ -67,6 +67,79 @@ export function createLogger(config: LoggerConfig, destination?: pino.Destinatio
   return destination ? pino(options, destination) : pino(options);
 }
 
+type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace';
+
+/**
+ * A request's logger (Fastify's `request.log`), made into a pino child only when a line is written
+ * at an enabled level. pino's child() passes its bindings through the redaction on creation,
+ * about 1.5% of the all-in-one relay's work per request, for a logger that almost never writes.
+ */
+export class RequestLogger {
+  private made: Logger | undefined;
+
+  constructor(
+    private readonly parent: Logger,
+    private readonly childBindings: pino.Bindings,
+    private readonly childOptions: pino.ChildLoggerOptions,
+  ) {}
+
+  private get logger(): Logger {
+    return (this.made ??= this.parent.child(this.childBindings, this.childOptions));
+  }
+
+  get level(): string {
+    return (this.made ?? this.parent).level;
+  }
+
+  set level(level: string) {
+    this.logger.level = level;
+  }
+
+  isLevelEnabled(level: string): boolean {
+    return (this.made ?? this.parent).isLevelEnabled(level);
+  }
+
+  fatal(...args: unknown[]): void {
+    this.write('fatal', args);
+  }
+
+  error(...args: unknown[]): void {
+    this.write('error', args);
+  }
+
+  warn(...args: unknown[]): void {
+    this.write('warn', args);
+  }
+
+  info(...args: unknown[]): void {
+    this.write('info', args);
+  }
+
+  debug(...args: unknown[]): void {
+    this.write('debug', args);
+  }
+
+  trace(...args: unknown[]): void {
+    this.write('trace', args);
+  }
+
+  silent(): void {}
+
+  child(bindings: pino.Bindings, options?: pino.ChildLoggerOptions): Logger {
+    return this.logger.child(bindings, options);
+  }
+
+  bindings(): pino.Bindings {
+    return this.logger.bindings();
+  }
+
+  private write(level: LogLevel, args: unknown[]): void {
+    if (!this.isLevelEnabled(level)) return;
+    const logger = this.logger;
+    logger[level](...(args as Parameters<Logger[LogLevel]>));
+  }
+}
+
 /** A logger that drops everything, for tests that do not look at logs. */
 export function createSilentLogger(): Logger {
   return pino({ level: 'silent' });

@@ -26,10 +26,12 @@ export type { BalanceDrop } from './usage-batch.js';
  * retry can apply twice, and nothing has to roll back to find out.
  *
  * Batches (group commit): the Bus port acknowledges an event when its handler returns, so a
- * batch cannot be formed by acknowledging early. Instead the consumer subscribes several times
- * under one durable name (on NATS: parallel pull loops on the one JetStream consumer) and the
- * handlers park their events here; whatever arrived while the previous transaction ran is
- * applied in the next one, and each handler returns (acks) after that commit. If a batch fails,
+ * batch cannot be formed by acknowledging early. Instead the consumer takes up to
+ * USAGE_IN_FLIGHT events at once (`inFlight`) and the handlers park them here; whatever arrived
+ * while the previous transaction ran is applied in the next one, and each handler returns (acks)
+ * after that commit. The batch grows with the backlog: in the all-in-one process, where the
+ * relay's requests share the event loop with these commits, a batch of 64 at most fell behind a
+ * relay at full speed (3,400 events after 10 s of load); now one commit takes whatever waited. If a batch fails,
  * its events are retried one transaction each, so only the failing event is redelivered. Usage
  * deltas commute, so giving up the per-subject order costs nothing. A batch is collected for a
  * short window (or until every delivery in flight is parked): one commit then covers many
@@ -49,16 +51,16 @@ export type { BalanceDrop } from './usage-batch.js';
  * in batch order, and only the one that crossed reports it.
  */
 
-/** Deliveries in flight at once: the largest batch. */
-export const USAGE_PARALLEL_DELIVERIES = 64;
+/** Deliveries in flight at once per subject: the most one commit waits for before it goes. */
+export const USAGE_IN_FLIGHT = 500;
 
 /** How long a batch collects events before it is applied. */
 export const USAGE_BATCH_WINDOW_MS = 20;
 
 /**
- * The most events one transaction takes. The bus gives at most twice USAGE_PARALLEL_DELIVERIES at
- * once; a caller parking more directly still stays far below the bound parameters a statement
- * may have (the log insert binds 17 per record; PostgreSQL allows 65,535).
+ * The most events one transaction takes. The bus gives at most twice USAGE_IN_FLIGHT at once; a
+ * caller parking more directly still stays far below the bound parameters a statement may have
+ * (the log insert binds 17 per record; PostgreSQL allows 65,535).
  */
 export const USAGE_MAX_BATCH = 1_000;
 
@@ -113,32 +115,25 @@ export async function subscribeUsage(context: BillingContext): Promise<Subscript
     // Nothing is lost (each event then gets its own transaction), but a batch should not fail.
     onBatchFailed: (error, events) => logger.warn({ err: error, events }, 'usage batch failed; applying its events one per transaction'),
   });
-  const subscriptions: Subscription[] = [];
-  // One after the other: each subscribe creates or updates the same durable consumer.
-  for (let index = 0; index < USAGE_PARALLEL_DELIVERIES; index++) {
-    subscriptions.push(
-      await onEvent(
-        bus,
-        'relay.usage.recorded',
-        async (usage, event) => {
-          const outcome = await apply.recorded(usage);
-          observeUsageEvent('recorded', outcome, event.time);
-          if (outcome === 'duplicate') logger.debug({ requestId: usage.request_id }, 'usage already applied; redelivery skipped');
-        },
-        { durable: USAGE_LEDGER_CONSUMER, logger, ...deliveryPolicy },
-      ),
-    );
-    subscriptions.push(
-      await onEvent(
-        bus,
-        'relay.request.started',
-        async (started, event) => {
-          observeUsageEvent('started', await apply.started(started), event.time);
-        },
-        { durable: USAGE_LEDGER_CONSUMER, logger, ...deliveryPolicy },
-      ),
-    );
-  }
+  const subscribeOptions = { durable: USAGE_LEDGER_CONSUMER, logger, ...deliveryPolicy, inFlight: USAGE_IN_FLIGHT };
+  const subscriptions = [
+    await onEvent(
+      bus,
+      'relay.usage.recorded',
+      async (usage, event) => {
+        const outcome = await apply.recorded(usage);
+        observeUsageEvent('recorded', outcome, event.time);
+        if (outcome === 'duplicate') logger.debug({ requestId: usage.request_id }, 'usage already applied; redelivery skipped');
+      },
+      subscribeOptions,
+    ),
+    await onEvent(
+      bus,
+      'relay.request.started',
+      async (started, event) => observeUsageEvent('started', await apply.started(started), event.time),
+      subscribeOptions,
+    ),
+  ];
   return { unsubscribe: async () => void (await Promise.all(subscriptions.map((subscription) => subscription.unsubscribe()))) };
 }
 
@@ -175,7 +170,7 @@ export function createUsageBatcher(context: UsageContext): UsageBatcher {
   const park = (arrival: Arrival) =>
     new Promise<UsageOutcome>((resolve, reject) => {
       parked.push({ arrival, resolve, reject, trace: currentTraceparent() });
-      if (parked.length >= USAGE_PARALLEL_DELIVERIES) flushNow?.();
+      if (parked.length >= USAGE_IN_FLIGHT) flushNow?.();
       if (draining) return;
       draining = true;
       void drain();

@@ -244,10 +244,10 @@ async function relayTrying(
       note: outcome.outranBalance ? OUTRAN_BALANCE : outcome.partial ? outcome.partial : undefined,
       answeredAt,
     };
-    keepBeforeSettle(context, finished);
+    const kept = keepBeforeSettle(context, finished);
     // Never more than the user and the key could pay: a charge above the hold takes what was left (settle).
     const { charged: quota } = await context.quota.settle(hold, finished.quota);
-    record(context, { ...finished, quota, outcome: outcome.partial || outcome.outranBalance ? 'partial' : 'ok' });
+    record(context, { ...finished, quota, outcome: outcome.partial || outcome.outranBalance ? 'partial' : 'ok' }, kept);
     if (outcome.objectId) context.objects.remember(outcome.objectId, { channel_id: tried[tried.length - 1]!, user_id: caller.userId });
     // The token limits settled with what the request used (its hold was counted), a success counted.
     const used = { tokens: usage.prompt_tokens + usage.completion_tokens, success: !outcome.partial };
@@ -662,14 +662,22 @@ export interface RecordInput {
  * settle moves the charge to the held sum in one atomic step, and a relay killed between that
  * step and `record` would leave a charge no record explains. Its restart publishes this instead
  * (docs/architecture.md section 5.2). A local write; nothing when the request costs nothing.
+ * Returns the record kept, for `record` to publish as it is.
  */
-export function keepBeforeSettle(context: RelayContext, input: RecordInput): void {
-  if (input.quota > 0) context.usage.checkpoint(usageRecord(input));
+export function keepBeforeSettle(context: RelayContext, input: RecordInput): UsageRecord | null {
+  if (input.quota <= 0) return null;
+  const kept = usageRecord(input);
+  context.usage.checkpoint(kept);
+  return kept;
 }
 
-/** Exactly one usage record per forwarded request (docs/architecture.md section 5, step 6), and its metrics. */
-export function record(context: RelayContext, input: RecordInput & { outcome: RelayOutcome }): void {
-  const record = usageRecord(input);
+/**
+ * Exactly one usage record per forwarded request (docs/architecture.md section 5, step 6), and its
+ * metrics. `kept`: the record keepBeforeSettle wrote, published as it is when settle charged what
+ * it says (nearly always), so a charged request's record is built once.
+ */
+export function record(context: RelayContext, input: RecordInput & { outcome: RelayOutcome }, kept?: UsageRecord | null): void {
+  const record = kept && kept.quota === input.quota ? kept : usageRecord(input);
   context.usage.publish(record, input.span?.traceparent());
   observeRecord(context, input);
   input.span?.recorded({

@@ -60,6 +60,12 @@ export interface SubscribeOptions {
    * dropped.
    */
   deadLetter?: DeadLetterSink;
+  /**
+   * Events this subscriber is handed at once. Default 1: one at a time, in publication order.
+   * Above 1 the order is not kept; a consumer whose events commute (the usage ledger) uses it to
+   * gather a batch from one subscription rather than from many.
+   */
+  inFlight?: number;
 }
 
 /** An event a consumer gave up on, as its dead-letter sink receives it. */

@@ -217,16 +217,26 @@ export async function createNatsBus(options: NatsBusOptions): Promise<Bus> {
   }
 
   /** One message at a time, in stream order: that is the per-subject order guarantee. */
-  async function consumeLoop(messages: ConsumerMessages, stopping: () => boolean, handle: (message: JsMsg) => Promise<void>): Promise<void> {
+  /** Handles the messages of one subscription, `inFlight` at a time (one: in order). */
+  async function consumeLoop(messages: ConsumerMessages, stopping: () => boolean, handle: (message: JsMsg) => Promise<void>, inFlight: number): Promise<void> {
+    const running = new Set<Promise<void>>();
     try {
       for await (const message of messages) {
         // Hand messages pulled ahead back at once (it counts as a delivery), so a replica need not wait for ackWaitMs.
-        if (stopping()) message.nak();
-        else await handle(message);
+        if (stopping()) {
+          message.nak();
+          continue;
+        }
+        const work = handle(message)
+          .catch((error: unknown) => logger.error({ err: error, subject: message.subject }, 'bus: message not handled'))
+          .finally(() => running.delete(work));
+        running.add(work);
+        if (running.size >= inFlight) await Promise.race(running);
       }
     } catch (error) {
       logger.error({ err: error }, 'bus: consumer stopped');
     }
+    await Promise.all(running);
   }
 
   async function answer(message: Msg, handler: ReplyHandler): Promise<void> {
@@ -272,7 +282,8 @@ export async function createNatsBus(options: NatsBusOptions): Promise<Bus> {
       } else {
         await jsm.consumers.add(stream, { ...config, name, deliver_policy: DeliverPolicy.New, inactive_threshold: nanos(ephemeralIdleMs) });
       }
-      const messages = await (await js.consumers.get(stream, name)).consume({ max_messages: pullBatch });
+      const inFlight = Math.max(1, subscribeOptions.inFlight ?? 1);
+      const messages = await (await js.consumers.get(stream, name)).consume({ max_messages: Math.max(pullBatch, inFlight) });
       let stopping: Promise<void> | undefined;
       const subscriber: Subscriber = {
         handler,
@@ -286,6 +297,7 @@ export async function createNatsBus(options: NatsBusOptions): Promise<Bus> {
         messages,
         () => stopping !== undefined,
         (message) => handle(message, subscriber),
+        inFlight,
       );
       const running: RunningConsumer = {
         stop() {

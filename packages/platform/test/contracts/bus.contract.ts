@@ -104,6 +104,34 @@ export function defineBusContract(name: string, factory: (context: { logger: Log
       expect(mostAtOnce).toBe(1);
     });
 
+    it('hands one subscriber up to inFlight events at once, and the next as one finishes', async () => {
+      const held: Array<{ n: number; finish: () => void }> = [];
+      const done: number[] = [];
+      await bus.subscribe(
+        `${domain}.counter.incremented`,
+        async (event) => {
+          const n = (event.data as { n: number }).n;
+          await new Promise<void>((resolve) => held.push({ n, finish: resolve }));
+          done.push(n);
+        },
+        { durable: 'batched', inFlight: 3 },
+      );
+
+      for (let n = 0; n < 5; n += 1) await bus.publish(`${domain}.counter.incremented`, { n });
+
+      await waitFor(() => held.length === 3);
+      // Three held, the other two wait for room: none of them has started.
+      await sleep(100); // proves nothing more is handed over while the three are held
+      expect(held.map((entry) => entry.n).sort()).toEqual([0, 1, 2]);
+      held[1]!.finish();
+      await waitFor(() => held.length === 4);
+      for (const entry of held) entry.finish();
+      await waitFor(() => held.length === 5);
+      held[4]!.finish();
+      await waitFor(() => done.length === 5);
+      expect([...done].sort()).toEqual([0, 1, 2, 3, 4]);
+    });
+
     it('redelivers an event whose handler threw, after retryDelayMs, with the attempt counted', async () => {
       const attempts: Array<{ attempt: number; at: number }> = [];
       await bus.subscribe(

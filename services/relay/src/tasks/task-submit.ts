@@ -157,9 +157,9 @@ export async function submitTask(
     if (accepted) {
       const { taskId, code } = accepted.outcome;
       const submitted = recordOf(tried, price, `${submission.action}${taskId ? ` task ${taskId}` : ''}, submit code ${code}`);
-      keepBeforeSettle(context, submitted);
+      const kept = keepBeforeSettle(context, submitted);
       await context.quota.settle(hold, price);
-      record(context, { ...submitted, outcome: 'ok' });
+      record(context, { ...submitted, outcome: 'ok' }, kept);
       await ticket.finish({ tokens: 0, success: true });
       void reply.status(200).header('x-oneapi-request-id', requestId).send(accepted.outcome.answer);
       return;
