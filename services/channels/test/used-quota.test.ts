@@ -34,4 +34,29 @@ describe.each(backends)("a channel's used quota (%s)", (backend) => {
       'used quota summed',
     );
   });
+
+  it('keeps pace with thousands of records a second (groups of up to 500 per write)', async () => {
+    const { gateway, root } = world!;
+    const [channel] = await createChannels(gateway, root, { name: 'used-burst', key: 'sk-used-burst' });
+    const records = Array.from({ length: 6_000 }, (_, index) => ({
+      ...eventExamples['relay.usage.recorded'],
+      request_id: `burst-${backend}-${index}`,
+      channel_id: channel!,
+      quota: 1 + (index % 10),
+    }));
+    const expected = records.reduce((sum, record) => sum + record.quota, 0);
+    // In waves, as requests end: sixteen deliveries of one event each counted about 300 a second,
+    // so these took 20 s and a busy relay left the consumer ever further behind.
+    for (let wave = 0; wave < records.length; wave += 500) {
+      await Promise.all(
+        records.slice(wave, wave + 500).map((record) => publishEvent(gateway.env.infra.bus, 'relay.usage.recorded', record, record.request_id)),
+      );
+    }
+
+    await waitFor(
+      async () => (await gateway.call('GET', `/api/channel/${channel}`, { session: root })).json().data.used_quota === expected,
+      8_000,
+      'the burst counted',
+    );
+  });
 });

@@ -4,8 +4,8 @@
  * every handler of the group returns (its event is acknowledged) when that call resolved, or
  * throws its error (every event of the group is redelivered). So one transaction covers many
  * events and nothing is acknowledged before it is written. The consumer must take several
- * deliveries at once (subscribe the handler `parallel` times under one durable name), or a group
- * never holds more than one item.
+ * deliveries at once (SubscribeOptions.inFlight, at least `maxItems`), or a group never holds more
+ * than one item.
  *
  * Only for effects that may be applied again on a redelivery (statistics, idempotent writes):
  * a group that fails is redelivered whole, items already written by an earlier try included.
