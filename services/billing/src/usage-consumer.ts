@@ -31,12 +31,12 @@ export type { BalanceDrop } from './usage-batch.js';
  * while the previous transaction ran is applied in the next one, and each handler returns (acks)
  * after that commit. The batch grows with the backlog: in the all-in-one process, where the
  * relay's requests share the event loop with these commits, a batch of 64 at most fell behind a
- * relay at full speed (3,400 events after 10 s of load); now one commit takes whatever waited. If a batch fails,
- * its events are retried one transaction each, so only the failing event is redelivered. Usage
- * deltas commute, so giving up the per-subject order costs nothing. A batch is collected for a
- * short window (or until every delivery in flight is parked): one commit then covers many
- * requests, which is most of the saving, and in the all-in-one process the work leaves the
- * relay's requests alone in between. usage-ledger.test.ts logs the rates.
+ * relay at full speed (3,400 events after 10 s of load); now one commit takes whatever waited.
+ * If a batch fails, its events are retried one transaction each, so only the failing event is
+ * redelivered. Usage deltas commute, so giving up the per-subject order costs nothing. A batch is
+ * collected for a short window (or until every delivery in flight is parked): one commit then
+ * covers many requests, which is most of the saving, and in the all-in-one process the work
+ * leaves the relay's requests alone in between. usage-ledger.test.ts logs the rates.
  *
  * Pending requests: `relay.request.started` (published when the relay first forwards a request)
  * parks here too. Unless its usage record is in the same batch, it becomes a pending row, which
