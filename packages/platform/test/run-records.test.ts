@@ -149,6 +149,11 @@ describe.each(worlds)('job run records (%s kv)', (_label, open) => {
   });
 
   it('keeps renewing the lock of a run longer than its TTL', async () => {
+    // The holder renews every third of the TTL, so it keeps the lock through stalls of up to two
+    // thirds of it: a TTL of 1.5 s rides out a loaded CI box (300 ms flaked there once).
+    const lockTtlMs = 1_500;
+    const renewals = jest.spyOn(world.kv, 'set');
+    const lockRenewals = () => renewals.mock.calls.filter(([key]) => key === jobLockKey(name)).length;
     const release = deferred();
     const slow = recordedJob(
       name,
@@ -156,12 +161,15 @@ describe.each(worlds)('job run records (%s kv)', (_label, open) => {
         await release.promise;
         return 'slow';
       },
-      { kv: world.kv, logger, exclusive: { lockTtlMs: 300 } },
+      { kv: world.kv, logger, exclusive: { lockTtlMs } },
     );
+    const started = Date.now();
     const running = slow(job('a'));
-    await sleep(500); // a fixed wait past the TTL, the time under test: only renewal keeps the lock
+    // Four renewals are at least 4/3 of the TTL after the lock was taken: without them it would be gone.
+    await waitFor(() => lockRenewals() >= 4, 10_000, 'four renewals of the lock');
+    expect(Date.now() - started).toBeGreaterThan(lockTtlMs);
     expect(await world.replica.get(jobLockKey(name))).not.toBeNull();
-    await recordedJob(name, async () => 'overlapping', { kv: world.replica, logger, exclusive: { lockTtlMs: 300 } })(job('b'));
+    await recordedJob(name, async () => 'overlapping', { kv: world.replica, logger, exclusive: { lockTtlMs } })(job('b'));
     expect(await lastSkipped()).toMatchObject({ outcome: 'skipped' });
     release.resolve();
     await running;
