@@ -63,6 +63,33 @@ export default tseslint.config(
     },
   },
   {
+    // The per-request path (docs/architecture.md section 5): no object literal that starts with a
+    // spread and goes on (`{ ...a, b }`, `{ ...(x ? { a } : {}), b }`). On Node 20 (V8 11) an object
+    // cloned by a leading spread and then extended survives the young-generation collections
+    // whatever holds it: each one promoted, the scavenges' pauses and the old generation's growth.
+    // Write `Object.assign({}, a, { b })`, or assign the optional fields one by one.
+    files: [
+      'services/relay/src/{relay-call,metering,streaming,caller,usage-publisher,usage-outbox,overhead,idempotency,token-cache,relay-span,plugin}.ts',
+      'services/relay/src/operations/*.ts',
+      'services/relay/src/limits/*.ts',
+      'services/relay/src/providers/shared/*.ts',
+      'services/relay/src/providers/openai/{chat,compatible}.ts',
+      'packages/platform/src/messaging.ts',
+      'packages/platform/src/{bus,counters,quota,egress}/*.ts',
+      'services/billing/src/usage-batch.ts',
+      'services/channels/src/usage.ts',
+    ],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: 'ObjectExpression > SpreadElement:first-child:not(:last-child)',
+          message: 'On the per-request path a leading spread that goes on keeps the object past young-generation GCs (V8 11): use Object.assign({}, a, { b }).',
+        },
+      ],
+    },
+  },
+  {
     // Plain JavaScript (tools, scripts, configs) has no types to check against.
     files: ['**/*.{js,mjs,cjs}'],
     ...tseslint.configs.disableTypeChecked,

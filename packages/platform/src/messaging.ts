@@ -44,7 +44,7 @@ export function publishEvent<S extends EventSubject>(
   // Parsed once, here: a copy of the producer's object with nothing the schema does not name.
   const data = eventSchemas[subject].parse(payload);
   const trace = options?.trace ?? currentTraceparent();
-  return bus.publish(subject, data, { ...options, ...(id ? { id } : {}), ...(trace ? { trace } : {}), validated: true });
+  return bus.publish(subject, data, Object.assign({}, options, { validated: true, ...(id ? { id } : {}), ...(trace ? { trace } : {}) }));
 }
 
 /** Subscribes with validation; an invalid payload is logged and acknowledged (redelivery cannot fix it). */

@@ -179,7 +179,8 @@ async function chargeTokens(manager: EntityManager, records: UsageRecord[]): Pro
     if (usage.token_id <= 0) continue; // the playground bills the user only
     const key = `${usage.token_id}/${usage.user_id}`;
     const total = spent.get(key) ?? { tokenId: usage.token_id, userId: usage.user_id, spent: 0n };
-    spent.set(key, { ...total, spent: total.spent + BigInt(usage.quota) });
+    total.spent += BigInt(usage.quota);
+    spent.set(key, total);
   }
   if (spent.size === 0) return;
   const sql = binder(manager);
@@ -241,12 +242,10 @@ async function addUsageHours(manager: EntityManager, records: UsageRecord[], use
     const key = JSON.stringify([usage.user_id, usage.model_name, hour]);
     const row = hours.get(key) ?? { userId: usage.user_id, modelName: usage.model_name, hour, count: 0, quota: 0n, tokens: 0 };
     // Tokens stay a number: at most 2 x 10^8 per record, so a batch sums far below 2^53.
-    hours.set(key, {
-      ...row,
-      count: row.count + 1,
-      quota: row.quota + BigInt(usage.quota),
-      tokens: row.tokens + usage.prompt_tokens + usage.completion_tokens,
-    });
+    row.count += 1;
+    row.quota += BigInt(usage.quota);
+    row.tokens += usage.prompt_tokens + usage.completion_tokens;
+    hours.set(key, row);
   }
   const sql = binder(manager);
   const values = sql.rows(

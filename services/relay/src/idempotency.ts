@@ -185,7 +185,7 @@ async function send(entry: Extract<Entry, { state: 'done' }>, reply: FastifyRepl
   }
   reply.hijack();
   const raw = reply.raw;
-  raw.writeHead(200, { ...answerHeaders(entry.contentType, entry.requestId), 'idempotent-replayed': 'true' });
+  raw.writeHead(200, Object.assign(answerHeaders(entry.contentType, entry.requestId), { 'idempotent-replayed': 'true' }));
   for (const chunk of entry.chunks) raw.write(decode(chunk));
   raw.end();
   return reply;

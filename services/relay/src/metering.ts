@@ -89,7 +89,7 @@ export function priceDetails(quote: PriceQuote): PriceDetails {
   let details = detailsByQuote.get(quote);
   if (!details) {
     const base = basePriceDetails(quote);
-    details = quote.details ? { content: `${base.content}, ${quote.details.content}`, other: { ...base.other, ...quote.details.other } } : base;
+    details = quote.details ? { content: `${base.content}, ${quote.details.content}`, other: Object.assign({}, base.other, quote.details.other) } : base;
     detailsByQuote.set(quote, details);
   }
   return details;

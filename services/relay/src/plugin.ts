@@ -154,7 +154,7 @@ const relayPlugin: FastifyPluginAsync<RelayPluginOptions> = async (app, settings
   await infra.jobs.repeat(JobName.RelayHoldsSweep, {}, { everyMs: settings.holdSweepEveryMs ?? 30_000 });
 
   // docs/architecture.md section 5.6: one poll at a time across replicas (the run lock); any replica may run it.
-  const taskPoll = { ...DEFAULT_TASK_POLL, ...(settings.taskTimeoutMs ? { timeoutMs: settings.taskTimeoutMs } : {}) };
+  const taskPoll = Object.assign({}, DEFAULT_TASK_POLL, settings.taskTimeoutMs ? { timeoutMs: settings.taskTimeoutMs } : {});
   await infra.jobs.work(
     JobName.RelayTasksPoll,
     recordedJob(JobName.RelayTasksPoll, async () => pollTasks(context, db, taskPoll), { kv, logger, exclusive: { lockTtlMs: TASK_POLL_LOCK_TTL_MS } }),

@@ -97,7 +97,11 @@ async function relayTrying(
   const slotTtlMs = holdLifetimeMs(context.limits, options.get('RetryTimes'));
   const limitRequest = { id: requestId, tokens: limitTokens, slotTtlMs };
   const about = { userId: caller.userId, tokenId: caller.tokenId, group: caller.group, model };
-  const ticket = await context.limitGate.admit(requestLines({ ...about, ...caller, model }, context.limitGate.settings(), limitRequest), requestId, about);
+  const ticket = await context.limitGate.admit(
+    requestLines(Object.assign({}, about, caller, { model }), context.limitGate.settings(), limitRequest),
+    requestId,
+    about,
+  );
   setLimitHeaders(reply, ticket.headers);
   /** The served (or last tried) channel's admission under its own limits. */
   let channelTicket: LimitTicket | null = null;
@@ -106,7 +110,7 @@ async function relayTrying(
   try {
     // What every record of this request says, charged or not.
     const recordBase = { caller, model, requestId, startedAt, quote, stream, operation: operation.name, span };
-    const unbilled = (tried: number[], note: string): RecordInput => ({ ...recordBase, tried, usage: NO_USAGE, quota: 0, note });
+    const unbilled = (tried: number[], note: string): RecordInput => Object.assign({}, recordBase, { tried, usage: NO_USAGE, quota: 0, note });
     const orphanNote = 'relay stopped mid-request; nothing was charged';
     const checkpointNote = 'relay stopped mid-stream; charged what was delivered';
     const reserve = (held: number) =>
@@ -186,7 +190,7 @@ async function relayTrying(
           const client = operation.stream!(call.attempt, { injectedUsage: result.injectedUsage, promptTokens: promptTokens.exact, body });
           // Metered as it passes: checkpoints for a relay that dies, a stop where the money ends.
           const budget = new StreamBudget(context, hold, quote, promptTokens, (usage, quota) =>
-            usageRecord({ ...recordBase, tried: [...tried], usage, quota, estimated: true, note: checkpointNote }),
+            usageRecord(Object.assign({}, recordBase, { tried: [...tried], usage, quota, estimated: true, note: checkpointNote })),
           );
           outcome = await streamToClient(context, request, reply, call.attempt, result.response, client, requestId, upstreamDone, budget);
         } else if (operation.bytes) {
@@ -215,15 +219,15 @@ async function relayTrying(
       }
     } catch (error) {
       await context.quota.release(hold);
-      if (tried.length > 0) record(context, { ...unbilled(tried, 'relay error'), outcome: errorOutcome(error) });
+      if (tried.length > 0) record(context, Object.assign(unbilled(tried, 'relay error'), { outcome: errorOutcome(error) }));
       throw error;
     }
 
     if (!outcome) {
       await context.quota.release(hold);
-      if (tried.length > 0) record(context, { ...unbilled(tried, 'upstream error'), outcome: failedOutcome(failure?.status ?? 0) });
+      if (tried.length > 0) record(context, Object.assign(unbilled(tried, 'upstream error'), { outcome: failedOutcome(failure?.status ?? 0) }));
       // No channel was tried because every one was at its limit: the client's 429 (nothing was forwarded, nothing charged).
-      if (tried.length === 0 && full.refusals.length > 0) throw context.limitGate.channelsFull(full.refusals, { ...about, requestId });
+      if (tried.length === 0 && full.refusals.length > 0) throw context.limitGate.channelsFull(full.refusals, Object.assign({}, about, { requestId }));
       const status = failure?.status && failure.status >= 400 ? failure.status : 502;
       const message =
         status === 429 ? 'the upstream load of this group is saturated, try again later' : (failure?.error.message ?? 'no channel could serve the request');
@@ -233,8 +237,7 @@ async function relayTrying(
     const usage = outcome.usage ?? { prompt_tokens: promptTokens.exact(), completion_tokens: outcome.completionTokens, cached_tokens: 0 };
     // Nothing delivered and nothing reported: nothing to charge (a per-call price included).
     const delivered = outcome.usage !== null || outcome.completionTokens > 0 || !outcome.partial;
-    const finished: RecordInput = {
-      ...recordBase,
+    const finished: RecordInput = Object.assign({}, recordBase, {
       tried,
       usage,
       quota: delivered ? charge(quote, usage) : 0,
@@ -243,11 +246,11 @@ async function relayTrying(
       upstreamModel: outcome.upstreamModel,
       note: outcome.outranBalance ? OUTRAN_BALANCE : outcome.partial ? outcome.partial : undefined,
       answeredAt,
-    };
+    });
     const kept = keepBeforeSettle(context, finished);
     // Never more than the user and the key could pay: a charge above the hold takes what was left (settle).
     const { charged: quota } = await context.quota.settle(hold, finished.quota);
-    record(context, { ...finished, quota, outcome: outcome.partial || outcome.outranBalance ? 'partial' : 'ok' }, kept);
+    record(context, Object.assign({}, finished, { quota, outcome: outcome.partial || outcome.outranBalance ? ('partial' as const) : ('ok' as const) }), kept);
     if (outcome.objectId) context.objects.remember(outcome.objectId, { channel_id: tried[tried.length - 1]!, user_id: caller.userId });
     // The token limits settled with what the request used (its hold was counted), a success counted.
     const used = { tokens: usage.prompt_tokens + usage.completion_tokens, success: !outcome.partial };
@@ -414,7 +417,7 @@ async function send(context: RelayContext, attempt: Attempt, operation: Operatio
     const failure: Failure = { status: 0, error: { message: 'the channel credential was not accepted', type: 'upstream_error', code: 'upstream_auth_failed' } };
     // A token endpoint refusing the credential (4xx) is an authentication failure for auto-ban; its trouble (5xx, none) is not.
     const refused = error instanceof AccessTokenError && error.status >= 400 && error.status < 500;
-    const reported: Failure = refused ? { status: error.status, error: { ...failure.error, type: 'authentication_error' } } : failure;
+    const reported: Failure = refused ? { status: error.status, error: Object.assign({}, failure.error, { type: 'authentication_error' }) } : failure;
     reportFailure(context, attempt, requestId, reported, (error as Error).message);
     return { failure };
   }
@@ -480,7 +483,7 @@ export async function authorized(
 async function encoded(upstream: UpstreamRequest): Promise<{ headers: Record<string, string>; body: string | Buffer | undefined }> {
   if (!upstream.form) return { headers: upstream.headers, body: upstream.body };
   const form = new Response(upstream.form);
-  return { headers: { ...upstream.headers, 'content-type': form.headers.get('content-type')! }, body: Buffer.from(await form.arrayBuffer()) };
+  return { headers: Object.assign({}, upstream.headers, { 'content-type': form.headers.get('content-type')! }), body: Buffer.from(await form.arrayBuffer()) };
 }
 
 /** The channel (and the key of a multi-key channel) a failure is reported against. */
@@ -608,7 +611,10 @@ async function pipeBytes(
   const contentType = String(response.headers['content-type'] ?? 'application/octet-stream');
   const length = Number(response.headers['content-length']);
   const total = Number.isSafeInteger(length) && length >= 0 ? length : null;
-  raw.writeHead(200, { ...answerHeaders(contentType, requestId, overheadOf(reply).value()), ...(total !== null ? { 'content-length': String(total) } : {}) });
+  raw.writeHead(
+    200,
+    Object.assign(answerHeaders(contentType, requestId, overheadOf(reply).value()), total !== null ? { 'content-length': String(total) } : {}),
+  );
   let bytes = 0;
   let firstResponseMs = -1;
   // Sent with an Idempotency-Key: kept for a retry, and read to its end even if the client leaves.
@@ -712,16 +718,15 @@ export function usageRecord(input: RecordInput): UsageRecord {
     is_stream: input.stream,
     created_at: Math.floor(input.startedAt / 1000),
     content: input.note ? `${details.content} (${input.note})` : details.content,
-    other: {
-      ...details.other,
+    other: Object.assign({}, details.other, {
       frt: input.firstResponseMs ?? -1,
       cache_tokens: input.usage.cached_tokens,
       ...(input.usage.cache_creation_tokens
         ? { cache_creation_tokens: input.usage.cache_creation_tokens, cache_creation_ratio: input.quote.createCacheRatio }
         : {}),
-      usage_source: input.estimated ? 'estimated' : 'upstream',
+      usage_source: input.estimated ? ('estimated' as const) : ('upstream' as const),
       ...(input.upstreamModel && input.upstreamModel !== input.model ? { is_model_mapped: true, upstream_model_name: input.upstreamModel } : {}),
       admin_info: { use_channel: input.tried },
-    } satisfies LogOther,
+    }) satisfies LogOther,
   };
 }

@@ -39,9 +39,9 @@ export class RelaySpan {
 
   /** What the request's usage record says: the conventions' usage and response attributes, and ours. */
   recorded(record: { system: string | undefined; channelId: number; upstreamModel: string | undefined; usage: Usage; quota: number }): void {
+    if (record.system) this.span.setAttributes({ 'gen_ai.system': record.system, 'gen_ai.provider.name': record.system });
+    if (record.upstreamModel) this.span.setAttribute('gen_ai.response.model', record.upstreamModel);
     this.span.setAttributes({
-      ...(record.system ? { 'gen_ai.system': record.system, 'gen_ai.provider.name': record.system } : {}),
-      ...(record.upstreamModel ? { 'gen_ai.response.model': record.upstreamModel } : {}),
       'gen_ai.usage.input_tokens': record.usage.prompt_tokens,
       'gen_ai.usage.output_tokens': record.usage.completion_tokens,
       'gen_ai.usage.cache_read.input_tokens': record.usage.cached_tokens,

@@ -63,7 +63,12 @@ export async function createTokenCache(options: { bus: Bus; logger: Logger; ttlM
           const entry = entries.get(hash);
           if (!entry?.token) continue;
           const ownGroup = entry.token.group === entry.token.owner_group;
-          entry.token = { ...entry.token, owner_status: status, owner_group: group, owner_role: role, group: ownGroup ? group : entry.token.group };
+          entry.token = Object.assign({}, entry.token, {
+            owner_status: status,
+            owner_group: group,
+            owner_role: role,
+            group: ownGroup ? group : entry.token.group,
+          });
         }
       },
       { logger },

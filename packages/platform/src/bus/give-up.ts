@@ -23,14 +23,14 @@ export async function giveUp(logger: Logger, sink: DeadLetterSink | undefined, l
   const fields = { subject: letter.subject, id: letter.id, consumer: letter.consumer, attempt: letter.attempts };
   busMetrics.deadLettered(letter.subject, reason);
   if (!sink) {
-    logger.error({ ...fields, err: cause }, dropped[reason]);
+    logger.error(Object.assign({ err: cause }, fields), dropped[reason]);
     return;
   }
   try {
     await sink(letter);
   } catch (error) {
-    logger.error({ ...fields, err: error, error: letter.error }, `${dropped[reason]}: its dead letter was not stored`);
+    logger.error(Object.assign({ err: error, error: letter.error }, fields), `${dropped[reason]}: its dead letter was not stored`);
     return;
   }
-  logger.error({ ...fields, err: cause }, kept[reason]);
+  logger.error(Object.assign({ err: cause }, fields), kept[reason]);
 }

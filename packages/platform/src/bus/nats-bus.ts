@@ -170,7 +170,7 @@ export async function createNatsBus(options: NatsBusOptions): Promise<Bus> {
     let event: BusEvent;
     try {
       const envelope = JSON.parse(body) as Envelope;
-      event = { ...envelope, attempt: message.info.deliveryCount };
+      event = Object.assign(envelope, { attempt: message.info.deliveryCount });
       const trace = message.headers?.get('traceparent');
       if (trace) event.trace = trace;
     } catch (error) {
@@ -261,7 +261,7 @@ export async function createNatsBus(options: NatsBusOptions): Promise<Bus> {
       traceHeaders?.set('traceparent', trace!);
       await js.publish(qualify(subject), encodeJson(envelope), { msgID: envelope.id, ...(traceHeaders ? { headers: traceHeaders } : {}) });
       busMetrics.published(subject);
-      return { ...envelope, attempt: 1 };
+      return Object.assign({}, envelope, { attempt: 1 });
     },
 
     async subscribe(subject: string, handler: EventHandler, subscribeOptions: SubscribeOptions): Promise<Subscription> {
@@ -278,9 +278,9 @@ export async function createNatsBus(options: NatsBusOptions): Promise<Bus> {
         ack_wait: nanos(ackWaitMs),
       };
       if (durable) {
-        await upsertConsumer(stream, { ...config, durable_name: name, deliver_policy: DeliverPolicy.All });
+        await upsertConsumer(stream, Object.assign({}, config, { durable_name: name, deliver_policy: DeliverPolicy.All }));
       } else {
-        await jsm.consumers.add(stream, { ...config, name, deliver_policy: DeliverPolicy.New, inactive_threshold: nanos(ephemeralIdleMs) });
+        await jsm.consumers.add(stream, Object.assign({}, config, { name, deliver_policy: DeliverPolicy.New, inactive_threshold: nanos(ephemeralIdleMs) }));
       }
       const inFlight = Math.max(1, subscribeOptions.inFlight ?? 1);
       const messages = await (await js.consumers.get(stream, name)).consume({ max_messages: Math.max(pullBatch, inFlight) });

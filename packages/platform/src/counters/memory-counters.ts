@@ -185,7 +185,7 @@ export function createMemoryCounters(): Counters {
         values.set(key, next);
         return next;
       });
-      for (const credit of credits) apply({ ...credit, create: true });
+      for (const { key, delta } of credits) apply({ key, delta, create: true });
       return { ok: true, balances };
     },
     async drain(key, keep, moves) {

@@ -353,7 +353,7 @@ export function createQuotaGate(options: QuotaGateOptions): QuotaGate {
       await kv.delete(key);
       if (amount === null) continue;
       const charged = checkpoint ? Math.min(checkpoint.quota, amount) : 0;
-      swept.push({ ...hold, requestId, amount, ...(checkpoint ? { record: { ...checkpoint, quota: charged } } : {}) });
+      swept.push(Object.assign({}, hold, { requestId, amount }, checkpoint ? { record: Object.assign({}, checkpoint, { quota: charged }) } : {}));
     }
     if (swept.length)
       logger.warn(

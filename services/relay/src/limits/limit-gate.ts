@@ -138,14 +138,16 @@ export class LimitGate {
     const admitted = await this.tryAdmit(planned, member);
     if ('ticket' in admitted) return admitted.ticket;
     const { rule, state, retryAfterMs } = admitted.refused;
-    void this.announce({ ...about, scope: rule.scope === 'channel' ? 'channels' : rule.scope, rule, retryAfterMs, requestId: member });
+    void this.announce(
+      Object.assign({}, about, { scope: rule.scope === 'channel' ? ('channels' as const) : rule.scope, rule, retryAfterMs, requestId: member }),
+    );
     throw refusalError(rule, state, retryAfterMs, rule.scope === 'key' ? planned.keyMessage : undefined);
   }
 
   /** Every channel that could serve was at its limit: the client's 429, waiting for the soonest. */
   channelsFull(refusals: LimitRefusal[], about: { userId: number; tokenId: number; group: string; model: string; requestId: string }): RateLimitedError {
     const soonest = refusals.reduce((best, refusal) => (refusal.retryAfterMs < best.retryAfterMs ? refusal : best));
-    void this.announce({ ...about, scope: 'channels', rule: soonest.rule, retryAfterMs: soonest.retryAfterMs });
+    void this.announce(Object.assign({}, about, { scope: 'channels' as const, rule: soonest.rule, retryAfterMs: soonest.retryAfterMs }));
     const seconds = retryAfterSeconds(soonest.retryAfterMs);
     return new RateLimitedError(
       `every channel serving ${about.model} is at its usage limit; please try again in ${describeWait(soonest.retryAfterMs)}`,
@@ -248,5 +250,5 @@ export function refusalError(rule: LimitRule, state: LimitState, retryAfterMs: n
   const message =
     customMessage ||
     `Rate limit reached for ${scopeNames[rule.scope]} on ${fieldNames[rule.field]}: Limit ${rule.limit}, Used ${state.used}. Please try again in ${describeWait(retryAfterMs)}.`;
-  return new RateLimitedError(message, seconds, { ...limitHeaders([rule], [state]), 'retry-after': String(seconds) });
+  return new RateLimitedError(message, seconds, Object.assign(limitHeaders([rule], [state]), { 'retry-after': String(seconds) }));
 }

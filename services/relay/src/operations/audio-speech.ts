@@ -90,6 +90,6 @@ export const speechOperation: OperationDefinition = {
   boundPrompt: (body) => speechCharacters(body.input as string),
   upstream: (attempt, body) => ({ request: passthrough(attempt).request('/v1/audio/speech', body, attempt.context), injectedUsage: false }),
   // Characters are what speech costs; the log says so.
-  price: (quote) => ({ ...quote, details: { content: 'billed by input characters', other: { speech: true } } }),
+  price: (quote) => Object.assign({}, quote, { details: { content: 'billed by input characters', other: { speech: true } } }),
   bytes: (_body, characters, delivered) => speechUsage(characters, delivered),
 };

@@ -208,7 +208,8 @@ function uploadOperation(
     estimatePrompt: (body) => uploadHoldTokens((body.file as UploadedFile).data.length),
     // Arithmetic on the upload's size, no tokenizer: the bound is the estimate itself.
     boundPrompt: (body) => uploadHoldTokens((body.file as UploadedFile).data.length),
-    price: (quote) => ({ ...quote, details: { content: 'audio billed by the usage reported, else 1,000 tokens a minute', other: { transcription: true } } }),
+    price: (quote) =>
+      Object.assign({}, quote, { details: { content: 'audio billed by the usage reported, else 1,000 tokens a minute', other: { transcription: true } } }),
     upstream: (attempt, body) => ({ request: form(attempt, body), injectedUsage: false }),
     answer(attempt, upstream, body) {
       const { body: answer, contentType, usage, counted } = transcriptionAnswer(upstream, formatOf(body), attempt.context.requestedModel);

@@ -18,7 +18,9 @@ export function openAiChatStream(attempt: Attempt, options: { injectedUsage: boo
   const pieces = (outputs: StreamOutput[]): StreamPiece[] =>
     outputs.map((output) => {
       const hidden = output.data === undefined || (options.injectedUsage && output.usageOnly === true);
-      return { ...pieceOf(output), ...(hidden ? {} : { write: formatSse(redactKey(output.data!, key)) }) };
+      const piece = pieceOf(output);
+      if (!hidden) piece.write = formatSse(redactKey(output.data!, key));
+      return piece;
     });
   return {
     contentType: SSE,
@@ -44,7 +46,9 @@ export function anthropicChatStream(attempt: Attempt, options: { promptTokens: (
   const pieces = (outputs: StreamOutput[]): StreamPiece[] =>
     outputs.map((output) => {
       const events = output.data === undefined ? [] : anthropic.push(redactKey(output.data, key));
-      return { ...pieceOf(output), ...(events.length > 0 ? { write: events.join('') } : {}) };
+      const piece = pieceOf(output);
+      if (events.length > 0) piece.write = events.join('');
+      return piece;
     });
   return {
     contentType: SSE,
@@ -57,11 +61,11 @@ export function anthropicChatStream(attempt: Attempt, options: { promptTokens: (
 
 /** What a provider's output tells the pipeline, without what the client sees. */
 function pieceOf(output: StreamOutput): StreamPiece {
-  return {
-    ...(output.text ? { text: output.text } : {}),
-    ...(output.usage ? { usage: output.usage } : {}),
-    ...(output.error ? { error: output.error } : {}),
-  };
+  const piece: StreamPiece = {};
+  if (output.text) piece.text = output.text;
+  if (output.usage) piece.usage = output.usage;
+  if (output.error) piece.error = output.error;
+  return piece;
 }
 
 /** An in-stream error in OpenAI's shape (what OpenAI itself sends). */

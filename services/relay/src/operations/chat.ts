@@ -23,7 +23,7 @@ export function chatUpstream({ provider, context }: Attempt, body: Record<string
   if (!context.stream || !provider.streamUsage || streamOptions?.include_usage === true) {
     return { request: chatOf(provider).request(body, context), injectedUsage: false };
   }
-  const outgoing = { ...body, stream_options: { ...(streamOptions ?? {}), include_usage: true } };
+  const outgoing = Object.assign({}, body, { stream_options: Object.assign({}, streamOptions, { include_usage: true }) });
   return { request: chatOf(provider).request(outgoing, context), injectedUsage: true };
 }
 

@@ -92,7 +92,7 @@ function generateOperation(stream: boolean): OperationDefinition {
         return { body: json, usage, estimatedCompletion: usage ? 0 : estimateCompletion(json, attempt.context.requestedModel) };
       }
       const converted = chatAnswer(attempt, upstream);
-      return { ...converted, body: openAiToGemini(converted.body, attempt.context.requestedModel) };
+      return Object.assign({}, converted, { body: openAiToGemini(converted.body, attempt.context.requestedModel) });
     },
     stream: (attempt, options) => {
       const framing = new GeminiFraming((options.body as GeminiCall).sse);
@@ -167,12 +167,12 @@ function convertedStream(attempt: Attempt, framing: GeminiFraming, promptTokens:
     outputs.map((output) => {
       if (output.usage) reported = true;
       const chunks = output.data === undefined ? [] : gemini.push(redactKey(output.data, key));
-      return {
-        ...(chunks.length > 0 ? { write: chunks.map((chunk) => framing.element(JSON.stringify(chunk))).join('') } : {}),
-        ...(output.text ? { text: output.text } : {}),
-        ...(output.usage ? { usage: output.usage } : {}),
-        ...(output.error ? { error: output.error } : {}),
-      };
+      const piece: StreamPiece = {};
+      if (chunks.length > 0) piece.write = chunks.map((chunk) => framing.element(JSON.stringify(chunk))).join('');
+      if (output.text) piece.text = output.text;
+      if (output.usage) piece.usage = output.usage;
+      if (output.error) piece.error = output.error;
+      return piece;
     });
   return {
     contentType: framing.contentType,

@@ -164,7 +164,7 @@ function imageRequest(kind: ImageKind, body: Record<string, unknown>): ImageRequ
 
   // Numbers: a form's text converted first, then bounded (n by request-bounds, 400 naming it).
   const multipart = kind !== 'generations';
-  const bounds = requestBounds(multipart ? 'image-edits' : 'images', { ...body, n: formInteger(body, 'n', multipart) });
+  const bounds = requestBounds(multipart ? 'image-edits' : 'images', Object.assign({}, body, { n: formInteger(body, 'n', multipart) }));
   const batchSize = boundedInteger(formInteger(body, 'batch_size', multipart), 'batch_size', 1, MAX_BATCH_SIZE) ?? 1;
   boundedInteger(formInteger(body, 'output_compression', multipart), 'output_compression', 0, 100);
   boundedInteger(formInteger(body, 'partial_images', multipart), 'partial_images', 0, 3);
@@ -195,7 +195,7 @@ export function imagePrice(quote: PriceQuote, body: Record<string, unknown>, mod
   const request = imageRequest(kind, body);
   const words = `image size ${request.size ?? 'default'}, quality ${request.quality ?? 'default'}, n ${request.images}`;
   if (quote.pricing.kind === 'ratio' && isTokenBilledImageModel(model)) {
-    return { ...quote, details: { content: `${words}, billed by tokens`, other: { image: true, image_count: request.images } } };
+    return Object.assign({}, quote, { details: { content: `${words}, billed by tokens`, other: { image: true, image_count: request.images } } });
   }
   const sizeRatio = request.size !== undefined && Object.hasOwn(IMAGE_SIZE_RATIOS, request.size) ? IMAGE_SIZE_RATIOS[request.size]! : 1;
   const qualityRatio = imageQualityRatio(model, request.size, request.quality);
@@ -203,14 +203,16 @@ export function imagePrice(quote: PriceQuote, body: Record<string, unknown>, mod
   if (quote.pricing.kind === 'ratio') {
     // 0.0025 USD × ModelRatio per image, multiplied exactly (never a float product).
     const modelRatio = quote.pricing.modelRatio;
-    return {
-      ...quote,
-      pricing: { kind: 'price', modelPrice: USD_PER_IMAGE_RATIO, multipliers: [modelRatio, sizeRatio, qualityRatio, request.images] },
-      details: { content: `${words}, ${USD_PER_IMAGE_RATIO} USD × model ratio ${modelRatio} per image`, other: { ...other, model_ratio: modelRatio } },
-    };
+    return Object.assign({}, quote, {
+      pricing: { kind: 'price' as const, modelPrice: USD_PER_IMAGE_RATIO, multipliers: [modelRatio, sizeRatio, qualityRatio, request.images] },
+      details: {
+        content: `${words}, ${USD_PER_IMAGE_RATIO} USD × model ratio ${modelRatio} per image`,
+        other: Object.assign({}, other, { model_ratio: modelRatio }),
+      },
+    });
   }
   const multipliers = [...(quote.pricing.multipliers ?? []), sizeRatio, qualityRatio, request.images];
-  return { ...quote, pricing: { ...quote.pricing, multipliers }, details: { content: words, other } };
+  return Object.assign({}, quote, { pricing: Object.assign({}, quote.pricing, { multipliers }), details: { content: words, other } });
 }
 
 const count = z

@@ -3,7 +3,7 @@ import { anthropicErrorEvent } from '../formats/anthropic-input.js';
 import { anthropicUsageSchema, usageFromAnthropic, type AnthropicUsage } from '../providers/anthropic/chat.js';
 import type { ProviderError } from '../providers/types.js';
 import { passthroughStream } from './passthrough-stream.js';
-import type { Attempt, ClientStream } from './types.js';
+import type { Attempt, ClientStream, StreamPiece } from './types.js';
 
 const eventSchema = z.object({
   type: z.string(),
@@ -29,9 +29,12 @@ export function anthropicPassthroughStream(attempt: Attempt): ClientStream {
         return { error: { message: data.error?.message ?? 'upstream error', type: data.error?.type ?? 'api_error', code: data.error?.type ?? 'stream_error' } };
       }
       const reported = data.type === 'message_start' ? data.message?.usage : data.type === 'message_delta' ? data.usage : null;
-      if (reported) usage = { ...usage, ...definedOnly(reported) };
+      if (reported) usage = Object.assign({}, usage, definedOnly(reported));
       const text = data.delta?.text ?? data.delta?.thinking ?? data.delta?.partial_json ?? '';
-      return { ...(text ? { text } : {}), ...(reported ? { usage: usageFromAnthropic(usage) } : {}) };
+      const piece: StreamPiece = {};
+      if (text) piece.text = text;
+      if (reported) piece.usage = usageFromAnthropic(usage);
+      return piece;
     },
     errorFrame,
   );

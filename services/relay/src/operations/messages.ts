@@ -58,7 +58,7 @@ export const messagesOperation: OperationDefinition = {
       return { body: json, usage, estimatedCompletion: usage ? 0 : estimateCompletion(json, attempt.context.requestedModel) };
     }
     const converted = chatAnswer(attempt, upstream);
-    return { ...converted, body: openAiToAnthropicMessage(converted.body, attempt.context.requestedModel) };
+    return Object.assign({}, converted, { body: openAiToAnthropicMessage(converted.body, attempt.context.requestedModel) });
   },
   stream: (attempt, options) => (isNative(attempt) ? anthropicPassthroughStream(attempt) : anthropicChatStream(attempt, options)),
 };

@@ -10,7 +10,7 @@ import { parseJson, parseUpstream } from '../shared/upstream-response.js';
 
 /** The client's body with the upstream model and the channel's `param_override` (shallow, last wins). */
 export function openAiChatBody(body: Record<string, unknown>, context: ProviderContext, streamUsage: boolean): Record<string, unknown> {
-  const out: Record<string, unknown> = { ...body, model: context.upstreamModel, ...context.channel.param_override };
+  const out: Record<string, unknown> = Object.assign({}, body, { model: context.upstreamModel }, context.channel.param_override);
   // Upstreams without stream usage reject or ignore the option; the relay counts tokens instead.
   if (!streamUsage) delete out.stream_options;
   return out;

@@ -63,7 +63,7 @@ export function openAiCompatible(options: OpenAiCompatibleOptions): ChatProvider
     },
     passthrough: {
       // `/v1/embeddings` -> `{base}{versionPath}/embeddings`; only the model is swapped.
-      request: (path, body, context) => post(context, path.slice('/v1'.length), { ...body, model: context.upstreamModel }),
+      request: (path, body, context) => post(context, path.slice('/v1'.length), Object.assign({}, body, { model: context.upstreamModel })),
       form: (path, form, context) => ({ method: 'POST', url: url(context, path.slice('/v1'.length)), headers: formHeaders(context), form }),
       get: (path, context) => ({ method: 'GET', url: url(context, path.slice('/v1'.length)), headers: formHeaders(context) }),
       usage: openAiUsageOf,

@@ -31,7 +31,7 @@ export const openAiProvider: ChatProviderDefinition = {
     connect: (context) => {
       const { 'Content-Type': _json, ...headers } = openAiHeaders(context);
       const url = versionedUrl(baseUrlOf(context.channel, defaultBaseUrl), '/v1', `/realtime?model=${encodeURIComponent(context.upstreamModel)}`);
-      return { url: webSocketUrl(url), headers: { ...headers, ...realtimeBetaHeader(context) } };
+      return { url: webSocketUrl(url), headers: Object.assign({}, headers, realtimeBetaHeader(context)) };
     },
   },
 };

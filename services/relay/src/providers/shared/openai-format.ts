@@ -64,7 +64,7 @@ export class ChunkWriter {
 
   /** The usage-only chunk of `stream_options.include_usage` (empty choices). */
   usage(usage: Usage): StreamOutput {
-    return { data: JSON.stringify({ ...this.envelope([]), usage: openAiUsageBody(usage) }), usage, usageOnly: true };
+    return { data: JSON.stringify(Object.assign(this.envelope([]), { usage: openAiUsageBody(usage) })), usage, usageOnly: true };
   }
 
   private envelope(choices: unknown[]) {
