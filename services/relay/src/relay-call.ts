@@ -98,7 +98,7 @@ async function relayTrying(
   const limitRequest = { id: requestId, tokens: limitTokens, slotTtlMs };
   const about = { userId: caller.userId, tokenId: caller.tokenId, group: caller.group, model };
   const ticket = await context.limitGate.admit(
-    requestLines(Object.assign({}, about, caller, { model }), context.limitGate.settings(), limitRequest),
+    requestLines(Object.assign({}, caller, { model }), context.limitGate.settings(), limitRequest),
     requestId,
     about,
   );

@@ -60,7 +60,7 @@ export function anthropicChatStream(attempt: Attempt, options: { promptTokens: (
 }
 
 /** What a provider's output tells the pipeline, without what the client sees. */
-function pieceOf(output: StreamOutput): StreamPiece {
+export function pieceOf(output: StreamOutput): StreamPiece {
   const piece: StreamPiece = {};
   if (output.text) piece.text = output.text;
   if (output.usage) piece.usage = output.usage;

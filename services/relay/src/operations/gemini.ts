@@ -9,6 +9,7 @@ import { chatPromptBound, countChatPrompt } from '../tokenizer/index.js';
 import { redactKey } from '../redact.js';
 import { chatOf, type ProviderError, type StreamOutput } from '../providers/types.js';
 import { chatAnswer, chatUpstream } from './chat.js';
+import { pieceOf } from './chat-stream.js';
 import { passthrough } from './openai-passthrough.js';
 import type { Attempt, ClientStream, OperationDefinition, StreamPiece } from './types.js';
 
@@ -167,11 +168,8 @@ function convertedStream(attempt: Attempt, framing: GeminiFraming, promptTokens:
     outputs.map((output) => {
       if (output.usage) reported = true;
       const chunks = output.data === undefined ? [] : gemini.push(redactKey(output.data, key));
-      const piece: StreamPiece = {};
+      const piece = pieceOf(output);
       if (chunks.length > 0) piece.write = chunks.map((chunk) => framing.element(JSON.stringify(chunk))).join('');
-      if (output.text) piece.text = output.text;
-      if (output.usage) piece.usage = output.usage;
-      if (output.error) piece.error = output.error;
       return piece;
     });
   return {
