@@ -19,7 +19,10 @@ import { HOUR_SECONDS } from './usage-data.js';
  * - the token (token id > 0, owned by the record's user): used quota up and accessed now, and
  *   remaining quota down for a limited token only;
  * - the consume log row (when LogConsumeEnabled) and the hourly `quota_data` row (when
- *   DataExportEnabled), with the username the account has.
+ *   DataExportEnabled), with the username the account has;
+ * - its pending row (a request the relay started) deleted; and a started request of the batch
+ *   whose record is neither in it nor applied before becomes a pending row (`relay.request.started`:
+ *   usage-consumer.ts).
  *
  * Sums are BigInt: a charge is at most MAX_QUOTA (10^15), so nine in a batch could pass 2^53.
  *
@@ -27,9 +30,10 @@ import { HOUR_SECONDS } from './usage-data.js';
  * ledger keys by request id, then the accounts it creates, then accounts by user id (`SELECT ...
  * ORDER BY user_id FOR UPDATE`: PostgreSQL locks after sorting), and never goes back to an
  * earlier kind. Tokens, hourly rows and log rows belong to an account it holds or a ledger row
- * it inserted, so no other usage transaction waits for them. (A deadlock detected anyway would
- * only fail the batch, whose events are then applied one per transaction.) SQLite has one writer
- * at a time (the platform runs transactions in turn).
+ * it inserted, so no other usage transaction waits for them; pending rows come last, by request
+ * id, and belong to requests whose ledger keys the batch holds or waited for. (A deadlock detected
+ * anyway would only fail the batch, whose events are then applied one per transaction.) SQLite
+ * has one writer at a time (the platform runs transactions in turn).
  *
  * SQLite runs the same statements rather than the old per-record path: better-sqlite3 12 bundles
  * SQLite 3.53, which has UPDATE ... FROM (since 3.33), RETURNING and ON CONFLICT ... DO NOTHING
@@ -39,35 +43,73 @@ import { HOUR_SECONDS } from './usage-data.js';
 
 export type BalanceDrop = EventPayload<'billing.balance.dropped'>;
 
+export type RequestStarted = EventPayload<'relay.request.started'>;
+
 /** What one record did: applied (its charge; a drop when it took the balance below the threshold), or applied before. */
 export type RecordResult = { outcome: 'applied'; charge: { userId: number; quota: number }; dropped?: BalanceDrop } | { outcome: 'duplicate' };
 
+export interface BatchResult {
+  /** Per record, in their order. */
+  records: RecordResult[];
+  /** The started requests kept as pending rows (the others' records were applied before). */
+  pending: Set<string>;
+}
+
 /**
- * Applies the records that are new; the result per record, in their order. A request id twice in
- * the batch counts once (its first record); the others are duplicates.
+ * Applies the records that are new, keeps the started requests whose records are not in the batch
+ * (nor applied before) as pending rows, and drops the pending rows of the records. A request id
+ * twice in the batch counts once (its first record); the others are duplicates.
+ *
+ * Three round trips whatever the batch (up to eleven before), in the lock order above: statements
+ * that need no earlier one's answer are sent together, and a connection runs them in the order
+ * sent. On SQLite each answer waits for a turn of the event loop the relay keeps busy, and the
+ * longer a batch takes, the more of its records live long enough to be promoted to V8's old
+ * generation (docs/architecture.md section 5). A failing statement fails the batch all the same:
+ * the transaction rolls back whole.
  */
-export async function applyUsageRecords(manager: EntityManager, options: Pick<OptionsMirror, 'get'>, records: UsageRecord[]): Promise<RecordResult[]> {
+export async function applyBatch(
+  manager: EntityManager,
+  options: Pick<OptionsMirror, 'get'>,
+  records: UsageRecord[],
+  started: RequestStarted[],
+): Promise<BatchResult> {
   const first = firstPerRequest(records);
   const candidates = [...first.values()].map((index) => records[index]!);
-  const inserted = await insertLedgerEntries(manager, candidates);
+  const recordedIds = [...first.keys()];
+  const waiting = started.filter((entry) => !first.has(entry.record.request_id));
+  // 1. The ledger rows (which records are new), and which started requests were applied before.
+  const [inserted, appliedBefore] = await Promise.all([insertLedgerEntries(manager, candidates), ledgerEntriesOf(manager, waiting)]);
   const isNew = (usage: UsageRecord, index: number) => first.get(usage.request_id) === index && inserted.has(usage.request_id);
   const applied = records.filter(isNew);
-  if (applied.length === 0) return records.map(() => ({ outcome: 'duplicate' }));
-
   const users = [...new Set(applied.map((usage) => usage.user_id))].sort((a, b) => a - b);
-  await createMissingAccounts(manager, users);
-  const usernames = await lockAccounts(manager, users);
-  const balances = await chargeAccounts(manager, applied);
-  await chargeTokens(manager, applied);
-  if (options.get('LogConsumeEnabled')) await insertConsumeLogs(manager, applied, usernames);
-  if (options.get('DataExportEnabled')) await addUsageHours(manager, applied, usernames);
+  // 2. The accounts and tokens.
+  let usernames = new Map<number, string>();
+  let balances = new Map<number, bigint>();
+  if (applied.length > 0) {
+    [, usernames, balances] = await Promise.all([
+      createMissingAccounts(manager, users),
+      lockAccounts(manager, users),
+      chargeAccounts(manager, applied),
+      chargeTokens(manager, applied),
+    ]);
+  }
+  // 3. The logs, the hourly rows, the pending rows in and out.
+  const kept = waiting.filter((entry) => !appliedBefore.has(entry.record.request_id));
+  await Promise.all([
+    applied.length > 0 && options.get('LogConsumeEnabled') ? insertConsumeLogs(manager, applied, usernames) : undefined,
+    applied.length > 0 && options.get('DataExportEnabled') ? addUsageHours(manager, applied, usernames) : undefined,
+    insertPending(manager, kept),
+    deletePending(manager, recordedIds),
+  ]);
   const drops = balanceDrops(applied, balances, options.get('QuotaRemindThreshold'));
-
-  return records.map((usage, index) =>
-    isNew(usage, index)
-      ? { outcome: 'applied', charge: { userId: usage.user_id, quota: usage.quota }, dropped: drops.get(usage.request_id) }
-      : { outcome: 'duplicate' },
-  );
+  return {
+    records: records.map((usage, index) =>
+      isNew(usage, index)
+        ? { outcome: 'applied', charge: { userId: usage.user_id, quota: usage.quota }, dropped: drops.get(usage.request_id) }
+        : { outcome: 'duplicate' },
+    ),
+    pending: new Set(kept.map((entry) => entry.record.request_id)),
+  };
 }
 
 /** Request id -> the index of its first record (by id, not identity: the same object may come twice). */
@@ -276,4 +318,40 @@ function balanceDrops(records: UsageRecord[], after: Map<number, bigint>, thresh
     if (now < limit && before >= limit) drops.set(usage.request_id, { user_id: usage.user_id, quota: Number(now), threshold, request_id: usage.request_id });
   }
   return drops;
+}
+
+/** The request ids among the started requests' that have a ledger row already (their records came first). */
+async function ledgerEntriesOf(manager: EntityManager, started: RequestStarted[]): Promise<Set<string>> {
+  if (started.length === 0) return new Set();
+  const sql = binder(manager);
+  const list = started.map((entry) => sql.bind(entry.record.request_id)).join(', ');
+  const rows = await queryRows<{ request_id: string }>(manager, `SELECT request_id FROM ledger_entries WHERE request_id IN (${list})`, sql.values);
+  return new Set(rows.map((row) => row.request_id));
+}
+
+/** One multi-row insert of pending rows (the sweep finishes them if their records never come). */
+async function insertPending(manager: EntityManager, started: RequestStarted[]): Promise<void> {
+  if (started.length === 0) return;
+  const now = Date.now();
+  const sql = binder(manager);
+  const values = sql.rows(started.map(({ record, owner, expires_at }) => [record.request_id, record.user_id, owner, expires_at, JSON.stringify(record), now]));
+  await queryRows(
+    manager,
+    `INSERT INTO pending_requests (request_id, user_id, owner, expires_at, record, created_at) VALUES ${values} ON CONFLICT (request_id) DO NOTHING`,
+    sql.values,
+  );
+}
+
+/**
+ * Drops the pending rows of the batch's records (applied now or before). In request id order, like
+ * the ledger insert, so two batches deleting the same rows queue up.
+ */
+async function deletePending(manager: EntityManager, requestIds: string[]): Promise<void> {
+  if (requestIds.length === 0) return;
+  const sql = binder(manager);
+  const list = [...requestIds]
+    .sort()
+    .map((requestId) => sql.bind(requestId))
+    .join(', ');
+  await queryRows(manager, `DELETE FROM pending_requests WHERE request_id IN (${list})`, sql.values);
 }

@@ -1,13 +1,13 @@
 import type { EntityManager } from 'typeorm';
-import { USAGE_LEDGER_CONSUMER, type EventPayload, type UsageRecord } from '@aigw/contracts';
-import { onEvent, param, queryRows, releaseCommitted, type Subscription } from '@aigw/platform';
+import { USAGE_LEDGER_CONSUMER, type UsageRecord } from '@aigw/contracts';
+import { onEvent, releaseCommitted, type Subscription } from '@aigw/platform';
 import { currentTraceparent, inSpan } from '@aigw/platform/tracing';
 import type { BillingContext } from './context.js';
-import { applyUsageRecords, type BalanceDrop, type RecordResult } from './usage-batch.js';
+import { applyBatch, type BalanceDrop, type RecordResult, type RequestStarted } from './usage-batch.js';
 import { publishBalanceDropped } from './events.js';
 import { measuredCommit, observeUsageEvent } from './metrics.js';
 
-export type { BalanceDrop } from './usage-batch.js';
+export type { BalanceDrop, RequestStarted } from './usage-batch.js';
 
 /**
  * The usage ledger: persists `relay.usage.recorded` exactly once per request id. Everything one
@@ -72,8 +72,6 @@ const deliveryPolicy = { maxDeliver: 1000, retryDelayMs: 5_000 };
 
 /** 'pending': a started request was kept until its record arrives. */
 export type UsageOutcome = 'applied' | 'duplicate' | 'pending';
-
-export type RequestStarted = EventPayload<'relay.request.started'>;
 
 /** What the consumer parks: a usage record, or a request the relay has started. */
 type Arrival = { kind: 'recorded'; usage: UsageRecord } | { kind: 'started'; started: RequestStarted };
@@ -203,20 +201,15 @@ async function applyParked(context: UsageContext, batch: Parked[]): Promise<void
   }
 }
 
-/** A batch in one transaction: the records (usage-batch.ts), then the pending rows in and out. */
+/** A batch in one transaction (usage-batch.ts): the results in the arrivals' order. */
 async function applyArrivals(context: UsageContext, manager: EntityManager, arrivals: Arrival[]): Promise<Applied[]> {
   const records = arrivals.flatMap((arrival) => (arrival.kind === 'recorded' ? [arrival.usage] : []));
-  const applied = await applyUsageRecords(manager, context.options, records);
-  // A request started and recorded within one batch never needs its pending row.
-  const recordedIds = new Set(records.map((usage) => usage.request_id));
-  const started = arrivals.flatMap((arrival) => (arrival.kind === 'started' && !recordedIds.has(arrival.started.record.request_id) ? [arrival.started] : []));
-  // Two statements per batch, whatever its size: the pending rows in, the finished ones out.
-  const kept = await keepPending(manager, started);
-  await deletePending(manager, [...recordedIds]);
+  const started = arrivals.flatMap((arrival) => (arrival.kind === 'started' ? [arrival.started] : []));
+  const result = await applyBatch(manager, context.options, records, started);
   let next = 0;
   return arrivals.map((arrival) => {
-    if (arrival.kind === 'recorded') return applied[next++]!;
-    return { outcome: kept.has(arrival.started.record.request_id) ? 'pending' : 'duplicate' };
+    if (arrival.kind === 'recorded') return result.records[next++]!;
+    return { outcome: result.pending.has(arrival.started.record.request_id) ? 'pending' : 'duplicate' };
   });
 }
 
@@ -238,55 +231,13 @@ async function committed(context: UsageContext, results: Applied[]): Promise<Usa
  */
 export async function applyUsage(context: UsageContext, usage: UsageRecord): Promise<UsageOutcome> {
   const applied = await measuredCommit(1, () =>
-    context.db.transaction(async (manager) => {
-      const [result] = await applyUsageRecords(manager, context.options, [usage]);
-      await deletePending(manager, [usage.request_id]);
-      return result!;
-    }),
+    context.db.transaction(async (manager) => (await applyBatch(manager, context.options, [usage], [])).records[0]!),
   );
   return (await committed(context, [applied]))[0]!;
 }
 
 /** Keeps a started request as a pending row in its own transaction. */
 async function keepStarted(context: UsageContext, started: RequestStarted): Promise<UsageOutcome> {
-  const kept = await measuredCommit(1, () => context.db.transaction((manager) => keepPending(manager, [started])));
+  const kept = await measuredCommit(1, () => context.db.transaction(async (manager) => (await applyBatch(manager, context.options, [], [started])).pending));
   return kept.size > 0 ? 'pending' : 'duplicate';
-}
-
-/**
- * Pending rows for started requests, but those whose record was applied already (it arrived
- * first); returns the request ids kept. One query and one multi-row insert.
- */
-async function keepPending(manager: EntityManager, started: RequestStarted[]): Promise<Set<string>> {
-  if (started.length === 0) return new Set();
-  const db = manager.connection;
-  const ids = started.map((entry) => entry.record.request_id);
-  const applied = await queryRows<{ request_id: string }>(
-    manager,
-    `SELECT request_id FROM ledger_entries WHERE request_id IN (${ids.map((_, index) => param(db, index + 1)).join(', ')})`,
-    ids,
-  );
-  const done = new Set(applied.map((row) => row.request_id));
-  const rows = started.filter((entry) => !done.has(entry.record.request_id));
-  if (rows.length === 0) return new Set();
-  const now = Date.now();
-  const values = rows.flatMap(({ record, owner, expires_at }) => [record.request_id, record.user_id, owner, expires_at, JSON.stringify(record), now]);
-  const tuples = rows.map((_, row) => `(${Array.from({ length: 6 }, (_, column) => param(db, row * 6 + column + 1)).join(', ')})`);
-  await queryRows(
-    manager,
-    `INSERT INTO pending_requests (request_id, user_id, owner, expires_at, record, created_at) VALUES ${tuples.join(', ')} ON CONFLICT (request_id) DO NOTHING`,
-    values,
-  );
-  return new Set(rows.map((entry) => entry.record.request_id));
-}
-
-/**
- * Drops the pending rows of requests whose records are applied (in the same transaction). In
- * request id order, like the ledger insert, so two batches deleting the same rows queue up.
- */
-async function deletePending(manager: EntityManager, requestIds: string[]): Promise<void> {
-  if (requestIds.length === 0) return;
-  const db = manager.connection;
-  const sorted = [...requestIds].sort();
-  await queryRows(manager, `DELETE FROM pending_requests WHERE request_id IN (${sorted.map((_, index) => param(db, index + 1)).join(', ')})`, sorted);
 }

@@ -5,7 +5,7 @@ import { counterKeys, createQuotaGate, createSilentLogger, publishEvent, request
 import { backends, seededRandom, testServices, waitFor } from '@aigw/platform/testing';
 import { connect } from 'nats';
 import { ROOT_PASSWORD, startGateway, type Session, type TestGateway } from '../../gateway/test/support/gateway';
-import { AccountEntity, LedgerEntryEntity, LogEntity, QuotaDataEntity, TokenEntity } from '../src/entities/index';
+import { AccountEntity, LedgerEntryEntity, LogEntity, PendingRequestEntity, QuotaDataEntity, TokenEntity } from '../src/entities/index';
 import { reconcile } from '../src/reconcile';
 import { applyUsage, createUsageBatcher, type BalanceDrop, type UsageOutcome } from '../src/usage-consumer';
 import { openBillingDatabase } from './support/billing-db';
@@ -212,6 +212,34 @@ describe.each(backends)('usage ledger (%s)', (backend) => {
     expect([await ledgerRows(usage.request_id), await logRows(usage.request_id)]).toEqual([1, 1]);
     expect(await self(ivan)).toMatchObject({ quota: 1_000_000 - 321, used_quota: 321, request_count: 3 });
     expect(await tokenRow(ivan.limitedToken)).toMatchObject({ remain_quota: 5_000_000 - 321, used_quota: 321 });
+  });
+
+  it('keeps started requests as pending rows in the batch of records: not when the record is in the batch or was applied before', async () => {
+    const jana = await newUser('jana', 1_000_000);
+    const { batcher, failures } = batcherOn(db);
+    const started = (usage: UsageRecord) => ({ record: usage, owner: 'relay-test', expires_at: Date.now() + 60_000 });
+    const pendingRow = (requestId: string) => db.getRepository(PendingRequestEntity).existsBy({ request_id: requestId });
+    const before = record(jana, { quota: 5 });
+    expect(await batcher.recorded(before)).toBe('applied');
+    const [finished, running, late] = [record(jana, { quota: 7 }), record(jana, { quota: 11 }), record(jana, { quota: 13 })];
+    expect(await batcher.started(started(late))).toBe('pending');
+    // Parked in the same tick: one batch, one transaction.
+    expect(
+      await Promise.all([
+        batcher.started(started(finished)),
+        batcher.recorded(finished),
+        batcher.started(started(running)),
+        batcher.started(started(before)),
+        batcher.recorded(late),
+      ]),
+    ).toEqual(['duplicate', 'applied', 'pending', 'duplicate', 'applied']);
+    expect(failures).toEqual([]);
+    expect(await Promise.all([finished, running, before, late].map((usage) => pendingRow(usage.request_id)))).toEqual([false, true, false, false]);
+    expect(await self(jana)).toMatchObject({ quota: 1_000_000 - 25, used_quota: 25, request_count: 3 });
+    // Its record deletes the pending row, as the pending sweep's own would.
+    expect(await applyUsage({ db, options: defaults, counters: gateway.env.infra.counters }, running)).toBe('applied');
+    expect(await pendingRow(running.request_id)).toBe(false);
+    expect(await self(jana)).toMatchObject({ quota: 1_000_000 - 36, used_quota: 36, request_count: 4 });
   });
 
   it('applies a mixed batch as one record at a time would: users, token kinds, free requests, a forged token, a new account, one drop', async () => {
