@@ -14,7 +14,10 @@ import type { Logger } from '@aigw/platform';
  *
  * The file is append-only JSON lines in segments: `{"e":event}` an event, `{"a":id}` its
  * acknowledgement, `{"c":record}` a checkpoint. A segment whose every line is done is deleted
- * once a newer one is being written. Appends are synchronous writes (the page cache survives a
+ * once a newer one is being written. A charged request's record is written as its checkpoint
+ * before its hold is settled (relay-call.ts, `keepBeforeSettle`) and then published as it is:
+ * that line stands for the event too (a restart publishes a checkpoint with no acknowledgement as
+ * the record), so the record is not serialized and written a second time. Appends are synchronous writes (the page cache survives a
  * killed process; no fsync per request: a machine crash is the stream replicas' concern, as it
  * is JetStream's); acknowledgements are written in batches, since a lost one only replays.
  */
@@ -54,8 +57,8 @@ type Line = { e: OutboxEvent } | { a: string } | { c: UsageRecord };
 
 export class UsageOutbox {
   private readonly segments: Segment[] = [];
-  /** Which segment holds each live line, and the byte size of each pending event. */
-  private readonly where = new Map<string, { segment: Segment; bytes: number }>();
+  /** Which segment holds each live line and its byte size; for a checkpoint, its record. */
+  private readonly where = new Map<string, { segment: Segment; bytes: number; record?: UsageRecord }>();
   private fd = -1;
   private written = 0;
   private pendingBytes = 0;
@@ -105,18 +108,27 @@ export class UsageOutbox {
   /** Keeps an event until `acknowledge(id)`. A usage record supersedes its request's checkpoint. */
   append(event: OutboxEvent): void {
     if (this.where.has(event.id)) return;
-    const bytes = this.write({ e: event });
-    this.keep(event.id, bytes);
+    const checkpoint = event.subject === 'relay.usage.recorded' ? this.where.get(`c:${event.id}`) : undefined;
+    let bytes: number;
+    if (checkpoint && checkpoint.record === event.payload) {
+      // Its checkpoint is this very record: that line is the event's (see above).
+      this.drop(`c:${event.id}`);
+      bytes = checkpoint.bytes;
+      this.keep(event.id, bytes, undefined, checkpoint.segment);
+    } else {
+      bytes = this.write({ e: event });
+      this.keep(event.id, bytes);
+      if (event.subject === 'relay.usage.recorded') this.drop(`c:${event.id}`);
+    }
     this.pendingEvents += 1;
     this.pendingBytes += bytes;
-    if (event.subject === 'relay.usage.recorded') this.drop(`c:${event.id}`);
   }
 
   /** Keeps the latest checkpoint of a running stream (what it delivered so far, as its usage record). */
   checkpoint(record: UsageRecord): void {
     const key = `c:${record.request_id}`;
     this.drop(key);
-    this.keep(key, this.write({ c: record }));
+    this.keep(key, this.write({ c: record }), record);
   }
 
   /** The bus stored the event: its line is done (written with the next batch). */
@@ -149,10 +161,10 @@ export class UsageOutbox {
     this.collect();
   }
 
-  private keep(key: string, bytes: number): void {
-    const segment = this.segments[this.segments.length - 1]!;
+  /** `segment`: where the line is, when not the one being written. */
+  private keep(key: string, bytes: number, record?: UsageRecord, segment = this.segments[this.segments.length - 1]!): void {
     segment.live.add(key);
-    this.where.set(key, { segment, bytes });
+    this.where.set(key, record ? { segment, bytes, record } : { segment, bytes });
   }
 
   private drop(key: string): void {
@@ -246,7 +258,9 @@ function readLeftovers(files: string[], logger: Logger): OutboxEvent[] {
         if (!done.has(line.e.id)) events.set(line.e.id, line.e);
         if (line.e.subject === 'relay.usage.recorded') checkpoints.delete(line.e.id);
       } else if ('a' in line) {
+        // An acknowledged record may have been written as its checkpoint only.
         events.delete(line.a);
+        checkpoints.delete(line.a);
         done.add(line.a);
       } else if (!events.has(line.c.request_id) && !done.has(line.c.request_id)) {
         checkpoints.set(line.c.request_id, line.c);

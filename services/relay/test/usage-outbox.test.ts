@@ -90,6 +90,37 @@ it('keeps what was not acknowledged across a process killed with -9, in order, a
   expect(fs.readdirSync(dir).filter((file) => file.endsWith('.jsonl'))).toHaveLength(1);
 });
 
+it('writes a record published as its checkpoint once: acknowledged, it does not come back; unacknowledged, it comes back as the record', () => {
+  const dir = freshDir();
+  const { outbox } = UsageOutbox.open(dir, limits, logger);
+  const [settled, unsettled, recharged] = [record('settled', 5), record('unsettled', 6), record('recharged', 7)];
+  for (const kept of [settled, unsettled, recharged]) outbox.checkpoint(kept);
+  outbox.append({ id: 'settled', subject: 'relay.usage.recorded', payload: settled });
+  outbox.append({ id: 'unsettled', subject: 'relay.usage.recorded', payload: unsettled });
+  // Settle charged less than the checkpoint said: a record of its own, written as an event.
+  outbox.append({ id: 'recharged', subject: 'relay.usage.recorded', payload: { ...recharged, quota: 4 } });
+  expect(outbox.pending.events).toBe(3);
+  outbox.acknowledge('settled');
+  outbox.close();
+  const lines = fs
+    .readdirSync(dir)
+    .filter((file) => file.endsWith('.jsonl'))
+    .flatMap((file) => fs.readFileSync(path.join(dir, file), 'utf8').split('\n').filter(Boolean));
+  expect(lines.filter((line) => line.includes('"settled"'))).toEqual([expect.stringContaining('"c":'), '{"a":"settled"}']);
+  expect(lines.filter((line) => line.includes('"unsettled"'))).toHaveLength(1);
+  expect(lines.filter((line) => line.includes('"recharged"'))).toHaveLength(2);
+
+  const reopened = UsageOutbox.open(dir, limits, logger);
+  try {
+    expect(reopened.recovered.map((event) => [event.id, (event.payload as UsageRecord).quota])).toEqual([
+      ['recharged', 4],
+      ['unsettled', 6],
+    ]);
+  } finally {
+    reopened.outbox.close();
+  }
+});
+
 it('refuses a second relay on the same outbox while the first runs', () => {
   const dir = freshDir();
   const { outbox } = UsageOutbox.open(dir, limits, logger);
