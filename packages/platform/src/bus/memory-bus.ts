@@ -86,6 +86,8 @@ export function createMemoryBus(options: MemoryBusOptions): Bus {
   const duplicateWindowMs = options.duplicateWindowMs ?? 2 * 60_000;
   const logs = new Map<string, StoredEvent[]>();
   const consumers = new Map<string, Consumer>();
+  /** Subject -> the consumers whose patterns match it; forgotten whenever a consumer comes or goes. */
+  const routes = new Map<string, Consumer[]>();
   const responders = new Map<string, { handlers: ReplyHandler[]; turn: number }>();
   /** Event id -> expiry; insertion order is expiry order because the window is fixed. */
   const recentIds = new Map<string, number>();
@@ -197,6 +199,16 @@ export function createMemoryBus(options: MemoryBusOptions): Bus {
     for (const resolve of waiting) resolve();
   }
 
+  /** Matched once per subject, not per event (every consumer's pattern against every subject was a share of each publish). */
+  function routeOf(subject: string): Consumer[] {
+    let route = routes.get(subject);
+    if (!route) {
+      route = [...consumers.values()].filter((consumer) => subjectMatches(consumer.pattern, subject));
+      routes.set(subject, route);
+    }
+    return route;
+  }
+
   /** A new durable consumer starts from everything retained (JetStream `deliver_policy: all`). */
   function createConsumer(pattern: string, subscribeOptions: SubscribeOptions, replay: boolean): Consumer {
     const retained = replay
@@ -246,11 +258,8 @@ export function createMemoryBus(options: MemoryBusOptions): Bus {
       if (log.length >= 2 * keptPerSubject) log.splice(0, log.length - keptPerSubject);
       logs.set(subject, log);
       const confirmed: Array<Promise<void>> = [];
-      for (const consumer of consumers.values()) {
-        if (!subjectMatches(consumer.pattern, subject)) continue;
-        if (consumer.name === publishOptions?.confirmedBy) {
-          confirmed.push(new Promise((resolve) => consumer.confirmations.set(stored.seq, [...(consumer.confirmations.get(stored.seq) ?? []), resolve])));
-        }
+      for (const consumer of routeOf(subject)) {
+        if (consumer.name === publishOptions?.confirmedBy) confirmed.push(new Promise((resolve) => consumer.confirmations.set(stored.seq, [resolve])));
         enqueue(consumer, { stored, attempt: 1 });
       }
       busMetrics.published(subject);
@@ -265,8 +274,12 @@ export function createMemoryBus(options: MemoryBusOptions): Bus {
       const { durable } = subscribeOptions;
       // Without a durable name the consumer is this subscription's alone and starts empty.
       const key = durable ? `${durable}\u0000${subject}` : randomUUID();
-      const consumer = consumers.get(key) ?? createConsumer(subject, subscribeOptions, Boolean(durable));
-      consumers.set(key, consumer);
+      let consumer = consumers.get(key);
+      if (!consumer) {
+        consumer = createConsumer(subject, subscribeOptions, Boolean(durable));
+        consumers.set(key, consumer);
+        routes.clear();
+      }
       // The latest subscriber's settings win, as when a JetStream consumer is updated.
       consumer.maxDeliver = subscribeOptions.maxDeliver ?? 5;
       consumer.retryDelayMs = subscribeOptions.retryDelayMs ?? 1000;
@@ -277,7 +290,7 @@ export function createMemoryBus(options: MemoryBusOptions): Bus {
         async unsubscribe() {
           const index = consumer.subscribers.indexOf(subscriber);
           if (index >= 0) consumer.subscribers.splice(index, 1);
-          if (!durable) consumers.delete(key);
+          if (!durable && consumers.delete(key)) routes.clear();
           await Promise.all(consumer.running);
         },
       };
