@@ -90,12 +90,18 @@ test('one relayed chat is one trace: gateway, relay, upstream and the billing tr
   const spans = collector!.spans;
   const genAi = () => spans.find((span) => span.attribute['aigw.request.id'] === requestId);
   const inTrace = () => spans.filter((span) => span.traceId === genAi()?.traceId);
+  // Each process exports its spans in its own batches, in no order between them: wait for every one asserted on.
+  const has = (service: string, kind: number) => inTrace().some((span) => span.service === service && span.kind === kind);
   await waitFor(
     () =>
+      has('aigw-gateway', SERVER) &&
+      has('aigw-gateway', CLIENT) &&
+      has('aigw-relay', SERVER) &&
       inTrace().some((span) => span.service === 'aigw-billing' && span.kind === CONSUMER && span.name.includes('relay.usage.recorded')) &&
+      inTrace().some((span) => span.service === 'aigw-billing' && span.name === 'billing usage batch') &&
       inTrace().some((span) => span.service === 'aigw-billing' && String(span.attribute['db.query.text']).includes('INSERT INTO')),
     20_000,
-    "the billing consumer's span and its statements in the chat's trace",
+    "the gateway's and the relay's spans, the billing consumer's and batch's spans and its statements in the chat's trace",
   );
   const relaySpan = genAi()!;
   const trace = inTrace();
