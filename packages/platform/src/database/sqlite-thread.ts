@@ -45,7 +45,8 @@ export interface SqliteThread {
   release: () => Promise<void>;
 }
 
-type Message = { id: number; rows?: unknown[]; changes?: number; lastInsertRowid?: number; error?: { message: string; code?: string } };
+type Statement = { id: number; sql: string; parameters: unknown[] };
+type Answer = { id: number; rows?: unknown[]; changes?: number; lastInsertRowid?: number; error?: { message: string; code?: string } };
 
 const threads = new Map<string, { thread: SqliteThread; users: number }>();
 
@@ -86,19 +87,33 @@ function startThread(file: string, busyTimeoutMs: number, onStop: () => void): S
     for (const { reject } of waiting.values()) reject(error);
     waiting.clear();
   };
-  worker.on('message', (message: Message) => {
-    const pending = waiting.get(message.id);
-    if (!pending) return;
-    waiting.delete(message.id);
+  worker.on('message', (answers: Answer[]) => {
+    for (const answer of answers) {
+      const pending = waiting.get(answer.id);
+      if (!pending) continue;
+      waiting.delete(answer.id);
+      if (answer.error) pending.reject(new SqliteError(answer.error.message, answer.error.code));
+      else pending.resolve(answer);
+    }
     if (waiting.size === 0) worker.unref();
-    if (message.error) pending.reject(new SqliteError(message.error.message, message.error.code));
-    else pending.resolve(message);
   });
   worker.on('error', (error) => failAll(error));
   worker.on('exit', () => {
     onStop();
     failAll(failure ?? new Error('the SQLite thread stopped'));
   });
+  /**
+   * Statements posted in one turn go as one message, and come back as one: a transaction's
+   * independent statements are sent together (billing's usage batch), and each message costs both
+   * threads a wake-up and the main thread a `message` event. Order is kept within and across
+   * messages, so nothing else changes.
+   */
+  let outgoing: Statement[] = [];
+  const send = () => {
+    const statements = outgoing;
+    outgoing = [];
+    worker.postMessage(statements);
+  };
   return {
     run(sql, parameters) {
       if (failure) return Promise.reject(failure);
@@ -106,7 +121,7 @@ function startThread(file: string, busyTimeoutMs: number, onStop: () => void): S
       return new Promise((resolve, reject) => {
         if (waiting.size === 0) worker.ref();
         waiting.set(id, { resolve, reject });
-        worker.postMessage({ id, sql, parameters });
+        if (outgoing.push({ id, sql, parameters }) === 1) queueMicrotask(send);
       });
     },
     acquire(owner) {
@@ -135,7 +150,8 @@ function startThread(file: string, busyTimeoutMs: number, onStop: () => void): S
 /**
  * Runs in the worker (plain JavaScript once compiled; it may use nothing from this module). It
  * opens the connection as TypeORM's driver does (foreign keys on, WAL, NORMAL sync: see
- * data-source.ts), keeps prepared statements, and answers each message in order.
+ * data-source.ts), keeps prepared statements, and answers each message (the statements posted
+ * in one turn) with one message, in order.
  */
 function sqliteWorker(): void {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -167,7 +183,7 @@ function sqliteWorker(): void {
   db.pragma('synchronous = NORMAL');
   db.pragma('foreign_keys = ON');
   const statements = new Map<string, Statement>();
-  parentPort!.on('message', ({ id, sql, parameters }: { id: number; sql: string; parameters: unknown[] }) => {
+  const answer = ({ id, sql, parameters }: { id: number; sql: string; parameters: unknown[] }) => {
     try {
       let statement = statements.get(sql);
       if (!statement) {
@@ -176,15 +192,14 @@ function sqliteWorker(): void {
         // Oldest first out: a Map iterates in insertion order.
         if (statements.size > 500) statements.delete(statements.keys().next().value!);
       }
-      if (statement.reader) {
-        parentPort!.postMessage({ id, rows: statement.all(...parameters) });
-      } else {
-        const { changes, lastInsertRowid } = statement.run(...parameters);
-        parentPort!.postMessage({ id, changes, lastInsertRowid: Number(lastInsertRowid) });
-      }
+      if (statement.reader) return { id, rows: statement.all(...parameters) };
+      const { changes, lastInsertRowid } = statement.run(...parameters);
+      return { id, changes, lastInsertRowid: Number(lastInsertRowid) };
     } catch (error) {
       const { message, code } = error as { message: string; code?: string };
-      parentPort!.postMessage({ id, error: { message, code } });
+      return { id, error: { message, code } };
     }
-  });
+  };
+  // Each statement of a message runs, in order, whatever the others did (a failure is its caller's to handle).
+  parentPort!.on('message', (batch: Array<{ id: number; sql: string; parameters: unknown[] }>) => parentPort!.postMessage(batch.map(answer)));
 }
