@@ -77,7 +77,9 @@ describe.each(backends)('usage limits (%s)', (backend) => {
     const refused = answers.find((answer) => answer.status === 429)!;
     const retryAfter = Number(refused.headers.get('retry-after'));
     expect(retryAfter).toBeGreaterThanOrEqual(1);
-    expect(retryAfter).toBeLessThanOrEqual(60);
+    // The sliding estimate admits one more once the 50 of this minute count as 49 of the last 60 s:
+    // up to the window's end plus 60/50 s, so a burst in the first 1.2 s of a minute waits 61 s.
+    expect(retryAfter).toBeLessThanOrEqual(62);
     expect(refused.headers.get('x-ratelimit-limit-requests')).toBe('50');
     expect(refused.headers.get('x-ratelimit-remaining-requests')).toBe('0');
     const body = (await refused.json()) as { error: { code: string; type: string; message: string } };
