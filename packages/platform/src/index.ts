@@ -18,6 +18,7 @@ export * from './jobs/index.js';
 export * from './counters/index.js';
 export * from './infrastructure.js';
 export * from './cookies.js';
+export * from './token-key-hash.js';
 export * from './service-runner.js';
 export * from './diagnostics.js';
 export * from './secrets.js';

@@ -1,6 +1,5 @@
-import crypto from 'node:crypto';
 import type { ResolvedToken } from '@aigw/contracts';
-import { OperationalError, onEvent, requestTyped, type Bus, type Logger, type Subscription } from '@aigw/platform';
+import { OperationalError, onEvent, requestTyped, tokenKeyHash, type Bus, type Logger, type Subscription } from '@aigw/platform';
 
 /**
  * sk- tokens, resolved by billing once and then served from memory (docs/architecture.md section 5,
@@ -18,11 +17,6 @@ export interface TokenCache {
 interface Entry {
   token: ResolvedToken | null;
   expiresAt: number;
-}
-
-/** One-shot `crypto.hash` (Node 20.12+): no Hash object per request, under half the time of createHash. */
-function hashTokenKey(key: string): string {
-  return crypto.hash('sha256', key, 'hex');
 }
 
 export async function createTokenCache(options: { bus: Bus; logger: Logger; ttlMs?: number; maxEntries?: number }): Promise<TokenCache> {
@@ -78,7 +72,7 @@ export async function createTokenCache(options: { bus: Bus; logger: Logger; ttlM
 
   return {
     async resolve(key) {
-      const hash = hashTokenKey(key);
+      const hash = tokenKeyHash(key);
       const hit = entries.get(hash);
       if (hit && hit.expiresAt > Date.now()) return hit.token;
       // One request to billing per key at a time, however many requests race for it.

@@ -16,10 +16,11 @@ import type { Logger } from '@aigw/platform';
  * acknowledgement, `{"c":record}` a checkpoint. A segment whose every line is done is deleted
  * once a newer one is being written. A charged request's record is written as its checkpoint
  * before its hold is settled (relay-call.ts, `keepBeforeSettle`) and then published as it is:
- * that line stands for the event too (a restart publishes a checkpoint with no acknowledgement as
- * the record), so the record is not serialized and written a second time. Appends are synchronous writes (the page cache survives a
- * killed process; no fsync per request: a machine crash is the stream replicas' concern, as it
- * is JetStream's); acknowledgements are written in batches, since a lost one only replays.
+ * that line stands for the event too (a restart publishes a checkpoint with no acknowledgement
+ * as the record), so the record is not serialized and written a second time. Appends are
+ * synchronous writes (the page cache survives a killed process; no fsync per request: a machine
+ * crash is the stream replicas' concern, as it is JetStream's); acknowledgements are written in
+ * batches, since a lost one only replays.
  */
 
 export type OutboxSubject = 'relay.usage.recorded' | 'relay.request.started';
@@ -108,17 +109,17 @@ export class UsageOutbox {
   /** Keeps an event until `acknowledge(id)`. A usage record supersedes its request's checkpoint. */
   append(event: OutboxEvent): void {
     if (this.where.has(event.id)) return;
-    const checkpoint = event.subject === 'relay.usage.recorded' ? this.where.get(`c:${event.id}`) : undefined;
+    const checkpointKey = `c:${event.id}`;
+    const checkpoint = event.subject === 'relay.usage.recorded' ? this.where.get(checkpointKey) : undefined;
+    if (checkpoint) this.drop(checkpointKey);
     let bytes: number;
     if (checkpoint && checkpoint.record === event.payload) {
       // Its checkpoint is this very record: that line is the event's (see above).
-      this.drop(`c:${event.id}`);
       bytes = checkpoint.bytes;
       this.keep(event.id, bytes, undefined, checkpoint.segment);
     } else {
       bytes = this.write({ e: event });
       this.keep(event.id, bytes);
-      if (event.subject === 'relay.usage.recorded') this.drop(`c:${event.id}`);
     }
     this.pendingEvents += 1;
     this.pendingBytes += bytes;

@@ -45,8 +45,9 @@ export interface SqliteThread {
   release: () => Promise<void>;
 }
 
-type Statement = { id: number; sql: string; parameters: unknown[] };
-type Answer = { id: number; rows?: unknown[]; changes?: number; lastInsertRowid?: number; error?: { message: string; code?: string } };
+/** A statement as posted to the worker (the worker's own `Statement` is better-sqlite3's). */
+type Posted = { id: number; sql: string; parameters: unknown[] };
+type Answer = SqliteAnswer & { id: number; error?: { message: string; code?: string } };
 
 const threads = new Map<string, { thread: SqliteThread; users: number }>();
 
@@ -108,7 +109,7 @@ function startThread(file: string, busyTimeoutMs: number, onStop: () => void): S
    * threads a wake-up and the main thread a `message` event. Order is kept within and across
    * messages, so nothing else changes.
    */
-  let outgoing: Statement[] = [];
+  let outgoing: Posted[] = [];
   const send = () => {
     const statements = outgoing;
     outgoing = [];
@@ -183,7 +184,7 @@ function sqliteWorker(): void {
   db.pragma('synchronous = NORMAL');
   db.pragma('foreign_keys = ON');
   const statements = new Map<string, Statement>();
-  const answer = ({ id, sql, parameters }: { id: number; sql: string; parameters: unknown[] }) => {
+  const answer = ({ id, sql, parameters }: Posted): Answer => {
     try {
       let statement = statements.get(sql);
       if (!statement) {
@@ -201,5 +202,5 @@ function sqliteWorker(): void {
     }
   };
   // Each statement of a message runs, in order, whatever the others did (a failure is its caller's to handle).
-  parentPort!.on('message', (batch: Array<{ id: number; sql: string; parameters: unknown[] }>) => parentPort!.postMessage(batch.map(answer)));
+  parentPort!.on('message', (batch: Posted[]) => parentPort!.postMessage(batch.map(answer)));
 }

@@ -31,10 +31,8 @@ export function generateKey(): string {
   return randomAlphanumeric(KEY_LENGTH);
 }
 
-/** sha256 hex of the key without sk-: the column tokens are found by. */
-export function hashKey(key: string): string {
-  return crypto.createHash('sha256').update(key, 'utf8').digest('hex');
-}
+/** sha256 hex of the key without sk-: the column tokens are found by (shared with the relay's lookups). */
+export { tokenKeyHash as hashKey } from '@aigw/platform';
 
 /**
  * What `key_prefix` stores: the first and the last 4 characters (8 of 48, which leaves 238
