@@ -1,5 +1,5 @@
 import { Redis } from 'ioredis';
-import { createMemoryCounters, createMemoryKv } from '../src/counters/memory-counters.js';
+import { createMemoryKv, createMemoryStores } from '../src/counters/memory-counters.js';
 import { createRedisCounters, createRedisKv } from '../src/counters/redis-counters.js';
 import { deleteRedisKeys } from '../src/testing/infrastructure.js';
 import { testServices, uniqueName } from '../src/testing/services.js';
@@ -15,12 +15,15 @@ function redisHarness<T>(make: (redis: Redis, prefix: string) => T) {
     const { redisUrl } = await testServices();
     const testPrefix = `${prefix}:${++harnesses}`;
     const connections: Redis[] = [];
+    const connect = () => {
+      const redis = new Redis(redisUrl);
+      connections.push(redis);
+      return redis;
+    };
     return {
-      open() {
-        const redis = new Redis(redisUrl);
-        connections.push(redis);
-        return make(redis, testPrefix);
-      },
+      open: () => make(connect(), testPrefix),
+      /** The Kv of the same prefix: what the Counters' notes write to. */
+      kv: () => createRedisKv(connect(), testPrefix),
       async close() {
         await Promise.all(connections.map((redis) => redis.quit()));
       },
@@ -36,7 +39,13 @@ function memoryHarness<T>(store: () => T) {
   };
 }
 
-defineCountersContract('memory', memoryHarness(createMemoryCounters));
+/** Counters in memory with the Kv they are paired with (createStores without Redis). */
+async function memoryCountersHarness() {
+  const { counters, kv } = createMemoryStores();
+  return { open: () => counters, kv: () => kv, close: async () => {} };
+}
+
+defineCountersContract('memory', memoryCountersHarness);
 defineCountersContract('redis', redisHarness(createRedisCounters));
 defineKvContract('memory', memoryHarness(createMemoryKv));
 defineKvContract('redis', redisHarness(createRedisKv));

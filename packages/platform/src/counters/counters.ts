@@ -29,9 +29,26 @@ export interface DrainMove {
   create?: boolean;
 }
 
+/**
+ * A Kv entry that a reservation writes in its own atomic step, only when the key is absent (a
+ * quota hold's details: both or neither exist). The Kv is the one of the same store: `createStores`
+ * pairs them (one prefix on Redis, one process's maps in memory).
+ */
+export interface ReserveNote {
+  key: string;
+  value: string;
+  /** Positive integer: the entry expires after this. */
+  ttlMs: number;
+}
+
 export type ReserveResult =
   | { ok: true; /** Values after the reservation, in the order of the lines. */ balances: number[] }
-  | { ok: false; /** First line that failed. */ key: string; reason: 'insufficient' | 'missing' };
+  | {
+      ok: false;
+      /** First line that failed, or the note's key when it exists already (checked first). */
+      key: string;
+      reason: 'insufficient' | 'missing' | 'exists';
+    };
 
 /** One limit of a request, checked with the others atomically. */
 export type LimitLine =
@@ -107,18 +124,20 @@ export interface Counters {
   /** Applies every delta in one atomic step; returns the new values in order (null: missing and not created). */
   adjustMany(deltas: CounterDelta[]): Promise<Array<number | null>>;
   /**
-   * All-or-nothing: every key must exist and hold at least its amount; then every key is
-   * decremented and every `credits` delta applied (created when missing). No other operation
-   * can interleave (one Lua call in Redis).
+   * All-or-nothing: the `note`'s Kv key must be absent and every key must exist and hold at
+   * least its amount; then every key is decremented, every `credits` delta applied (created when
+   * missing) and the note written. No other operation can interleave (one Lua call in Redis).
    */
-  reserve(lines: ReserveLine[], credits?: CounterDelta[]): Promise<ReserveResult>;
+  reserve(lines: ReserveLine[], credits?: CounterDelta[], note?: ReserveNote): Promise<ReserveResult>;
   /**
    * Empties a counter into others in one atomic step (a hold given back): deletes `key` and
    * moves what it held above `keep` (never below 0) to each of `moves`, added times its sign (a
    * missing move key stays missing unless `create`). Returns the value `key` held, or null when
    * it was missing (nothing changes): of two callers draining one key, exactly one gets it.
+   * `forget` names a Kv key of the same store (see ReserveNote) deleted in that step, whether
+   * `key` held anything or not (a hold's details go with its amount).
    */
-  drain(key: string, keep: number, moves: DrainMove[]): Promise<number | null>;
+  drain(key: string, keep: number, moves: DrainMove[], forget?: string): Promise<number | null>;
   delete(key: string): Promise<void>;
   /**
    * All-or-nothing usage limits: every line is checked against `now` (epoch ms; a parameter so

@@ -1,7 +1,7 @@
 import type { Logger } from '../logger.js';
 import { Redis } from 'ioredis';
 import type { Counters, Kv } from './counters.js';
-import { createMemoryCounters, createMemoryKv } from './memory-counters.js';
+import { createMemoryStores } from './memory-counters.js';
 import { createRedisCounters, createRedisKv } from './redis-counters.js';
 
 export * from './counters.js';
@@ -16,7 +16,7 @@ export interface Stores {
 /** Redis when `redisUrl` is set (one connection shared by counters and kv), in-memory otherwise. */
 export function createStores(options: { redisUrl?: string; prefix: string; logger?: Logger }): Stores {
   if (!options.redisUrl) {
-    return { counters: createMemoryCounters(), kv: createMemoryKv(), close: async () => {} };
+    return Object.assign(createMemoryStores(), { close: async () => {} });
   }
   const redis = new Redis(options.redisUrl);
   // ioredis reconnects by itself; without a listener it would print every failure unformatted.

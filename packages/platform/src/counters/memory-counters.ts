@@ -1,4 +1,16 @@
-import type { CounterDelta, Counters, DrainMove, Kv, KvSetOptions, LimitLine, LimitResult, LimitState, ReserveLine, ReserveResult } from './counters.js';
+import type {
+  CounterDelta,
+  Counters,
+  DrainMove,
+  Kv,
+  KvSetOptions,
+  LimitLine,
+  LimitResult,
+  LimitState,
+  ReserveLine,
+  ReserveNote,
+  ReserveResult,
+} from './counters.js';
 import { requireLimitLines, windowAt, windowEstimate, windowRetryAfterMs } from './sliding-window.js';
 
 /**
@@ -48,7 +60,25 @@ interface LimitCheck {
 /** How far (in the `now` the limit calls pass) the windows and slots nobody checks again are swept. */
 const limitSweepIntervalMs = 60_000;
 
-export function createMemoryCounters(): Counters {
+/**
+ * The synchronous steps of an in-memory Kv that its paired Counters run inside their own (so a
+ * reservation's note and a drain's forget are one step with the counters: ReserveNote).
+ */
+export interface MemoryKvSteps {
+  /** Whether the key holds a live (unexpired) entry. */
+  has(key: string): boolean;
+  put(note: ReserveNote): void;
+  remove(key: string): void;
+}
+
+/** Counters and the Kv they write notes to, sharing one process's maps (`createStores` without Redis). */
+export function createMemoryStores(): { counters: Counters; kv: Kv } {
+  const { kv, steps } = memoryKv();
+  return { counters: createMemoryCounters(steps), kv };
+}
+
+/** `kv`: the paired Kv's steps; without it a note or a forget is refused (TypeError). */
+export function createMemoryCounters(kv?: MemoryKvSteps): Counters {
   const values = new Map<string, number>();
   /**
    * Window counts live in `values` as `${key}:${index}` (so `get` reads them, as on Redis); this
@@ -58,6 +88,11 @@ export function createMemoryCounters(): Counters {
   /** Per slots key, each member's expiry (in the callers' `now`). */
   const slots = new Map<string, Map<string, number>>();
   let lastSweep = 0;
+
+  function paired(): MemoryKvSteps {
+    if (!kv) throw new TypeError('these counters have no Kv paired (createMemoryStores pairs them): a note or a forget cannot be kept');
+    return kv;
+  }
 
   /** One step, so nothing interleaves (each method below runs synchronously to the end). */
   function apply({ key, delta, create }: CounterDelta): number | null {
@@ -171,10 +206,13 @@ export function createMemoryCounters(): Counters {
       requireDeltas(deltas);
       return deltas.map(apply);
     },
-    async reserve(lines, credits = []): Promise<ReserveResult> {
+    async reserve(lines, credits = [], note): Promise<ReserveResult> {
       requireReserveLines(lines);
       requireDeltas(credits);
+      if (note) requireTtl(note.ttlMs);
+      const notes = note ? paired() : undefined;
       // Check and apply run in one synchronous step, so no other call can interleave.
+      if (note && notes!.has(note.key)) return { ok: false, key: note.key, reason: 'exists' };
       for (const { key, amount } of lines) {
         const current = values.get(key);
         if (current === undefined) return { ok: false, key, reason: 'missing' };
@@ -186,10 +224,12 @@ export function createMemoryCounters(): Counters {
         return next;
       });
       for (const { key, delta } of credits) apply({ key, delta, create: true });
+      if (note) notes!.put(note);
       return { ok: true, balances };
     },
-    async drain(key, keep, moves) {
+    async drain(key, keep, moves, forget) {
       requireDrain(keep, moves);
+      if (forget !== undefined) paired().remove(forget);
       const value = values.get(key);
       if (value === undefined) return null;
       values.delete(key);
@@ -241,6 +281,11 @@ interface Entry {
 const sweepIntervalMs = 10_000;
 
 export function createMemoryKv(): Kv {
+  return memoryKv().kv;
+}
+
+/** A Kv in memory and the steps its paired Counters run (MemoryKvSteps). */
+function memoryKv(): { kv: Kv; steps: MemoryKvSteps } {
   const entries = new Map<string, Entry>();
   let sweeper: NodeJS.Timeout | undefined;
 
@@ -276,7 +321,13 @@ export function createMemoryKv(): Kv {
     }
   }
 
-  return {
+  const steps: MemoryKvSteps = {
+    has: (key) => live(key) !== undefined,
+    put: (note) => store(note.key, note.value, note.ttlMs),
+    remove: (key) => entries.delete(key),
+  };
+
+  const kv: Kv = {
     async get(key) {
       return live(key)?.value ?? null;
     },
@@ -326,4 +377,5 @@ export function createMemoryKv(): Kv {
       return found;
     },
   };
+  return { kv, steps };
 }

@@ -24,21 +24,25 @@ async function run(redis: Redis, { lua, sha }: Script, keys: string[], args: Arr
 }
 
 // Checks every line before touching any, so a reservation is all or nothing. ARGV[1] is the
-// number of lines; the keys after them are credits (INCRBY, created when missing).
+// number of lines, ARGV[2] of credits (INCRBY, created when missing), then their amounts; a key
+// after them is the note (a Kv key set only when absent), its value and expiry the last ARGV.
 const reserveScript = script(`
-local lines = tonumber(ARGV[1])
+local lines, credits = tonumber(ARGV[1]), tonumber(ARGV[2])
+local note = KEYS[lines + credits + 1]
+if note and redis.call('EXISTS', note) == 1 then return {'exists', 0} end
 for i = 1, lines do
   local value = redis.call('GET', KEYS[i])
   if not value then return {'missing', i} end
-  if tonumber(value) < tonumber(ARGV[i + 1]) then return {'insufficient', i} end
+  if tonumber(value) < tonumber(ARGV[i + 2]) then return {'insufficient', i} end
 end
 local reply = {'ok'}
 for i = 1, lines do
-  reply[i + 1] = redis.call('DECRBY', KEYS[i], ARGV[i + 1])
+  reply[i + 1] = redis.call('DECRBY', KEYS[i], ARGV[i + 2])
 end
-for i = lines + 1, #KEYS do
-  redis.call('INCRBY', KEYS[i], ARGV[i + 1])
+for i = lines + 1, lines + credits do
+  redis.call('INCRBY', KEYS[i], ARGV[i + 2])
 end
+if note then redis.call('SET', note, ARGV[lines + credits + 3], 'PX', ARGV[lines + credits + 4]) end
 return reply
 `);
 
@@ -70,16 +74,22 @@ end
 return reply
 `);
 
-// KEYS[1] is drained; ARGV[1] is the kept part, then (sign, create) pairs for KEYS[2..].
+// KEYS[1] is drained; ARGV[1] is the kept part, ARGV[2] '1' when the last key is a Kv key to
+// delete (forget), then (sign, create) pairs for the keys in between.
 const drainScript = script(`
+local moves = #KEYS
+if ARGV[2] == '1' then
+  redis.call('DEL', KEYS[moves])
+  moves = moves - 1
+end
 local value = redis.call('GET', KEYS[1])
 if not value then return false end
 redis.call('DEL', KEYS[1])
 local back = tonumber(value) - tonumber(ARGV[1])
 if back <= 0 then return value end
-for i = 2, #KEYS do
-  if ARGV[2 * i - 1] == '1' or redis.call('EXISTS', KEYS[i]) == 1 then
-    if ARGV[2 * i - 2] == '-1' then redis.call('DECRBY', KEYS[i], back) else redis.call('INCRBY', KEYS[i], back) end
+for i = 2, moves do
+  if ARGV[2 * i] == '1' or redis.call('EXISTS', KEYS[i]) == 1 then
+    if ARGV[2 * i - 1] == '-1' then redis.call('DECRBY', KEYS[i], back) else redis.call('INCRBY', KEYS[i], back) end
   end
 end
 return value
@@ -254,20 +264,28 @@ export function createRedisCounters(redis: Redis, prefix: string): Counters {
       )) as Array<number | null>;
       return replies.map((reply) => (reply === null ? null : Number(reply)));
     },
-    async reserve(lines, credits = []): Promise<ReserveResult> {
+    async reserve(lines, credits = [], note): Promise<ReserveResult> {
       requireReserveLines(lines);
       requireDeltas(credits);
-      if (lines.length === 0) return { ok: true, balances: [] };
+      if (note) requireTtl(note.ttlMs);
+      if (lines.length === 0 && credits.length === 0 && !note) return { ok: true, balances: [] };
       const keys = [...lines, ...credits].map((line) => keyOf(line.key));
-      const args = [lines.length, ...lines.map((line) => line.amount), ...credits.map((credit) => credit.delta)];
+      const args: Array<string | number> = [lines.length, credits.length, ...lines.map((line) => line.amount), ...credits.map((credit) => credit.delta)];
+      if (note) {
+        keys.push(kvKey(prefix, note.key));
+        args.push(note.value, note.ttlMs);
+      }
       const [status, ...rest] = (await run(redis, reserveScript, keys, args)) as [string, ...number[]];
       if (status === 'ok') return { ok: true, balances: rest };
+      if (status === 'exists') return { ok: false, key: note!.key, reason: 'exists' };
       return { ok: false, key: lines[rest[0]! - 1]!.key, reason: status as 'missing' | 'insufficient' };
     },
-    async drain(key, keep, moves) {
+    async drain(key, keep, moves, forget) {
       requireDrain(keep, moves);
-      const args = [keep, ...moves.flatMap((move) => [move.sign, move.create ? 1 : 0])];
-      const reply = await run(redis, drainScript, [keyOf(key), ...moves.map((move) => keyOf(move.key))], args);
+      const keys = [keyOf(key), ...moves.map((move) => keyOf(move.key))];
+      if (forget !== undefined) keys.push(kvKey(prefix, forget));
+      const args = [keep, forget === undefined ? 0 : 1, ...moves.flatMap((move) => [move.sign, move.create ? 1 : 0])];
+      const reply = await run(redis, drainScript, keys, args);
       return reply === null ? null : Number(reply);
     },
     async delete(key) {
@@ -311,8 +329,13 @@ export function createRedisCounters(redis: Redis, prefix: string): Counters {
   };
 }
 
+/** Where the Kv of `prefix` stores `key`: the Counters of the same prefix write notes there (ReserveNote). */
+function kvKey(prefix: string, key: string): string {
+  return `${prefix}:kv:${key}`;
+}
+
 export function createRedisKv(redis: Redis, prefix: string): Kv {
-  const keyOf = (key: string) => `${prefix}:kv:${key}`;
+  const keyOf = (key: string) => kvKey(prefix, key);
 
   return {
     async get(key) {

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { MAX_QUOTA, type UsageRecord } from '@aigw/contracts';
 import type { Bus } from '../bus/bus.js';
-import type { CounterDelta, Counters, DrainMove, Kv, ReserveLine } from '../counters/counters.js';
+import type { CounterDelta, Counters, DrainMove, Kv, ReserveLine, ReserveNote } from '../counters/counters.js';
 import type { Logger } from '../logger.js';
 import { requestTyped } from '../messaging.js';
 
@@ -20,11 +20,12 @@ import { requestTyped } from '../messaging.js';
  * held, and a counter (re)loaded from the database is exact: seeding and an admin's absolute
  * balance store `balance - held` (Counters.seed / rebase with `minus`).
  *
- * Holds and owners. A hold is two entries: its amount, a counter `quota:hold-amount:<requestId>`
- * that the reservation creates in the same atomic step that takes the amount (and that settle
- * or a sweeper drains in one atomic step that gives back what was not charged), and its details
- * in the Kv under `quota:hold:<requestId>` (written before the take, deleted after the drain),
- * among them the relay instance that owns it (`name#incarnation`). So a relay killed at any
+ * Holds and owners. A hold is two entries: its amount, a counter `quota:hold-amount:<requestId>`,
+ * and its details in the Kv under `quota:hold:<requestId>`, among them the relay instance that
+ * owns it (`name#incarnation`). The reservation creates both in the one atomic step that takes
+ * the amount (the details are the reserve's ReserveNote: a request id already holding one is
+ * refused before anything is taken); settle or a sweeper drains the amount, giving back what was
+ * not charged, and deletes the details, again in one atomic step. So a relay killed at any
  * point leaves nothing taken that no hold accounts for: the amount moves with the counters. Each instance keeps a lease, `quota:lease:<name>`
  * = its incarnation, renewed while it runs. `sweep` releases holds whose owner is gone (lease
  * missing, or held by a newer incarnation of the same name: the process restarted) or whose
@@ -241,13 +242,13 @@ export function createQuotaGate(options: QuotaGateOptions): QuotaGate {
     return pending;
   }
 
-  async function take(lines: ReserveLine[], credits: CounterDelta[], userId: number, tokenId: number) {
-    const first = await counters.reserve(lines, credits);
+  async function take(lines: ReserveLine[], credits: CounterDelta[], userId: number, tokenId: number, details: ReserveNote) {
+    const first = await counters.reserve(lines, credits, details);
     if (first.ok || first.reason !== 'missing') return first;
     // Not loaded yet (first use since Redis or the process started): billing seeds from the database.
     logger.debug({ userId, tokenId, key: first.key }, 'quota: seeding live counters');
     await seed(userId, tokenId);
-    return counters.reserve(lines, credits);
+    return counters.reserve(lines, credits, details);
   }
 
   async function renew(): Promise<void> {
@@ -291,12 +292,9 @@ export function createQuotaGate(options: QuotaGateOptions): QuotaGate {
 
   async function settle(hold: QuotaHold, actualQuota: number): Promise<SettleOutcome> {
     requireAmount(actualQuota, 'actualQuota');
-    // One atomic step: the hold's amount drained, what was not charged given back.
-    const drained = await counters.drain(holdAmountKey(hold.requestId), actualQuota, refundMoves(hold));
+    // One atomic step: the hold's amount drained, what was not charged given back, its details deleted.
+    const drained = await counters.drain(holdAmountKey(hold.requestId), actualQuota, refundMoves(hold), holdKey(hold.requestId));
     const found = drained !== null;
-    // Not awaited: the caller records the charge at once (a relay killed before that loses it),
-    // and details left behind without an amount are dropped by the next sweep.
-    if (found) void kv.delete(holdKey(hold.requestId)).catch(() => undefined);
     const held = drained ?? 0;
     let charged = Math.min(actualQuota, held);
     const above = actualQuota - charged;
@@ -349,8 +347,7 @@ export function createQuotaGate(options: QuotaGateOptions): QuotaGate {
       const checkpoint = await readCheckpoint(kv, requestId);
       // Drained once, atomically: a settle or another sweeper that got there first wins. Missing:
       // settled already (its details are about to go), or never taken (a relay killed before the take).
-      const amount = await counters.drain(holdAmountKey(requestId), checkpoint?.quota ?? 0, refundMoves(hold));
-      await kv.delete(key);
+      const amount = await counters.drain(holdAmountKey(requestId), checkpoint?.quota ?? 0, refundMoves(hold), key);
       if (amount === null) continue;
       const charged = checkpoint ? Math.min(checkpoint.quota, amount) : 0;
       swept.push(Object.assign({}, hold, { requestId, amount }, checkpoint ? { record: Object.assign({}, checkpoint, { quota: charged }) } : {}));
@@ -388,27 +385,19 @@ export function createQuotaGate(options: QuotaGateOptions): QuotaGate {
       if (!Number.isSafeInteger(ttlMs) || ttlMs <= 0) throw new TypeError(`ttlMs must be a positive integer, got ${ttlMs}`);
       const limitedToken = tokenId > 0 && !unlimitedToken ? tokenId : 0;
       const stored: StoredHold = { userId, tokenId: limitedToken, amount, expiresAt: Date.now() + ttlMs, owner, ...(record ? { record } : {}) };
-      // The details first: a relay killed before the take leaves details with no amount (a sweeper drops them).
-      if (!(await kv.setIfAbsent(holdKey(requestId), JSON.stringify(stored), { ttlMs: ttlMs + HOLD_GRACE_MS }))) {
-        throw new Error(`quota: request ${requestId} already holds a reservation`);
+      // One atomic step: the amount off the user's and the key's counters, onto the held sum and
+      // the hold's own amount, with the hold's details (so neither exists without the other).
+      // A zero reservation (free model, trust bypass: the relay's policy) takes nothing, but its
+      // amount exists (0), so settle finds it. Should the step throw, whether it was applied is
+      // unknown: if it was, a sweeper settles the hold at its expiry.
+      const { lines, credits } = amount > 0 ? holdLines(stored, amount, requestId) : { lines: [], credits: [{ key: holdAmountKey(requestId), delta: 0 }] };
+      const details = { key: holdKey(requestId), value: JSON.stringify(stored), ttlMs: ttlMs + HOLD_GRACE_MS };
+      const result = await take(lines, credits, userId, limitedToken, details);
+      if (!result.ok) {
+        if (result.reason === 'exists') throw new Error(`quota: request ${requestId} already holds a reservation`);
+        return { ok: false, reason: result.key === counterKeys.user(userId) ? 'insufficient_user_quota' : 'insufficient_token_quota' };
       }
-      let remaining: { user: number | null; token: number | null } = { user: null, token: null };
-      if (amount > 0) {
-        // One atomic step: the amount off the user's and the key's counters, onto the held sum and
-        // the hold's own amount. Should it throw, whether it was applied is unknown: the details
-        // stay, and a sweeper settles the hold at its expiry either way.
-        const { lines, credits } = holdLines(stored, amount, requestId);
-        const result = await take(lines, credits, userId, limitedToken);
-        if (!result.ok) {
-          await kv.delete(holdKey(requestId));
-          return { ok: false, reason: result.key === counterKeys.user(userId) ? 'insufficient_user_quota' : 'insufficient_token_quota' };
-        }
-        remaining = { user: result.balances[0]!, token: limitedToken ? result.balances[1]! : null };
-      } else {
-        // A zero reservation (free model, trust bypass: the relay's policy) takes nothing, but its
-        // amount exists (0), so settle finds it; settle charges the actual amount either way.
-        await counters.adjustMany([{ key: holdAmountKey(requestId), delta: 0, create: true }]);
-      }
+      const remaining = amount > 0 ? { user: result.balances[0]!, token: limitedToken ? result.balances[1]! : null } : { user: null, token: null };
       return { ok: true, hold: { requestId, ...stored }, remaining };
     },
 

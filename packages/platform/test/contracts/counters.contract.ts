@@ -1,4 +1,4 @@
-import type { Counters, LimitLine, LimitResult } from '../../src/counters/counters.js';
+import type { Counters, Kv, LimitLine, LimitResult } from '../../src/counters/counters.js';
 
 const minute = 60_000;
 const day = 86_400_000;
@@ -6,6 +6,8 @@ const day = 86_400_000;
 export interface CountersHarness {
   /** An adapter on the shared store; every call may open its own connection (same instance in memory). */
   open(): Counters;
+  /** The Kv of the same store: where a reservation's note goes and a drain's forget deletes. */
+  kv(): Kv;
   close(): Promise<void>;
 }
 
@@ -121,6 +123,53 @@ export function defineCountersContract(name: string, factory: () => Promise<Coun
       expect(await counters.get('held')).toBe(8);
       await expect(counters.reserve([{ key: 'user', amount: 1 }], [{ key: 'held', delta: 0.5 }])).rejects.toThrow(TypeError);
       expect(await counters.get('user')).toBe(2);
+    });
+
+    it('reserve writes its note with the take, and takes nothing when the note exists', async () => {
+      const kv = harness.kv();
+      await counters.set('user', 10);
+      const note = { key: 'hold:r1', value: '{"owner":"a"}', ttlMs: 60_000 };
+      expect(await counters.reserve([{ key: 'user', amount: 4 }], [{ key: 'amount:r1', delta: 4 }], note)).toEqual({ ok: true, balances: [6] });
+      expect(await kv.get('hold:r1')).toBe('{"owner":"a"}');
+      expect(await kv.ttl('hold:r1')).toBeGreaterThan(59_000);
+      // The same note again: refused before any line is looked at, nothing taken or credited.
+      expect(await counters.reserve([{ key: 'user', amount: 4 }], [{ key: 'amount:r1', delta: 4 }], { ...note, value: 'other' })).toEqual({
+        ok: false,
+        key: 'hold:r1',
+        reason: 'exists',
+      });
+      expect(await counters.reserve([{ key: 'missing', amount: 1 }], [], note)).toMatchObject({ reason: 'exists' });
+      expect([await counters.get('user'), await counters.get('amount:r1'), await kv.get('hold:r1')]).toEqual([6, 4, '{"owner":"a"}']);
+      // A refused line leaves no note; no lines at all still credits and writes it (a zero hold).
+      expect(await counters.reserve([{ key: 'user', amount: 7 }], [{ key: 'amount:r2', delta: 7 }], { ...note, key: 'hold:r2' })).toMatchObject({
+        reason: 'insufficient',
+      });
+      expect([await counters.get('amount:r2'), await kv.get('hold:r2')]).toEqual([null, null]);
+      expect(await counters.reserve([], [{ key: 'amount:r3', delta: 0 }], { ...note, key: 'hold:r3' })).toEqual({ ok: true, balances: [] });
+      expect([await counters.get('amount:r3'), await kv.get('hold:r3')]).toEqual([0, '{"owner":"a"}']);
+      // Of concurrent reservations with one note, exactly one takes.
+      await counters.set('user', 100);
+      const racing = await Promise.all(
+        Array.from({ length: 10 }, (_, index) =>
+          harness.open().reserve([{ key: 'user', amount: 10 }], [], { ...note, key: 'hold:race', value: String(index) }),
+        ),
+      );
+      expect(racing.filter((result) => result.ok)).toHaveLength(1);
+      expect(await counters.get('user')).toBe(90);
+      await expect(counters.reserve([{ key: 'user', amount: 1 }], [], { ...note, key: 'hold:r4', ttlMs: 0 })).rejects.toThrow(TypeError);
+      expect(await kv.get('hold:r4')).toBeNull();
+    });
+
+    it('drain deletes its forget key in the same step, whether the counter was there or not', async () => {
+      const kv = harness.kv();
+      await kv.set('hold:r1', 'details');
+      await kv.set('hold:r2', 'details');
+      await counters.set('amount:r1', 10);
+      await counters.set('user', 0);
+      expect(await counters.drain('amount:r1', 3, [{ key: 'user', sign: 1 }], 'hold:r1')).toBe(10);
+      expect([await counters.get('user'), await kv.get('hold:r1')]).toEqual([7, null]);
+      expect(await counters.drain('amount:r2', 0, [{ key: 'user', sign: 1 }], 'hold:r2')).toBeNull();
+      expect([await counters.get('user'), await kv.get('hold:r2')]).toEqual([7, null]);
     });
 
     it('delete removes the key', async () => {
