@@ -34,17 +34,31 @@ export interface ServiceMessaging {
   asks: readonly RequestSubject[];
 }
 
+export interface PublishEventOptions extends Omit<PublishOptions, 'id' | 'validated'> {
+  /**
+   * The payload is what a typed builder of this process made, held to the subject's schema by a
+   * test (the relay's usage records), or what was parsed where it entered the process: not parsed
+   * again (issue 16: no zod parse of data the process produced itself). The in-process bus hands
+   * that very object, frozen, to its consumers: the builder must not share parts the caller keeps changing.
+   */
+  built?: boolean;
+}
+
 export function publishEvent<S extends EventSubject>(
   bus: Bus,
   subject: S,
   payload: EventPayload<S>,
   id?: string,
-  options?: Omit<PublishOptions, 'id'>,
+  options?: PublishEventOptions,
 ): Promise<BusEvent> {
   // Parsed once, here: a copy of the producer's object with nothing the schema does not name.
-  const data = eventSchemas[subject].parse(payload);
+  const data = options?.built ? payload : eventSchemas[subject].parse(payload);
   const trace = options?.trace ?? currentTraceparent();
-  return bus.publish(subject, data, Object.assign({}, options, { validated: true, ...(id ? { id } : {}), ...(trace ? { trace } : {}) }));
+  const published: PublishOptions = { validated: true };
+  if (id) published.id = id;
+  if (trace) published.trace = trace;
+  if (options?.confirmedBy) published.confirmedBy = options.confirmedBy;
+  return bus.publish(subject, data, published);
 }
 
 /** Subscribes with validation; an invalid payload is logged and acknowledged (redelivery cannot fix it). */

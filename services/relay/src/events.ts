@@ -42,15 +42,19 @@ export const relayMessaging = {
   ],
 } as const satisfies ServiceMessaging;
 
-/** A request's one usage record (event id: the request id, so a republish is deduplicated). */
+/**
+ * A request's one usage record (event id: the request id, so a republish is deduplicated). Built
+ * by relay-call.ts's `usageRecord` (a test holds its output to the schema) or parsed where it came
+ * back from Redis or the outbox: not parsed again.
+ */
 export async function publishUsageRecorded(bus: Bus, record: UsageRecord, trace?: string): Promise<void> {
   // Resolves once stored (JetStream), or in-process once billing committed it: only then may the outbox let it go.
-  await publishEvent(bus, 'relay.usage.recorded', record, record.request_id, { confirmedBy: USAGE_LEDGER_CONSUMER, ...(trace ? { trace } : {}) });
+  await publishEvent(bus, 'relay.usage.recorded', record, record.request_id, { confirmedBy: USAGE_LEDGER_CONSUMER, built: true, ...(trace ? { trace } : {}) });
 }
 
-/** A request still running (event id `started-<request id>`). */
+/** A request still running (event id `started-<request id>`): its record built as above, its owner and expiry the hold's. */
 export async function publishRequestStarted(bus: Bus, started: EventPayload<'relay.request.started'>): Promise<void> {
-  await publishEvent(bus, 'relay.request.started', started, `started-${started.record.request_id}`, { confirmedBy: USAGE_LEDGER_CONSUMER });
+  await publishEvent(bus, 'relay.request.started', started, `started-${started.record.request_id}`, { confirmedBy: USAGE_LEDGER_CONSUMER, built: true });
 }
 
 /** A usage limit refused requests (limits/limit-gate.ts holds these back per limit). */

@@ -701,23 +701,32 @@ function systemOf(context: RelayContext, channelId: number): string | undefined 
   return channel ? providerFor(channel.type).id : undefined;
 }
 
+/**
+ * A request's usage record. Published without a parse (events.ts), so it meets usageRecordSchema
+ * by construction (usage-record.test.ts holds it there): ids and the model were checked where they
+ * came in (app.ts's request id, model-field.ts), usage by saneUsage, the charge by the quota gate;
+ * free text is cut to its length here, and nothing the caller keeps changing is shared (the
+ * in-process bus freezes what it delivers).
+ */
 export function usageRecord(input: RecordInput): UsageRecord {
   const details = priceDetails(input.quote);
+  const content = input.note ? `${details.content} (${input.note})` : details.content;
   return {
     request_id: input.requestId,
     user_id: input.caller.userId,
     token_id: input.caller.tokenId,
     token_name: input.caller.tokenName.slice(0, 64),
     model_name: input.model,
-    group: input.caller.group,
+    group: input.caller.group.slice(0, 64),
     channel_id: input.tried[input.tried.length - 1] ?? 0,
     prompt_tokens: input.usage.prompt_tokens,
     completion_tokens: input.usage.completion_tokens,
     quota: input.quota,
-    use_time_ms: Math.min(Date.now() - input.startedAt, 86_400_000),
+    // The clock may step back (NTP) while a request runs.
+    use_time_ms: Math.min(Math.max(Date.now() - input.startedAt, 0), 86_400_000),
     is_stream: input.stream,
     created_at: Math.floor(input.startedAt / 1000),
-    content: input.note ? `${details.content} (${input.note})` : details.content,
+    content: content.length > 1024 ? content.slice(0, 1024) : content,
     other: Object.assign({}, details.other, {
       frt: input.firstResponseMs ?? -1,
       cache_tokens: input.usage.cached_tokens,
@@ -726,7 +735,7 @@ export function usageRecord(input: RecordInput): UsageRecord {
         : {}),
       usage_source: input.estimated ? ('estimated' as const) : ('upstream' as const),
       ...(input.upstreamModel && input.upstreamModel !== input.model ? { is_model_mapped: true, upstream_model_name: input.upstreamModel } : {}),
-      admin_info: { use_channel: input.tried },
+      admin_info: { use_channel: input.tried.slice() },
     }) satisfies LogOther,
   };
 }

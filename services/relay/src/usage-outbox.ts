@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import type { UsageRecord } from '@aigw/contracts';
+import { eventSchemas, type UsageRecord } from '@aigw/contracts';
 import type { Logger } from '@aigw/platform';
 
 /**
@@ -274,5 +274,12 @@ function readLeftovers(files: string[], logger: Logger): OutboxEvent[] {
     payload: record,
     fromCheckpoint: true,
   }));
-  return [...events.values(), ...records];
+  // Parsed here, where they come back into the process (the publisher sends what it is given as it
+  // is): one failing its schema could never be recorded, and would hold up every event behind it.
+  return [...events.values(), ...records].filter((event) => {
+    const parsed = eventSchemas[event.subject].safeParse(event.payload);
+    if (parsed.success) event.payload = parsed.data;
+    else logger.error({ id: event.id, subject: event.subject, issues: parsed.error.issues }, 'usage outbox: an event failing its schema dropped');
+    return parsed.success;
+  });
 }

@@ -121,6 +121,29 @@ it('writes a record published as its checkpoint once: acknowledged, it does not 
   }
 });
 
+it('drops, with an error, a left event that fails its schema (it could never be recorded, and would hold up the rest)', () => {
+  const dir = freshDir();
+  const { outbox } = UsageOutbox.open(dir, limits, logger);
+  outbox.append(usageEvent('before', 3));
+  // Written by a relay of another version, or damaged on disk: a negative charge.
+  outbox.append({ id: 'invalid', subject: 'relay.usage.recorded', payload: record('invalid', -5) });
+  outbox.checkpoint({ ...record('invalid-checkpoint', 1), user_id: 0 });
+  outbox.append(usageEvent('after', 4));
+  outbox.close();
+  const errors: unknown[] = [];
+  const watching = Object.assign(createSilentLogger(), { error: (details: unknown) => void errors.push(details) });
+  const reopened = UsageOutbox.open(dir, limits, watching);
+  try {
+    expect(reopened.recovered.map((event) => [event.id, (event.payload as UsageRecord).quota])).toEqual([
+      ['before', 3],
+      ['after', 4],
+    ]);
+    expect(errors).toEqual([expect.objectContaining({ id: 'invalid' }), expect.objectContaining({ id: 'invalid-checkpoint' })]);
+  } finally {
+    reopened.outbox.close();
+  }
+});
+
 it('refuses a second relay on the same outbox while the first runs', () => {
   const dir = freshDir();
   const { outbox } = UsageOutbox.open(dir, limits, logger);

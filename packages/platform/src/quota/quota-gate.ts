@@ -224,7 +224,9 @@ function refund(hold: StoredHold, delta: number, createHeld: boolean): CounterDe
 export function createQuotaGate(options: QuotaGateOptions): QuotaGate {
   const { counters, kv, bus, logger, instanceName } = options;
   const leaseTtlMs = options.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS;
-  if (!instanceName || instanceName.includes('#')) throw new TypeError(`instanceName must be non-empty without '#', got '${instanceName}'`);
+  // At most 180: `name#incarnation` (13 more) is a usage event's owner, of at most 200 characters.
+  if (!instanceName || instanceName.includes('#') || instanceName.length > 180)
+    throw new TypeError(`instanceName must be 1 to 180 characters without '#', got '${instanceName}'`);
   if (!Number.isSafeInteger(leaseTtlMs) || leaseTtlMs < 100) throw new TypeError(`leaseTtlMs must be an integer of at least 100, got ${leaseTtlMs}`);
   const incarnation = randomBytes(6).toString('hex');
   const owner = ownerOf(instanceName, incarnation);
