@@ -63,6 +63,21 @@ describe('metric families', () => {
     expect(valueOf(samples, 'aigw_test_wait_seconds_sum', { queue: 'q' })).toBeCloseTo(56.25);
   });
 
+  it('a histogram series is there at zero before its first observation; a value on a bound counts in that bucket (le)', async () => {
+    const sizes = new HistogramFamily({ name: 'aigw_test_sizes', help: 'Sizes.', labelNames: [], buckets: [10, 1, 100] });
+    const series = sizes.child();
+    const bucket = (samples: Sample[], le: string) => valueOf(samples, 'aigw_test_sizes_bucket', { le });
+    const before = await registryNow();
+    expect([bucket(before, '1'), bucket(before, '10'), bucket(before, '100'), bucket(before, '+Inf')]).toEqual([0, 0, 0, 0]);
+    expect(valueOf(before, 'aigw_test_sizes_count', {})).toBe(0);
+    for (const value of [1, 10, 10.5, 1000]) series.observe(value);
+    expect(() => series.observe(Number.NaN)).toThrow(TypeError);
+    const after = await registryNow();
+    expect([bucket(after, '1'), bucket(after, '10'), bucket(after, '100'), bucket(after, '+Inf')]).toEqual([1, 2, 3, 4]);
+    expect(after.filter((sample) => sample.name === 'aigw_test_sizes_count')).toEqual([expect.objectContaining({ value: 4 })]);
+    expect(valueOf(after, 'aigw_test_sizes_sum', {})).toBeCloseTo(1021.5);
+  });
+
   it('bounds labels: a capped label is other past its limit, a status is its class', () => {
     const label = cappedLabel(2);
     expect(['x', 'y', 'z', 'x', 'w'].map(label)).toEqual(['x', 'y', OTHER, 'x', OTHER]);
