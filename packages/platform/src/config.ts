@@ -60,6 +60,11 @@ export const baseConfigShape = {
     .enum(['true', 'false'])
     .default('false')
     .transform((value) => value === 'true'),
+  /**
+   * How far the V8 heap grows past what the last full collection kept before it collects again,
+   * in percent (heap.ts): 50 keeps a steady load's resident memory flat; 0 leaves V8's own factor.
+   */
+  HEAP_GROWING_PERCENT: z.coerce.number().int().min(0).max(400).default(50),
 };
 
 export const baseConfigSchema = z.object(baseConfigShape).superRefine(checkNatsCredentials);

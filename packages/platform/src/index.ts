@@ -20,6 +20,7 @@ export * from './infrastructure.js';
 export * from './cookies.js';
 export * from './token-key-hash.js';
 export * from './service-runner.js';
+export * from './heap.js';
 export * from './diagnostics.js';
 export * from './secrets.js';
 export * from './quota/quota-gate.js';

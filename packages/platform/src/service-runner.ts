@@ -7,6 +7,7 @@ import { NotFoundError } from './errors.js';
 import { baseConfigShape, checkNatsCredentials, loadConfig } from './config.js';
 import { createInfrastructure, type Infrastructure } from './infrastructure.js';
 import { reportSchedules } from './jobs/schedules-report.js';
+import { applyHeapGrowth } from './heap.js';
 import { createLogger } from './logger.js';
 import { stopTracing } from './tracing/tracing.js';
 import { registerHttpMetrics } from './metrics/http.js';
@@ -42,6 +43,7 @@ export interface ServiceConfig {
   SHUTDOWN_GRACE_MS: number;
   TRUST_PROXY: boolean;
   METRICS_PORT?: number;
+  HEAP_GROWING_PERCENT: number;
 }
 
 export interface RunServiceOptions<C extends ServiceConfig, P extends FastifyPluginOptions> {
@@ -108,6 +110,7 @@ export async function startService<C extends ServiceConfig, P extends FastifyPlu
  * SIGTERM/SIGINT.
  */
 export async function runService<C extends ServiceConfig, P extends FastifyPluginOptions>(options: RunServiceOptions<C, P>): Promise<void> {
+  applyHeapGrowth(options.config.HEAP_GROWING_PERCENT);
   const service = await startService(options);
   const { logger } = service.infra;
   let stopping = false;

@@ -1,12 +1,13 @@
 import './tracing.js';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createInfrastructure, createLogger, loadConfig, startMetricsServer } from '@aigw/platform';
+import { applyHeapGrowth, createInfrastructure, createLogger, loadConfig, startMetricsServer } from '@aigw/platform';
 import { buildGateway } from './app.js';
 import { gatewayConfigSchema, isDistributed } from './config.js';
 import { stopTracing } from '@aigw/platform/tracing';
 
 const config = loadConfig(gatewayConfigSchema);
+applyHeapGrowth(config.HEAP_GROWING_PERCENT);
 const logger = createLogger({ level: config.LOG_LEVEL, service: 'gateway' });
 const repositoryRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const infra = await createInfrastructure(config, logger);
