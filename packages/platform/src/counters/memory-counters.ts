@@ -210,9 +210,8 @@ export function createMemoryCounters(kv?: MemoryKvSteps): Counters {
       requireReserveLines(lines);
       requireDeltas(credits);
       if (note) requireTtl(note.ttlMs);
-      const notes = note ? paired() : undefined;
       // Check and apply run in one synchronous step, so no other call can interleave.
-      if (note && notes!.has(note.key)) return { ok: false, key: note.key, reason: 'exists' };
+      if (note && paired().has(note.key)) return { ok: false, key: note.key, reason: 'exists' };
       for (const { key, amount } of lines) {
         const current = values.get(key);
         if (current === undefined) return { ok: false, key, reason: 'missing' };
@@ -224,7 +223,7 @@ export function createMemoryCounters(kv?: MemoryKvSteps): Counters {
         return next;
       });
       for (const { key, delta } of credits) apply({ key, delta, create: true });
-      if (note) notes!.put(note);
+      if (note) paired().put(note);
       return { ok: true, balances };
     },
     async drain(key, keep, moves, forget) {

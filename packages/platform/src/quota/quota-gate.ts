@@ -347,8 +347,8 @@ export function createQuotaGate(options: QuotaGateOptions): QuotaGate {
       const requestId = key.slice(prefix.length);
       // A stream's checkpoint: what it delivered is charged (at most the hold), the rest goes back.
       const checkpoint = await readCheckpoint(kv, requestId);
-      // Drained once, atomically: a settle or another sweeper that got there first wins. Missing:
-      // settled already (its details are about to go), or never taken (a relay killed before the take).
+      // Drained once, atomically, with its details: a settle or another sweeper that got there
+      // first (since the details were read) wins, and this finds the amount missing.
       const amount = await counters.drain(holdAmountKey(requestId), checkpoint?.quota ?? 0, refundMoves(hold), key);
       if (amount === null) continue;
       const charged = checkpoint ? Math.min(checkpoint.quota, amount) : 0;
