@@ -1,6 +1,6 @@
 import path from 'node:path';
 import type { FastifyPluginAsync } from 'fastify';
-import { JobName, usageRecordSchema } from '@aigw/contracts';
+import { JobName } from '@aigw/contracts';
 import {
   createEgressClient,
   createOptionsMirror,
@@ -98,16 +98,8 @@ const relayPlugin: FastifyPluginAsync<RelayPluginOptions> = async (app, settings
     let published = 0;
     for (const hold of released) {
       if (!hold.record) continue;
-      // Read back from Redis, perhaps written by another version: parsed here (the publisher sends what it is given as it is).
-      const record = usageRecordSchema.safeParse(hold.record);
-      if (!record.success) {
-        logger.error(
-          { requestId: hold.requestId, issues: record.error.issues },
-          'quota: a released hold whose record fails its schema; billing records it from the request announced, if it was',
-        );
-        continue;
-      }
-      usage.publish(record.data);
+      // The gate parsed it where it came back from Redis.
+      usage.publish(hold.record);
       published += 1;
     }
     return `released ${released.length} hold${released.length === 1 ? '' : 's'} of stopped relays, ${published} usage record${published === 1 ? '' : 's'} published`;

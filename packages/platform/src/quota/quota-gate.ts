@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { MAX_QUOTA, type UsageRecord } from '@aigw/contracts';
+import { MAX_QUOTA, usageRecordSchema, type UsageRecord } from '@aigw/contracts';
 import type { Bus } from '../bus/bus.js';
 import type { CounterDelta, Counters, DrainMove, Kv, ReserveLine, ReserveNote } from '../counters/counters.js';
 import type { Logger } from '../logger.js';
@@ -352,7 +352,8 @@ export function createQuotaGate(options: QuotaGateOptions): QuotaGate {
       const amount = await counters.drain(holdAmountKey(requestId), checkpoint?.quota ?? 0, refundMoves(hold), key);
       if (amount === null) continue;
       const charged = checkpoint ? Math.min(checkpoint.quota, amount) : 0;
-      swept.push(Object.assign({}, hold, { requestId, amount }, checkpoint ? { record: Object.assign({}, checkpoint, { quota: charged }) } : {}));
+      const record = checkpoint ? Object.assign({}, checkpoint, { quota: charged }) : hold.record;
+      swept.push(Object.assign({}, hold, { requestId, amount, record: record && readBack(record, requestId) }));
     }
     if (swept.length)
       logger.warn(
@@ -360,6 +361,18 @@ export function createQuotaGate(options: QuotaGateOptions): QuotaGate {
         'quota: holds of stopped relays (or past expiry) released',
       );
     return swept;
+  }
+
+  /**
+   * A record read back from Redis (perhaps written by another version), checked here against its
+   * schema, since its publisher sends records as they are: one that fails is left out with an
+   * error (billing records the request from its announcement, if it was announced).
+   */
+  function readBack(record: UsageRecord, requestId: string): UsageRecord | undefined {
+    const checked = usageRecordSchema.safeParse(record);
+    if (checked.success) return record;
+    logger.error({ requestId, issues: checked.error.issues }, 'quota: a released hold whose record fails its schema');
+    return undefined;
   }
 
   return {
