@@ -92,7 +92,8 @@ describe("root's channel key reveal", () => {
     const dialog = await screen.findByRole('dialog');
     expect(within(dialog).getByText('安全验证')).toBeInTheDocument();
     expect(screen.queryByText('sk-upstream-secret')).not.toBeInTheDocument();
-    await userEvent.type(within(dialog).getByLabelText('验证码或备用码'), '112233');
+    // The code field comes once the dialog has loaded which second factors the user has.
+    await userEvent.type(await within(dialog).findByLabelText('验证码或备用码'), '112233');
     await userEvent.click(within(dialog).getByRole('button', { name: /验\s*证/ }));
 
     expect(await screen.findByDisplayValue('sk-upstream-secret')).toBeInTheDocument();
