@@ -390,6 +390,107 @@ describe('failures', () => {
   });
 });
 
+describe('requestWhole: an answer read whole, without a stream', () => {
+  beforeEach(() => {
+    allowPrivate = true;
+  });
+
+  it('gives the status and headers, then the whole text, for a body in several chunks', async () => {
+    const egress = client();
+    const pending = egress.requestWhole(`http://127.0.0.1:${canary.port}/stream`, {}, 1024);
+    // The server holds back its next chunk until asked: the headers come before the whole text.
+    const response = await pending;
+    expect(response.statusCode).toBe(200);
+    expect(response.headers['content-type']).toBe('text/event-stream');
+    let ended = false;
+    response.text.then(
+      () => (ended = true),
+      () => (ended = true),
+    );
+    for (;;) {
+      await waitFor(() => releaseChunk !== undefined || ended, 5_000, 'the next chunk or the end');
+      if (ended) break;
+      const release = releaseChunk!;
+      releaseChunk = undefined;
+      release();
+    }
+    expect(await response.text).toBe('data: 1\n\ndata: 2\n\ndata: 3\n\n');
+  });
+
+  it('sends method, headers and body, and returns an error status as is', async () => {
+    const echo = await client().requestWhole(
+      `http://127.0.0.1:${canary.port}/echo`,
+      { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"a":1}' },
+      1024,
+    );
+    expect(JSON.parse(await echo.text)).toEqual({ ok: true, path: '/echo' });
+    const redirect = await client().requestWhole(`http://127.0.0.1:${canary.port}/redirect`, {}, 1024);
+    expect(redirect.statusCode).toBe(302);
+    expect(await redirect.text).toBe('');
+    expect(canary.paths).not.toContain('/internal-secret');
+  });
+
+  it('cuts a longer body at maxBytes, counted or declared', async () => {
+    const egress = client();
+    for (const path of ['/big', '/big-declared']) {
+      const response = await egress.requestWhole(`http://127.0.0.1:${canary.port}${path}`, {}, 100);
+      const text = await response.text;
+      expect(Buffer.byteLength(text)).toBe(100);
+      expect(text.startsWith(path === '/big' ? '[' : '{}')).toBe(true);
+    }
+    // The same client goes on answering after the cut connections.
+    expect(await (await egress.requestWhole(`http://127.0.0.1:${canary.port}/after-cut`, {}, 1024)).text).toContain('/after-cut');
+  });
+
+  it('goes through the same address guard, opening no socket', async () => {
+    allowPrivate = false;
+    const before = canary.connections;
+    const error = await rejection(client().requestWhole(`http://2130706433:${canary.port}/`, {}, 1024));
+    expect(error).toBeInstanceOf(EgressBlockedError);
+    expect((error as EgressBlockedError).reason).toBe('address');
+    const blocked = await rejection(client().requestWhole(`http://127.0.0.1:${canary.port}/`, { privateNetwork: { allowed: false } }, 1024));
+    expect(blocked).toBeInstanceOf(EgressBlockedError);
+    expect(canary.connections).toBe(before);
+  });
+
+  it('abort() while the body comes rejects the text; a stalled body times out', async () => {
+    const stalled = await client().requestWhole(`http://127.0.0.1:${canary.port}/stall`, {}, 1024);
+    stalled.abort();
+    const aborted = await rejection(stalled.text);
+    expect(aborted).toBeInstanceOf(EgressError);
+    expect((aborted as EgressError).kind).toBe('aborted');
+
+    const timedOut = await client({ bodyTimeoutMs: 150 }).requestWhole(`http://127.0.0.1:${canary.port}/stall`, {}, 1024);
+    const error = await rejection(timedOut.text);
+    expect(error).toBeInstanceOf(EgressError);
+    expect((error as EgressError).kind).toBe('body_timeout');
+  });
+
+  it('the headers timeout, an aborted signal and a refused connection reject the call', async () => {
+    const late = await rejection(client({ headersTimeoutMs: 150 }).requestWhole(`http://127.0.0.1:${canary.port}/hang`, {}, 1024));
+    expect((late as EgressError).kind).toBe('headers_timeout');
+
+    const controller = new AbortController();
+    const hangs = () => canary.paths.filter((path) => path === '/hang').length;
+    const before = hangs();
+    const pending = client().requestWhole(`http://127.0.0.1:${canary.port}/hang`, { signal: controller.signal }, 1024);
+    await waitFor(() => hangs() > before, 5_000, 'the request at the server');
+    controller.abort();
+    const aborted = await rejection(pending);
+    expect(aborted).toBeInstanceOf(EgressError);
+    expect((aborted as EgressError).kind).toBe('aborted');
+
+    const closed = createServer();
+    closed.listen(0, '127.0.0.1');
+    await once(closed, 'listening');
+    const { port } = closed.address() as AddressInfo;
+    await new Promise((resolve) => closed.close(resolve));
+    const refused = await rejection(client().requestWhole(`http://127.0.0.1:${port}/v1?key=SECRET`, {}, 1024));
+    expect((refused as EgressError).kind).toBe('connection_refused');
+    expect((refused as Error).message).not.toContain('SECRET');
+  });
+});
+
 describe('resolveEgressHost: the same address rule for connections that are not HTTP (SMTP, issue 22.7)', () => {
   const resolve = async (hostname: string) => {
     const fake = fakeDns[hostname];

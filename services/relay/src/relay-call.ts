@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ChannelStatus, localizeMessage, type LogOther, type RoutingChannel, type UsageRecord } from '@aigw/contracts';
-import { EgressBlockedError, type EgressResponse } from '@aigw/platform';
+import { EgressBlockedError, type EgressResponse, type EgressWholeResponse } from '@aigw/platform';
 import type { Caller } from './caller.js';
 import { checkModelAllowed } from './caller.js';
 import { holdLifetimeMs, type RelayContext } from './context.js';
@@ -177,7 +177,7 @@ async function relayTrying(
         announce(channel.id);
         // Waiting for the upstream is not the gateway's time (x-aigw-overhead-ms).
         const sentAt = Date.now();
-        const sending = () => send(context, call.attempt, operation, body, requestId);
+        const sending = () => send(context, call.attempt, operation, body, requestId, !stream && !operation.bytes);
         const result = await overheadOf(reply).upstream(() => span?.around(sending) ?? sending());
         answeredAt = Date.now();
         observeUpstream(channel.id, answeredAt - sentAt, 'failure' in result);
@@ -192,9 +192,9 @@ async function relayTrying(
           const budget = new StreamBudget(context, hold, quote, promptTokens, (usage, quota) =>
             usageRecord(Object.assign({}, recordBase, { tried: [...tried], usage, quota, estimated: true, note: checkpointNote })),
           );
-          outcome = await streamToClient(context, request, reply, call.attempt, result.response, client, requestId, upstreamDone, budget);
+          outcome = await streamToClient(context, request, reply, call.attempt, streamed(result.response), client, requestId, upstreamDone, budget);
         } else if (operation.bytes) {
-          outcome = await pipeBytes(context, reply, call.attempt, result.response, requestId, upstreamDone, (delivered) =>
+          outcome = await pipeBytes(context, reply, call.attempt, streamed(result.response), requestId, upstreamDone, (delivered) =>
             operation.bytes!(body, promptTokens.exact(), delivered),
           );
         } else {
@@ -392,10 +392,43 @@ export async function prepare(
   return { attempt: { channel, provider, context: providerContext, ...(keyIndex !== undefined ? { keyIndex } : {}) } };
 }
 
-type Sent = { response: EgressResponse; injectedUsage: boolean } | { failure: Failure };
+/** An upstream's answer: streamed (SSE, bytes, a WebSocket's events), or read whole (a non-streaming request over HTTP). */
+type Answered = EgressResponse | EgressWholeResponse;
 
-/** Builds the upstream call, sends it, and turns an error answer into a Failure (reported to channels). */
-async function send(context: RelayContext, attempt: Attempt, operation: OperationDefinition, body: Record<string, unknown>, requestId: string): Promise<Sent> {
+type Sent = { response: Answered; injectedUsage: boolean } | { failure: Failure };
+
+const isWhole = (response: Answered): response is EgressWholeResponse => 'text' in response;
+
+/** The streamed answer a stream or byte answer reads (send made it so: only a whole answer is read whole). */
+function streamed(response: Answered): EgressResponse {
+  if (isWhole(response)) throw new Error('a streamed answer was read whole');
+  return response;
+}
+
+/** An answer's text, at most `maxBytes` of it, whichever way it came (a whole answer's was cut at the egress bound as it came; a shorter excerpt is cut by characters). */
+function answerText(response: Answered, maxBytes: number): Promise<string> {
+  return isWhole(response) ? response.text.then((text) => (text.length > maxBytes ? text.slice(0, maxBytes) : text)) : readBounded(response, maxBytes);
+}
+
+/** Stops reading an answer (its deadline passed). */
+function stopReading(response: Answered): void {
+  if (isWhole(response)) response.abort();
+  else response.body.destroy();
+}
+
+/**
+ * Builds the upstream call, sends it, and turns an error answer into a Failure (reported to
+ * channels). `whole`: the answer is wanted whole (neither a stream nor bytes), so it is read
+ * without a stream.
+ */
+async function send(
+  context: RelayContext,
+  attempt: Attempt,
+  operation: OperationDefinition,
+  body: Record<string, unknown>,
+  requestId: string,
+  whole: boolean,
+): Promise<Sent> {
   const { channel, provider } = attempt;
   let built: { request: UpstreamRequest; injectedUsage: boolean };
   try {
@@ -430,14 +463,12 @@ async function send(context: RelayContext, attempt: Attempt, operation: Operatio
     if ('failure' in opened) reportFailure(context, attempt, requestId, opened.failure, opened.detail);
     return 'failure' in opened ? { failure: opened.failure } : { response: opened.response, injectedUsage };
   }
-  let response: EgressResponse;
+  let response: Answered;
   try {
-    response = await context.egress.request(upstream.url, {
-      method: upstream.method,
-      headers,
-      body: payload,
-      ...channelEgress(channel),
-    });
+    const init = Object.assign({ method: upstream.method, headers, body: payload }, channelEgress(channel));
+    response = whole
+      ? await context.egress.requestWhole(upstream.url, init, context.limits.maxUpstreamBodyBytes)
+      : await context.egress.request(upstream.url, init);
   } catch (error) {
     const blocked = error instanceof EgressBlockedError;
     const failure: Failure = {
@@ -453,7 +484,7 @@ async function send(context: RelayContext, attempt: Attempt, operation: Operatio
   }
   if (response.statusCode >= 200 && response.statusCode < 300) return { response, injectedUsage };
 
-  const text = await readBounded(response, 64 * 1024).catch(() => '');
+  const text = await answerText(response, 64 * 1024).catch(() => '');
   const failure: Failure = { status: mappedStatus(channel, response.statusCode), error: provider.error(response.statusCode, text) };
   reportFailure(context, attempt, requestId, failure, failure.error.message);
   return { failure };
@@ -527,7 +558,7 @@ async function answer(
   reply: FastifyReply,
   attempt: Attempt,
   operation: OperationDefinition,
-  response: EgressResponse,
+  response: Answered,
   requestId: string,
   requestBody: Record<string, unknown>,
   upstreamDone: () => Promise<void>,
@@ -537,11 +568,11 @@ async function answer(
   let late = false;
   const deadline = setTimeout(() => {
     late = true;
-    response.body.destroy();
+    stopReading(response);
   }, context.limits.answerTimeoutMs);
   const clock = overheadOf(reply);
   const text = await clock
-    .upstream(() => readBounded(response, context.limits.maxUpstreamBodyBytes))
+    .upstream(() => answerText(response, context.limits.maxUpstreamBodyBytes))
     .catch((error: unknown) => {
       if (late) throw new RelayError(504, 'the upstream answer took longer than the relay allows', 'upstream_timeout', 'upstream_error');
       throw error;
@@ -574,7 +605,7 @@ async function answer(
 }
 
 /** A whole upstream answer for the operation; its JSON is parsed once, when asked for. */
-function upstreamAnswer(text: string, response: EgressResponse): UpstreamAnswer & { parsed: unknown } {
+function upstreamAnswer(text: string, response: Pick<Answered, 'headers'>): UpstreamAnswer & { parsed: unknown } {
   const answer = {
     text,
     contentType: String(response.headers['content-type'] ?? ''),

@@ -78,6 +78,8 @@ interface Consumer {
    * subscribers of one JetStream consumer.
    */
   running: Set<Promise<void>>;
+  /** A pump is due on the next turn: the events published before it runs all go with it. */
+  scheduled: boolean;
 }
 
 /** The in-process Bus: same semantics as the NATS adapter, for the embedded topology and tests. */
@@ -124,8 +126,21 @@ export function createMemoryBus(options: MemoryBusOptions): Bus {
       const dropped = consumer.pending.shift()!;
       logger.warn({ subject: dropped.stored.subject, id: dropped.stored.id }, 'bus: consumer backlog full, oldest event dropped');
     }
-    // Never run a handler inside publish: delivery is asynchronous, as over a network.
-    setImmediate(() => pump(consumer));
+    schedulePump(consumer);
+  }
+
+  /**
+   * Never runs a handler inside publish: delivery is asynchronous, as over a network. One pump per
+   * consumer and turn, however many events were published meanwhile (an Immediate per event and
+   * consumer was a share of the all-in-one process's allocation: every usage record goes to three).
+   */
+  function schedulePump(consumer: Consumer): void {
+    if (consumer.scheduled) return;
+    consumer.scheduled = true;
+    setImmediate(() => {
+      consumer.scheduled = false;
+      pump(consumer);
+    });
   }
 
   /** The next subscriber, in turn, with room for another event. */
@@ -240,6 +255,7 @@ export function createMemoryBus(options: MemoryBusOptions): Bus {
       turn: 0,
       confirmations: new Map(),
       running: new Set(),
+      scheduled: false,
     };
   }
 
@@ -297,7 +313,7 @@ export function createMemoryBus(options: MemoryBusOptions): Bus {
       consumer.retryDelayMs = subscribeOptions.retryDelayMs ?? 1000;
       const subscriber: Subscriber = { handler, deadLetter: subscribeOptions.deadLetter, inFlight: Math.max(1, subscribeOptions.inFlight ?? 1), running: 0 };
       consumer.subscribers.push(subscriber);
-      setImmediate(() => pump(consumer));
+      schedulePump(consumer);
       return {
         async unsubscribe() {
           const index = consumer.subscribers.indexOf(subscriber);

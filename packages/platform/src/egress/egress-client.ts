@@ -61,6 +61,23 @@ export interface EgressResponse {
   body: Dispatcher.ResponseData['body'];
 }
 
+/**
+ * A whole answer, read as it arrives without a stream (`requestWhole`): its status and headers
+ * once they came, its text once it ended.
+ */
+export interface EgressWholeResponse {
+  statusCode: number;
+  headers: IncomingHttpHeaders;
+  /**
+   * The body as text when it ended: at most `maxBytes` of it (a longer body is cut there and the
+   * rest not read). Rejects with an EgressError when the connection broke, the body stalled
+   * beyond bodyTimeoutMs, or `abort()` was called before the end.
+   */
+  text: Promise<string>;
+  /** Stops reading (a deadline passed): `text` rejects, the connection is closed. */
+  abort(): void;
+}
+
 export interface EgressJsonResponse {
   statusCode: number;
   headers: IncomingHttpHeaders;
@@ -72,6 +89,12 @@ export interface EgressJsonResponse {
 
 export interface EgressClient {
   request(url: string | URL, init?: EgressRequestInit): Promise<EgressResponse>;
+  /**
+   * The same call for an answer wanted whole (a non-streaming relay): resolves at the headers,
+   * its `text` at the end. No stream is made (undici's body stream and its async iteration were
+   * a fifth of the relay's cost of an upstream call; docs/architecture.md section 5).
+   */
+  requestWhole(url: string | URL, init: EgressRequestInit, maxBytes: number): Promise<EgressWholeResponse>;
   /** For small answers (model lists, balances, webhooks): the body is read up to maxBytes (default 1 MiB). */
   fetchJson(url: string | URL, init?: EgressRequestInit, limits?: { maxBytes?: number }): Promise<EgressJsonResponse>;
   /**
@@ -232,29 +255,93 @@ export function createEgressClient(options: EgressClientOptions): EgressClient {
     return url;
   }
 
-  async function request(raw: string | URL, init: EgressRequestInit = {}): Promise<EgressResponse> {
+  /** The call as undici takes it, and the pool it goes through; throws what checkUrl throws. */
+  function prepared(raw: string | URL, init: EgressRequestInit) {
     const policy = init.privateNetwork
       ? { allowed: init.privateNetwork.allowed, refusal: init.privateNetwork.refusal ?? optionRefusal(optionName) }
       : defaultPolicy();
     const url = checkUrl(raw, policy);
     if (closed) throw new EgressError('closed', url);
-    const dispatchOptions = {
+    const options = {
       origin: url.origin,
       path: `${url.pathname}${url.search}`,
       method: init.method ?? 'GET',
       headers: init.headers,
       body: init.body,
-      signal: init.signal,
       // undici 7 only follows redirects through its redirect interceptor, which we never add;
       // 0 also switches it off per request should someone compose one onto this agent.
       maxRedirections: 0,
     };
+    return { url, options, agent: agentFor(policy) };
+  }
+
+  async function request(raw: string | URL, init: EgressRequestInit = {}): Promise<EgressResponse> {
+    const { url, options, agent } = prepared(raw, init);
     try {
-      const { statusCode, headers, body } = await agentFor(policy).request(dispatchOptions);
+      const { statusCode, headers, body } = await agent.request(Object.assign(options, { signal: init.signal }));
       return { statusCode, headers, body };
     } catch (error) {
       throw toEgressError(error, url, init.signal);
     }
+  }
+
+  async function requestWhole(raw: string | URL, init: EgressRequestInit, maxBytes: number): Promise<EgressWholeResponse> {
+    const { url, options, agent } = prepared(raw, init);
+    const { signal } = init;
+    if (signal?.aborted) throw new EgressError('aborted', url, signal.reason);
+    return new Promise((resolve, reject) => {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      let controller: Dispatcher.DispatchController | undefined;
+      /** The text's settlers, from the headers on. */
+      let body: { resolve: (text: string) => void; reject: (error: unknown) => void } | undefined;
+      const onAbort = () => controller?.abort(new EgressError('aborted', url, signal?.reason));
+      signal?.addEventListener('abort', onAbort, { once: true });
+      const done = () => signal?.removeEventListener('abort', onAbort);
+      const text = () => (chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks, size).toString('utf8'));
+      const handler: Dispatcher.DispatchHandler = {
+        onRequestStart(started) {
+          controller = started;
+        },
+        onResponseStart(started, statusCode, headers) {
+          // 1xx informational heads come before the answer's own.
+          if (statusCode < 200) return;
+          const whole = new Promise<string>((resolveText, rejectText) => (body = { resolve: resolveText, reject: rejectText }));
+          // Awaited by the caller, or not at all when it gave up on the answer: never an unhandled rejection.
+          whole.catch(() => undefined);
+          resolve({ statusCode, headers, text: whole, abort: () => started.abort(new EgressError('aborted', url)) });
+        },
+        onResponseData(started, chunk) {
+          if (size + chunk.length <= maxBytes) {
+            chunks.push(chunk);
+            size += chunk.length;
+            return;
+          }
+          // Cut at the bound, as readBounded cuts a stream: the text so far, and the rest unread.
+          chunks.push(chunk.subarray(0, maxBytes - size));
+          size = maxBytes;
+          done();
+          body!.resolve(text());
+          started.abort(new EgressError('too_large', url));
+        },
+        onResponseEnd() {
+          done();
+          body!.resolve(text());
+        },
+        onResponseError(_started, error) {
+          done();
+          const failure = toEgressError(error, url, signal);
+          if (body) body.reject(failure);
+          else reject(failure);
+        },
+      };
+      try {
+        agent.dispatch(options, handler);
+      } catch (error) {
+        done();
+        reject(toEgressError(error, url, signal));
+      }
+    });
   }
 
   async function fetchJson(raw: string | URL, init: EgressRequestInit = {}, limits: { maxBytes?: number } = {}): Promise<EgressJsonResponse> {
@@ -307,6 +394,7 @@ export function createEgressClient(options: EgressClientOptions): EgressClient {
 
   return {
     request,
+    requestWhole,
     fetchJson,
     check,
     async close() {

@@ -8,6 +8,7 @@ export {
   type EgressJsonResponse,
   type EgressRequestInit,
   type EgressResponse,
+  type EgressWholeResponse,
   type HostPolicy,
   type ResolvedAddress,
   resolveEgressHost,
