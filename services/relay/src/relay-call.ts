@@ -247,7 +247,7 @@ async function relayTrying(
       note: outcome.outranBalance ? OUTRAN_BALANCE : outcome.partial ? outcome.partial : undefined,
       answeredAt,
     });
-    const kept = keepBeforeSettle(context, finished);
+    const kept = await keepBeforeSettle(context, finished);
     // Never more than the user and the key could pay: a charge above the hold takes what was left (settle).
     const { charged: quota } = await context.quota.settle(hold, finished.quota);
     record(context, Object.assign({}, finished, { quota, outcome: outcome.partial || outcome.outranBalance ? ('partial' as const) : ('ok' as const) }), kept);
@@ -698,13 +698,15 @@ export interface RecordInput {
  * A charged request's record, kept in the outbox (as its checkpoint) before its hold is settled:
  * settle moves the charge to the held sum in one atomic step, and a relay killed between that
  * step and `record` would leave a charge no record explains. Its restart publishes this instead
- * (docs/architecture.md section 5.2). A local write; nothing when the request costs nothing.
- * Returns the record kept, for `record` to publish as it is.
+ * (docs/architecture.md section 5.2). A local write, at the end of this turn of the event loop
+ * with every other request's (usage-outbox.ts); nothing when the request costs nothing.
+ * Resolves to the record kept, for `record` to publish as it is, once it is written.
  */
-export function keepBeforeSettle(context: RelayContext, input: RecordInput): UsageRecord | null {
+export async function keepBeforeSettle(context: RelayContext, input: RecordInput): Promise<UsageRecord | null> {
   if (input.quota <= 0) return null;
   const kept = usageRecord(input);
   context.usage.checkpoint(kept);
+  await context.usage.written();
   return kept;
 }
 

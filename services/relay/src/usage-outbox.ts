@@ -17,10 +17,12 @@ import type { Logger } from '@aigw/platform';
  * once a newer one is being written. A charged request's record is written as its checkpoint
  * before its hold is settled (relay-call.ts, `keepBeforeSettle`) and then published as it is:
  * that line stands for the event too (a restart publishes a checkpoint with no acknowledgement
- * as the record), so the record is not serialized and written a second time. Appends are
- * synchronous writes (the page cache survives a killed process; no fsync per request: a machine
- * crash is the stream replicas' concern, as it is JetStream's); acknowledgements are written in
- * batches, since a lost one only replays.
+ * as the record), so the record is not serialized and written a second time. The lines appended
+ * in one turn of the event loop are written together at its end, in one synchronous write
+ * (`written()` resolves then; the page cache survives a killed process; no fsync per request: a
+ * machine crash is the stream replicas' concern, as it is JetStream's). At 32 requests in flight
+ * the all-in-one relay appended about 20 lines per turn, each its own system call before.
+ * Acknowledgements are written in batches, since a lost one only replays.
  */
 
 export type OutboxSubject = 'relay.usage.recorded' | 'relay.request.started';
@@ -61,11 +63,18 @@ export class UsageOutbox {
   /** Which segment holds each live line and its byte size; for a checkpoint, its record. */
   private readonly where = new Map<string, { segment: Segment; bytes: number; record?: UsageRecord }>();
   private fd = -1;
-  private written = 0;
+  /** Bytes written to the segment being written. */
+  private segmentBytes = 0;
   private pendingBytes = 0;
   private pendingEvents = 0;
   private acks: string[] = [];
   private flusher: NodeJS.Timeout | undefined;
+  /** Lines appended this turn, not written yet, and their bytes. */
+  private buffered: string[] = [];
+  private bufferedBytes = 0;
+  private flushDue = false;
+  /** Callers of written() waiting for the buffered lines. */
+  private waiting: Array<{ resolve: () => void; reject: (error: unknown) => void }> = [];
   private nextSegment = 0;
 
   private constructor(
@@ -92,6 +101,8 @@ export class UsageOutbox {
     outbox.nextSegment = old.length > 0 ? segmentNumber(old[old.length - 1]!) + 1 : 0;
     outbox.startSegment();
     for (const event of recovered) outbox.append(event);
+    // Written before the old files go.
+    outbox.flush();
     for (const file of old) fs.rmSync(path.join(dir, file), { force: true });
     if (recovered.length > 0) logger.warn({ events: recovered.length }, 'usage outbox: events a previous process left unpublished are published again');
     return { outbox, recovered };
@@ -132,6 +143,16 @@ export class UsageOutbox {
     this.keep(key, this.write({ c: record }), record);
   }
 
+  /**
+   * Resolves once every line appended so far is written (a killed process keeps it); rejects when
+   * the write failed. What must be kept before money moves (a record before its hold is settled)
+   * waits for this.
+   */
+  written(): Promise<void> {
+    if (this.buffered.length === 0) return Promise.resolve();
+    return new Promise((resolve, reject) => this.waiting.push({ resolve, reject }));
+  }
+
   /** The bus stored the event: its line is done (written with the next batch). */
   acknowledge(id: string): void {
     const kept = this.where.get(id);
@@ -146,6 +167,7 @@ export class UsageOutbox {
   /** Writes what is buffered and lets the file go (what is pending stays for the next process). */
   close(): void {
     this.flushAcks();
+    this.flush();
     if (this.fd >= 0) fs.closeSync(this.fd);
     this.fd = -1;
     fs.rmSync(path.join(this.dir, 'lock'), { force: true });
@@ -158,7 +180,8 @@ export class UsageOutbox {
     if (this.acks.length === 0 || this.fd < 0) return;
     const lines = this.acks.map((id) => JSON.stringify({ a: id } satisfies Line)).join('\n') + '\n';
     this.acks = [];
-    this.writeRaw(lines);
+    this.buffer(lines, Buffer.byteLength(lines));
+    this.flush();
     this.collect();
   }
 
@@ -182,23 +205,54 @@ export class UsageOutbox {
     }
   }
 
+  /** Appends a line (written at the end of this turn); returns its bytes. */
   private write(line: Line): number {
     const text = JSON.stringify(line) + '\n';
-    this.writeRaw(text);
-    return Buffer.byteLength(text);
+    const bytes = Buffer.byteLength(text);
+    this.buffer(text, bytes);
+    return bytes;
   }
 
-  private writeRaw(text: string): void {
-    if (this.written >= SEGMENT_BYTES) this.startSegment();
-    // Synchronous: once this returns, a killed process cannot lose the line.
-    this.written += fs.writeSync(this.fd, text);
+  private buffer(text: string, bytes: number): void {
+    // A full segment is closed first: a line is in the segment that was current when it was appended (keep()).
+    if (this.segmentBytes + this.bufferedBytes >= SEGMENT_BYTES) {
+      this.flush();
+      this.startSegment();
+    }
+    this.buffered.push(text);
+    this.bufferedBytes += bytes;
+    if (this.flushDue) return;
+    this.flushDue = true;
+    setImmediate(() => {
+      this.flushDue = false;
+      this.flush();
+    });
+  }
+
+  /** Writes the buffered lines in one synchronous write: once it returned, a killed process cannot lose them. */
+  private flush(): void {
+    if (this.buffered.length === 0 || this.fd < 0) return;
+    const text = this.buffered.length === 1 ? this.buffered[0]! : this.buffered.join('');
+    const waiting = this.waiting;
+    this.buffered = [];
+    this.bufferedBytes = 0;
+    this.waiting = [];
+    try {
+      this.segmentBytes += fs.writeSync(this.fd, text);
+    } catch (error) {
+      // Nobody may be waiting (an unfinished request's checkpoint): said here, then to whoever waits.
+      this.logger.error({ err: error, dir: this.dir }, 'usage outbox: lines not written');
+      for (const { reject } of waiting) reject(error);
+      return;
+    }
+    for (const { resolve } of waiting) resolve();
   }
 
   private startSegment(): void {
     if (this.fd >= 0) fs.closeSync(this.fd);
     const file = path.join(this.dir, `segment-${String(this.nextSegment++).padStart(8, '0')}.jsonl`);
     this.fd = fs.openSync(file, 'a');
-    this.written = 0;
+    this.segmentBytes = 0;
     this.segments.push({ file, live: new Set() });
   }
 }

@@ -23,6 +23,8 @@ export interface UsagePublisher {
   started(started: EventPayload<'relay.request.started'>): void;
   /** Keeps what a running stream delivered so far, for a restart after this process died (the outbox). */
   checkpoint(record: UsageRecord): void;
+  /** Resolves once what was kept so far is written (the outbox writes a turn's lines together); rejects when that failed. */
+  written(): Promise<void>;
   /** False while the spool is full: callers must refuse new requests. */
   accepting(): boolean;
   /**
@@ -144,6 +146,7 @@ export function createUsagePublisher(options: {
     checkpoint(record) {
       outbox?.checkpoint(record);
     },
+    written: () => (outbox ? outbox.written() : Promise.resolve()),
     started(started) {
       deferred.set(started.record.request_id, { started, dueAt: Date.now() + announceAfterMs });
       if (!announcer) {

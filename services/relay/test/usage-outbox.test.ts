@@ -66,6 +66,8 @@ it('keeps what was not acknowledged across a process killed with -9, in order, a
     outbox.checkpoint(rec('stream-1', 90));
     outbox.checkpoint(rec('stream-2', 10));
     outbox.append({ id: 'stream-2', subject: 'relay.usage.recorded', payload: rec('stream-2', 12) });
+    // Once written() resolved (the end of this turn), a killed process keeps every line.
+    await outbox.written();
     process.stdout.write('ready\\n');
     setInterval(() => {}, 1000);
   `;
@@ -88,6 +90,40 @@ it('keeps what was not acknowledged across a process killed with -9, in order, a
   }
   // Carried into one fresh segment: the old files are gone.
   expect(fs.readdirSync(dir).filter((file) => file.endsWith('.jsonl'))).toHaveLength(1);
+});
+
+it("writes a turn's lines in one write at its end, written() resolving after it; a failed write rejects written() and is logged", async () => {
+  const dir = freshDir();
+  const errors: unknown[] = [];
+  const watching = Object.assign(createSilentLogger(), { error: (...args: unknown[]) => void errors.push(args) });
+  const { outbox } = UsageOutbox.open(dir, limits, watching);
+  const writes = jest.spyOn(fs, 'writeSync');
+  try {
+    const segment = () => fs.readdirSync(dir).find((file) => file.endsWith('.jsonl'))!;
+    const lines = () => fs.readFileSync(path.join(dir, segment()), 'utf8').split('\n').filter(Boolean);
+    for (const id of ['t1', 't2', 't3']) outbox.checkpoint(record(id, 2));
+    outbox.append(usageEvent('t4'));
+    expect(lines()).toHaveLength(0);
+    await outbox.written();
+    expect(lines().map((line) => JSON.parse(line).c?.request_id ?? JSON.parse(line).e?.id)).toEqual(['t1', 't2', 't3', 't4']);
+    expect(writes).toHaveBeenCalledTimes(1);
+    // Nothing buffered: resolved at once.
+    await outbox.written();
+
+    writes.mockImplementationOnce(() => {
+      throw Object.assign(new Error('no space left on device'), { code: 'ENOSPC' });
+    });
+    outbox.checkpoint(record('lost', 3));
+    await expect(outbox.written()).rejects.toThrow('no space left on device');
+    expect(errors).toHaveLength(1);
+    // The next turn writes again.
+    outbox.checkpoint(record('next', 4));
+    await outbox.written();
+    expect(lines().at(-1)).toContain('"next"');
+  } finally {
+    writes.mockRestore();
+    outbox.close();
+  }
 });
 
 it('writes a record published as its checkpoint once: acknowledged, it does not come back; unacknowledged, it comes back as the record', () => {

@@ -157,7 +157,7 @@ export async function submitTask(
     if (accepted) {
       const { taskId, code } = accepted.outcome;
       const submitted = recordOf(tried, price, `${submission.action}${taskId ? ` task ${taskId}` : ''}, submit code ${code}`);
-      const kept = keepBeforeSettle(context, submitted);
+      const kept = await keepBeforeSettle(context, submitted);
       await context.quota.settle(hold, price);
       record(context, { ...submitted, outcome: 'ok' }, kept);
       await ticket.finish({ tokens: 0, success: true });
