@@ -705,8 +705,7 @@ export interface RecordInput {
 export async function keepBeforeSettle(context: RelayContext, input: RecordInput): Promise<UsageRecord | null> {
   if (input.quota <= 0) return null;
   const kept = usageRecord(input);
-  context.usage.checkpoint(kept);
-  await context.usage.written();
+  await context.usage.keep(kept);
   return kept;
 }
 

@@ -23,8 +23,11 @@ export interface UsagePublisher {
   started(started: EventPayload<'relay.request.started'>): void;
   /** Keeps what a running stream delivered so far, for a restart after this process died (the outbox). */
   checkpoint(record: UsageRecord): void;
-  /** Resolves once what was kept so far is written (the outbox writes a turn's lines together); rejects when that failed. */
-  written(): Promise<void>;
+  /**
+   * A checkpoint that must be on disk before money moves (a record before its hold is settled):
+   * resolves once it is written (the outbox writes a turn's lines together); rejects when that failed.
+   */
+  keep(record: UsageRecord): Promise<void>;
   /** False while the spool is full: callers must refuse new requests. */
   accepting(): boolean;
   /**
@@ -146,7 +149,11 @@ export function createUsagePublisher(options: {
     checkpoint(record) {
       outbox?.checkpoint(record);
     },
-    written: () => (outbox ? outbox.written() : Promise.resolve()),
+    async keep(record) {
+      if (!outbox) return;
+      outbox.checkpoint(record);
+      await outbox.written();
+    },
     started(started) {
       deferred.set(started.record.request_id, { started, dueAt: Date.now() + announceAfterMs });
       if (!announcer) {

@@ -336,10 +336,7 @@ export class RealtimeSession {
         );
       let quota = responseCharge(quote, billed);
       // In the outbox before the counters settle (relay-call.ts keepBeforeSettle: a relay killed between the two leaves this record).
-      if (quota > 0) {
-        context.usage.checkpoint(recordOf(quota));
-        await context.usage.written();
-      }
+      if (quota > 0) await context.usage.keep(recordOf(quota));
       try {
         // Never more than the user and the key could pay (settle takes what was left).
         quota = (await context.quota.settle(hold, quota)).charged;
