@@ -23,7 +23,7 @@ import { recorderOf } from './idempotency.js';
 import { OVERHEAD_HEADER, overheadOf } from './overhead.js';
 import { publishChannelFailed } from './events.js';
 import { channelLines, requestLines } from './limits/limit-rules.js';
-import type { LimitRefusal, LimitTicket } from './limits/limit-gate.js';
+import { NO_LIMITS, type LimitRefusal, type LimitTicket } from './limits/limit-gate.js';
 import type { PickedKey } from './channels.js';
 import type { Attempt as OperationAttempt, OperationDefinition, OperationName, UpstreamAnswer } from './operations/types.js';
 import { RelaySpan } from './relay-span.js';
@@ -266,10 +266,10 @@ async function relayTrying(
 }
 
 /** A limit ticket done with: what it held but did not use goes back, its slots are freed (both idempotent). */
-export async function closeTicket(ticket: LimitTicket | null): Promise<void> {
-  if (!ticket) return;
-  await ticket.finish({ tokens: 0, success: false });
-  await ticket.release();
+export function closeTicket(ticket: LimitTicket | null): Promise<void> {
+  // Most requests have no limits: nothing to settle, and no promise made for it.
+  if (!ticket || ticket === NO_LIMITS) return NO_LIMITS.release();
+  return ticket.finish({ tokens: 0, success: false }).then(() => ticket.release());
 }
 
 /**

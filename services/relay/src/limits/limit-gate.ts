@@ -26,7 +26,9 @@ export interface LimitRefusal {
   retryAfterMs: number;
 }
 
-const NO_LIMITS: LimitTicket = { headers: {}, finish: async () => {}, release: async () => {} };
+const settled = Promise.resolve();
+/** The ticket of a request nothing limits (the common case): one settled promise shared, nothing allocated per call. */
+export const NO_LIMITS: LimitTicket = { headers: {}, finish: () => settled, release: () => settled };
 
 /** The wait a concurrency refusal suggests. */
 const CONCURRENCY_RETRY_MS = 1_000;
