@@ -37,8 +37,21 @@ describe('openai provider: answers', () => {
   it('passes the answer through and reads usage, cached tokens included', () => {
     const json = fixtureJson('openai/chat-response.json');
     const result = openAiProvider.chat.response(json, context());
-    expect(result.body).toEqual(json);
+    // The very object parsed from the upstream's text: the relay then sends that text, not a re-serialised copy.
+    expect(result.body).toBe(json);
     expect(result.usage).toEqual({ prompt_tokens: 1187, completion_tokens: 16, cached_tokens: 1024 });
+  });
+
+  it('refuses an answer that is not a JSON object, naming what came', () => {
+    for (const [json, received] of [
+      [[1, 2], 'an array'],
+      ['text', 'string'],
+      [null, 'null'],
+    ] as const) {
+      expect(() => openAiProvider.chat.response(json, context())).toThrow(
+        `openai upstream answered with an unexpected body: body: expected an object, received ${received}`,
+      );
+    }
   });
 
   it('answers without usage give null usage', () => {

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { ChatResult, ProviderContext, StreamConverter, StreamEvent, StreamOutput } from '../types.js';
 import { openAiUsageSchema, usageFromOpenAi } from '../shared/usage.js';
-import { parseJson, parseUpstream } from '../shared/upstream-response.js';
+import { InvalidUpstreamResponseError, parseJson } from '../shared/upstream-response.js';
 
 /**
  * OpenAI-compatible upstreams take the client's body and answer in the client's format: we only
@@ -16,10 +16,19 @@ export function openAiChatBody(body: Record<string, unknown>, context: ProviderC
   return out;
 }
 
-const completionSchema = z.record(z.string(), z.unknown());
-
+/**
+ * A completion in OpenAI's format goes to the client as it came: only checked to be an object, and
+ * not copied. A schema parse (z.record) returned a copy, so the relay re-serialised every answer
+ * instead of sending the upstream's text (relay-call.ts `answer`): a JSON.stringify per request.
+ */
 export function openAiChatResponse(json: unknown, provider: string): ChatResult {
-  const body = parseUpstream(completionSchema, json, provider);
+  if (typeof json !== 'object' || json === null || Array.isArray(json)) {
+    throw new InvalidUpstreamResponseError(
+      provider,
+      `body: expected an object, received ${json === null ? 'null' : Array.isArray(json) ? 'an array' : typeof json}`,
+    );
+  }
+  const body = json as Record<string, unknown>;
   const usage = openAiUsageSchema.safeParse(body.usage);
   return { body, usage: usage.success ? usageFromOpenAi(usage.data) : null };
 }
