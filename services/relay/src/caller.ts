@@ -93,7 +93,16 @@ function checkToken(token: ResolvedToken, ip: string): void {
   }
 }
 
-const callers = new WeakMap<FastifyRequest, Caller>();
+declare module 'fastify' {
+  interface FastifyRequest {
+    /**
+     * The caller `requireApiKey` authenticated (read it with `callerOf`). On the request, not in a
+     * WeakMap keyed by it: V8's young-generation collections keep a WeakMap's values alive, so
+     * every request's caller was promoted (docs/architecture.md section 5).
+     */
+    relayCaller: Caller | null;
+  }
+}
 
 /**
  * The onRequest hook of every sk- key route: the key is checked from the headers as the request
@@ -103,7 +112,7 @@ const callers = new WeakMap<FastifyRequest, Caller>();
 export function requireApiKey(tokens: TokenCache): onRequestAsyncHookHandler {
   return async (request, reply) => {
     try {
-      callers.set(request, await authenticateToken(request, tokens));
+      request.relayCaller = await authenticateToken(request, tokens);
     } catch (error) {
       // The body stays unread: close rather than let Node read the rest to reuse the connection.
       if (announcesBody(request.headers)) reply.header('connection', 'close');
@@ -114,7 +123,7 @@ export function requireApiKey(tokens: TokenCache): onRequestAsyncHookHandler {
 
 /** The caller `requireApiKey` authenticated for this request. */
 export function callerOf(request: FastifyRequest): Caller {
-  const caller = callers.get(request);
+  const caller = request.relayCaller;
   if (!caller) throw new Error(`route ${request.routeOptions.url ?? request.url} reads the caller without requireApiKey`);
   return caller;
 }

@@ -25,6 +25,13 @@ export interface PriceQuote {
    * multipliers): merged into `other`, and `content` appended to its content line.
    */
   details?: { content: string; other: Record<string, number | boolean> };
+  /**
+   * `priceDetails`' text, made once for the request's records (the hold's, the first call's, the
+   * last). Kept on the quote, not in a WeakMap keyed by it: V8's young-generation collections keep
+   * a WeakMap's values alive, so every request's text was promoted (docs/architecture.md section
+   * 5). A copied quote (an operation's own price) finds it made for another and makes its own.
+   */
+  priced?: { quote: PriceQuote; details: PriceDetails };
 }
 
 /** The request's price, or null when the model has no price (refused unless self-use mode). */
@@ -38,6 +45,7 @@ export function quotePrice(options: OptionsMirror, model: string, group: string)
     cacheRatio: cacheRatio(options.get('CacheRatio'), model),
     createCacheRatio: createCacheRatio(options.get('CreateCacheRatio'), model),
     quotaPerUnit: options.get('QuotaPerUnit'),
+    priced: undefined,
   };
 }
 
@@ -81,17 +89,12 @@ export function charge(quote: PriceQuote, usage: Usage): number {
 
 type PriceDetails = { content: string; other: Readonly<Record<string, number | boolean>> };
 
-/** A request's records (the hold's, the first call's, the last) share its quote: its text is made once. */
-const detailsByQuote = new WeakMap<PriceQuote, PriceDetails>();
-
 /** The log row's content line and the pricing part of `other` (read-only: callers spread it). */
 export function priceDetails(quote: PriceQuote): PriceDetails {
-  let details = detailsByQuote.get(quote);
-  if (!details) {
-    const base = basePriceDetails(quote);
-    details = quote.details ? { content: `${base.content}, ${quote.details.content}`, other: Object.assign({}, base.other, quote.details.other) } : base;
-    detailsByQuote.set(quote, details);
-  }
+  if (quote.priced?.quote === quote) return quote.priced.details;
+  const base = basePriceDetails(quote);
+  const details = quote.details ? { content: `${base.content}, ${quote.details.content}`, other: Object.assign({}, base.other, quote.details.other) } : base;
+  quote.priced = { quote, details };
   return details;
 }
 

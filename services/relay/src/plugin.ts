@@ -174,6 +174,8 @@ const relayPlugin: FastifyPluginAsync<RelayPluginOptions> = async (app, settings
   });
 
   registerDiagnostics(app, 'relay', options);
+  // Declared up front, so every request object has the same shape (requireApiKey sets it).
+  app.decorateRequest('relayCaller', null);
   for (const routes of [
     openAiRoutes,
     uploadRoutes,
