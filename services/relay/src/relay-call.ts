@@ -265,11 +265,9 @@ async function relayTrying(
   }
 }
 
-/** A limit ticket done with: what it held but did not use goes back, its slots are freed (both idempotent). */
+/** A limit ticket done with (none yet: nothing to do): what it held but did not use goes back, its slots are freed. */
 export function closeTicket(ticket: LimitTicket | null): Promise<void> {
-  // Most requests have no limits: nothing to settle, and no promise made for it.
-  if (!ticket || ticket === NO_LIMITS) return NO_LIMITS.release();
-  return ticket.finish({ tokens: 0, success: false }).then(() => ticket.release());
+  return (ticket ?? NO_LIMITS).close();
 }
 
 /**

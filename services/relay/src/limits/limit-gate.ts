@@ -17,6 +17,8 @@ export interface LimitTicket {
   finish(outcome: { tokens: number; success: boolean }): Promise<void>;
   /** Frees its concurrency slots; every exit path calls it (idempotent). */
   release(): Promise<void>;
+  /** Done with: settled at nothing used unless it finished, its slots freed (idempotent). */
+  close(): Promise<void>;
 }
 
 /** A refusal: which rule, and when a retry can pass. */
@@ -28,7 +30,7 @@ export interface LimitRefusal {
 
 const settled = Promise.resolve();
 /** The ticket of a request nothing limits (the common case): one settled promise shared, nothing allocated per call. */
-export const NO_LIMITS: LimitTicket = { headers: {}, finish: () => settled, release: () => settled };
+export const NO_LIMITS: LimitTicket = { headers: {}, finish: () => settled, release: () => settled, close: () => settled };
 
 /** The wait a concurrency refusal suggests. */
 const CONCURRENCY_RETRY_MS = 1_000;
@@ -163,7 +165,7 @@ export class LimitGate {
     let finished = false;
     let released = false;
     const slotKeys = planned.lines.filter((line) => line.kind === 'slots').map((line) => line.key);
-    return {
+    const ticket: LimitTicket = {
       headers: limitHeaders(planned.rules, states),
       async finish({ tokens, success }) {
         if (finished) return;
@@ -185,7 +187,12 @@ export class LimitGate {
         // A slot not freed here expires by itself (its ttl is the request's longest life).
         await counters.releaseSlots(slotKeys, member).catch((error: unknown) => logger.warn({ err: error }, 'concurrency slots not released'));
       },
+      async close() {
+        await ticket.finish({ tokens: 0, success: false });
+        await ticket.release();
+      },
     };
+    return ticket;
   }
 
   /** The counters did not answer: admit or refuse by LIMITS_FAIL_OPEN, and say so loudly (at most once a minute). */

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { ChatResult, ProviderContext, StreamConverter, StreamEvent, StreamOutput } from '../types.js';
+import { isRecord } from '../shared/content.js';
 import { openAiUsageSchema, usageFromOpenAi } from '../shared/usage.js';
 import { InvalidUpstreamResponseError, parseJson } from '../shared/upstream-response.js';
 
@@ -22,15 +23,12 @@ export function openAiChatBody(body: Record<string, unknown>, context: ProviderC
  * instead of sending the upstream's text (relay-call.ts `answer`): a JSON.stringify per request.
  */
 export function openAiChatResponse(json: unknown, provider: string): ChatResult {
-  if (typeof json !== 'object' || json === null || Array.isArray(json)) {
-    throw new InvalidUpstreamResponseError(
-      provider,
-      `body: expected an object, received ${json === null ? 'null' : Array.isArray(json) ? 'an array' : typeof json}`,
-    );
+  if (!isRecord(json)) {
+    const received = json === null ? 'null' : Array.isArray(json) ? 'an array' : typeof json;
+    throw new InvalidUpstreamResponseError(provider, `body: expected an object, received ${received}`);
   }
-  const body = json as Record<string, unknown>;
-  const usage = openAiUsageSchema.safeParse(body.usage);
-  return { body, usage: usage.success ? usageFromOpenAi(usage.data) : null };
+  const usage = openAiUsageSchema.safeParse(json.usage);
+  return { body: json, usage: usage.success ? usageFromOpenAi(usage.data) : null };
 }
 
 const chunkSchema = z.object({
