@@ -543,6 +543,20 @@ describe("a per-request private-network rule (a channel's own flag, issue 22.10)
     expect(canary.connections).toBe(before);
   });
 
+  it("judges a URL it parsed before under each call's own rule", async () => {
+    const egress = client();
+    const url = `http://127.0.0.1:${canary.port}/parsed-once`;
+    for (const allowed of [true, false, true, false]) {
+      const call = egress.requestWhole(url, { privateNetwork: { allowed, refusal } }, 1024);
+      if (allowed) expect((await call).statusCode).toBe(200);
+      else expect(await rejection(call)).toBeInstanceOf(EgressBlockedError);
+    }
+    // Not URLs at all, however often: refused each time, nothing kept.
+    for (let index = 0; index < 2; index++) {
+      expect(((await rejection(egress.request('http//nowhere', { privateNetwork: { allowed: true } }))) as EgressBlockedError).reason).toBe('invalid_url');
+    }
+  });
+
   it('never lends a socket a permissive request opened to a strict one', async () => {
     const egress = client();
     await egress.fetchJson(`http://rebind.test:${canary.port}/warm-open`, { privateNetwork: { allowed: true } }); // a pooled keep-alive socket

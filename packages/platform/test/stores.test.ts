@@ -50,6 +50,21 @@ defineCountersContract('redis', redisHarness(createRedisCounters));
 defineKvContract('memory', memoryHarness(createMemoryKv));
 defineKvContract('redis', redisHarness(createRedisKv));
 
+// The quota gate's hold notes (a usage record's JSON per request) are read only by a sweeper: in one process, never made unless read.
+it('the in-process store makes a reservation note only when it is read', async () => {
+  const { counters, kv } = createMemoryStores();
+  await counters.set('user', 10);
+  let made = 0;
+  const value = () => String(++made);
+  await counters.reserve([{ key: 'user', amount: 1 }], [{ key: 'amount:a', delta: 1 }], { key: 'hold:a', value, ttlMs: 60_000 });
+  await counters.reserve([{ key: 'user', amount: 1 }], [{ key: 'amount:b', delta: 1 }], { key: 'hold:b', value, ttlMs: 60_000 });
+  await counters.drain('amount:a', 0, [{ key: 'user', sign: 1 }], 'hold:a');
+  expect(made).toBe(0);
+  expect(await kv.keys('hold:', 10)).toEqual(['hold:b']);
+  expect(made).toBe(0);
+  expect([await kv.get('hold:b'), await kv.take('hold:b'), made]).toEqual(['1', '1', 1]);
+});
+
 afterAll(async () => {
   await deleteRedisKeys((await testServices()).redisUrl, `${prefix}:*`);
 });

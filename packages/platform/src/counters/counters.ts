@@ -36,7 +36,13 @@ export interface DrainMove {
  */
 export interface ReserveNote {
   key: string;
-  value: string;
+  /**
+   * Makes the entry's text, when it is needed: Redis with the step, the in-process store when the
+   * entry is first read. A quota hold's note is read only by a sweeper, so in one process most are
+   * never serialized (a JSON.stringify of a usage record per request on the all-in-one relay's path).
+   * What it reads must not change after the reservation.
+   */
+  value: () => string;
   /** Positive integer: the entry expires after this. */
   ttlMs: number;
 }

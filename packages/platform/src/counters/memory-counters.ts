@@ -271,9 +271,16 @@ export function createMemoryCounters(kv?: MemoryKvSteps): Counters {
 }
 
 interface Entry {
-  value: string;
+  /** The text, or a reservation's note not made yet (ReserveNote.value: made at the first read). */
+  value: string | (() => string);
   /** Epoch ms; null for no expiry. */
   expiresAt: number | null;
+}
+
+/** An entry's text, a note's made once (the entry keeps it). */
+function textOf(entry: Entry): string {
+  if (typeof entry.value === 'function') entry.value = entry.value();
+  return entry.value;
 }
 
 /** How often expired keys nobody reads again are dropped. */
@@ -312,7 +319,7 @@ function memoryKv(): { kv: Kv; steps: MemoryKvSteps } {
     return entry;
   }
 
-  function store(key: string, value: string, ttlMs: number | undefined): void {
+  function store(key: string, value: Entry['value'], ttlMs: number | undefined): void {
     entries.set(key, { value, expiresAt: ttlMs === undefined ? null : Date.now() + ttlMs });
     if (ttlMs !== undefined && !sweeper) {
       sweeper = setInterval(sweep, sweepIntervalMs);
@@ -328,7 +335,8 @@ function memoryKv(): { kv: Kv; steps: MemoryKvSteps } {
 
   const kv: Kv = {
     async get(key) {
-      return live(key)?.value ?? null;
+      const entry = live(key);
+      return entry ? textOf(entry) : null;
     },
     async set(key, value, options: KvSetOptions = {}) {
       requireTtl(options.ttlMs);
@@ -343,7 +351,7 @@ function memoryKv(): { kv: Kv; steps: MemoryKvSteps } {
     async take(key) {
       const entry = live(key);
       entries.delete(key);
-      return entry?.value ?? null;
+      return entry ? textOf(entry) : null;
     },
     async delete(key) {
       entries.delete(key);
@@ -355,9 +363,10 @@ function memoryKv(): { kv: Kv; steps: MemoryKvSteps } {
         store(key, '1', options.ttlMs);
         return 1;
       }
-      const current = Number(entry.value);
+      const text = textOf(entry);
+      const current = Number(text);
       // Same refusal as Redis INCR on a value that is not an integer.
-      if (!/^-?\d+$/.test(entry.value) || !Number.isSafeInteger(current + 1)) {
+      if (!/^-?\d+$/.test(text) || !Number.isSafeInteger(current + 1)) {
         throw new Error(`value at ${key} is not an integer or out of range`);
       }
       entry.value = String(current + 1);

@@ -273,7 +273,7 @@ export function createRedisCounters(redis: Redis, prefix: string): Counters {
       const args: Array<string | number> = [lines.length, credits.length, ...lines.map((line) => line.amount), ...credits.map((credit) => credit.delta)];
       if (note) {
         keys.push(kvKey(prefix, note.key));
-        args.push(note.value, note.ttlMs);
+        args.push(note.value(), note.ttlMs);
       }
       const [status, ...rest] = (await run(redis, reserveScript, keys, args)) as [string, ...number[]];
       if (status === 'ok') return { ok: true, balances: rest };

@@ -406,7 +406,7 @@ export function createQuotaGate(options: QuotaGateOptions): QuotaGate {
       // amount exists (0), so settle finds it. Should the step throw, whether it was applied is
       // unknown: if it was, a sweeper settles the hold at its expiry.
       const { lines, credits } = amount > 0 ? holdLines(stored, amount, requestId) : { lines: [], credits: [{ key: holdAmountKey(requestId), delta: 0 }] };
-      const details = { key: holdKey(requestId), value: JSON.stringify(stored), ttlMs: ttlMs + HOLD_GRACE_MS };
+      const details = { key: holdKey(requestId), value: () => JSON.stringify(stored), ttlMs: ttlMs + HOLD_GRACE_MS };
       const result = await take(lines, credits, userId, limitedToken, details);
       if (!result.ok) {
         if (result.reason === 'exists') throw new Error(`quota: request ${requestId} already holds a reservation`);

@@ -128,12 +128,12 @@ export function defineCountersContract(name: string, factory: () => Promise<Coun
     it('reserve writes its note with the take, and takes nothing when the note exists', async () => {
       const kv = harness.kv();
       await counters.set('user', 10);
-      const note = { key: 'hold:r1', value: '{"owner":"a"}', ttlMs: 60_000 };
+      const note = { key: 'hold:r1', value: () => '{"owner":"a"}', ttlMs: 60_000 };
       expect(await counters.reserve([{ key: 'user', amount: 4 }], [{ key: 'amount:r1', delta: 4 }], note)).toEqual({ ok: true, balances: [6] });
       expect(await kv.get('hold:r1')).toBe('{"owner":"a"}');
       expect(await kv.ttl('hold:r1')).toBeGreaterThan(59_000);
       // The same note again: refused before any line is looked at, nothing taken or credited.
-      expect(await counters.reserve([{ key: 'user', amount: 4 }], [{ key: 'amount:r1', delta: 4 }], { ...note, value: 'other' })).toEqual({
+      expect(await counters.reserve([{ key: 'user', amount: 4 }], [{ key: 'amount:r1', delta: 4 }], { ...note, value: () => 'other' })).toEqual({
         ok: false,
         key: 'hold:r1',
         reason: 'exists',
@@ -151,7 +151,7 @@ export function defineCountersContract(name: string, factory: () => Promise<Coun
       await counters.set('user', 100);
       const racing = await Promise.all(
         Array.from({ length: 10 }, (_, index) =>
-          harness.open().reserve([{ key: 'user', amount: 10 }], [], { ...note, key: 'hold:race', value: String(index) }),
+          harness.open().reserve([{ key: 'user', amount: 10 }], [], { ...note, key: 'hold:race', value: () => String(index) }),
         ),
       );
       expect(racing.filter((result) => result.ok)).toHaveLength(1);
@@ -160,6 +160,26 @@ export function defineCountersContract(name: string, factory: () => Promise<Coun
       expect(await kv.get('hold:r4')).toBeNull();
     });
 
+    it("makes a reservation's note once, when it is needed", async () => {
+      const kv = harness.kv();
+      await counters.set('user', 10);
+      let made = 0;
+      const value = () => {
+        made += 1;
+        return `{"made":${made}}`;
+      };
+      expect(await counters.reserve([{ key: 'user', amount: 1 }], [], { key: 'hold:lazy', value, ttlMs: 60_000 })).toMatchObject({ ok: true });
+      // Redis makes it with the step; in one process it waits for the first read (most are never read).
+      expect(made).toBeLessThanOrEqual(1);
+      expect(await kv.get('hold:lazy')).toBe('{"made":1}');
+      expect(await kv.get('hold:lazy')).toBe('{"made":1}');
+      expect(made).toBe(1);
+      // Forgotten unread: gone whether or not it was made.
+      await counters.reserve([{ key: 'user', amount: 1 }], [{ key: 'amount:unread', delta: 1 }], { key: 'hold:unread', value, ttlMs: 60_000 });
+      await counters.drain('amount:unread', 0, [{ key: 'user', sign: 1 }], 'hold:unread');
+      expect(await kv.get('hold:unread')).toBeNull();
+      expect(await counters.get('user')).toBe(9);
+    });
     it('drain deletes its forget key in the same step, whether the counter was there or not', async () => {
       const kv = harness.kv();
       await kv.set('hold:r1', 'details');
