@@ -66,6 +66,14 @@ export interface SubscribeOptions {
    * gather a batch from one subscription rather than from many.
    */
   inFlight?: number;
+  /**
+   * Whether this subscriber wants an event of `subject` at all, asked when the event reaches it
+   * (in one process: when it is published). One it does not want is acknowledged unread: no
+   * decoding, no handler, no redelivery. For a consumer of a whole domain that needs few of its
+   * events at a time: the notifier's webhooks take `relay.>` for the endpoints of the moment,
+   * and most usage records match none. Default: every event.
+   */
+  wants?: (subject: string) => boolean;
 }
 
 /** An event a consumer gave up on, as its dead-letter sink receives it. */

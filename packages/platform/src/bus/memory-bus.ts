@@ -56,6 +56,7 @@ interface Delivery {
 interface Subscriber {
   handler: EventHandler;
   deadLetter?: DeadLetterSink;
+  wants?: (subject: string) => boolean;
   inFlight: number;
   running: number;
 }
@@ -226,6 +227,17 @@ export function createMemoryBus(options: MemoryBusOptions): Bus {
     for (const resolve of waiting) resolve();
   }
 
+  /**
+   * Whether a consumer takes an event of `subject`: not when every subscriber it has says it does
+   * not want it (SubscribeOptions.wants; decided here, at publication, as the event reaches it).
+   * One with no subscriber (a durable between subscriptions) keeps everything.
+   */
+  function wanted(consumer: Consumer, subject: string): boolean {
+    if (consumer.subscribers.length === 0) return true;
+    for (const subscriber of consumer.subscribers) if (!subscriber.wants || subscriber.wants(subject)) return true;
+    return false;
+  }
+
   /** Matched once per subject, not per event (every consumer's pattern against every subject was a share of each publish). */
   function routeOf(subject: string): Consumer[] {
     let route = routes.get(subject);
@@ -287,6 +299,7 @@ export function createMemoryBus(options: MemoryBusOptions): Bus {
       logs.set(subject, log);
       const confirmed: Array<Promise<void>> = [];
       for (const consumer of routeOf(subject)) {
+        if (!wanted(consumer, subject)) continue;
         if (consumer.name === publishOptions?.confirmedBy) confirmed.push(new Promise((resolve) => consumer.confirmations.set(stored.seq, [resolve])));
         enqueue(consumer, { stored, attempt: 1 });
       }
@@ -311,7 +324,13 @@ export function createMemoryBus(options: MemoryBusOptions): Bus {
       // The latest subscriber's settings win, as when a JetStream consumer is updated.
       consumer.maxDeliver = subscribeOptions.maxDeliver ?? 5;
       consumer.retryDelayMs = subscribeOptions.retryDelayMs ?? 1000;
-      const subscriber: Subscriber = { handler, deadLetter: subscribeOptions.deadLetter, inFlight: Math.max(1, subscribeOptions.inFlight ?? 1), running: 0 };
+      const subscriber: Subscriber = {
+        handler,
+        deadLetter: subscribeOptions.deadLetter,
+        wants: subscribeOptions.wants,
+        inFlight: Math.max(1, subscribeOptions.inFlight ?? 1),
+        running: 0,
+      };
       consumer.subscribers.push(subscriber);
       schedulePump(consumer);
       return {

@@ -84,6 +84,7 @@ interface Subscriber {
   maxDeliver: number;
   retryDelayMs: number;
   deadLetter?: DeadLetterSink;
+  wants?: (subject: string) => boolean;
 }
 
 /**
@@ -213,6 +214,10 @@ export async function createNatsBus(options: NatsBusOptions): Promise<Bus> {
 
   async function handle(message: JsMsg, subscriber: Subscriber): Promise<void> {
     const { consumer, pattern, deadLetter } = subscriber;
+    if (subscriber.wants && !subscriber.wants(unqualify(message.subject))) {
+      ackAtTurnEnd(message);
+      return;
+    }
     const body = new TextDecoder().decode(message.data);
     let event: BusEvent;
     try {
@@ -339,6 +344,7 @@ export async function createNatsBus(options: NatsBusOptions): Promise<Bus> {
         maxDeliver,
         retryDelayMs,
         deadLetter: subscribeOptions.deadLetter,
+        wants: subscribeOptions.wants,
       };
       const done = consumeLoop(
         messages,

@@ -307,6 +307,32 @@ export function defineBusContract(name: string, factory: (context: { logger: Log
       expect([...workers[0]!, ...workers[1]!].sort()).toEqual([...ids].sort());
     });
 
+    it('acknowledges unread the events a subscriber does not want, deciding as each reaches it', async () => {
+      const numberOf = (event: BusEvent) => (event.data as { n: number }).n;
+      const kept = `${domain}.usage.kept`;
+      const skipped = `${domain}.usage.skipped`;
+      let wanted = new Set([kept]);
+      const received: number[] = [];
+      const subscription = await bus.subscribe(`${domain}.usage.>`, async (event) => void received.push(numberOf(event)), {
+        durable: 'hooks',
+        wants: (subject) => wanted.has(subject),
+      });
+      for (let n = 0; n < 6; n += 1) await bus.publish(n % 2 === 1 ? kept : skipped, { n });
+      await waitFor(() => received.length === 3);
+      wanted = new Set([kept, skipped]);
+      await bus.publish(skipped, { n: 6 });
+      await waitFor(() => received.length === 4);
+      expect(received).toEqual([1, 3, 5, 6]);
+
+      // Nothing skipped is left to the durable: subscribed again, it gets only what comes next.
+      await subscription.unsubscribe();
+      const again: number[] = [];
+      await bus.subscribe(`${domain}.usage.>`, async (event) => void again.push(numberOf(event)), { durable: 'hooks' });
+      await bus.publish(skipped, { n: 7 });
+      await waitFor(() => again.length === 1);
+      expect(again).toEqual([7]);
+    });
+
     it('gives a subscription without a durable name every event from the moment it subscribed, and keeps nothing after it goes', async () => {
       const peer = await subject.makePeer();
       const numberOf = (event: BusEvent) => (event.data as { n: number }).n;

@@ -46,16 +46,19 @@ const deliverJobSchema = z.object({
 type DeliverJob = z.infer<typeof deliverJobSchema>;
 
 /**
- * The bus side: one durable consumer per domain. It only matches filters in memory and, for each
+ * The bus side: one durable consumer per domain, taking only events some enabled endpoint's
+ * filter matches at that moment (SubscribeOptions.wants). It only matches filters in memory and, for each
  * matching endpoint, records a delivery and queues its job, so a slow or dead endpoint never holds
  * the consumer up. A redelivered event finds its delivery row (unique per event and URL) and
  * re-queues the job only while it is still pending.
  */
 export async function subscribeWebhookEvents(runtime: WebhookRuntime): Promise<Subscription[]> {
-  const { context } = runtime;
+  const { context, directory } = runtime;
   const domains = [...new Set(webhookSubjects.map((subject) => subject.split('.')[0]!))];
   const handler = (event: BusEvent) => enqueueDeliveries(runtime, event);
-  return Promise.all(domains.map((domain) => context.bus.subscribe(`${domain}.>`, handler, { durable: CONSUMER })));
+  // An event no endpoint's filter matches now is acknowledged unread (most usage records, with no endpoint taking `relay.*`).
+  const wants = (subject: string) => directory.matching(subject).length > 0;
+  return Promise.all(domains.map((domain) => context.bus.subscribe(`${domain}.>`, handler, { durable: CONSUMER, wants })));
 }
 
 async function enqueueDeliveries(runtime: WebhookRuntime, event: BusEvent): Promise<void> {
