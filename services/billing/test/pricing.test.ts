@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { BusRequestError } from '@aigw/platform';
 import { backends, waitFor } from '@aigw/platform/testing';
 import { ROOT_PASSWORD, startGateway, type TestGateway } from '../../gateway/test/support/gateway';
@@ -90,6 +91,74 @@ describe('quotaForUsage (docs/compatibility.md section 3.5)', () => {
   it('rejects values that are not numbers', () => {
     expect(() => quotaForUsage(usage({ modelRatio: '1' as unknown as number }))).toThrow(RangeError);
     expect(() => quotaForUsage(usage({ promptTokens: '5' as unknown as number }))).toThrow(RangeError);
+  });
+});
+
+describe('exactness over random inputs', () => {
+  /** The formula again, all in BigInt (the decimal each ratio prints as, one rounding at the end). */
+  const fraction = (value: number): [bigint, bigint] => {
+    const [mantissa, exponent = '0'] = String(value).split('e');
+    const [whole, part = ''] = mantissa!.split('.');
+    const scale = part.length - Number(exponent);
+    const digits = BigInt(whole! + part);
+    return scale >= 0 ? [digits, 10n ** BigInt(scale)] : [digits * 10n ** BigInt(-scale), 1n];
+  };
+  const reference = (input: UsageInput): number => {
+    const [mn, md] = fraction(input.modelRatio);
+    const [gn, gd] = fraction(input.groupRatio);
+    const [cn, cd] = fraction(input.completionRatio);
+    const [kn, kd] = fraction(input.cacheRatio);
+    const cached = BigInt(Math.min(input.cachedTokens, input.promptTokens));
+    const plain = BigInt(input.promptTokens) - cached;
+    // weighted = plain + cached × cache + completion × completionRatio, over cd × kd
+    const weighted = plain * cd * kd + cached * kn * cd + BigInt(input.completionTokens) * cn * kd;
+    const n = weighted * mn * gn;
+    const d = cd * kd * md * gd;
+    if (input.promptTokens === 0 && input.completionTokens === 0) return 0;
+    const rounded = (2n * n + d) / (2n * d);
+    const quota = rounded > BigInt(MAX_QUOTA) ? MAX_QUOTA : Number(rounded);
+    return quota === 0 && mn !== 0n && gn !== 0n ? 1 : quota;
+  };
+  // Ratios as admins type them (up to 6 decimals), and now and then a huge or tiny one, so both
+  // the safe-integer steps and the BigInt ones are taken.
+  const ratio = fc.oneof(
+    fc.integer({ min: 0, max: 1_000_000 }).map((milli) => milli / 1000),
+    fc.integer({ min: 0, max: 10_000_000 }).map((micro) => micro / 1_000_000),
+    fc.constantFrom(0.075, 0.7, 1e-7, 37.5, MAX_RATIO, 123456.789012),
+  );
+  const count = fc.oneof(fc.integer({ min: 0, max: 5_000 }), fc.integer({ min: 0, max: MAX_TOKENS }));
+
+  it('quotaForUsage and reservationFor agree with the formula in BigInt, to the unit', () => {
+    fc.assert(
+      fc.property(
+        count,
+        count,
+        count,
+        ratio,
+        ratio,
+        ratio,
+        ratio,
+        (promptTokens, completionTokens, cachedTokens, modelRatio, completionRatio, cacheRatio, groupRatio) => {
+          const input = usage({ promptTokens, completionTokens, cachedTokens, modelRatio, completionRatio, cacheRatio, groupRatio });
+          expect(quotaForUsage(input)).toBe(reference(input));
+          const hold = reservationFor({
+            pricing: { kind: 'ratio', modelRatio },
+            groupRatio,
+            quotaPerUnit: 500_000,
+            promptTokens,
+            maxTokens: completionTokens,
+            preConsumedTokens: 500,
+            completionRatio,
+          });
+          const held =
+            completionTokens === 0
+              ? usage({ completionTokens: 500, modelRatio, groupRatio })
+              : usage({ promptTokens, completionTokens, modelRatio, completionRatio, groupRatio });
+          expect(hold).toBe(reference(held));
+        },
+      ),
+      { seed: 16, numRuns: 3_000 },
+    );
   });
 });
 
