@@ -8,11 +8,10 @@ import { MAX_QUOTA } from './billing.js';
  * non-negative, at most 10^6), invalid ones throw a RangeError, and every result is a non-negative
  * safe integer clamped to MAX_QUOTA, so no input can wrap a charge or turn it negative (rule R7).
  * The formulas are evaluated EXACTLY: each ratio is read as the decimal its shortest representation
- * shows (what the admin typed: 1.25, 0.075), the products are computed on exact fractions, and the
+ * shows (what the admin typed: 1.25, 0.075), the products are computed on BigInt fractions, and the
  * result is rounded half away from zero once, at the end, as the established product does with
  * decimal arithmetic. Floating point would be off by one unit for some inputs that land next to .5
- * (e.g. 0.075 is not exact in binary). The fractions stay in safe integers while they fit (see
- * the arithmetic below), which is exact too.
+ * (e.g. 0.075 is not exact in binary).
  */
 
 export const MAX_TOKENS = 100_000_000;
@@ -215,7 +214,7 @@ function usageQuota(
   const group = decimal(ratios.groupRatio, 'groupRatio');
   const cache = decimal(ratios.cacheRatio, 'cacheRatio');
   const completionWeight = decimal(ratios.completionRatio, 'completionRatio');
-  if (prompt === 0 && isZero(completion) && audio.completion === 0) return 0;
+  if (prompt === 0 && completion.n === 0n && audio.completion === 0) return 0;
   let weighted = add(add(integer(prompt - audio.prompt - cached - written), mul(integer(cached), cache)), mul(completion, completionWeight));
   if (written > 0) weighted = add(weighted, mul(integer(written), decimal(ratios.createCacheRatio ?? DEFAULT_CREATE_CACHE_RATIO, 'createCacheRatio')));
   if (audio !== NO_AUDIO) {
@@ -225,7 +224,7 @@ function usageQuota(
     weighted = add(weighted, mul(add(audioPrompt, mul(integer(audio.completion), audioCompletionWeight)), audioWeight));
   }
   const quota = roundClamped(mul(mul(weighted, model), group));
-  return quota === 0 && !isZero(model) && !isZero(group) ? 1 : quota;
+  return quota === 0 && model.n !== 0n && group.n !== 0n ? 1 : quota;
 }
 
 /** A per-call price: round(price × multipliers × QuotaPerUnit × groupRatio), the product exact. */
@@ -315,8 +314,8 @@ export function topUpQuote(input: TopUpQuoteInput): TopUpQuote {
   if (!Number.isSafeInteger(input.amount) || input.amount < 1 || input.amount > MAX_QUOTA) {
     throw new RangeError(`amount must be an integer from 1 to ${MAX_QUOTA}, got ${input.amount}`);
   }
-  const amount = big(integer(input.amount));
-  const perUnit = big(decimal(input.quotaPerUnit, 'quotaPerUnit', 1_000_000_000));
+  const amount = integer(input.amount);
+  const perUnit = decimal(input.quotaPerUnit, 'quotaPerUnit', 1_000_000_000);
   if (perUnit.n === 0n) throw new RangeError('quotaPerUnit must be above 0');
   const units = input.displayInCurrency ? amount : { n: amount.n * perUnit.d, d: perUnit.n };
   const quota = input.displayInCurrency ? roundHalfUp(mul(amount, perUnit)) : amount.n;
@@ -328,31 +327,10 @@ export function topUpQuote(input: TopUpQuoteInput): TopUpQuote {
 }
 
 // ---- exact arithmetic on non-negative fractions n / d (d a power of ten or a product of them)
-//
-// In safe integers while the parts fit, in BigInt once one would not. Every charge and hold went
-// through BigInt, a heap object per step (1.7% of the all-in-one relay's CPU profile at 32 in
-// flight); the usual ratios and token counts never leave the safe integers. A product or sum of
-// non-negative safe integers is exact when it is at most MAX_SAFE_INTEGER, and lands above it when
-// its exact value is larger, so `fits` after each step is the whole test.
 
-type Fraction = Small | Big;
-
-interface Small {
-  readonly n: number;
-  readonly d: number;
-}
-
-interface Big {
+interface Fraction {
   readonly n: bigint;
   readonly d: bigint;
-}
-
-const isSmall = (value: Fraction): value is Small => typeof value.n === 'number';
-const fits = (value: number) => value <= Number.MAX_SAFE_INTEGER;
-const isZero = (value: Fraction) => (isSmall(value) ? value.n === 0 : value.n === 0n);
-
-function big(value: Fraction): Big {
-  return isSmall(value) ? { n: BigInt(value.n), d: BigInt(value.d) } : value;
 }
 
 function tokens(value: number, what: string): number {
@@ -360,9 +338,8 @@ function tokens(value: number, what: string): number {
   return value;
 }
 
-/** A non-negative safe integer (callers check theirs). */
 function integer(value: number): Fraction {
-  return { n: value, d: 1 };
+  return { n: BigInt(value), d: 1n };
 }
 
 /**
@@ -390,59 +367,25 @@ function parseDecimal(value: number): Fraction {
   const match = /^(\d+)(?:\.(\d+))?(?:e([+-]\d+))?$/.exec(String(value))!;
   const fraction = match[2] ?? '';
   const scale = fraction.length - Number(match[3] ?? 0);
-  const text = match[1]! + fraction;
-  // 10^15 and every 15-digit number are safe integers (10^16 would still be; 16 digits may not).
-  if (text.length <= 15 && Math.abs(scale) <= 15) {
-    const digits = Number(text);
-    const exact = scale >= 0 ? { n: digits, d: Number(`1e${scale}`) } : { n: digits * Number(`1e${-scale}`), d: 1 };
-    if (fits(exact.n)) return exact;
-  }
-  const digits = BigInt(text);
+  const digits = BigInt(match[1]! + fraction);
   return scale >= 0 ? { n: digits, d: 10n ** BigInt(scale) } : { n: digits * 10n ** BigInt(-scale), d: 1n };
 }
 
 function mul(a: Fraction, b: Fraction): Fraction {
-  if (isSmall(a) && isSmall(b)) {
-    const n = a.n * b.n;
-    const d = a.d * b.d;
-    if (fits(n) && fits(d)) return { n, d };
-  }
-  const x = big(a);
-  const y = big(b);
-  return { n: x.n * y.n, d: x.d * y.d };
+  return { n: a.n * b.n, d: a.d * b.d };
 }
 
 function add(a: Fraction, b: Fraction): Fraction {
-  if (isSmall(a) && isSmall(b)) {
-    if (a.d === b.d) {
-      const n = a.n + b.n;
-      if (fits(n)) return { n, d: a.d };
-    } else {
-      const left = a.n * b.d;
-      const right = b.n * a.d;
-      const d = a.d * b.d;
-      if (fits(left) && fits(right) && fits(left + right) && fits(d)) return { n: left + right, d };
-    }
-  }
-  const x = big(a);
-  const y = big(b);
-  return x.d === y.d ? { n: x.n + y.n, d: x.d } : { n: x.n * y.d + y.n * x.d, d: x.d * y.d };
+  return a.d === b.d ? { n: a.n + b.n, d: a.d } : { n: a.n * b.d + b.n * a.d, d: a.d * b.d };
 }
 
 /** Half away from zero (all values are non-negative). */
 function roundHalfUp(value: Fraction): bigint {
-  const { n, d } = big(value);
-  return (2n * n + d) / (2n * d);
+  return (2n * value.n + value.d) / (2n * value.d);
 }
 
 /** Half away from zero, then clamped to MAX_QUOTA. */
 function roundClamped(value: Fraction): number {
-  if (isSmall(value)) {
-    const top = 2 * value.n + value.d;
-    const bottom = 2 * value.d;
-    // Floor division, exact: top minus its remainder (exact for safe integers) is a multiple of bottom.
-    if (fits(top) && fits(bottom)) return Math.min((top - (top % bottom)) / bottom, MAX_QUOTA);
-  }
   const rounded = roundHalfUp(value);
   return rounded > BigInt(MAX_QUOTA) ? MAX_QUOTA : Number(rounded);
 }

@@ -119,8 +119,8 @@ describe('exactness over random inputs', () => {
     const quota = rounded > BigInt(MAX_QUOTA) ? MAX_QUOTA : Number(rounded);
     return quota === 0 && mn !== 0n && gn !== 0n ? 1 : quota;
   };
-  // Ratios as admins type them (up to 6 decimals), and now and then a huge or tiny one, so both
-  // the safe-integer steps and the BigInt ones are taken.
+  // Ratios as admins type them (up to 6 decimals), and now and then a huge or tiny one (1e-7,
+  // MAX_RATIO: products far beyond the safe integers, clamped to MAX_QUOTA).
   const ratio = fc.oneof(
     fc.integer({ min: 0, max: 1_000_000 }).map((milli) => milli / 1000),
     fc.integer({ min: 0, max: 10_000_000 }).map((micro) => micro / 1_000_000),
