@@ -68,8 +68,9 @@ export interface SubscribeOptions {
   inFlight?: number;
   /**
    * Whether this subscriber wants an event of `subject` at all, asked when the event reaches it
-   * (in one process: when it is published). One it does not want is acknowledged unread: no
-   * decoding, no handler, no redelivery. For a consumer of a whole domain that needs few of its
+   * (on NATS once its envelope decoded, so a garbled one still reaches the dead letters; in one
+   * process when it is published). One it does not want is acknowledged unhandled: no handler, no
+   * validation, no redelivery. For a consumer of a whole domain that needs few of its
    * events at a time: the notifier's webhooks take `relay.>` for the endpoints of the moment,
    * and most usage records match none. Default: every event.
    */

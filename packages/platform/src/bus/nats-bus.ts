@@ -214,10 +214,6 @@ export async function createNatsBus(options: NatsBusOptions): Promise<Bus> {
 
   async function handle(message: JsMsg, subscriber: Subscriber): Promise<void> {
     const { consumer, pattern, deadLetter } = subscriber;
-    if (subscriber.wants && !subscriber.wants(unqualify(message.subject))) {
-      ackAtTurnEnd(message);
-      return;
-    }
     const body = new TextDecoder().decode(message.data);
     let event: BusEvent;
     try {
@@ -240,6 +236,11 @@ export async function createNatsBus(options: NatsBusOptions): Promise<Bus> {
       };
       await giveUp(logger, deadLetter, letter, 'undecodable', error);
       message.term();
+      return;
+    }
+    // Asked once it decoded: an undecodable message still goes to the dead letters of whoever reads its subject.
+    if (subscriber.wants && !subscriber.wants(event.subject)) {
+      ackAtTurnEnd(message);
       return;
     }
     if (event.attempt > 1) busMetrics.redelivered(event.subject);

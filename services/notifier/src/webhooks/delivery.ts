@@ -56,7 +56,7 @@ export async function subscribeWebhookEvents(runtime: WebhookRuntime): Promise<S
   const { context, directory } = runtime;
   const domains = [...new Set(webhookSubjects.map((subject) => subject.split('.')[0]!))];
   const handler = (event: BusEvent) => enqueueDeliveries(runtime, event);
-  // An event no endpoint's filter matches now is acknowledged unread (most usage records, with no endpoint taking `relay.*`).
+  // An event no endpoint's filter matches now is acknowledged unhandled (most usage records, with no endpoint taking `relay.*`).
   const wants = (subject: string) => directory.matching(subject).length > 0;
   return Promise.all(domains.map((domain) => context.bus.subscribe(`${domain}.>`, handler, { durable: CONSUMER, wants })));
 }
