@@ -243,17 +243,19 @@ export function createEgressClient(options: EgressClientOptions): EgressClient {
   /** Everything that can be judged from the URL alone, before any socket exists. */
   function checkUrl(raw: string | URL, policy: RequestPolicy): URL {
     let url = typeof raw === 'string' ? parsedUrls.get(raw) : undefined;
-    try {
-      // The WHATWG parser is the normaliser: 2130706433, 0x7f.1 and [::ffff:127.0.0.1] come out
-      // as the canonical addresses the checks below understand.
-      url ??= new URL(raw);
-    } catch {
-      throw new EgressBlockedError(msg('egress.invalid_url'), 'invalid_url');
-    }
-    if (typeof raw === 'string' && !parsedUrls.has(raw)) {
-      // Bounded without bookkeeping: many distinct URLs (a query per call) just start it over.
-      if (parsedUrls.size >= PARSED_URLS_MAX) parsedUrls.clear();
-      parsedUrls.set(raw, url);
+    if (!url) {
+      try {
+        // The WHATWG parser is the normaliser: 2130706433, 0x7f.1 and [::ffff:127.0.0.1] come out
+        // as the canonical addresses the checks below understand.
+        url = new URL(raw);
+      } catch {
+        throw new EgressBlockedError(msg('egress.invalid_url'), 'invalid_url');
+      }
+      if (typeof raw === 'string') {
+        // Bounded without bookkeeping: many distinct URLs (a query per call) just start it over.
+        if (parsedUrls.size >= PARSED_URLS_MAX) parsedUrls.clear();
+        parsedUrls.set(raw, url);
+      }
     }
     if (url.protocol !== 'http:' && url.protocol !== 'https:') {
       throw new EgressBlockedError(msg('egress.scheme', { scheme: url.protocol }), 'scheme');
