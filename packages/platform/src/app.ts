@@ -1,4 +1,3 @@
-import crypto from 'node:crypto';
 import { Stream } from 'node:stream';
 import Fastify, {
   LogController,
@@ -18,6 +17,7 @@ import { createOutageLog, type OutageLog } from './outage-log.js';
 import { jsonShapeProblem } from './json-limits.js';
 import { UserError } from './errors.js';
 import { collectOpenApiRoutes } from './openapi/openapi.js';
+import { newRequestId } from './request-ids.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -44,14 +44,14 @@ export interface CreateAppOptions {
 const requestIdPattern = /^[A-Za-z0-9_-]{8,64}$/;
 
 /**
- * Request id: a new one, or the gateway's when the gateway signed the request (one id across the
+ * Request id: a new one (time-ordered: request-ids.ts), or the gateway's when the gateway signed the request (one id across the
  * hop). A client never chooses it: the relay's usage record is keyed and deduplicated by it.
  */
 function requestId(request: SignedRequest, internalSecret: string | undefined): string {
   const incoming = request.headers['x-request-id'];
   const forwarded =
     internalSecret !== undefined && typeof incoming === 'string' && requestIdPattern.test(incoming) && verifyIdentity(internalSecret, request) !== undefined;
-  return forwarded ? incoming : crypto.randomUUID();
+  return forwarded ? incoming : newRequestId();
 }
 
 /**

@@ -191,6 +191,8 @@ describe('the error handler of createApp', () => {
     const direct = await gateway.inject({ method: 'GET', url: '/api/id', headers: { 'x-request-id': chosen } });
     expect(direct.body).not.toBe(chosen);
     expect(direct.headers['x-oneapi-request-id']).toBe(direct.body);
+    // A new one is time-ordered (request-ids.ts).
+    expect(direct.body).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
 
     const secret = 's'.repeat(32);
     const { app: service } = build(secret);

@@ -34,9 +34,10 @@ export type { BalanceDrop, RequestStarted } from './usage-batch.js';
  * relay at full speed (3,400 events after 10 s of load); now one commit takes whatever waited.
  * If a batch fails, its events are retried one transaction each, so only the failing event is
  * redelivered. Usage deltas commute, so giving up the per-subject order costs nothing. A batch is
- * collected for a short window (or until every delivery in flight is parked): one commit then
- * covers many requests, which is most of the saving, and in the all-in-one process the work
- * leaves the relay's requests alone in between. usage-ledger.test.ts logs the rates.
+ * collected for a short window from its oldest event's arrival, after a commit too (or until
+ * every delivery in flight is parked): one commit then covers many requests, which is most of
+ * the saving, and in the all-in-one process the work leaves the relay's requests alone in
+ * between. usage-ledger.test.ts logs the rates.
  *
  * Pending requests: `relay.request.started` (published when the relay first forwards a request)
  * parks here too. Unless its usage record is in the same batch, it becomes a pending row, which
@@ -54,7 +55,7 @@ export type { BalanceDrop, RequestStarted } from './usage-batch.js';
 /** Deliveries in flight at once per subject: the most one commit waits for before it goes. */
 export const USAGE_IN_FLIGHT = 500;
 
-/** How long a batch collects events before it is applied. */
+/** How long a batch collects events, from its oldest's arrival, before it is applied. */
 export const USAGE_BATCH_WINDOW_MS = 20;
 
 /**
@@ -95,6 +96,8 @@ interface Parked {
   arrival: Arrival;
   /** The delivery's trace (tracing on): the batch's span continues the first and links the rest. */
   trace: string | undefined;
+  /** When it parked (epoch ms): its batch goes at most USAGE_BATCH_WINDOW_MS later, unless a commit runs. */
+  at: number;
   resolve: (outcome: UsageOutcome) => void;
   reject: (error: unknown) => void;
 }
@@ -142,24 +145,30 @@ export function createUsageBatcher(context: UsageContext): UsageBatcher {
 
   let flushNow: (() => void) | undefined;
 
-  async function drain(): Promise<void> {
-    // Collect for a short window; a full batch goes at once.
-    await new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, USAGE_BATCH_WINDOW_MS);
+  /** Waits until `ms` passed or every delivery in flight is parked (flushNow). */
+  const collect = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, ms);
       flushNow = () => {
         clearTimeout(timer);
         resolve();
       };
-    });
-    flushNow = undefined;
+    }).finally(() => (flushNow = undefined));
+
+  async function drain(): Promise<void> {
     while (parked.length > 0) {
+      // Collected for a window from the oldest event's arrival, after a commit too: under a light
+      // load a commit otherwise took whatever parked while the last one ran, every few
+      // milliseconds (the all-in-one process at one request in flight: a commit of ~10 events
+      // every 6.6 ms). A backlog goes at once: its oldest already waited the window.
+      const waited = Date.now() - parked[0]!.at;
+      if (waited < USAGE_BATCH_WINDOW_MS && parked.length < USAGE_IN_FLIGHT) await collect(USAGE_BATCH_WINDOW_MS - waited);
       const batch = parked.splice(0, USAGE_MAX_BATCH);
       // Traced: a span under the first delivery's, linked to the others'.
       const traces = batch.map((entry) => entry.trace);
       await inSpan('billing usage batch', 'internal', { 'aigw.batch.size': batch.length }, () => applyParked(context, batch), traces[0], traces.slice(1));
       // One turn of the event loop lets the deliveries just acknowledged park their next events
-      // (promise chains), so the next batch is all of them rather than the first few: about
-      // twice the events per commit under load.
+      // (promise chains), so a backlog's next batch is all of them rather than the first few.
       await new Promise((resolve) => setImmediate(resolve));
     }
     draining = false;
@@ -167,7 +176,7 @@ export function createUsageBatcher(context: UsageContext): UsageBatcher {
 
   const park = (arrival: Arrival) =>
     new Promise<UsageOutcome>((resolve, reject) => {
-      parked.push({ arrival, resolve, reject, trace: currentTraceparent() });
+      parked.push({ arrival, resolve, reject, trace: currentTraceparent(), at: Date.now() });
       if (parked.length >= USAGE_IN_FLIGHT) flushNow?.();
       if (draining) return;
       draining = true;

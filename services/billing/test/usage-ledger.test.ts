@@ -7,7 +7,7 @@ import { connect } from 'nats';
 import { ROOT_PASSWORD, startGateway, type Session, type TestGateway } from '../../gateway/test/support/gateway';
 import { AccountEntity, LedgerEntryEntity, LogEntity, PendingRequestEntity, QuotaDataEntity, TokenEntity } from '../src/entities/index';
 import { reconcile } from '../src/reconcile';
-import { applyUsage, createUsageBatcher, type BalanceDrop, type UsageOutcome } from '../src/usage-consumer';
+import { applyUsage, createUsageBatcher, USAGE_BATCH_WINDOW_MS, type BalanceDrop, type UsageOutcome } from '../src/usage-consumer';
 import { openBillingDatabase } from './support/billing-db';
 
 /** A small seeded PRNG (mulberry32), so a failing randomised run can be replayed. */
@@ -456,6 +456,34 @@ describe.each(backends)('usage ledger (%s)', (backend) => {
         `(${rate(200, viaBus)}); without the bus: one transaction per event ${rate(300, singleMs)}, batches of 16 ${rate(300, batchedMs)}`,
     );
     expect(await self(dave)).toMatchObject({ quota: 100_000_000 - total - 600, request_count: 800 });
+  });
+
+  it('under a light load commits once per batch window, after a commit too, and applies every event', async () => {
+    const lena = await newUser('lena', 1_000_000);
+    /** When each transaction began. */
+    const began: number[] = [];
+    const counting = new Proxy(db, {
+      get(target, key) {
+        if (key === 'transaction') return (...args: Parameters<DataSource['transaction']>) => (began.push(Date.now()), target.transaction(...args));
+        const value: unknown = Reflect.get(target, key);
+        return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+    const { batcher, failures } = batcherOn(counting);
+    // A trickle, one event every 2 ms for 200 ms: never a backlog of USAGE_IN_FLIGHT.
+    const outcomes: Array<Promise<UsageOutcome>> = [];
+    const start = Date.now();
+    while (Date.now() - start < 200) {
+      outcomes.push(batcher.recorded(record(lena, { quota: 1 })));
+      await new Promise((resolve) => setTimeout(resolve, 2));
+    }
+    expect(new Set(await Promise.all(outcomes))).toEqual(new Set(['applied']));
+    expect(failures).toEqual([]);
+    // A batch goes once its oldest event waited the window, and its oldest parked after the
+    // previous batch was taken: never a commit straight after a commit with a few events each.
+    for (let index = 1; index < began.length; index++) expect(began[index]! - began[index - 1]!).toBeGreaterThanOrEqual(USAGE_BATCH_WINDOW_MS - 2);
+    expect(began.length).toBeLessThan(outcomes.length / 3);
+    expect(await self(lena)).toMatchObject({ quota: 1_000_000 - outcomes.length, used_quota: outcomes.length, request_count: outcomes.length });
   });
 
   it('seeds the live counters from the database (SET NX), and the quota gate settles in step with the ledger', async () => {
