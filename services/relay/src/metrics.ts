@@ -82,12 +82,25 @@ const refusals = new CounterFamily({
   labelNames: ['operation', 'code'],
 });
 
-const openHolds = new Set<QuotaHold>();
+/**
+ * The holds counted open carry this mark until settled or released (so a second release counts
+ * nothing). A Set of them did the same, but a Set that empties and fills again reallocates its
+ * table each time, and a long-lived Set's table outlives young-generation collections.
+ */
+const OPEN = Symbol('counted open');
+type CountedHold = QuotaHold & { [OPEN]?: boolean };
+let openHolds = 0;
 collectedGauge({
   name: 'aigw_relay_holds_in_flight',
   help: 'Quota holds this process took and has not settled or released yet: its requests running upstream.',
-  read: () => openHolds.size,
+  read: () => openHolds,
 });
+
+function closeHold(hold: CountedHold): void {
+  if (!hold[OPEN]) return;
+  hold[OPEN] = false;
+  openHolds -= 1;
+}
 
 const outboxes = new Set<UsageOutbox>();
 collectedGauge({
@@ -181,15 +194,18 @@ export function countingHolds(gate: QuotaGate): QuotaGate {
     ...gate,
     async reserve(request) {
       const reserved = await gate.reserve(request);
-      if (reserved.ok) openHolds.add(reserved.hold);
+      if (reserved.ok) {
+        (reserved.hold as CountedHold)[OPEN] = true;
+        openHolds += 1;
+      }
       return reserved;
     },
     settle(hold, actualQuota) {
-      openHolds.delete(hold);
+      closeHold(hold);
       return gate.settle(hold, actualQuota);
     },
     release(hold) {
-      openHolds.delete(hold);
+      closeHold(hold);
       return gate.release(hold);
     },
   };

@@ -26,11 +26,17 @@ export interface MemoryBusOptions {
 const maxPendingEvents = 10_000;
 
 /**
- * Events kept per subject for a durable consumer that subscribes after they were published. In
- * one process every consumer subscribes at start, so these serve the start (and tests) only:
- * 10,000 kept usage records (half a minute at 300 requests/s) were memory nothing read.
+ * Events kept per subject for a durable consumer that subscribes after they were published (as a
+ * JetStream stream keeps them). In one process every consumer subscribes at start, so these serve
+ * the start (and tests) only: a subject nobody consumes yet keeps its last 1,000, one with a
+ * consumer its last 10. Kept usage records were memory nothing read (10,000 once: half a minute at
+ * 300 requests/s), and 1,000 of them (a second at 1,500 requests/s) each outlived two
+ * young-generation collections, so every record was copied twice: the all-in-one process at one
+ * request in flight promoted 980 bytes per request with 1,000 kept, 420 with none, and a
+ * collection's pause follows what it copies.
  */
-const keptPerSubject = 1_000;
+const keptUnconsumed = 1_000;
+const keptConsumed = 10;
 
 /**
  * An event as stored. Its data is one deep-frozen object that every delivery shares: nothing is
@@ -57,8 +63,13 @@ interface Subscriber {
   handler: EventHandler;
   deadLetter?: DeadLetterSink;
   wants?: (subject: string) => boolean;
+  /**
+   * Events it takes at a time (one by default: the per-subject order); several subscribers under
+   * one durable name each take theirs, like pull subscribers of one JetStream consumer.
+   */
   inFlight: number;
-  running: number;
+  /** Its deliveries in progress (unsubscribe waits for them). */
+  running: Tally;
 }
 
 /** Like a JetStream consumer with a filter: one per (durable name, subject), or per subscription without a name. */
@@ -73,14 +84,39 @@ interface Consumer {
   turn: number;
   /** Publishers waiting for an event (by sequence) to be handled: PublishOptions.confirmedBy. */
   confirmations: Map<number, Array<() => void>>;
-  /**
-   * Deliveries in progress. A subscriber gets `inFlight` events at a time (one by default: the
-   * per-subject order); several subscribers under one durable name each take theirs, like pull
-   * subscribers of one JetStream consumer.
-   */
-  running: Set<Promise<void>>;
   /** A pump is due on the next turn: the events published before it runs all go with it. */
   scheduled: boolean;
+}
+
+/**
+ * Work in progress, counted: `idle()` resolves once there is none. A Set of each delivery's promise
+ * did the same, but a Set that empties and fills again reallocates its table each time, and that
+ * table, held by a long-lived Set, outlives a young-generation collection (several per request
+ * in the all-in-one process, where every usage record has three consumers).
+ */
+class Tally {
+  private count = 0;
+  private waiting: Array<() => void> = [];
+
+  begin(): void {
+    this.count += 1;
+  }
+
+  end(): void {
+    this.count -= 1;
+    if (this.count > 0 || this.waiting.length === 0) return;
+    const waiting = this.waiting;
+    this.waiting = [];
+    for (const resolve of waiting) resolve();
+  }
+
+  get size(): number {
+    return this.count;
+  }
+
+  idle(): Promise<void> {
+    return this.count === 0 ? Promise.resolve() : new Promise((resolve) => this.waiting.push(resolve));
+  }
 }
 
 /** The in-process Bus: same semantics as the NATS adapter, for the embedded topology and tests. */
@@ -95,7 +131,10 @@ export function createMemoryBus(options: MemoryBusOptions): Bus {
   /** Event id -> expiry; insertion order is expiry order because the window is fixed. */
   const recentIds = new Map<string, number>();
   const timers = new Set<NodeJS.Timeout>();
+  /** Requests in progress (track), for close(). */
   const inFlight = new Set<Promise<unknown>>();
+  /** Deliveries in progress, every consumer's, for close(). */
+  const deliveries = new Tally();
   let sequence = 0;
   let closed = false;
 
@@ -148,7 +187,7 @@ export function createMemoryBus(options: MemoryBusOptions): Bus {
   function nextFree(consumer: Consumer): Subscriber | undefined {
     for (let looked = 0; looked < consumer.subscribers.length; looked++) {
       const subscriber = consumer.subscribers[consumer.turn++ % consumer.subscribers.length]!;
-      if (subscriber.running < subscriber.inFlight) return subscriber;
+      if (subscriber.running.size < subscriber.inFlight) return subscriber;
     }
     return undefined;
   }
@@ -159,15 +198,14 @@ export function createMemoryBus(options: MemoryBusOptions): Bus {
       if (!subscriber) return;
       const delivery = consumer.pending.shift()!;
       if (delivery.attempt > 1) busMetrics.redelivered(delivery.stored.subject);
-      subscriber.running += 1;
-      const run: Promise<void> = deliver(consumer, subscriber, delivery).then(() => {
-        subscriber.running -= 1;
-        consumer.running.delete(run);
-        inFlight.delete(run);
+      subscriber.running.begin();
+      deliveries.begin();
+      // deliver never rejects: a failure is its redelivery or dead letter.
+      void deliver(consumer, subscriber, delivery).then(() => {
+        subscriber.running.end();
+        deliveries.end();
         pump(consumer);
       });
-      consumer.running.add(run);
-      inFlight.add(run);
     }
   }
 
@@ -255,7 +293,7 @@ export function createMemoryBus(options: MemoryBusOptions): Bus {
           .filter(([subject]) => subjectMatches(pattern, subject))
           .flatMap(([, events]) => events)
           .sort((a, b) => a.seq - b.seq)
-          .slice(-keptPerSubject)
+          .slice(-keptUnconsumed)
       : [];
     return {
       name: subscribeOptions.durable ?? pattern,
@@ -266,7 +304,6 @@ export function createMemoryBus(options: MemoryBusOptions): Bus {
       subscribers: [],
       turn: 0,
       confirmations: new Map(),
-      running: new Set(),
       scheduled: false,
     };
   }
@@ -292,13 +329,15 @@ export function createMemoryBus(options: MemoryBusOptions): Bus {
         validated: publishOptions?.validated === true,
         ...(publishOptions?.trace ? { trace: publishOptions.trace } : {}),
       };
+      const route = routeOf(subject);
       const log = logs.get(subject) ?? [];
       log.push(stored);
-      // Trimmed in steps of keptPerSubject: one splice per thousand events, not a shift per event.
-      if (log.length >= 2 * keptPerSubject) log.splice(0, log.length - keptPerSubject);
+      // Trimmed in steps of what is kept: one splice per that many events, not a shift per event.
+      const kept = route.length > 0 ? keptConsumed : keptUnconsumed;
+      if (log.length >= 2 * kept) log.splice(0, log.length - kept);
       logs.set(subject, log);
       const confirmed: Array<Promise<void>> = [];
-      for (const consumer of routeOf(subject)) {
+      for (const consumer of route) {
         if (!wanted(consumer, subject)) continue;
         if (consumer.name === publishOptions?.confirmedBy) confirmed.push(new Promise((resolve) => consumer.confirmations.set(stored.seq, [resolve])));
         enqueue(consumer, { stored, attempt: 1 });
@@ -329,7 +368,7 @@ export function createMemoryBus(options: MemoryBusOptions): Bus {
         deadLetter: subscribeOptions.deadLetter,
         wants: subscribeOptions.wants,
         inFlight: Math.max(1, subscribeOptions.inFlight ?? 1),
-        running: 0,
+        running: new Tally(),
       };
       consumer.subscribers.push(subscriber);
       schedulePump(consumer);
@@ -338,7 +377,7 @@ export function createMemoryBus(options: MemoryBusOptions): Bus {
           const index = consumer.subscribers.indexOf(subscriber);
           if (index >= 0) consumer.subscribers.splice(index, 1);
           if (!durable && consumers.delete(key)) routes.clear();
-          await Promise.all(consumer.running);
+          await subscriber.running.idle();
         },
       };
     },
@@ -388,7 +427,7 @@ export function createMemoryBus(options: MemoryBusOptions): Bus {
       closed = true;
       for (const timer of timers) clearTimeout(timer);
       timers.clear();
-      await Promise.allSettled([...inFlight]);
+      await Promise.allSettled([...inFlight, deliveries.idle()]);
     },
   };
 }
