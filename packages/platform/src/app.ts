@@ -44,8 +44,9 @@ export interface CreateAppOptions {
 const requestIdPattern = /^[A-Za-z0-9_-]{8,64}$/;
 
 /**
- * Request id: a new one (time-ordered: request-ids.ts), or the gateway's when the gateway signed the request (one id across the
- * hop). A client never chooses it: the relay's usage record is keyed and deduplicated by it.
+ * Request id: a new one (time-ordered: request-ids.ts), or the gateway's when the gateway signed
+ * the request (one id across the hop). A client never chooses it: the relay's usage record is
+ * keyed and deduplicated by it.
  */
 function requestId(request: SignedRequest, internalSecret: string | undefined): string {
   const incoming = request.headers['x-request-id'];

@@ -131,10 +131,8 @@ export function createMemoryBus(options: MemoryBusOptions): Bus {
   /** Event id -> expiry; insertion order is expiry order because the window is fixed. */
   const recentIds = new Map<string, number>();
   const timers = new Set<NodeJS.Timeout>();
-  /** Requests in progress (track), for close(). */
-  const inFlight = new Set<Promise<unknown>>();
-  /** Deliveries in progress, every consumer's, for close(). */
-  const deliveries = new Tally();
+  /** Deliveries and requests in progress, for close(). */
+  const busy = new Tally();
   let sequence = 0;
   let closed = false;
 
@@ -143,8 +141,8 @@ export function createMemoryBus(options: MemoryBusOptions): Bus {
   }
 
   function track<T>(work: Promise<T>): Promise<T> {
-    inFlight.add(work);
-    void work.finally(() => inFlight.delete(work)).catch(() => undefined);
+    busy.begin();
+    void work.finally(() => busy.end()).catch(() => undefined);
     return work;
   }
 
@@ -199,11 +197,11 @@ export function createMemoryBus(options: MemoryBusOptions): Bus {
       const delivery = consumer.pending.shift()!;
       if (delivery.attempt > 1) busMetrics.redelivered(delivery.stored.subject);
       subscriber.running.begin();
-      deliveries.begin();
+      busy.begin();
       // deliver never rejects: a failure is its redelivery or dead letter.
       void deliver(consumer, subscriber, delivery).then(() => {
         subscriber.running.end();
-        deliveries.end();
+        busy.end();
         pump(consumer);
       });
     }
@@ -427,7 +425,7 @@ export function createMemoryBus(options: MemoryBusOptions): Bus {
       closed = true;
       for (const timer of timers) clearTimeout(timer);
       timers.clear();
-      await Promise.allSettled([...inFlight, deliveries.idle()]);
+      await busy.idle();
     },
   };
 }
