@@ -60,7 +60,7 @@ export interface RunningService {
   infra: Infrastructure;
   /** The metrics listener's port (the one chosen for METRICS_PORT=0); undefined without METRICS_PORT. */
   metricsPort?: number;
-  /** Drains: /readyz answers 503, the app closes (plugins' onClose hooks included), then the metrics listener and the ports. */
+  /** Drains: /readyz answers 503, job workers stop, the app closes (plugins' onClose hooks included), then the metrics listener and the ports. */
   close(): Promise<void>;
 }
 
@@ -87,6 +87,8 @@ export async function startService<C extends ServiceConfig, P extends FastifyPlu
   app.get('/readyz', { config: { access: 'public' } }, async (_request, reply) =>
     draining ? reply.status(503).send({ status: 'draining', service: name }) : { status: 'ready', service: name, schedules: await reportSchedules(infra.jobs) },
   );
+  // Job handlers use the plugin's database and pools, which its onClose hooks close.
+  app.addHook('preClose', () => infra.jobs.stopWorking());
   serveServiceOpenApi(app, name);
   await app.register(options.plugin, options.pluginOptions(infra));
   await app.listen({ host: config.HOST, port: config.PORT });

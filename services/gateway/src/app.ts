@@ -120,6 +120,8 @@ export async function buildGateway(options: GatewayOptions): Promise<App> {
   );
   app.addHook('preClose', async () => {
     draining = true;
+    // Job handlers use the plugins' databases and pools, which their onClose hooks close.
+    await infra.jobs.stopWorking();
   });
 
   if (isDistributed(config)) {

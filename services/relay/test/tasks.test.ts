@@ -18,7 +18,7 @@ type Json = Record<string, unknown>;
 
 /**
  * Midjourney and Suno through the relay against the mock's midjourney-proxy and Suno API: a
- * submit is charged once when the upstream accepts it, the poller (every half second here) follows
+ * submit is charged once when the upstream accepts it, the poller (every 150 ms here) follows
  * the task, and a failure or a timeout gives the charge back once, to the user and the API key.
  */
 describe.each(backends)('async tasks (%s)', (backend) => {
@@ -59,7 +59,7 @@ describe.each(backends)('async tasks (%s)', (backend) => {
   const row = async (platform: string, taskId: string) => relayDb.getRepository(TaskEntity).findOneByOrFail({ platform, task_id: taskId });
 
   beforeAll(async () => {
-    world = await startRelayWorld(backend, { env: { TASK_POLL_INTERVAL_MS: '500' } });
+    world = await startRelayWorld(backend, { env: { TASK_POLL_INTERVAL_MS: '150' } });
     billing = await openBillingDatabase(world.gateway.env);
     relayDb = await openDatabase({
       url: world.gateway.env.databaseUrl,

@@ -130,6 +130,11 @@ export function createBullJobs(options: BullJobsOptions): Jobs {
     else logger.error(fields, 'job failed for good');
   }
 
+  async function stopWorking(): Promise<void> {
+    // Worker.close waits for its running jobs; a later work() starts fresh workers.
+    await Promise.all(workers.splice(0).map((worker) => worker.close()));
+  }
+
   return {
     async add(name, data, jobOptions = {}) {
       await queueOf(name).add(name, data, {
@@ -199,12 +204,14 @@ export function createBullJobs(options: BullJobsOptions): Jobs {
       await worker.waitUntilReady();
     },
 
+    stopWorking,
+
     close() {
       // Workers first: their close waits for running handlers, which may still add jobs.
       closing ??= (async () => {
         clearInterval(checkTimer);
         connection.off('ready', checkSchedules);
-        await Promise.all(workers.map((worker) => worker.close()));
+        await stopWorking();
         await scheduleWrites;
         await Promise.all([...queues.values()].map((queue) => queue.close()));
         await connection.quit();

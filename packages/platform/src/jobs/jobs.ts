@@ -63,6 +63,12 @@ export interface Jobs {
   schedules(names?: readonly string[]): Promise<ScheduleStatus[]>;
   /** Starts processing jobs called `name`; each job runs on exactly one worker at a time. */
   work(name: string, handler: JobHandler, options?: { concurrency?: number }): Promise<void>;
-  /** Stops workers (waiting for running handlers) and timers. */
+  /**
+   * Stops the workers started so far, waiting for their running handlers; `add` still works, and
+   * what is added waits for a later `work` (or another replica). An owner calls it before closing
+   * what the handlers use (databases, HTTP pools), so no handler runs against a closed one.
+   */
+  stopWorking(): Promise<void>;
+  /** Stops workers (as stopWorking) and timers. */
   close(): Promise<void>;
 }

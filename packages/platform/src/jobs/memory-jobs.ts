@@ -173,6 +173,12 @@ export function createMemoryJobs(options: { logger: Logger }): Jobs {
       dispatch(queue);
     },
 
+    async stopWorking() {
+      // A running handler's finally dispatches from queue.workers, so it takes nothing more.
+      for (const queue of queues.values()) queue.workers = [];
+      await Promise.all(running);
+    },
+
     async close() {
       closed = true;
       for (const timer of timers) clearTimeout(timer);

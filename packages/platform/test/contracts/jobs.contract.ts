@@ -197,6 +197,32 @@ export function defineJobsContract(name: string, factory: () => Promise<JobsHarn
       expect(mostActive).toBe(2);
     });
 
+    it('stopWorking waits for a running handler and takes no more jobs; what is added waits for the next worker', async () => {
+      const seen: number[] = [];
+      let finished = false;
+      await jobs.work('shift', async (job) => {
+        const { n } = job.data as { n: number };
+        seen.push(n);
+        if (n === 1) {
+          await sleep(200); // the slow handler under test, not a wait
+          finished = true;
+        }
+      });
+      await jobs.add('shift', { n: 1 });
+      await waitFor(() => seen.length === 1);
+      await jobs.stopWorking();
+      expect(finished).toBe(true);
+      await jobs.add('shift', { n: 2 });
+      // A fixed wait: a stopped worker taking the job would do so at once, and nothing marks its absence.
+      await sleep(200);
+      expect(seen).toEqual([1]);
+      await jobs.work('shift', async (job) => {
+        seen.push((job.data as { n: number }).n);
+      });
+      await waitFor(() => seen.length === 2);
+      expect(seen).toEqual([1, 2]);
+    });
+
     it('close waits for a running handler', async () => {
       let started = false;
       let finished = false;
