@@ -53,6 +53,30 @@ describe('in-process bus', () => {
   });
 });
 
+describe('in-process bus, many ids', () => {
+  it('forgets the oldest event ids past duplicateIdsKept', async () => {
+    const bus = createMemoryBus({ logger: createSilentLogger(), duplicateIdsKept: 2 });
+    const received: BusEvent[] = [];
+    await bus.subscribe('billing.topup.completed', async (event) => void received.push(event), { durable: 'kept' });
+
+    for (const id of ['topup-1', 'topup-2', 'topup-3']) await bus.publish('billing.topup.completed', { id }, { id });
+    // topup-1 was the oldest of three: forgotten, so delivered again; topup-3 is still known.
+    await bus.publish('billing.topup.completed', { id: 'topup-1', again: true }, { id: 'topup-1' });
+    await bus.publish('billing.topup.completed', { id: 'topup-3', again: true }, { id: 'topup-3' });
+    const last = await bus.publish('billing.topup.completed', { id: 'last' });
+
+    await waitFor(() => received.some((event) => event.id === last.id));
+    expect(received.map((event) => event.data)).toEqual([
+      { id: 'topup-1' },
+      { id: 'topup-2' },
+      { id: 'topup-3' },
+      { id: 'topup-1', again: true },
+      { id: 'last' },
+    ]);
+    await bus.close();
+  });
+});
+
 describe('createBus', () => {
   it('is in-process without a NATS URL', async () => {
     const bus = await createBus({ logger: createSilentLogger() });

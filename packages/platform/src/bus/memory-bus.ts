@@ -20,6 +20,8 @@ export interface MemoryBusOptions {
   logger: Logger;
   /** How long an event id is remembered to drop a republished duplicate, like JetStream's duplicate window. Default 2 minutes. */
   duplicateWindowMs?: number;
+  /** Event ids remembered at most, the oldest forgotten first. Default 100,000. */
+  duplicateIdsKept?: number;
 }
 
 /** Events waiting per consumer at most, so memory stays bounded like a stream with limits. */
@@ -123,6 +125,7 @@ class Tally {
 export function createMemoryBus(options: MemoryBusOptions): Bus {
   const { logger } = options;
   const duplicateWindowMs = options.duplicateWindowMs ?? 2 * 60_000;
+  const duplicateIdsKept = options.duplicateIdsKept ?? 100_000;
   const logs = new Map<string, StoredEvent[]>();
   const consumers = new Map<string, Consumer>();
   /** Subject -> the consumers whose patterns match it; forgotten whenever a consumer comes or goes. */
@@ -154,6 +157,11 @@ export function createMemoryBus(options: MemoryBusOptions): Bus {
     }
     if (recentIds.has(id)) return true;
     recentIds.set(id, now + duplicateWindowMs);
+    // Bounded as well: two minutes of a busy relay's ids (two per request) were over a million at
+    // 5,000 requests/s, some 100 MB, and each rehash of a Map that size stopped the loop for tens
+    // of ms. A publisher republishes within seconds (100,000 ids are 10 s at that rate); a later
+    // duplicate is its consumer's to catch, as every handler is idempotent.
+    if (recentIds.size > duplicateIdsKept) recentIds.delete(recentIds.keys().next().value!);
     return false;
   }
 
