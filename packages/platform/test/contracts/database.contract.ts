@@ -81,6 +81,22 @@ export function defineDatabaseContract(name: string, target: () => Promise<Datab
       expect(Number(rows[0]!.amount)).toBe(2 ** 40 + 5);
     });
 
+    it('runs a long multi-row statement again and again (one too long to keep prepared)', async () => {
+      // 400 rows of 3 parameters: over 4,000 characters of SQL, as a large usage batch's.
+      const rows = 400;
+      for (const round of [1, 2, 3]) {
+        const values = Array.from(
+          { length: rows },
+          (_, row) => `(${param(db, 3 * row + 1)}, CAST(${param(db, 3 * row + 2)} AS INTEGER), ${param(db, 3 * row + 3)})`,
+        );
+        const parameters = Array.from({ length: rows }, (_, row) => [`long-${round}-${row}`, round * 1_000 + row, row]).flat();
+        const sql = `WITH batch(a, b, c) AS (VALUES ${values.join(', ')}) SELECT COUNT(*) AS n, SUM(b) AS total FROM batch`;
+        expect(sql.length).toBeGreaterThan(4_000);
+        const [row] = await queryRows<{ n: number | string; total: number | string }>(db, sql, parameters);
+        expect({ n: Number(row!.n), total: Number(row!.total) }).toEqual({ n: rows, total: rows * round * 1_000 + ((rows - 1) * rows) / 2 });
+      }
+    });
+
     it('rolls a failed transaction back entirely', async () => {
       await expect(
         db.transaction(async (manager) => {
