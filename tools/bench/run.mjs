@@ -1,15 +1,15 @@
 // npm run bench: in one run, against the same mock upstream on loopback and with the same load
-// drivers, measures (a) the mock directly, (b) our gateway all-in-one (auth, billing, logging on),
-// (c) the distributed topology on this machine's PostgreSQL, NATS and Redis, both the relay process
-// alone (as the Kubernetes ingress reaches it) and through the gateway's proxy, and (d) the Portkey
-// open-source gateway. Writes a markdown table to stdout and docs/benchmarks.md, and the raw
+// drivers, measures (a) the mock directly, (b) the floor: a minimal Node.js proxy (floor-proxy.mjs),
+// (c) our gateway all-in-one (auth, billing, logging on), (d) the distributed topology on this
+// machine's PostgreSQL, NATS and Redis, both the relay process alone (as the Kubernetes ingress
+// reaches it) and through the gateway's proxy, and (e) the Portkey open-source gateway. Writes a markdown table to stdout and docs/benchmarks.md, and the raw
 // figures to tools/bench/results/latest.json.
 //
 // Layout on a machine with 2+ CPUs (taskset): the system under test on CPU 0 (distributed: the
 // relay; the other processes of the cluster float); this process (the load drivers) and the mock
 // on CPU 1. Each system runs alone: ours is stopped before the cluster starts, the cluster before Portkey.
 // Knobs (env): BENCH_RPS_SECONDS (10), BENCH_LATENCY_SECONDS (4), BENCH_TTFT_STREAMS (500),
-// BENCH_HOLD_STREAMS (1000), BENCH_TARGETS (direct,gateway,relay,cluster,portkey), BENCH_PROFILE_DIR
+// BENCH_HOLD_STREAMS (1000), BENCH_TARGETS (direct,floor,gateway,relay,cluster,portkey), BENCH_PROFILE_DIR
 // (unset: when set, our all-in-one gateway writes a V8 CPU profile there when it stops, for
 // chrome://inspect or speedscope).
 import autocannon from 'autocannon';
@@ -77,7 +77,7 @@ const config = {
    * 120 MiB at 24 s), as in any idle server; 25 s read it before or after by chance.
    */
   idleSeconds: setting('BENCH_IDLE_SECONDS', 40),
-  targets: (env.BENCH_TARGETS ?? 'direct,gateway,relay,cluster,portkey').split(','),
+  targets: (env.BENCH_TARGETS ?? 'direct,floor,gateway,relay,cluster,portkey').split(','),
   profileDir: env.BENCH_PROFILE_DIR ? path.resolve(env.BENCH_PROFILE_DIR) : undefined,
   watchdogMs: 25 * 60_000,
 };
@@ -91,6 +91,7 @@ const MODELS = [MODEL, STREAM_MODEL, HOLD_MODEL];
 /** Column labels, in table order. */
 const labels = {
   direct: 'direct to the mock',
+  floor: 'minimal Node.js proxy (the floor)',
   gateway: 'our gateway (all-in-one)',
   relay: 'relay process alone (distributed)',
   cluster: 'our gateway → relay (distributed)',
@@ -272,6 +273,15 @@ async function holdStreams(target, rss, idleMiB) {
 // ---------------------------------------------------------------------------------------------
 // Targets.
 
+/** The floor column: floor-proxy.mjs on CPU_SUT, forwarding to the mock. */
+async function startFloor(mockUrl) {
+  const port = await freePort();
+  const child = startChild('floor', ['tools/bench/floor-proxy.mjs', `--upstream=${mockUrl}`, `--port=${port}`], { cpu: CPU_SUT });
+  const url = `http://127.0.0.1:${port}`;
+  await waitForHttp(url, child);
+  return { name: 'floor', url, child, headers: { authorization: 'Bearer mock' }, notes: [] };
+}
+
 async function startPortkey(mockUrl) {
   const port = await freePort();
   const entry = path.join(root, 'node_modules/@portkey-ai/gateway/build/start-server.js');
@@ -386,7 +396,7 @@ const day = (iso) => String(iso ?? '').slice(0, 10);
 
 /** The issue's targets, each met, NOT met, or not measured / not run. */
 function targetsCheck(results) {
-  const { direct, gateway, relay, portkey } = Object.fromEntries(Object.entries(results).map(([name, result]) => [name, result.figures]));
+  const { direct, floor, gateway, relay, portkey } = Object.fromEntries(Object.entries(results).map(([name, result]) => [name, result.figures]));
   const check = (ok, text) => `- ${ok ? 'met' : 'NOT met'}: ${text}`;
   const missing = (what, text) => `- ${what}: ${text}`;
   const timesPortkey = (figures, factor, what) =>
@@ -400,10 +410,12 @@ function targetsCheck(results) {
   if (gateway && direct) {
     const latency = added(gateway.latency1.p99, direct.latency1.p99);
     const ttft = added(gateway.ttft.p99, direct.ttft.p99);
+    /** What the floor column added to the same figure: the share of it one Node.js hop costs on this box. */
+    const floorAdded = (key) => (floor ? `; the floor proxy: ${signed(added(floor[key].p99, direct[key].p99))} ms` : '');
     const { hold } = gateway;
     lines.push(
-      check(latency <= 1, `all-in-one: added latency p99 at concurrency 1 at most 1 ms (${signed(latency)} ms)`),
-      check(ttft <= 2, `all-in-one: added time-to-first-token p99 at most 2 ms (${signed(ttft)} ms)`),
+      check(latency <= 1, `all-in-one: added latency p99 at concurrency 1 at most 1 ms (${signed(latency)} ms${floorAdded('latency1')})`),
+      check(ttft <= 2, `all-in-one: added time-to-first-token p99 at most 2 ms (${signed(ttft)} ms${floorAdded('ttft')})`),
       check(
         hold.errors === 0 && hold.maxOpenTogether === hold.streams && hold.rssStreamsGrowthMiB < 200,
         `all-in-one: ${hold.streams} concurrent streams all open together with 0 errors and < 200 MiB RSS growth (${hold.errors} errors, at most ${hold.maxOpenTogether} open together, ${signed(hold.rssStreamsGrowthMiB, 1)} MiB during the streams, ${signed(hold.rssGrowthMiB, 1)} MiB from idle)`,
@@ -496,6 +508,7 @@ function markdown(report) {
     "- **RSS**: `VmRSS` of the gateway process from `/proc/<pid>/status` (distributed: of the relay for the relay column, of the gateway and the relay together for the column through the proxy), sampled every 100 ms: just after setup (provisioned, one request served, before any load; through the proxy, after the relay column's load), idle (the same process left alone for " +
       config.idleSeconds +
       " s: V8 shrinks its heap some 20 to 25 s after the last allocation, the state an idle server sits in; the issue's idle target reads this one), the peak over the whole run, at the end of its part; and the growth to the peak during the concurrent streams, from just before them (what the streams cost) and from idle (which includes what the earlier load left behind).",
+    "- **The floor** (`tools/bench/floor-proxy.mjs`): the least a Node.js gateway can do, pinned like the others: `node:http` in, an undici Pool out, the answer piped back; no authentication, billing, logging or parsing. What it adds over direct is what one Node.js hop costs on this machine (two more loopback round trips, and waking an idle CPU between requests); a gateway's figure minus the floor's is its own work. Not left idle before its load (its memory is not what it is there for).",
     '- Our gateway runs all-in-one (SQLite in `DATA_DIR`, in-process bus, jobs and counters) with `LOG_LEVEL=warn`, `GLOBAL_API_RATE_LIMIT=0`, a channel (type 1) to the mock, an unlimited `sk-` token, and auth, billing and usage logging on. Portkey runs `start-server.js --headless` with `x-portkey-provider: openai` and `x-portkey-custom-host: <mock>/v1`.',
     `- The distributed columns: one cluster (\`tools/cluster\`, as \`npm run start:cluster\` runs it: every service its own process, the gateway proxying) on a fresh PostgreSQL database and \`NAMESPACE\`, on this machine's NATS and Redis, with the same settings, channel and token (made through the gateway). **Relay process alone**: the requests go straight to the relay's port, as the Kubernetes ingress sends \`/v1\` and the other relay paths (\`deploy/k8s\`); **through the gateway**: the same requests to the gateway's port, which proxies them to the relay. ${canPin ? `The relay is pinned to CPU ${CPU_SUT}; the gateway, the other services, PostgreSQL, NATS and Redis float over every CPU (with 2 CPUs, they share the load drivers' CPU).` : 'Not pinned.'}`,
     '',
@@ -516,7 +529,7 @@ async function idleRss(rss) {
   return rss.now();
 }
 
-async function benchSystem(results, names, start) {
+async function benchSystem(results, names, start, { idle = true } = {}) {
   let system;
   try {
     system = await start();
@@ -531,7 +544,7 @@ async function benchSystem(results, names, start) {
       await preflight(target);
       const rss = rssSampler(pids);
       const setupMiB = rss.now();
-      result.rss = { setupMiB, idleMiB: await idleRss(rss) };
+      result.rss = { setupMiB, idleMiB: idle ? await idleRss(rss) : undefined };
       result.notReady = target.notReady;
       if (result.notReady) {
         log(`${target.name} NOT READY: ${result.notReady}`);
@@ -563,6 +576,18 @@ async function main() {
     await preflight(direct);
     if (direct.notReady) throw new Error(`the mock itself does not answer: ${direct.notReady}`);
     report.results.direct.figures = await benchTarget(direct, [mock.child.pid]);
+
+    if (want('floor'))
+      await benchSystem(
+        report.results,
+        ['floor'],
+        async () => {
+          const floor = await startFloor(mock.url);
+          return { targets: [{ target: floor, pids: [floor.child.pid] }], stop: () => stopChild(floor.child) };
+        },
+        // Its memory is not what it is there for: no idle wait.
+        { idle: false },
+      );
 
     if (want('gateway'))
       await benchSystem(report.results, ['gateway'], async () => {

@@ -8,8 +8,14 @@ import type { ChannelsContext } from './context.js';
  * the all-in-one process promoted), and beyond it the in-process bus dropped the oldest.
  */
 const IN_FLIGHT = 500;
-/** How long a group of charges collects before it is written. */
-const WINDOW_MS = 50;
+/**
+ * How long a group of charges collects before it is written. Each waiting record is held by its
+ * delivery until the statement commits, and what is held at a young-generation collection is
+ * copied by it: at 50 ms the all-in-one process at one request in flight (1,550 requests/s) kept
+ * some 75 records waiting, and each scavenge copied 252-256 KB and paused 1.31-1.33 ms; at 20 ms,
+ * 216-218 KB and 1.20-1.30 ms (`--trace-gc-nvp`, two runs each), for 30 more one-row statements a second.
+ */
+const WINDOW_MS = 20;
 
 /**
  * A channel's `used_quota` (the console's "used" column) follows the relay's usage records. It
