@@ -34,4 +34,10 @@ const server = http.createServer((request, response) => {
   });
 });
 server.listen(port, '127.0.0.1', () => console.log(`floor proxy listening on http://127.0.0.1:${server.address().port}`));
-for (const signal of ['SIGTERM', 'SIGINT']) process.on(signal, () => server.close(() => process.exit(0)) && server.closeAllConnections());
+for (const signal of ['SIGTERM', 'SIGINT']) {
+  process.on(signal, () => {
+    server.close(() => process.exit(0));
+    // Idle keep-alive connections would hold close() open.
+    server.closeAllConnections();
+  });
+}
