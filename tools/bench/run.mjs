@@ -2,8 +2,9 @@
 // drivers, measures (a) the mock directly, (b) the floor: a minimal Node.js proxy (floor-proxy.mjs),
 // (c) our gateway all-in-one (auth, billing, logging on), (d) the distributed topology on this
 // machine's PostgreSQL, NATS and Redis, both the relay process alone (as the Kubernetes ingress
-// reaches it) and through the gateway's proxy, and (e) the Portkey open-source gateway. Writes a markdown table to stdout and docs/benchmarks.md, and the raw
-// figures to tools/bench/results/latest.json.
+// reaches it) and through the gateway's proxy, and (e) the Portkey open-source gateway. Writes a
+// markdown table to stdout and docs/benchmarks.md, and the raw figures to
+// tools/bench/results/latest.json.
 //
 // Layout on a machine with 2+ CPUs (taskset): the system under test on CPU 0 (distributed: the
 // relay; the other processes of the cluster float); this process (the load drivers) and the mock
