@@ -61,8 +61,11 @@ RUN mkdir /out \
 # ---------------------------------------------------------------------------------------------
 FROM ${NODE_IMAGE} AS runtime
 
+# NODE_OPTIONS: young-generation semi-spaces of 32 MB for every service (docs/architecture.md
+# section 5; `npm start` and tools/cluster pass the same flag).
 ENV NODE_ENV=production \
-    DATA_DIR=/app/data
+    DATA_DIR=/app/data \
+    NODE_OPTIONS=--max-semi-space-size=32
 
 WORKDIR /app
 

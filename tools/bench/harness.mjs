@@ -15,7 +15,7 @@ import path from 'node:path';
 import readline from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { entryOf, serviceNames, startCluster } from '../cluster/cluster.mjs';
+import { entryOf, nodeFlags, serviceNames, startCluster } from '../cluster/cluster.mjs';
 
 export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const env = process.env;
@@ -466,7 +466,7 @@ async function provision(url, mockUrl, models) {
 
 /**
  * Starts our gateway all-in-one (SQLite in `dataDir`, in-process bus, jobs and counters) on
- * CPU_SUT, with `nodeArgs` before its entry, and provisions a channel to the mock serving `models`
+ * CPU_SUT, with the product's V8 flags (as `npm start` runs it) and `nodeArgs` before its entry, and provisions a channel to the mock serving `models`
  * and a token. Resolves to a target for send() with the child.
  */
 export async function startGateway({ mockUrl, dataDir, models, nodeArgs = [] }) {
@@ -477,7 +477,7 @@ export async function startGateway({ mockUrl, dataDir, models, nodeArgs = [] }) 
   // No service or server URLs: everything in this one process.
   for (const name of ['DATABASE_URL', 'REDIS_URL', 'NATS_URL', 'IDENTITY_URL', 'BILLING_URL', 'CHANNELS_URL', 'RELAY_URL', 'NOTIFIER_URL', 'NAMESPACE'])
     delete childEnv[name];
-  const child = startChild('gateway', [...nodeArgs, entry], { env: childEnv, cpu: CPU_SUT });
+  const child = startChild('gateway', [...nodeFlags, ...nodeArgs, entry], { env: childEnv, cpu: CPU_SUT });
   const url = `http://127.0.0.1:${port}`;
   await waitForHttp(`${url}/healthz`, child);
   const { headers, notReady } = await provision(url, mockUrl, models);

@@ -15,6 +15,13 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 export const serviceNames = ['identity', 'billing', 'channels', 'relay', 'notifier'];
 export const defaultPorts = { gateway: 3000, identity: 3001, billing: 3002, channels: 3003, relay: 3004, notifier: 3005 };
 
+/**
+ * V8 flags every service process runs with, as `npm start` and the Dockerfile's NODE_OPTIONS
+ * give them: young-generation semi-spaces of 32 MB, so a busy process scavenges half as often
+ * (docs/architecture.md section 5).
+ */
+export const nodeFlags = ['--max-semi-space-size=32'];
+
 const envDefaults = {
   DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/postgres',
   NATS_URL: 'nats://127.0.0.1:4222',
@@ -80,7 +87,7 @@ export async function startCluster(options = {}) {
   /** Children by label: a process name, or `<service>@<port>` for a replica. */
   const start = (name, extraEnv, label = name, port = ports[name]) => {
     // Own process group: a terminal's Ctrl-C reaches only the launcher, which stops them in order.
-    const child = spawn(process.execPath, [entries[name]], {
+    const child = spawn(process.execPath, [...nodeFlags, entries[name]], {
       cwd: root,
       env: { ...natsUserEnv(env, name), ...extraEnv, PORT: String(port) },
       stdio: ['ignore', 'pipe', 'pipe'],
