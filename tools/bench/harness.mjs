@@ -466,8 +466,9 @@ async function provision(url, mockUrl, models) {
 
 /**
  * Starts our gateway all-in-one (SQLite in `dataDir`, in-process bus, jobs and counters) on
- * CPU_SUT, with the product's V8 flags (as `npm start` runs it) and `nodeArgs` before its entry, and provisions a channel to the mock serving `models`
- * and a token. Resolves to a target for send() with the child.
+ * CPU_SUT, with the product's V8 flags (as `npm start` runs it) and `nodeArgs` before its entry,
+ * and provisions a channel to the mock serving `models` and a token. Resolves to a target for
+ * send() with the child.
  */
 export async function startGateway({ mockUrl, dataDir, models, nodeArgs = [] }) {
   const entry = path.join(root, 'services/gateway/dist/main.js');
