@@ -137,7 +137,7 @@ export async function streamToClient(
   if (!left) {
     if (outran) await write(client.errorFrame({ message: OUTRAN_BALANCE, type: 'insufficient_quota', code: 'insufficient_quota' }));
     else if (partial) await write(client.errorFrame({ message: partial, type: 'upstream_error', code: 'stream_interrupted' }));
-    await write(client.close(partial, counter.total()));
+    await write(client.close(partial, () => counter.total()));
     if (!pump.clientGone) raw.end();
   }
   return {

@@ -268,13 +268,13 @@ export class OpenAiToAnthropicStream {
   }
 
   /**
-   * The closing events. `fallback` is the usage to report when the upstream sent none (the
-   * relay's local count).
+   * The closing events. `fallback` gives the usage to report when the upstream sent none (the
+   * relay's local count: called only then, as counting is a tokenizer pass).
    */
-  finish(fallback?: { input_tokens: number; output_tokens: number }): string[] {
+  finish(fallback?: () => { input_tokens: number; output_tokens: number }): string[] {
     const events = this.start();
     events.push(...this.closeBlock());
-    const usage = this.usage ?? fallback ?? { input_tokens: this.estimatedInputTokens, output_tokens: 0 };
+    const usage = this.usage ?? fallback?.() ?? { input_tokens: this.estimatedInputTokens, output_tokens: 0 };
     events.push(anthropicEvent('message_delta', { delta: { stop_reason: stopReasonFromOpenAi(this.finishReason), stop_sequence: null }, usage }));
     events.push(anthropicEvent('message_stop', {}));
     return events;

@@ -150,6 +150,10 @@ export function geminiUsageMetadata(usage: unknown): Json | null {
   };
 }
 
+function counted({ prompt, completion }: { prompt: number; completion: number }): Json {
+  return { promptTokenCount: prompt, candidatesTokenCount: completion, totalTokenCount: prompt + completion };
+}
+
 function functionCallPart(call: unknown): Json | null {
   if (!isObject(call) || !isObject(call.function)) return null;
   let args: unknown;
@@ -212,14 +216,13 @@ export class OpenAiToGeminiStream {
     return [];
   }
 
-  /** The last chunk: the tool calls, the finish reason and the usage (the relay's count when the upstream sent none). */
-  finish(fallback: { prompt: number; completion: number }): Json {
+  /**
+   * The last chunk: the tool calls, the finish reason and the usage (the relay's count when the
+   * upstream sent none: `fallback` is called only then, as counting is a tokenizer pass).
+   */
+  finish(fallback: () => { prompt: number; completion: number }): Json {
     const parts = [...this.calls.values()].map((call) => functionCallPart({ function: call })!).filter(Boolean);
-    const usage = this.usage ?? {
-      promptTokenCount: fallback.prompt,
-      candidatesTokenCount: fallback.completion,
-      totalTokenCount: fallback.prompt + fallback.completion,
-    };
+    const usage = this.usage ?? counted(fallback());
     return { ...this.chunk(parts, geminiFinishReason(this.finishReason)), usageMetadata: usage };
   }
 

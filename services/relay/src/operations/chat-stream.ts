@@ -55,7 +55,7 @@ export function anthropicChatStream(attempt: Attempt, options: { promptTokens: (
     onEvent: (event) => pieces(converter.onEvent(event)),
     onEnd: () => pieces(converter.onEnd()),
     errorFrame: (error) => anthropicErrorEvent(error.type === 'upstream_error' ? 'api_error' : error.type, error.message),
-    close: (partial, completionTokens) => (partial ? '' : anthropic.finish({ input_tokens: promptTokens, output_tokens: completionTokens }).join('')),
+    close: (partial, completionTokens) => (partial ? '' : anthropic.finish(() => ({ input_tokens: promptTokens, output_tokens: completionTokens() })).join('')),
   };
 }
 

@@ -178,7 +178,7 @@ function convertedStream(attempt: Attempt, framing: GeminiFraming, promptTokens:
     onEnd: () => pieces(converter.onEnd()),
     errorFrame: (error) => framing.error(error),
     close: (partial, completionTokens) =>
-      (partial ? '' : framing.element(JSON.stringify(gemini.finish({ prompt: reported ? 0 : promptTokens(), completion: completionTokens })))) +
+      (partial ? '' : framing.element(JSON.stringify(gemini.finish(() => ({ prompt: reported ? 0 : promptTokens(), completion: completionTokens() }))))) +
       framing.close(),
   };
 }

@@ -96,8 +96,12 @@ export interface ClientStream {
   onEnd(): StreamPiece[];
   /** The frame that reports an error to the client mid-stream. */
   errorFrame(error: ProviderError): string;
-  /** What closes the stream: `partial` says why it ended early (null when it ended well). */
-  close(partial: string | null, completionTokens: number): string;
+  /**
+   * What closes the stream: `partial` says why it ended early (null when it ended well).
+   * `completionTokens` counts the answer (a tokenizer pass): called only by a format that reports
+   * usage to its client when the upstream sent none.
+   */
+  close(partial: string | null, completionTokens: () => number): string;
 }
 
 /** How a byte answer (speech audio) was delivered, for its usage. */

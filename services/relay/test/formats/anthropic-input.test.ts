@@ -175,7 +175,10 @@ describe('OpenAiToAnthropicStream', () => {
         usage: { prompt_tokens: 40, completion_tokens: 9, total_tokens: 49 },
       }),
     ];
-    const text = [...chunks.flatMap((data) => converter.push(data)), ...converter.finish({ input_tokens: 1, output_tokens: 1 })].join('');
+    // The upstream reported usage: the relay's own count (a tokenizer pass) is never made.
+    const count = jest.fn(() => ({ input_tokens: 1, output_tokens: 1 }));
+    const text = [...chunks.flatMap((data) => converter.push(data)), ...converter.finish(count)].join('');
+    expect(count).not.toHaveBeenCalled();
     const events = parseEvents(text);
     expect(events.map((event) => event.event)).toEqual([
       'message_start',
@@ -215,7 +218,9 @@ describe('OpenAiToAnthropicStream', () => {
 
   it('uses the fallback usage when the upstream sent none, and still opens the message on an empty stream', () => {
     const converter = new OpenAiToAnthropicStream('m');
-    const events = parseEvents([...converter.push(chunk({ content: 'x' }, 'length')), ...converter.finish({ input_tokens: 5, output_tokens: 1 })].join(''));
+    const events = parseEvents(
+      [...converter.push(chunk({ content: 'x' }, 'length')), ...converter.finish(() => ({ input_tokens: 5, output_tokens: 1 }))].join(''),
+    );
     expect(events.at(-2)!.data).toMatchObject({ delta: { stop_reason: 'max_tokens' }, usage: { input_tokens: 5, output_tokens: 1 } });
     const empty = parseEvents(new OpenAiToAnthropicStream('m').finish().join(''));
     expect(empty.map((event) => event.event)).toEqual(['message_start', 'message_delta', 'message_stop']);

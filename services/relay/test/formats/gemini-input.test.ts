@@ -88,10 +88,16 @@ describe('OpenAI answers as Gemini', () => {
     expect(stream.push(chunk({ tool_calls: [{ index: 0, id: 'c1', function: { name: 'weather', arguments: '{"ci' } }] }))).toEqual([]);
     expect(stream.push(chunk({ tool_calls: [{ index: 0, function: { arguments: 'ty":"Paris"}' } }] }, 'tool_calls'))).toEqual([]);
     expect(stream.push(JSON.stringify({ choices: [], usage: { prompt_tokens: 7, completion_tokens: 5 } }))).toEqual([]);
-    expect(stream.finish({ prompt: 1, completion: 1 })).toEqual({
+    // The upstream's usage is reported: the relay's own count (a tokenizer pass) is never made.
+    const count = jest.fn(() => ({ prompt: 1, completion: 1 }));
+    expect(stream.finish(count)).toEqual({
       candidates: [{ content: { role: 'model', parts: [{ functionCall: { name: 'weather', args: { city: 'Paris' } } }] }, finishReason: 'STOP', index: 0 }],
       modelVersion: 'gpt-4o',
       usageMetadata: { promptTokenCount: 7, candidatesTokenCount: 5, totalTokenCount: 12 },
+    });
+    expect(count).not.toHaveBeenCalled();
+    expect(new OpenAiToGeminiStream('gpt-4o').finish(count)).toMatchObject({
+      usageMetadata: { promptTokenCount: 1, candidatesTokenCount: 1, totalTokenCount: 2 },
     });
   });
 });
