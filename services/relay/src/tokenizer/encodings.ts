@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
 import { Tiktoken, type TiktokenBPE } from 'js-tiktoken/lite';
+import { RankTable } from './rank-table.js';
 
 export type EncodingName = 'o200k_base' | 'cl100k_base';
 
@@ -13,9 +14,9 @@ export function encodingNameForModel(model: string): EncodingName {
 }
 
 // Building an encoder parses a multi-megabyte rank table, blocking the event loop once (about
-// 0.3 s for cl100k_base and 0.5 s for o200k_base here), and keeps 15 MB. Done on first use, once
-// per process, shared by every request: a process only ever holds the encodings its traffic
-// needs, and most requests need none (the upstream reports usage; docs/architecture.md 5.3).
+// 50 ms for cl100k_base and 100 ms for o200k_base here), and keeps 2.5 and 5 MB. Done on first
+// use, once per process, shared by every request: a process only ever holds the encodings its
+// traffic needs, and most requests need none (the upstream reports usage; docs/architecture.md 5.3).
 const encoders = new Map<EncodingName, Tiktoken>();
 const require = createRequire(import.meta.url);
 
@@ -36,28 +37,12 @@ function encoder(name: EncodingName): Tiktoken {
  * builds the decoding table (a Uint8Array per token, three quarters of its heap) and an object of
  * every token on the way: together 218 MB of resident memory that the process never gives back,
  * for 30 MB of tables. So the library builds the encoder from the ranks without their table, and
- * the table is read here into its `rankMap`, keyed exactly as its `encode` looks pieces up (the
- * bytes joined by commas). `lean-encoder.test.ts` holds it equal to the library's own on both
- * encodings. The table's lines are `! <first rank> <base64 token> <base64 token> ...`.
+ * its `rankMap` (which `encode` only ever asks `get`) becomes a RankTable of the same entries.
+ * `lean-encoder.test.ts` holds it equal to the library's own on both encodings.
  */
 function leanEncoder(ranks: TiktokenBPE): Tiktoken {
   const built = new Tiktoken({ ...ranks, bpe_ranks: '' });
-  const table = (built as unknown as { rankMap: Map<string, number> }).rankMap;
-  const text = ranks.bpe_ranks;
-  for (let line = 0; line < text.length;) {
-    let end = text.indexOf('\n', line);
-    if (end < 0) end = text.length;
-    const offsetStart = text.indexOf(' ', line) + 1;
-    let token = text.indexOf(' ', offsetStart) + 1;
-    let rank = Number.parseInt(text.slice(offsetStart, token - 1), 10);
-    while (token > 0 && token < end) {
-      let tokenEnd = text.indexOf(' ', token);
-      if (tokenEnd < 0 || tokenEnd > end) tokenEnd = end;
-      table.set(Buffer.from(text.slice(token, tokenEnd), 'base64').join(','), rank++);
-      token = tokenEnd + 1;
-    }
-    line = end + 1;
-  }
+  (built as unknown as { rankMap: Pick<RankTable, 'get'> }).rankMap = new RankTable(ranks.bpe_ranks);
   return built;
 }
 

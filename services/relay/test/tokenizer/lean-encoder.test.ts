@@ -23,6 +23,15 @@ describe.each([
     expect(differing).toBe(0);
   });
 
+  it('finds no rank for bytes that are no token, of any length', () => {
+    const actual = tableOf(lean);
+    const expected = tableOf(library);
+    const unknown = ['', '255,255,255,255', Array.from({ length: 300 }, () => 97).join(','), '32,116,104,101,32,116,104,101,32,116,104,101'];
+    for (const key of unknown) expect([key, actual.get(key)]).toEqual([key, expected.get(key)]);
+    // A long key first (the lookup's buffer grows), then a token: still found.
+    expect(actual.get('72,101')).toBe(expected.get('72,101'));
+  });
+
   it('encodes any text as the library does', () => {
     const corpus = ['Hello, world!', '你好，世界。こんにちは', 'function f(x) {\n  return x ** 2;\n}\n', '🙂👍🏽 ÀÉÎõü', '  \t\n  spaced   out  '];
     for (const text of corpus) expect(lean.encode(text)).toEqual(library.encode(text));
