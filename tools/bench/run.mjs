@@ -168,7 +168,11 @@ async function measureSustainable(target) {
 
 /** A stream succeeded: 200, at least streamChunks data events besides [DONE], and [DONE] last. */
 
-/** Time to the first `data:` byte of streams (50 chunks, 20 ms apart), `ttftConcurrency` at a time. */
+/**
+ * Time to the first `data:` byte of streams (50 chunks, 20 ms apart), `ttftConcurrency` at a time,
+ * after one stream per client not counted (the warm-up the latency phases have: the phases before
+ * sent no stream).
+ */
 async function measureTtft(target) {
   const agent = new http.Agent({ keepAlive: true, maxSockets: config.ttftConcurrency });
   const samples = [];
@@ -177,6 +181,7 @@ async function measureTtft(target) {
   const worker = async (index) => {
     // Staggered starts, so the streams' 20 ms ticks do not all land at the same moment.
     await sleep((index * config.streamDelayMs) / config.ttftConcurrency);
+    await send(target, agent, streamBody, true);
     while (remaining-- > 0) {
       const result = await send(target, agent, streamBody, true);
       const failure = checkStream(result, config.streamChunks);
@@ -504,7 +509,7 @@ function markdown(report) {
     '- **CPU during the max requests/s run**: user + system time from `/proc` over the measured run (not the warm-up): of the processes measured (the mock for direct; the gateway or the Portkey process; the relay for the relay column; the gateway and the relay together through the proxy), as a share of one CPU (100 = one CPU busy), and of the whole machine (everything, the load drivers, the mock and the servers included) as a share of all its CPUs. A system near 100 with the machine below it was the bottleneck; a machine near 100 means the box was.',
     `- **highest requests/s with p99 under ${config.sustainP99Ms} ms**: the figure the neutral comparison of AI gateways quotes: the same closed-loop client at concurrency ${config.sustainSteps.join(', ')} (${config.sustainSeconds} s each after 0.5 s warm-up); the highest rate among the steps whose p99 stayed under ${config.sustainP99Ms} ms with no failed request.`,
     `- **added latency**: a closed-loop \`node:http\` client with keep-alive (µs resolution; autocannon rounds to whole ms), ${config.latencySeconds} s after 0.5 s warm-up, at 1 and at 32 requests in flight; the column minus the direct figure. At 32 in flight the loop is saturated, so the figure includes queueing.`,
-    `- **time to first token**: ${config.ttftStreams} streams (${config.ttftConcurrency} at a time, staggered), the mock sending ${config.streamChunks} chunks ${config.streamDelayMs} ms apart (\`${STREAM_MODEL}\`); time from the request to the first \`data:\` byte, minus the direct figure.`,
+    `- **time to first token**: ${config.ttftStreams} streams (${config.ttftConcurrency} at a time, staggered), the mock sending ${config.streamChunks} chunks ${config.streamDelayMs} ms apart (\`${STREAM_MODEL}\`); time from the request to the first \`data:\` byte, minus the direct figure, after one stream per client not counted (warm-up).`,
     `- **concurrent streams held**: ${config.holdStreams} streams opened at once, each ${config.holdChunks} chunks ${config.holdDelayMs} ms apart (\`${HOLD_MODEL}\`: ${(config.holdChunks * config.holdDelayMs) / 1000} s, so all can be open before the first ends); an error is a non-200, a socket error or timeout, fewer than ${config.holdChunks} events, or no final \`[DONE]\`. "Most open together" counts streams that had received their first byte and not yet ended.`,
     "- **RSS**: `VmRSS` of the gateway process from `/proc/<pid>/status` (distributed: of the relay for the relay column, of the gateway and the relay together for the column through the proxy), sampled every 100 ms: just after setup (provisioned, one request served, before any load; through the proxy, after the relay column's load), idle (the same process left alone for " +
       config.idleSeconds +
