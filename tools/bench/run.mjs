@@ -74,10 +74,12 @@ const config = {
   sustainP99Ms: 10,
   /**
    * How long a system is left alone after setup before its idle RSS is read: V8 shrinks its heap
-   * (its memory reducer) some 20 to 25 s after the last allocation on this box (our gateway: 153 to
-   * 120 MiB at 24 s), as in any idle server; 25 s read it before or after by chance.
+   * (its memory reducer) once it sees the process idle, as in any idle server. With the 32 MB
+   * semi-spaces that setup fills, our gateway went from 165 to 180 MiB to 119 to 131 MiB 25 to 41 s
+   * after it started (at V8's default: 153 to 120 MiB at about 24 s), so 40 s read it before or
+   * after by chance.
    */
-  idleSeconds: setting('BENCH_IDLE_SECONDS', 40),
+  idleSeconds: setting('BENCH_IDLE_SECONDS', 60),
   targets: (env.BENCH_TARGETS ?? 'direct,floor,gateway,relay,cluster,portkey').split(','),
   profileDir: env.BENCH_PROFILE_DIR ? path.resolve(env.BENCH_PROFILE_DIR) : undefined,
   watchdogMs: 25 * 60_000,
@@ -513,7 +515,7 @@ function markdown(report) {
     `- **concurrent streams held**: ${config.holdStreams} streams opened at once, each ${config.holdChunks} chunks ${config.holdDelayMs} ms apart (\`${HOLD_MODEL}\`: ${(config.holdChunks * config.holdDelayMs) / 1000} s, so all can be open before the first ends); an error is a non-200, a socket error or timeout, fewer than ${config.holdChunks} events, or no final \`[DONE]\`. "Most open together" counts streams that had received their first byte and not yet ended.`,
     "- **RSS**: `VmRSS` of the gateway process from `/proc/<pid>/status` (distributed: of the relay for the relay column, of the gateway and the relay together for the column through the proxy), sampled every 100 ms: just after setup (provisioned, one request served, before any load; through the proxy, after the relay column's load), idle (the same process left alone for " +
       config.idleSeconds +
-      " s: V8 shrinks its heap some 20 to 25 s after the last allocation, the state an idle server sits in; the issue's idle target reads this one), the peak over the whole run, at the end of its part; and the growth to the peak during the concurrent streams, from just before them (what the streams cost) and from idle (which includes what the earlier load left behind).",
+      " s: V8 shrinks its heap 25 to 40 s after the process started, the state an idle server sits in; the issue's idle target reads this one), the peak over the whole run, at the end of its part; and the growth to the peak during the concurrent streams, from just before them (what the streams cost) and from idle (which includes what the earlier load left behind).",
     "- **The floor** (`tools/bench/floor-proxy.mjs`): the least a Node.js gateway can do, pinned like the others: `node:http` in, an undici Pool out, the answer piped back; no authentication, billing, logging or parsing. What it adds over direct is what one Node.js hop costs on this machine (two more loopback round trips, and waking an idle CPU between requests); a gateway's figure minus the floor's is its own work. Not left idle before its load (its memory is not what it is there for).",
     '- Our gateway runs all-in-one (SQLite in `DATA_DIR`, in-process bus, jobs and counters) with `LOG_LEVEL=warn`, `GLOBAL_API_RATE_LIMIT=0`, a channel (type 1) to the mock, an unlimited `sk-` token, and auth, billing and usage logging on. Portkey runs `start-server.js --headless` with `x-portkey-provider: openai` and `x-portkey-custom-host: <mock>/v1`.',
     `- The distributed columns: one cluster (\`tools/cluster\`, as \`npm run start:cluster\` runs it: every service its own process, the gateway proxying) on a fresh PostgreSQL database and \`NAMESPACE\`, on this machine's NATS and Redis, with the same settings, channel and token (made through the gateway). **Relay process alone**: the requests go straight to the relay's port, as the Kubernetes ingress sends \`/v1\` and the other relay paths (\`deploy/k8s\`); **through the gateway**: the same requests to the gateway's port, which proxies them to the relay. ${canPin ? `The relay is pinned to CPU ${CPU_SUT}; the gateway, the other services, PostgreSQL, NATS and Redis float over every CPU (with 2 CPUs, they share the load drivers' CPU).` : 'Not pinned.'}`,
