@@ -3,7 +3,7 @@
  * Map of 100,000 (cl100k) or 200,000 (o200k) strings, the bytes joined by commas ("72,101"), and
  * those strings stay in the old generation for the life of the process, where every full
  * collection marks each of them again (about 4 ms of the pause per 100,000 here). These arrays are
- * four objects the collector never looks inside, a third of the memory, and built in a fifth of
+ * four objects the collector never looks inside, a third of the memory, and built in a third of
  * the time (docs/architecture.md section 5).
  *
  * The library only ever calls `get` with a piece's bytes joined by commas, so that is the key this
