@@ -150,10 +150,6 @@ export function geminiUsageMetadata(usage: unknown): Json | null {
   };
 }
 
-function counted({ prompt, completion }: { prompt: number; completion: number }): Json {
-  return { promptTokenCount: prompt, candidatesTokenCount: completion, totalTokenCount: prompt + completion };
-}
-
 function functionCallPart(call: unknown): Json | null {
   if (!isObject(call) || !isObject(call.function)) return null;
   let args: unknown;
@@ -222,7 +218,11 @@ export class OpenAiToGeminiStream {
    */
   finish(fallback: () => { prompt: number; completion: number }): Json {
     const parts = [...this.calls.values()].map((call) => functionCallPart({ function: call })!).filter(Boolean);
-    const usage = this.usage ?? counted(fallback());
+    let usage = this.usage;
+    if (!usage) {
+      const { prompt, completion } = fallback();
+      usage = geminiUsageMetadata({ prompt_tokens: prompt, completion_tokens: completion });
+    }
     return { ...this.chunk(parts, geminiFinishReason(this.finishReason)), usageMetadata: usage };
   }
 
