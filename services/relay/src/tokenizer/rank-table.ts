@@ -35,6 +35,7 @@ export class RankTable {
     const ranks = new Uint32Array(spaces);
     this.slots = new Int32Array(2 ** Math.ceil(Math.log2(Math.max(2, spaces * 2))));
     this.mask = this.slots.length - 1;
+    // Full-size while building (find reads them), trimmed to what was used at the end.
     this.bytes = bytes;
     this.ends = ends;
 
